@@ -1,0 +1,48 @@
+# Two commands a newcomer needs: `make run` and `make test`. Everything else is a step of those.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+
+.PHONY: install run test lint bench bench-grading test-vllm clean
+
+# Find a Python >= 3.12: the PATH first, then pyenv's versions.
+FIND_PYTHON = for c in python3.13 python3.12 python3 \
+	  $$(ls -d $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV); do \
+	  p=$$(command -v $$c 2>/dev/null) || continue; \
+	  $$p -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null && { echo $$p; break; }; \
+	done
+
+$(VENV)/.installed: pyproject.toml package.json
+	@py=$$($(FIND_PYTHON)); \
+	if [ -z "$$py" ]; then \
+	  echo "error: Python 3.12 or newer is needed (Django 6.1). Install it, e.g. 'pyenv install 3.12' or 'apt-get install python3.12', then run make again." >&2; \
+	  exit 1; \
+	fi; \
+	echo "Using $$py ($$($$py --version))"; \
+	[ -x $(PY) ] || $$py -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	npm ci --no-audit --no-fund --silent || npm install --no-audit --no-fund --silent
+	touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	$(PY) manage.py load_content
+	PORT=$(PORT) exec $(PY) -m studio.serve
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: install
+	$(PY) -m bench.run
+
+clean:
+	rm -rf $(VENV) node_modules staticfiles db.sqlite3

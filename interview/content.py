@@ -1,0 +1,551 @@
+"""Question and concept files: parse, validate with line numbers, and render.
+
+A content file is a YAML front-matter block between two `---` lines, then Markdown
+(content/README.md is the schema an instructor writes from). This module has no Django
+imports: `load_content` and `check_content` are thin commands over it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from interview.rendering import render_markdown
+
+STEP_KEYS = ("clarify", "estimate", "architecture", "bottlenecks", "tradeoffs")
+DIFFICULTIES = ("intro", "core", "advanced")
+ROUNDINGS = ("ceil", "floor", "round")
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+RUBRIC_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_FILE_BYTES = 512 * 1024
+
+QUESTION_KEYS = {"slug", "title", "summary", "difficulty", "tags", "minutes", "brief", "steps"}
+QUESTION_REQUIRED = {"slug", "title", "summary", "difficulty", "brief", "steps"}
+BRIEF_KEYS = {
+    "model", "gpu", "context_length", "peak_qps", "mean_qps", "ttft_p99_ms", "tpot_p99_ms",
+    "e2e_p99_ms", "input_tokens", "output_tokens", "tenancy", "constraints",
+}  # fmt: skip
+BRIEF_NUMBERS = {
+    "context_length", "peak_qps", "mean_qps", "ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms",
+    "input_tokens", "output_tokens",
+}  # fmt: skip
+STEP_COMMON_KEYS = {"minutes", "prompt", "rubric", "reference", "concepts"}
+STEP_EXTRA_KEYS = {"estimate": {"givens", "quantities"}, "tradeoffs": {"follow_ups"}}
+RUBRIC_KEYS = {"id", "says", "weight", "recognise", "concepts"}
+RECOGNISE_KEYS = {"all", "partial"}
+GIVEN_KEYS = {"name", "label", "value"}
+QUANTITY_KEYS = {"id", "label", "formula", "unit", "tolerance", "rounding", "mistakes"}
+MISTAKE_KEYS = {"formula", "hint"}
+FOLLOW_UP_KEYS = {"id", "prompt", "rubric", "reference", "concepts"}
+CONCEPT_KEYS = {"slug", "title", "summary", "related"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a content file, at a line (1-based)."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+@dataclass
+class ContentFile:
+    """A parsed content file: its front matter, its Markdown body, and where each value sits."""
+
+    path: str
+    text: str
+    meta: dict[str, Any]
+    body: str
+    lines: dict[tuple, int] = field(default_factory=dict)
+    body_line: int = 1
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+
+    def line_of(self, *path: Any) -> int:
+        """The line of the value at `path` (keys and list indexes), or of its nearest parent."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.lines.get((), 1)
+
+    def problem(self, path: tuple, message: str) -> None:
+        self.problems.append(Problem(self.path, self.line_of(*path), message))
+
+
+class ContentError(Exception):
+    """A content file that cannot be read at all (as opposed to one with problems)."""
+
+
+def parse_file(path: str | Path, text: str | None = None) -> ContentFile:
+    """Read a content file into front matter and body; YAML errors become problems."""
+    path = str(path)
+    if text is None:
+        raw = Path(path).read_bytes()
+        if len(raw) > MAX_FILE_BYTES:
+            cf = ContentFile(path, "", {}, "")
+            cf.problems.append(Problem(path, 1, f"file is larger than {MAX_FILE_BYTES} bytes"))
+            return cf
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            cf = ContentFile(path, "", {}, "")
+            cf.problems.append(Problem(path, line, "file is not valid UTF-8"))
+            return cf
+    text = text.removeprefix("\ufeff")
+    cf = ContentFile(path, text, {}, "")
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        cf.problems.append(Problem(path, 1, "front matter must start with a '---' line"))
+        return cf
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        cf.problems.append(Problem(path, 1, "front matter is not closed by a '---' line"))
+        return cf
+    front = "\n".join(lines[1:end])
+    cf.body = "\n".join(lines[end + 1 :]).strip("\n")
+    cf.body_line = end + 2
+    try:
+        node = yaml.compose(front, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = (mark.line + 2) if mark is not None else 1
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        cf.problems.append(Problem(path, line, f"front matter is not valid YAML: {reason}"))
+        return cf
+    if node is None:
+        cf.problems.append(Problem(path, 2, "front matter is empty"))
+        return cf
+    value = _to_python(node, (), cf)
+    if not isinstance(value, dict):
+        cf.problems.append(Problem(path, 2, "front matter must be a mapping of keys to values"))
+        return cf
+    cf.meta = value
+    return cf
+
+
+def _to_python(node: yaml.Node, path: tuple, cf: ContentFile) -> Any:
+    """Convert a composed YAML node, recording the line (file-relative) of every value."""
+    cf.lines[path] = node.start_mark.line + 2  # +1 for 1-based, +1 for the opening '---'
+    if isinstance(node, yaml.MappingNode):
+        result: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                cf.problems.append(
+                    Problem(cf.path, key_node.start_mark.line + 2, "keys must be plain names")
+                )
+                continue
+            key = key_node.value
+            if key in result:
+                cf.problems.append(
+                    Problem(cf.path, key_node.start_mark.line + 2, f"duplicate key '{key}'")
+                )
+                continue
+            result[key] = _to_python(value_node, (*path, key), cf)
+            cf.lines.setdefault((*path, key), key_node.start_mark.line + 2)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(item, (*path, i), cf) for i, item in enumerate(node.value)]
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.YAMLError:
+        return node.value
+    finally:
+        loader.dispose()
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> list[Problem]:
+    """Check a question file against the schema in content/README.md.
+
+    `concept_slugs` is the set of known concept notes; None skips the link check.
+    Formulas are checked with the planner's napkin-math engine.
+    """
+    if cf.problems:
+        return cf.problems
+    meta = cf.meta
+    _check_keys(cf, (), meta, QUESTION_KEYS, QUESTION_REQUIRED, "question")
+    slug = meta.get("slug")
+    if "slug" in meta and (not isinstance(slug, str) or not SLUG_RE.match(slug)):
+        cf.problem(("slug",), "slug must be lowercase letters, digits and hyphens")
+    elif isinstance(slug, str) and Path(cf.path).stem != slug and Path(cf.path).suffix == ".md":
+        cf.problem(("slug",), f"slug '{slug}' does not match the file name '{Path(cf.path).name}'")
+    for key in ("title", "summary"):
+        if key in meta:
+            _check_text(cf, (key,), meta[key])
+    if "difficulty" in meta and meta["difficulty"] not in DIFFICULTIES:
+        cf.problem(("difficulty",), f"difficulty must be one of {', '.join(DIFFICULTIES)}")
+    if "tags" in meta and not _is_str_list(meta["tags"]):
+        cf.problem(("tags",), "tags must be a list of words")
+    if "minutes" in meta:
+        _check_number(cf, ("minutes",), meta["minutes"], positive=True)
+    brief = meta.get("brief")
+    if "brief" in meta:
+        if not isinstance(brief, dict):
+            cf.problem(("brief",), "brief must be a mapping")
+        else:
+            _check_keys(cf, ("brief",), brief, BRIEF_KEYS, {"model"}, "brief")
+            for key in BRIEF_NUMBERS & brief.keys():
+                _check_number(cf, ("brief", key), brief[key], positive=True)
+            if not {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"} & brief.keys():
+                cf.problem(("brief",), "brief needs a latency SLO (ttft_p99_ms, tpot_p99_ms "
+                           "or e2e_p99_ms)")
+            if "constraints" in brief and not _is_str_list(brief["constraints"]):
+                cf.problem(("brief", "constraints"), "constraints must be a list of sentences")
+    steps = meta.get("steps")
+    if "steps" in meta:
+        if not isinstance(steps, dict):
+            cf.problem(("steps",), "steps must be a mapping of step keys")
+        else:
+            ids: dict[str, tuple] = {}
+            for key in STEP_KEYS:
+                if key not in steps:
+                    cf.problem(("steps",), f"missing step '{key}'")
+            for key, step in steps.items():
+                if key not in STEP_KEYS:
+                    cf.problem(("steps", key), f"unknown step '{key}' (steps are "
+                               f"{', '.join(STEP_KEYS)})")
+                    continue
+                _validate_step(cf, key, step, ids, concept_slugs)
+    return cf.problems
+
+
+def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: set | None) -> None:
+    path = ("steps", key)
+    if not isinstance(step, dict):
+        cf.problem(path, f"step '{key}' must be a mapping")
+        return
+    allowed = STEP_COMMON_KEYS | STEP_EXTRA_KEYS.get(key, set())
+    required = {"prompt", "rubric", "reference"}
+    if key == "estimate":
+        required |= {"givens", "quantities"}
+    _check_keys(cf, path, step, allowed, required, f"step '{key}'")
+    if "minutes" in step:
+        _check_number(cf, (*path, "minutes"), step["minutes"], positive=True)
+    for text_key in ("prompt", "reference"):
+        if text_key in step:
+            _check_text(cf, (*path, text_key), step[text_key])
+    if "rubric" in step:
+        _validate_rubric(cf, (*path, "rubric"), step["rubric"], ids, concepts)
+    _check_concepts(cf, (*path, "concepts"), step.get("concepts"), concepts)
+    if key == "estimate":
+        _validate_estimate(cf, path, step, ids)
+    if key == "tradeoffs":
+        follow_ups = step.get("follow_ups", [])
+        if not isinstance(follow_ups, list):
+            cf.problem((*path, "follow_ups"), "follow_ups must be a list")
+            return
+        for i, fu in enumerate(follow_ups):
+            fpath = (*path, "follow_ups", i)
+            if not isinstance(fu, dict):
+                cf.problem(fpath, "a follow-up must be a mapping")
+                continue
+            _check_keys(cf, fpath, fu, FOLLOW_UP_KEYS, FOLLOW_UP_KEYS - {"concepts"}, "follow-up")
+            _check_id(cf, (*fpath, "id"), fu.get("id"), ids, "follow-up")
+            for text_key in ("prompt", "reference"):
+                if text_key in fu:
+                    _check_text(cf, (*fpath, text_key), fu[text_key])
+            if "rubric" in fu:
+                _validate_rubric(cf, (*fpath, "rubric"), fu["rubric"], ids, concepts)
+            _check_concepts(cf, (*fpath, "concepts"), fu.get("concepts"), concepts)
+
+
+def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, concepts) -> None:
+    if not isinstance(rubric, list) or not rubric:
+        cf.problem(path, "rubric must be a non-empty list of points")
+        return
+    for i, point in enumerate(rubric):
+        ppath = (*path, i)
+        if not isinstance(point, dict):
+            cf.problem(ppath, "a rubric point must be a mapping")
+            continue
+        _check_keys(cf, ppath, point, RUBRIC_KEYS, RUBRIC_KEYS - {"concepts"}, "rubric point")
+        _check_id(cf, (*ppath, "id"), point.get("id"), ids, "rubric")
+        if "says" in point:
+            _check_text(cf, (*ppath, "says"), point["says"])
+        if "weight" in point:
+            _check_number(cf, (*ppath, "weight"), point["weight"], positive=True)
+        _check_concepts(cf, (*ppath, "concepts"), point.get("concepts"), concepts)
+        rec = point.get("recognise")
+        if "recognise" not in point:
+            continue
+        if not isinstance(rec, dict):
+            cf.problem((*ppath, "recognise"), "recognise must be a mapping with 'all' groups")
+            continue
+        _check_keys(cf, (*ppath, "recognise"), rec, RECOGNISE_KEYS, {"all"}, "recognise")
+        for group_key in ("all", "partial"):
+            groups = rec.get(group_key)
+            if group_key not in rec:
+                continue
+            gpath = (*ppath, "recognise", group_key)
+            if not isinstance(groups, list) or not groups or not all(
+                _is_str_list(g) and g and all(s.strip() for s in g) for g in groups
+            ):
+                cf.problem(gpath, f"recognise.{group_key} must be a list of non-empty phrase "
+                           "lists, e.g. [[peak], [qps, requests per second]]")
+
+
+def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> None:
+    givens = step.get("givens")
+    names: dict[str, str] = {}
+    if isinstance(givens, list):
+        for i, given in enumerate(givens):
+            gpath = (*path, "givens", i)
+            if not isinstance(given, dict):
+                cf.problem(gpath, "a given must be a mapping with name, label and value")
+                continue
+            _check_keys(cf, gpath, given, GIVEN_KEYS, GIVEN_KEYS, "given")
+            name = given.get("name")
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                cf.problem((*gpath, "name"), "a given's name must be an identifier")
+                continue
+            if name in names:
+                cf.problem((*gpath, "name"), f"duplicate given '{name}'")
+                continue
+            value = str(given.get("value", ""))
+            error = formula_error(value, names)
+            if error:
+                cf.problem((*gpath, "value"), f"given '{name}': {error}")
+            names[name] = value
+    elif "givens" in step:
+        cf.problem((*path, "givens"), "givens must be a list")
+    quantities = step.get("quantities")
+    if not isinstance(quantities, list):
+        if "quantities" in step:
+            cf.problem((*path, "quantities"), "quantities must be a list")
+        return
+    known = dict(names)
+    for i, qty in enumerate(quantities):
+        qpath = (*path, "quantities", i)
+        if not isinstance(qty, dict):
+            cf.problem(qpath, "a quantity must be a mapping")
+            continue
+        _check_keys(cf, qpath, qty, QUANTITY_KEYS, {"id", "label", "formula", "unit",
+                                                    "tolerance"}, "quantity")
+        qid = qty.get("id")
+        if not isinstance(qid, str) or not NAME_RE.match(qid):
+            cf.problem((*qpath, "id"), "a quantity id must be an identifier (letters, digits, _)")
+            continue
+        _check_id(cf, (*qpath, "id"), qid, ids, "quantity")
+        if qid in names:
+            cf.problem((*qpath, "id"), f"quantity '{qid}' has the same name as a given")
+        if "tolerance" in qty:
+            tol = qty["tolerance"]
+            if not isinstance(tol, int | float) or isinstance(tol, bool) or not 0 < tol < 1:
+                cf.problem((*qpath, "tolerance"), "tolerance must be a number between 0 and 1")
+        if "rounding" in qty and qty["rounding"] not in ROUNDINGS:
+            cf.problem((*qpath, "rounding"), f"rounding must be one of {', '.join(ROUNDINGS)}")
+        formula = qty.get("formula")
+        if isinstance(formula, str | int | float) and not isinstance(formula, bool):
+            error = formula_error(str(formula), known, to_unit=qty.get("unit"))
+            if error:
+                cf.problem((*qpath, "formula"), f"quantity '{qid}': {error}")
+        elif "formula" in qty:
+            cf.problem((*qpath, "formula"), "formula must be a napkin-math expression")
+        mistakes = qty.get("mistakes", [])
+        if not isinstance(mistakes, list):
+            cf.problem((*qpath, "mistakes"), "mistakes must be a list")
+            mistakes = []
+        for j, mistake in enumerate(mistakes):
+            mpath = (*qpath, "mistakes", j)
+            if not isinstance(mistake, dict):
+                cf.problem(mpath, "a mistake must be a mapping with formula and hint")
+                continue
+            _check_keys(cf, mpath, mistake, MISTAKE_KEYS, MISTAKE_KEYS, "mistake")
+            if "formula" in mistake:
+                error = formula_error(str(mistake["formula"]), known)
+                if error:
+                    cf.problem((*mpath, "formula"), f"mistake of '{qid}': {error}")
+        if isinstance(formula, str | int | float):
+            known[qid] = str(formula)
+
+
+def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> str | None:
+    """Why a formula over these givens does not evaluate (unknown name, bad unit), or None."""
+    from planner.engine import NapkinError, evaluate_worksheet  # the one napkin-math parser
+
+    lines = [f"{name} = {expr}" for name, expr in givens.items()]
+    target = formula if not to_unit else f"{formula} in {to_unit}"
+    try:
+        results = evaluate_worksheet([*lines, target], {})
+    except NapkinError as exc:
+        return str(exc)
+    last = results[-1]
+    error = getattr(last, "error", None)
+    return str(error) if error else None
+
+
+def _check_keys(cf, path, mapping, allowed, required, what) -> None:
+    for key in mapping:
+        if key not in allowed:
+            cf.problem((*path, key), f"unknown key '{key}' in {what} (allowed: "
+                       f"{', '.join(sorted(allowed))})")
+    for key in sorted(required - mapping.keys()):
+        cf.problem(path, f"{what} is missing '{key}'")
+
+
+def _check_id(cf, path, value, ids: dict, what: str) -> None:
+    if not isinstance(value, str) or not RUBRIC_ID_RE.match(value):
+        cf.problem(path, f"{what} id must be lowercase letters, digits, '-' or '_'")
+        return
+    if value in ids:
+        cf.problem(path, f"duplicate id '{value}' (first used on line {cf.line_of(*ids[value])})")
+        return
+    ids[value] = path
+
+
+def _check_text(cf, path, value) -> None:
+    if not isinstance(value, str) or not value.strip():
+        cf.problem(path, f"'{path[-1]}' must be non-empty text")
+
+
+def _check_number(cf, path, value, *, positive: bool) -> None:
+    if not isinstance(value, int | float) or isinstance(value, bool) or (positive and value <= 0):
+        cf.problem(path, f"'{path[-1]}' must be a positive number")
+
+
+def _check_concepts(cf, path, value, concepts: set | None) -> None:
+    if value is None:
+        return
+    if not _is_str_list(value):
+        cf.problem(path, "concepts must be a list of concept slugs")
+        return
+    if concepts is None:
+        return
+    for i, slug in enumerate(value):
+        if slug not in concepts:
+            cf.problem((*path, i), f"broken concept link '{slug}' (no content/concepts/{slug}.md)")
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def validate_concept(cf: ContentFile, *, concept_slugs: set[str] | None) -> list[Problem]:
+    """Check a concept note: slug, title, summary, related links, a body."""
+    if cf.problems:
+        return cf.problems
+    _check_keys(cf, (), cf.meta, CONCEPT_KEYS, CONCEPT_KEYS - {"related"}, "concept")
+    slug = cf.meta.get("slug")
+    if not isinstance(slug, str) or not SLUG_RE.match(slug):
+        cf.problem(("slug",), "slug must be lowercase letters, digits and hyphens")
+    elif Path(cf.path).stem != slug:
+        cf.problem(("slug",), f"slug '{slug}' does not match the file name")
+    for key in ("title", "summary"):
+        if key in cf.meta:
+            _check_text(cf, (key,), cf.meta[key])
+    _check_concepts(cf, ("related",), cf.meta.get("related"), concept_slugs)
+    if not cf.body.strip():
+        cf.problems.append(Problem(cf.path, cf.body_line, "concept note has no body"))
+    return cf.problems
+
+
+# --- the content tree ---------------------------------------------------------------------
+
+
+@dataclass
+class ContentTree:
+    """Every question and concept file under a content directory, parsed and validated."""
+
+    questions: list[ContentFile]
+    concepts: list[ContentFile]
+    problems: list[Problem]
+
+
+def question_paths(root: Path) -> list[Path]:
+    root = Path(root)
+    if root.is_file():
+        return [root] if root.parent.name != "concepts" else []
+    return sorted((root / "questions").glob("*.md")) if (root / "questions").is_dir() else []
+
+
+def concept_paths(root: Path) -> list[Path]:
+    root = Path(root)
+    if root.is_file():
+        return [root] if root.parent.name == "concepts" else []
+    return sorted((root / "concepts").glob("*.md")) if (root / "concepts").is_dir() else []
+
+
+def read_tree(root: Path | str, *, known_concepts: set[str] | None = None) -> ContentTree:
+    """Parse and validate every content file under `root` (a directory or a single file).
+
+    `known_concepts` adds concept slugs that exist elsewhere (e.g. already in the database)
+    when `root` holds questions only.
+    """
+    root = Path(root)
+    concepts = [parse_file(p) for p in concept_paths(root)]
+    slugs = {c.meta.get("slug") for c in concepts if isinstance(c.meta.get("slug"), str)}
+    slugs_for_check = slugs | (known_concepts or set())
+    questions = [parse_file(p) for p in question_paths(root)]
+    problems: list[Problem] = []
+    for c in concepts:
+        problems += validate_concept(c, concept_slugs=slugs_for_check)
+    seen: dict[str, str] = {}
+    for q in questions:
+        problems += validate_question(q, concept_slugs=slugs_for_check)
+        slug = q.meta.get("slug")
+        if isinstance(slug, str):
+            if slug in seen:
+                problems.append(
+                    Problem(q.path, q.line_of("slug"), f"slug '{slug}' is also used by {seen[slug]}")
+                )
+            seen[slug] = q.path
+    return ContentTree(questions, concepts, problems)
+
+
+# --- rendering for storage -------------------------------------------------------------
+
+
+def render_question(meta: dict[str, Any], body: str) -> dict[str, Any]:
+    """The HTML of every Markdown field of a question, rendered once for storage."""
+    steps = {}
+    for key, step in meta["steps"].items():
+        steps[key] = {
+            "prompt": render_markdown(step.get("prompt", "")),
+            "reference": render_markdown(step.get("reference", "")),
+        }
+        if key == "tradeoffs":
+            steps[key]["follow_ups"] = {
+                fu["id"]: {
+                    "prompt": render_markdown(fu.get("prompt", "")),
+                    "reference": render_markdown(fu.get("reference", "")),
+                }
+                for fu in step.get("follow_ups", [])
+            }
+    return {"scenario": render_markdown(body), "steps": steps}
+
+
+def load_question_spec(slug: str, root: Path | None = None) -> dict[str, Any]:
+    """The parsed front matter of content/questions/<slug>.md (for commands and tests).
+
+    Raises ContentError with a one-line message for an unknown slug or a broken file.
+    """
+    if not SLUG_RE.match(slug or ""):
+        raise ContentError(f"'{slug}' is not a question slug")
+    root = Path(root) if root else Path(__file__).resolve().parent.parent / "content"
+    path = root / "questions" / f"{slug}.md"
+    if not path.is_file():
+        raise ContentError(f"no question '{slug}' (no {path})")
+    cf = parse_file(path)
+    problems = validate_question(cf, concept_slugs=None)
+    if problems:
+        raise ContentError(str(problems[0]))
+    return cf.meta

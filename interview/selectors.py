@@ -1,0 +1,109 @@
+"""Reads: questions and concepts as the pages show them."""
+
+from __future__ import annotations
+
+from django.http import Http404
+
+from interview.content import STEP_KEYS
+from interview.models import Concept, Question, QuestionRevision
+
+STEP_TITLES = {
+    "clarify": "Clarify the requirements",
+    "estimate": "Napkin math",
+    "architecture": "Architecture",
+    "bottlenecks": "Bottlenecks and failure modes",
+    "tradeoffs": "Trade-offs and follow-ups",
+}
+
+
+def question_list() -> list[QuestionRevision]:
+    """The current revision of every published question, in slug order (one query)."""
+    return list(
+        QuestionRevision.objects.filter(question__current_revision__pk__isnull=False)
+        .filter(pk__in=Question.objects.values("current_revision"))
+        .select_related("question")
+        .order_by("question__slug")
+    )
+
+
+def question_current_revision(slug: str) -> QuestionRevision:
+    revision = (
+        QuestionRevision.objects.select_related("question")
+        .filter(question__slug=slug, pk__in=Question.objects.filter(slug=slug).values(
+            "current_revision"))
+        .first()
+    )
+    if revision is None:
+        raise Http404("No such question.")
+    return revision
+
+
+def concepts_by_slug(slugs: list[str] | set[str]) -> dict[str, Concept]:
+    return {c.slug: c for c in Concept.objects.filter(slug__in=list(slugs)).only(
+        "slug", "title", "summary")}
+
+
+def question_steps(revision: QuestionRevision) -> list[dict]:
+    """The five steps in order, each with its title, rendered prompt and linked concepts."""
+    slugs = set()
+    for key in STEP_KEYS:
+        slugs.update(revision.step(key).get("concepts", []))
+    concepts = concepts_by_slug(slugs)
+    steps = []
+    for number, key in enumerate(STEP_KEYS, start=1):
+        spec = revision.step(key)
+        steps.append({
+            "number": number,
+            "key": key,
+            "title": STEP_TITLES[key],
+            "minutes": spec.get("minutes"),
+            "prompt_html": revision.rendered["steps"][key]["prompt"],
+            "concepts": [concepts[s] for s in spec.get("concepts", []) if s in concepts],
+            "rubric_count": len(spec.get("rubric", [])),
+            "follow_up_count": len(spec.get("follow_ups", [])),
+            "quantity_count": len(spec.get("quantities", [])),
+        })
+    return steps
+
+
+BRIEF_LABELS = [
+    ("model", "Model", ""),
+    ("gpu", "GPU class", ""),
+    ("context_length", "Context length", "tokens"),
+    ("peak_qps", "Peak load", "QPS"),
+    ("mean_qps", "Mean load", "QPS"),
+    ("ttft_p99_ms", "p99 TTFT", "ms"),
+    ("tpot_p99_ms", "p99 TPOT", "ms"),
+    ("e2e_p99_ms", "p99 end-to-end", "ms"),
+    ("input_tokens", "Input length", "tokens"),
+    ("output_tokens", "Output length", "tokens"),
+    ("tenancy", "Tenancy", ""),
+]
+
+
+def brief_rows(brief: dict) -> list[tuple[str, str]]:
+    """The brief as (label, value with unit) rows, in a fixed order."""
+    rows = []
+    for key, label, unit in BRIEF_LABELS:
+        if key in brief:
+            value = brief[key]
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            if isinstance(value, int) and value >= 10_000:
+                value = f"{value:,}"
+            rows.append((label, f"{value} {unit}".strip()))
+    return rows
+
+
+def concept_detail(slug: str) -> tuple[Concept, list[Concept], list[QuestionRevision]]:
+    """A concept, its related concepts, and the questions whose steps link to it."""
+    concept = Concept.objects.filter(slug=slug).first()
+    if concept is None:
+        raise Http404("No such concept.")
+    related = list(Concept.objects.filter(slug__in=concept.related).only("slug", "title",
+                                                                           "summary"))
+    questions = [
+        r for r in question_list()
+        if any(slug in r.step(k).get("concepts", []) for k in STEP_KEYS)
+    ]
+    return concept, related, questions

@@ -1,0 +1,91 @@
+"""Writes: loading content into the database."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+
+from interview.content import ContentTree, Problem, read_tree, render_question
+from interview.models import Concept, Question, QuestionRevision
+from interview.rendering import render_markdown
+
+
+@dataclass
+class LoadReport:
+    created: list[str] = field(default_factory=list)  # "slug r1"
+    unchanged: list[str] = field(default_factory=list)
+    concepts_saved: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def content_load(*, root: Path) -> LoadReport:
+    """Validate every file under `root`, then store it; nothing is stored when any file is bad.
+
+    Idempotent: a question whose file is unchanged keeps its revision; an edited file becomes
+    a new immutable revision, which becomes current. Concepts are updated in place.
+    """
+    known = set(Concept.objects.values_list("slug", flat=True))
+    tree: ContentTree = read_tree(root, known_concepts=known)
+    report = LoadReport(problems=tree.problems)
+    if tree.problems:
+        return report
+    with transaction.atomic():
+        for cf in tree.concepts:
+            digest = cf.content_hash
+            concept = Concept.objects.filter(slug=cf.meta["slug"]).first()
+            if concept and concept.content_hash == digest:
+                continue
+            Concept.objects.update_or_create(
+                slug=cf.meta["slug"],
+                defaults={
+                    "title": cf.meta["title"],
+                    "summary": cf.meta["summary"],
+                    "related": cf.meta.get("related", []),
+                    "body_markdown": cf.body,
+                    "body_html": render_markdown(cf.body),
+                    "content_hash": digest,
+                },
+            )
+            report.concepts_saved.append(cf.meta["slug"])
+        for cf in tree.questions:
+            label = question_revision_publish(
+                slug=cf.meta["slug"], source_text=cf.text, meta=cf.meta, body=cf.body,
+                source_path=str(cf.path),
+            )
+            (report.created if label[1] else report.unchanged).append(label[0])
+    return report
+
+
+def question_revision_publish(
+    *, slug: str, source_text: str, meta: dict, body: str, source_path: str = ""
+) -> tuple[str, bool]:
+    """Publish a question's text as a new revision unless it equals the current one.
+
+    Returns ("slug rN", created). Call only with validated content.
+    """
+    digest = hashlib.sha256(source_text.encode("utf-8")).hexdigest()
+    question, _ = Question.objects.select_for_update().get_or_create(slug=slug)
+    current = question.current_revision
+    if current is not None and current.content_hash == digest:
+        return f"{slug} r{current.number}", False
+    last = question.revisions.order_by("-number").first()
+    revision = QuestionRevision.objects.create(
+        question=question,
+        number=(last.number + 1) if last else 1,
+        content_hash=digest,
+        source_text=source_text,
+        source_path=source_path,
+        title=meta["title"],
+        summary=meta["summary"],
+        difficulty=meta["difficulty"],
+        tags=meta.get("tags", []),
+        spec=meta,
+        scenario_markdown=body,
+        rendered=render_question(meta, body),
+    )
+    question.current_revision = revision
+    question.save(update_fields=["current_revision"])
+    return f"{slug} r{revision.number}", True

@@ -1,0 +1,72 @@
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from interview import selectors
+from interview.content import STEP_KEYS
+from interview.models import Concept
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    questions = selectors.question_list()
+    rows = [(r, selectors.brief_rows(r.brief)) for r in questions]
+    return render(request, "interview/home.html", {"rows": rows})
+
+
+@require_GET
+def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    revision = selectors.question_current_revision(slug)
+    return render(
+        request,
+        "interview/question.html",
+        {
+            "revision": revision,
+            "brief_rows": selectors.brief_rows(revision.brief),
+            "constraints": revision.brief.get("constraints", []),
+            "steps": selectors.question_steps(revision),
+        },
+    )
+
+
+@require_GET
+def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
+    if step not in STEP_KEYS:
+        raise Http404("No such step.")
+    revision = selectors.question_current_revision(slug)
+    steps = selectors.question_steps(revision)
+    current = steps[STEP_KEYS.index(step)]
+    spec = revision.step(step)
+    return render(
+        request,
+        "interview/step.html",
+        {
+            "revision": revision,
+            "step": current,
+            "steps": steps,
+            "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
+            "next": steps[current["number"]] if current["number"] < len(steps) else None,
+            "givens": spec.get("givens", []),
+            "quantities": spec.get("quantities", []),
+            "follow_ups": [
+                {"id": fu["id"], "prompt_html": revision.rendered["steps"][step]["follow_ups"][
+                    fu["id"]]["prompt"]}
+                for fu in spec.get("follow_ups", [])
+            ],
+        },
+    )
+
+
+@require_GET
+def concept_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "interview/concepts.html", {"concepts": Concept.objects.all()})
+
+
+@require_GET
+def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
+    concept, related, questions = selectors.concept_detail(slug)
+    return render(
+        request,
+        "interview/concept.html",
+        {"concept": concept, "related": related, "questions": questions},
+    )

@@ -1,0 +1,12 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from studio import health
+
+urlpatterns = [
+    path("healthz", health.healthz, name="healthz"),
+    path("accounts/", include("accounts.urls")),
+    path("planner/", include("planner.urls")),
+    path("admin/", admin.site.urls),
+    path("", include("interview.urls")),
+]

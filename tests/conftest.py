@@ -1,0 +1,96 @@
+"""Shared fixtures: loaded content, a live server, and a real headless Chromium page."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls made by tests
+# and fixtures there are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def content_loaded(db):
+    """The shipped content/ loaded into the test database."""
+    from interview.services import content_load
+
+    report = content_load(root=Path(settings.CONTENT_DIR))
+    assert not report.problems, "\n".join(map(str, report.problems))
+    return report
+
+
+@pytest.fixture
+def live_server_url(live_server, transactional_db):
+    """A real HTTP server on loopback serving the app with the shipped content loaded."""
+    from interview.services import content_load
+
+    report = content_load(root=Path(settings.CONTENT_DIR))
+    assert not report.problems, "\n".join(map(str, report.problems))
+    return live_server.url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright. Missing Chromium fails: browser tests never skip."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not executable:
+        pytest.fail("Chromium is not installed: apt-get install -y chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+def _new_page(browser, color_scheme: str):
+    context = browser.new_context(color_scheme=color_scheme, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on(
+        "console",
+        lambda msg: errors.append(msg.text) if msg.type == "error" else None,
+    )
+    page.js_errors = errors  # tests assert this stays empty (CSP violations land here too)
+    return context, page
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh light-mode page; `page.js_errors` collects script errors and CSP violations."""
+    context, page = _new_page(browser, "light")
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def dark_page(browser):
+    context, page = _new_page(browser, "dark")
+    yield page
+    context.close()
+
+
+def save_screenshot(page, name: str) -> Path:
+    """Save a full-page PNG under tests/artifacts/ (kept as a CI artifact)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
