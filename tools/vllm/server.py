@@ -1,0 +1,304 @@
+"""Start, health-check and stop a real vLLM (CPU build) OpenAI-compatible server.
+
+Standard library only, so it runs under any Python: the app's venv (pytest fixtures, the
+grading benchmark) and the shell alike. The server itself runs in the separate vLLM
+environment built by tools/vllm/setup.sh, serving the tiny model from make_tiny_model.py under
+the production model name, so the app talks to it exactly as it would to Qwen2.5-7B-Instruct.
+
+    python tools/vllm/server.py [--port N] [--model DIR] [--env DIR]
+        starts the server, prints its base URL (http://127.0.0.1:N/v1) once /health is 200,
+        and stops it (the whole process group) on Ctrl-C / SIGTERM.
+
+    from tools.vllm.server import VLLMServer
+    with VLLMServer() as srv:
+        srv.base_url  # "http://127.0.0.1:N/v1"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVED_MODEL_NAME = "Qwen/Qwen2.5-7B-Instruct"
+DEFAULT_STARTUP_TIMEOUT = 180.0
+STRUCTURED_OUTPUTS_CONFIG = {"backend": "xgrammar", "disable_any_whitespace": True}
+
+
+def default_env_dir() -> Path:
+    return Path(os.environ.get("VLLM_ENV") or ROOT / ".vllm-env")
+
+
+def default_model_dir() -> Path:
+    return Path(os.environ.get("VLLM_MODEL_DIR") or ROOT / ".vllm-model")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class VLLMStartError(RuntimeError):
+    pass
+
+
+class VLLMServer:
+    """One vLLM api_server process (in its own process group) on a loopback port."""
+
+    def __init__(
+        self,
+        model_dir: str | Path | None = None,
+        env_dir: str | Path | None = None,
+        port: int | None = None,
+        startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
+        log_path: str | Path | None = None,
+        extra_args: list[str] | None = None,
+    ) -> None:
+        self.model_dir = Path(model_dir) if model_dir else default_model_dir()
+        self.env_dir = Path(env_dir) if env_dir else default_env_dir()
+        self.port = port
+        self.startup_timeout = startup_timeout
+        self.log_path = Path(log_path) if log_path else None
+        self.extra_args = list(extra_args or [])
+        self.proc: subprocess.Popen | None = None
+        self.startup_seconds: float | None = None
+        self._log_file = None
+
+    # URLs -----------------------------------------------------------------------------
+    @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL, as GRADER_BASE_URL expects it."""
+        return f"{self.root_url}/v1"
+
+    @property
+    def python(self) -> Path:
+        return self.env_dir / "bin" / "python"
+
+    def command(self) -> list[str]:
+        return [
+            str(self.python), "-m", "vllm.entrypoints.openai.api_server",
+            "--model", str(self.model_dir),
+            "--served-model-name", SERVED_MODEL_NAME,
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--max-model-len", "2048",
+            "--enforce-eager",
+            "--dtype", "bfloat16",
+            "--gpu-memory-utilization", "0.2",
+            "--enable-prefix-caching",
+            "--structured-outputs-config", json.dumps(STRUCTURED_OUTPUTS_CONFIG),
+            *self.extra_args,
+        ]  # fmt: skip
+
+    def environment(self) -> dict[str, str]:
+        env = dict(os.environ)
+        # Nothing may reach the network; the tiny model is on local disk.
+        env.update(
+            VLLM_CPU_KVCACHE_SPACE="1",
+            HF_HUB_OFFLINE="1",
+            TRANSFORMERS_OFFLINE="1",
+            VLLM_NO_USAGE_STATS="1",
+            DO_NOT_TRACK="1",
+            PYTHONUNBUFFERED="1",
+        )
+        # Don't let the app's venv leak into the server's interpreter.
+        for var in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "DJANGO_SETTINGS_MODULE"):
+            env.pop(var, None)
+        return env
+
+    # Lifecycle ------------------------------------------------------------------------
+    def start(self) -> VLLMServer:
+        if self.proc is not None:
+            return self
+        if not self.python.exists():
+            raise VLLMStartError(f"no vLLM environment at {self.env_dir}: run tools/vllm/setup.sh")
+        if not (self.model_dir / "config.json").exists():
+            raise VLLMStartError(
+                f"no model at {self.model_dir}: run tools/vllm/make_tiny_model.py"
+            )
+        if self.port is None:
+            self.port = free_port()
+        if self.log_path is None:
+            fd, name = tempfile.mkstemp(prefix=f"vllm-{self.port}-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        self._log_file = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(
+            self.command(),
+            cwd=str(self.env_dir),
+            env=self.environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() ends the engine core too
+        )
+        try:
+            self._wait_healthy(t0)
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_seconds = time.monotonic() - t0
+        return self
+
+    def _wait_healthy(self, t0: float) -> None:
+        deadline = t0 + self.startup_timeout
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                raise VLLMStartError(
+                    f"vLLM exited with code {code} before it was healthy; log {self.log_path}:\n"
+                    + self.log_tail()
+                )
+            if self.health() == 200:
+                return
+            if time.monotonic() > deadline:
+                raise VLLMStartError(
+                    f"vLLM not healthy after {self.startup_timeout:.0f} s; log {self.log_path}:\n"
+                    + self.log_tail()
+                )
+            time.sleep(0.5)
+
+    def health(self, timeout: float = 2.0) -> int | None:
+        """HTTP status of GET /health, or None when nothing answers."""
+        try:
+            with urllib.request.urlopen(f"{self.root_url}/health", timeout=timeout) as r:
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+        except (OSError, ValueError):
+            return None
+
+    def stop(self, timeout: float = 30.0) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            try:
+                pgid = os.getpgid(proc.pid)
+            except ProcessLookupError:
+                pgid = None
+            if pgid is not None and proc.poll() is None:
+                try:
+                    os.killpg(pgid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+                try:
+                    proc.wait(timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    pass
+            # Whatever is left of the group (engine core, workers) goes too.
+            if pgid is not None:
+                try:
+                    os.killpg(pgid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        if self._log_file is not None:
+            self._log_file.close()
+            self._log_file = None
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            text = Path(self.log_path).read_text(errors="replace")
+        except (OSError, TypeError):
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    # Small HTTP helpers for tests and the benchmark --------------------------------------
+    def get_text(self, path: str, timeout: float = 10.0) -> str:
+        with urllib.request.urlopen(f"{self.root_url}{path}", timeout=timeout) as r:
+            return r.read().decode("utf-8", "replace")
+
+    def metrics(self) -> dict[str, float]:
+        return parse_metrics(self.get_text("/metrics"))
+
+    def __enter__(self) -> VLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text -> {name: value summed over label sets} (unlabelled samples too)."""
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        try:
+            name_labels, value = line.rsplit(" ", 1)
+            v = float(value)
+        except ValueError:
+            continue
+        name = name_labels.split("{", 1)[0]
+        out[name] = out.get(name, 0.0) + v
+    return out
+
+
+def prefix_cache_counters(metrics: dict[str, float]) -> tuple[float, float]:
+    """(queries, hits) in tokens from vLLM's prefix-cache counters."""
+    return (
+        metrics.get("vllm:prefix_cache_queries_total", 0.0),
+        metrics.get("vllm:prefix_cache_hits_total", 0.0),
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Run the real vLLM CPU server on the tiny model.")
+    ap.add_argument("--port", type=int, default=None, help="default: a free loopback port")
+    ap.add_argument("--model", default=None, help="model dir (default .vllm-model)")
+    ap.add_argument("--env", default=None, help="vLLM venv (default .vllm-env)")
+    ap.add_argument("--timeout", type=float, default=DEFAULT_STARTUP_TIMEOUT)
+    ap.add_argument("--log", default=None, help="server log file (default: a temp file)")
+    args = ap.parse_args(argv)
+
+    srv = VLLMServer(args.model, args.env, args.port, args.timeout, args.log)
+    stopping = False
+
+    def on_signal(signum, frame):
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        srv.start()
+    except VLLMStartError as e:
+        print(f"[vllm-server] {e}", file=sys.stderr)
+        return 1
+    print(
+        f"[vllm-server] healthy after {srv.startup_seconds:.1f} s; log {srv.log_path}",
+        file=sys.stderr,
+    )
+    print(f"GRADER_BASE_URL={srv.base_url}", flush=True)
+    try:
+        while not stopping:
+            if srv.proc is None or srv.proc.poll() is not None:
+                print("[vllm-server] server exited; log tail:\n" + srv.log_tail(), file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    finally:
+        srv.stop()
+    print("[vllm-server] stopped", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
