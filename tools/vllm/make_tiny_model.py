@@ -11,6 +11,7 @@ testing the grader's validation against it. Shapes follow the notes in
 shared/notes/vllm-on-cpu.md: head_dim 128 (hidden 256, 2 attention heads, 1 KV head) because
 the CPU attention kernel rejects small head sizes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -151,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(out, ignore_errors=True)
     tmp.rename(out)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"[tiny-model] wrote {out} ({size / 1e6:.1f} MB, vocab {len(tokenizer)})", file=sys.stderr)
+    msg = f"[tiny-model] wrote {out} ({size / 1e6:.1f} MB, vocab {len(tokenizer)})"
+    print(msg, file=sys.stderr)
     return 0
 
 

@@ -128,9 +128,7 @@ class VLLMServer:
         if not self.python.exists():
             raise VLLMStartError(f"no vLLM environment at {self.env_dir}: run tools/vllm/setup.sh")
         if not (self.model_dir / "config.json").exists():
-            raise VLLMStartError(
-                f"no model at {self.model_dir}: run tools/vllm/make_tiny_model.py"
-            )
+            raise VLLMStartError(f"no model at {self.model_dir}: run tools/vllm/make_tiny_model.py")
         if self.port is None:
             self.port = free_port()
         if self.log_path is None:
