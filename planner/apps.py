@@ -2,6 +2,7 @@ from django.apps import AppConfig
 
 
 class PlannerConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
+    """The napkin-math worksheet and the capacity planner."""
+
     name = "planner"
-    verbose_name = "Napkin math and capacity planner"
+    default_auto_field = "django.db.models.BigAutoField"

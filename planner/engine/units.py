@@ -1,0 +1,204 @@
+"""Units and dimensions of the napkin-math language.
+
+A dimension is a vector of integer exponents over six base dimensions: information (byte),
+time (second), tokens, requests, compute (FLOP) and money (USD). Tokens and requests are
+dimensions of their own so that tok/s and req/s never mix silently. Every unit is a scale
+(a SymPy Rational, exact) onto those base units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sympy import Integer, Rational
+
+Dim = tuple[int, int, int, int, int, int]
+
+BASE_SYMBOLS = ("B", "s", "tok", "req", "FLOP", "USD")
+BASE_NAMES = ("information", "time", "tokens", "requests", "compute", "money")
+DIMENSIONLESS: Dim = (0, 0, 0, 0, 0, 0)
+INFORMATION: Dim = (1, 0, 0, 0, 0, 0)
+TIME: Dim = (0, 1, 0, 0, 0, 0)
+TOKENS: Dim = (0, 0, 1, 0, 0, 0)
+REQUESTS: Dim = (0, 0, 0, 1, 0, 0)
+COMPUTE: Dim = (0, 0, 0, 0, 1, 0)
+MONEY: Dim = (0, 0, 0, 0, 0, 1)
+
+
+def dim_mul(a: Dim, b: Dim) -> Dim:
+    return tuple(x + y for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+
+
+def dim_div(a: Dim, b: Dim) -> Dim:
+    return tuple(x - y for x, y in zip(a, b, strict=True))  # type: ignore[return-value]
+
+
+def dim_pow(a: Dim, n: int) -> Dim:
+    return tuple(x * n for x in a)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One named unit: `scale` base units (exact), of dimension `dim`."""
+
+    name: str
+    scale: Rational
+    dim: Dim
+    binary: bool = False  # a power-of-1024 information unit (KiB ... PiB)
+
+
+def _units() -> dict[str, Unit]:
+    table: dict[str, Unit] = {}
+
+    def add(names: str, scale: Rational | int, dim: Dim, binary: bool = False) -> None:
+        first = names.split()[0]
+        for name in names.split():
+            table[name] = Unit(first, Rational(scale), dim, binary)
+
+    add("B byte bytes", 1, INFORMATION)
+    add("bit bits", Rational(1, 8), INFORMATION)
+    for i, prefix in enumerate("KMGTP", start=1):
+        add(f"{prefix}B" + (" kB" if prefix == "K" else ""), 1000**i, INFORMATION)
+        add(f"{prefix}iB", 1024**i, INFORMATION, binary=True)
+        # Link speeds are quoted in decimal bits (a "100 Gbit" NIC moves 12.5 GB/s).
+        add(f"{prefix}bit" + (" kbit" if prefix == "K" else ""), Rational(1000**i, 8), INFORMATION)
+    add("s sec secs second seconds", 1, TIME)
+    add("ms", Rational(1, 1000), TIME)
+    add("us µs μs", Rational(1, 10**6), TIME)
+    add("ns", Rational(1, 10**9), TIME)
+    add("min mins minute minutes", 60, TIME)
+    add("h hr hour hours", 3600, TIME)
+    add("day days", 86400, TIME)
+    add("tok token tokens", 1, TOKENS)
+    add("ktok", 1000, TOKENS)
+    add("Mtok", 10**6, TOKENS)
+    add("req request requests", 1, REQUESTS)
+    add("QPS RPS", 1, dim_div(REQUESTS, TIME))
+    add("FLOP", 1, COMPUTE)
+    add("GFLOP", 10**9, COMPUTE)
+    add("TFLOP", 10**12, COMPUTE)
+    add("PFLOP", 10**15, COMPUTE)
+    add("TFLOPS", 10**12, dim_div(COMPUTE, TIME))
+    add("PFLOPS", 10**15, dim_div(COMPUTE, TIME))
+    add("USD", 1, MONEY)
+    return table
+
+
+UNITS: dict[str, Unit] = _units()
+
+# Magnitude suffixes written straight after a number: 32k, 2M.
+SUFFIXES: dict[str, Integer] = {
+    "k": Integer(10**3),
+    "K": Integer(10**3),
+    "M": Integer(10**6),
+    "G": Integer(10**9),
+    "T": Integer(10**12),
+}
+
+
+def describe_dim(dim: Dim) -> str:
+    """A dimension in words, e.g. 'information per time' for B/s."""
+    if dim == DIMENSIONLESS:
+        return "a plain number"
+    num = [BASE_NAMES[i] for i, e in enumerate(dim) if e > 0 for _ in range(e)]
+    den = [BASE_NAMES[i] for i, e in enumerate(dim) if e < 0 for _ in range(-e)]
+    text = " × ".join(num) if num else "1"
+    if den:
+        text += " per " + " per ".join(den)
+    return text
+
+
+def base_unit_text(dim: Dim) -> str:
+    """The dimension written in base units, e.g. 'B/s', 'tok/req', '1/s'."""
+    num, den = [], []
+    for symbol, e in zip(BASE_SYMBOLS, dim, strict=True):
+        if e:
+            part = symbol if abs(e) == 1 else f"{symbol}^{abs(e)}"
+            (num if e > 0 else den).append(part)
+    text = "*".join(num) if num else ("1" if den else "")
+    if den:
+        text += "/" + "/".join(den)
+    return text
+
+
+# Readable units: for each base dimension, the ladder of units to pick from, smallest first.
+_DECIMAL_BYTES = [
+    ("B", 1),
+    ("KB", 10**3),
+    ("MB", 10**6),
+    ("GB", 10**9),
+    ("TB", 10**12),
+    ("PB", 10**15),
+]
+_BINARY_BYTES = [
+    ("B", 1),
+    ("KiB", 1024),
+    ("MiB", 1024**2),
+    ("GiB", 1024**3),
+    ("TiB", 1024**4),
+    ("PiB", 1024**5),
+]
+_TIME_LADDER = [
+    ("ns", Rational(1, 10**9)),
+    ("us", Rational(1, 10**6)),
+    ("ms", Rational(1, 1000)),
+    ("s", 1),
+    ("min", 60),
+    ("h", 3600),
+    ("day", 86400),
+]
+_FLOP_LADDER = [("FLOP", 1), ("GFLOP", 10**9), ("TFLOP", 10**12), ("PFLOP", 10**15)]
+
+
+def _pick(ladder: list, magnitude: float, limits: dict[str, float] | None = None) -> tuple:
+    """The largest unit of the ladder in which |magnitude| is at least 1 (else the smallest)."""
+    chosen = ladder[0]
+    for entry in ladder:
+        if magnitude >= float(entry[1]) * (limits or {}).get(entry[0], 1.0):
+            chosen = entry
+    return chosen
+
+
+def readable_unit(dim: Dim, magnitude: float, binary: bool) -> tuple[str, Rational]:
+    """The unit to show a value of `dim` in, and its scale in base units.
+
+    `magnitude` is |value| in base units; `binary` prefers KiB..PiB over KB..PB. One unit of
+    the numerator is scaled (GB/s, ms/tok, TFLOP/s); the rest stay in base units. Time on its
+    own climbs to minutes only past 2 min and to hours past 2 h, because "90 s" reads better
+    than "1.5 min".
+    """
+    if dim == DIMENSIONLESS:
+        return "", Rational(1)
+    mag = abs(magnitude)
+    positive = [i for i, e in enumerate(dim) if e > 0]
+    rest = list(dim)
+    lead = ""
+    scale: Rational = Rational(1)
+    # Money per time reads as an hourly price (USD/h), the way GPU rental is quoted.
+    if dim == dim_div(MONEY, TIME):
+        return "USD/h", Rational(1, 3600)
+    for i in positive:
+        if dim[i] != 1:
+            continue
+        if i == 0:
+            ladder = _BINARY_BYTES if binary else _DECIMAL_BYTES
+            name, sc = _pick(ladder, mag)
+        elif i == 1:
+            limits = {"min": 2.0, "h": 2.0, "day": 2.0} if dim == TIME else None
+            ladder = _TIME_LADDER if dim == TIME else _TIME_LADDER[:4]
+            name, sc = _pick(ladder, mag, limits)
+        elif i == 4:
+            name, sc = _pick(_FLOP_LADDER, mag)
+        else:
+            name, sc = BASE_SYMBOLS[i], 1
+        lead, scale = name, Rational(sc)
+        rest[i] = 0
+        break
+    tail = base_unit_text(tuple(rest))  # type: ignore[arg-type]
+    if not lead:
+        return tail, scale
+    if tail.startswith("1/"):
+        return lead + tail[1:], scale
+    if tail:
+        return f"{lead}*{tail}", scale
+    return lead, scale

@@ -1,0 +1,223 @@
+"""The public face of the napkin-math language: one expression, or a worksheet of lines."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from sympy import Rational
+
+from .errors import FormulaError, NapkinError
+from .evaluator import Evaluator, Quantity
+from .parser import Line, UnitSpec, check_definable, parse_line, parse_units
+from .render import latex_to_mathml, line_latex, unit_latex
+from .units import describe_dim, readable_unit
+
+MAX_LINES = 200
+
+
+def format_number(x: float) -> str:
+    """About four significant digits, all integer digits kept: 21.54, 7.812, 57344, 1.2e12."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else str(x)
+    magnitude = abs(x)
+    if magnitude >= 1e6 or magnitude < 1e-3:
+        mantissa, _, exponent = f"{x:.4g}".partition("e")
+        return f"{mantissa}e{int(exponent)}"
+    decimals = max(0, 3 - math.floor(math.log10(magnitude)))
+    text = f"{x:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _prefers_binary(q: Quantity) -> bool:
+    """Binary units when the line used them, or when a byte count is a clean multiple of 1024
+    but not of 1000 (2 x 28 x 4 x 128 x 2 B is 56 KiB, not 57.344 KB)."""
+    if q.binary:
+        return True
+    m = q.magnitude
+    if q.dim[0] == 1 and isinstance(m, Rational) and m.q == 1 and abs(m.p) >= 1024:
+        return m.p % 1024 == 0 and m.p % 1000 != 0
+    return False
+
+
+def shown_in(
+    q: Quantity, target: UnitSpec | None = None, target_pos: int | None = None
+) -> tuple[float, str]:
+    """The value (float) and unit text a Quantity is shown in: `target`, else a readable one."""
+    if target is not None:
+        if target.dim != q.dim:
+            raise NapkinError(
+                f"Cannot convert {describe_dim(q.dim)} to {target.text} "
+                f"({describe_dim(target.dim)}).",
+                target_pos,
+            )
+        return float(q.magnitude / target.scale), target.text
+    unit, scale = readable_unit(q.dim, abs(float(q.magnitude)), _prefers_binary(q))
+    return float(q.magnitude / scale), unit
+
+
+@dataclass
+class Result:
+    """One evaluated expression. On error, `error` is one sentence and `position` a 0-based
+    offset into `input` (None when it concerns the whole input)."""
+
+    input: str
+    value: float | None = None  # in `unit`
+    unit: str = ""
+    latex: str = ""
+    error: str | None = None
+    position: int | None = None
+    name: str | None = None
+    quantity: Quantity | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def display(self) -> str:
+        """'21.54 ms'."""
+        if self.value is None:
+            return ""
+        return f"{format_number(self.value)} {self.unit}".strip()
+
+    @property
+    def unit_latex(self) -> str:
+        return unit_latex(self.unit)
+
+    @cached_property
+    def mathml(self) -> str:
+        """MathML of the line as read, computed on first use (rendering costs more than
+        evaluating)."""
+        return latex_to_mathml(self.latex) if self.latex else ""
+
+    def as_json(self) -> dict:
+        """The `napkin --json` object."""
+        if self.error is not None:
+            return {"input": self.input, "error": self.error, "position": self.position}
+        return {"input": self.input, "value": self.value, "unit": self.unit, "latex": self.latex}
+
+
+@dataclass
+class LineResult(Result):
+    """A worksheet line: `kind` is 'blank' (empty or only a comment), 'value' or 'error'."""
+
+    line_no: int = 0  # 1-based
+    kind: str = "value"
+
+
+def evaluate_line(line: Line, env: Mapping[str, Quantity]) -> Quantity:
+    """Evaluate a parsed line's expression (raises NapkinError)."""
+    return Evaluator(dict(env)).eval(line.expr)
+
+
+def evaluate_expression(
+    text: str, env: Mapping[str, Quantity] | None = None, to_unit: str | None = None
+) -> Result:
+    """Evaluate one napkin-math line (`EXPR`, `EXPR in UNIT` or `name = EXPR`).
+
+    `env` maps names to Quantities (see `build_env`); `to_unit` (e.g. 'ms', 'GiB', 'req/s')
+    overrides the line's own `in`. Never raises for bad input: the Result carries the error.
+    """
+    result = Result(input=text)
+    try:
+        line = parse_line(text)
+        result.name = line.name
+        result.latex = line_latex(line)
+        quantity = evaluate_line(line, env or {})
+        target, target_pos = line.target, line.target_pos
+        if to_unit is not None:
+            target, target_pos = parse_units(to_unit), None
+        result.value, result.unit = shown_in(quantity, target, target_pos)
+        result.quantity = quantity
+    except NapkinError as error:
+        result.error, result.position = error.message, error.position
+    return result
+
+
+def evaluate(text: str, env: Mapping[str, Quantity] | None = None) -> Quantity:
+    """The Quantity of one line, raising NapkinError (for code that needs the exact value)."""
+    return evaluate_line(parse_line(text), env or {})
+
+
+def build_env(
+    givens: Mapping[str, str],
+    overrides: Mapping[str, Quantity] | None = None,
+    base: Mapping[str, Quantity] | None = None,
+) -> dict[str, Quantity]:
+    """Evaluate a question's givens (name -> napkin expression), in order.
+
+    A given may use the givens before it. `overrides` replaces a given's value wherever it is
+    used (the checker uses this to replay a mistake such as forgetting rho). Raises
+    FormulaError naming the given when one does not evaluate: that is an authoring error.
+    """
+    env: dict[str, Quantity] = dict(base or {})
+    overrides = overrides or {}
+    for name, text in givens.items():
+        try:
+            check_definable(name)
+        except NapkinError as error:
+            raise FormulaError(f"The given {name!r}: {error.message}", None) from None
+        if name in overrides:
+            env[name] = overrides[name]
+            continue
+        try:
+            env[name] = evaluate(str(text), env)
+        except NapkinError as error:
+            raise FormulaError(f"The given {name!r} = {text!r}: {error.message}", None) from None
+    return env
+
+
+def evaluate_worksheet(
+    lines: list[str],
+    givens: Mapping[str, str] | None = None,
+    env: Mapping[str, Quantity] | None = None,
+) -> list[LineResult]:
+    """Evaluate a worksheet top to bottom: `name = EXPR` lines define names for later lines.
+
+    `givens` are predefined (name -> napkin expression). A line with an error leaves its name
+    undefined; later lines that use it say so. At most MAX_LINES lines.
+    """
+    if len(lines) > MAX_LINES:
+        raise NapkinError(f"A worksheet holds at most {MAX_LINES} lines.", None)
+    scope: dict[str, Quantity] = dict(env or {})
+    if givens:
+        scope = build_env(givens, base=scope)
+    broken: set[str] = set()
+    results: list[LineResult] = []
+    for number, text in enumerate(lines, start=1):
+        result = LineResult(input=text, line_no=number)
+        results.append(result)
+        if not text.split("#", 1)[0].strip():
+            result.kind = "blank"
+            continue
+        try:
+            line = parse_line(text)
+            result.name = line.name
+            result.latex = line_latex(line)
+            quantity = evaluate_line(line, scope)
+            result.value, result.unit = shown_in(quantity, line.target, line.target_pos)
+            result.quantity = quantity
+            if line.name:
+                scope[line.name] = quantity
+                broken.discard(line.name)
+        except NapkinError as error:
+            result.kind = "error"
+            result.error, result.position = error.message, error.position
+            missing = _unknown_name(error.message)
+            if missing in broken:
+                result.error = f"{result.error[:-1]}: its own line has an error."
+            if result.name:
+                scope.pop(result.name, None)
+                broken.add(result.name)
+    return results
+
+
+def _unknown_name(message: str) -> str | None:
+    if message.startswith("Unknown name '"):
+        return message.split("'")[1]
+    return None
