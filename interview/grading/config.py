@@ -1,0 +1,79 @@
+"""Where the model grader is and how patiently to talk to it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"
+
+
+def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a number") from None
+    if value < minimum:
+        raise ValueError(f"{name}={raw!r} must be at least {minimum:g}")
+    return value
+
+
+@dataclass(frozen=True)
+class GraderConfig:
+    """The model grader's endpoint and limits.
+
+    `base_url` is an OpenAI-compatible API root such as `http://127.0.0.1:8001/v1`; empty
+    means no model is configured and every grade is offline. Times are in seconds.
+    """
+
+    base_url: str = ""
+    model: str = DEFAULT_MODEL
+    api_key: str = ""
+    timeout_s: float = 60.0
+    # One retry covers a dropped connection or a replica restarting; the background task
+    # retries on a longer scale, so more here would only hold a worker thread.
+    max_retries: int = 1
+    max_inflight: int = 8
+    # How long a health-check answer is trusted before the endpoint is asked again.
+    health_ttl_s: float = 15.0
+    # How long a grading may wait for one of the `max_inflight` slots before giving up.
+    queue_timeout_s: float = 120.0
+    # Answers are cut to this many characters before they reach the model (prompt budget).
+    max_answer_chars: int = 6000
+    # Upper bound on the model's reply; the request asks for less when the rubric is short.
+    max_output_tokens: int = 1536
+    seed: int = 1234
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL in one canonical spelling, used as the key of shared state."""
+        return self.base_url.strip().rstrip("/")
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.endpoint)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> GraderConfig:
+        """Read GRADER_BASE_URL, GRADER_MODEL, GRADER_API_KEY, GRADER_TIMEOUT_S,
+        GRADER_MAX_INFLIGHT, GRADER_MAX_RETRIES, GRADER_HEALTH_TTL_S and GRADER_MAX_TOKENS.
+
+        Raises ValueError naming the variable when a number is malformed.
+        """
+        env = os.environ if env is None else env
+        return cls(
+            base_url=env.get("GRADER_BASE_URL", "").strip(),
+            model=env.get("GRADER_MODEL", "").strip() or DEFAULT_MODEL,
+            api_key=env.get("GRADER_API_KEY", "").strip(),
+            timeout_s=_number(env, "GRADER_TIMEOUT_S", cls.timeout_s, minimum=0.1),
+            max_retries=int(_number(env, "GRADER_MAX_RETRIES", cls.max_retries, minimum=0)),
+            max_inflight=int(_number(env, "GRADER_MAX_INFLIGHT", cls.max_inflight, minimum=1)),
+            health_ttl_s=_number(env, "GRADER_HEALTH_TTL_S", cls.health_ttl_s, minimum=0),
+            max_output_tokens=int(
+                _number(env, "GRADER_MAX_TOKENS", cls.max_output_tokens, minimum=64)
+            ),
+        )

@@ -1,0 +1,564 @@
+"""Reading a candidate's answer: sentences, normalised words, phrases, negation, bare lists.
+
+Both graders read answers through this module, so "the sentence that earned a point", "a bare
+list of buzzwords" and "a quote found verbatim in the answer" mean the same thing whichever
+grader produced the verdict.
+
+Normalisation (see content/README.md): case is folded, Unicode is NFKC-normalised, hyphens and
+underscores join words that are also matched as one word ("prefix-aware" matches "prefix aware"
+and "prefixaware"), plurals are folded ("replicas" -> "replica", "queries" -> "query"), and a
+phrase's last word matches at the start of a word ("rout" matches "router" and "routing").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+# --- characters -----------------------------------------------------------------------------
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+# Word joiners: a hyphen or underscore with no space around it makes one compound word.
+_JOINERS = {"-", "\u2010", "\u2011", "\u2012", "_"}
+_TOKEN_RE = re.compile(r"[a-z0-9]+(?:\.[0-9]+)*(?:'[a-z]+)?")
+_WS_RE = re.compile(r"\s+")
+
+# Qwen's chat template turns these literal strings into control tokens, so a candidate could
+# forge a system turn with them. Any `<|...|>` is treated the same way.
+_SPECIAL_TOKEN_RE = re.compile(r"<\|[^<>\n]{0,64}?\|>")
+
+
+def collapse_whitespace(text: str) -> str:
+    """Runs of whitespace (newlines included) become one space; ends are trimmed."""
+    return _WS_RE.sub(" ", text).strip()
+
+
+def normalise_for_quote(text: str) -> str:
+    """The form in which a quoted piece of evidence is compared with the answer.
+
+    Case folded and whitespace collapsed, nothing else: a quote that matches in this form is
+    a real quote of what the candidate typed.
+    """
+    return collapse_whitespace(text.casefold())
+
+
+def strip_special_tokens(text: str) -> tuple[str, int]:
+    """Remove every `<|...|>` chat-template token; return the text and how many were removed.
+
+    Repeats until none is left, so `<|im_<|x|>start|>` cannot reassemble into a token.
+    """
+    removed = 0
+    while True:
+        text, n = _SPECIAL_TOKEN_RE.subn("", text)
+        if not n:
+            return text, removed
+        removed += n
+
+
+# --- words ------------------------------------------------------------------------------------
+
+
+def fold_word(word: str) -> str:
+    """One word in its matching form: possessive and plural endings removed.
+
+    Deliberately crude (no dictionary): the same folding is applied to the rubric's phrases
+    and to the answer, so it only has to be consistent, not linguistically right.
+    """
+    if word.endswith("'s"):
+        word = word[:-2]
+    elif word.endswith("'"):
+        word = word[:-1]
+    if len(word) > 3 and not word[-1].isdigit() and "'" not in word:
+        if word.endswith("ies"):
+            return word[:-3] + "y"
+        if word.endswith("sses"):
+            return word[:-2]
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            return word[:-1]
+    return word
+
+
+def _prepare(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).translate(_APOSTROPHES).casefold()
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A rubric phrase in matching form: folded words, and the same words run together."""
+
+    text: str
+    words: tuple[str, ...]
+    joined: str
+
+    @classmethod
+    def parse(cls, text: str) -> Phrase:
+        return _parse_phrase(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_phrase(text: str) -> Phrase:
+    words = tuple(fold_word(w) for w in _TOKEN_RE.findall(_prepare(text)))
+    return Phrase(text=text, words=words, joined="".join(words))
+
+
+# --- negation ---------------------------------------------------------------------------------
+
+_NEGATORS = {"not", "no", "never", "without", "nor", "neither", "cannot", "none"}
+# Words that may sit between a negator and the idea it negates ("we do not need a router").
+_NEGATION_GAP = {
+    "a", "an", "the", "any", "some", "our", "its", "their", "this", "that", "to", "be", "been",
+    "do", "have", "has", "use", "using", "used", "need", "needed", "for", "with", "really",
+    "actually", "bother", "require", "want", "worry", "about", "even", "also", "enable", "turn",
+    "on", "add", "adding", "rely", "relying", "separate",
+}  # fmt: skip
+# "not only X but Y", "not just X", "isn't optional": the negator does not deny the idea.
+_NEGATION_NEUTRALISERS = {
+    "only", "just", "merely", "necessarily", "optional", "enough", "sufficient", "negotiable",
+}  # fmt: skip
+# Negation inside a condition describes a failure mode, it does not reject the idea:
+# "if the router is not prefix-aware, every replica re-prefills the corpus".
+_CONDITIONALS = {"if", "unless", "when", "whenever", "once", "until", "otherwise", "should"}
+_AUXILIARIES = {
+    "is", "are", "was", "were", "be", "do", "does", "did", "will", "would", "should", "could",
+    "can", "must", "may", "might", "has", "have", "had",
+}  # fmt: skip
+_CLAUSE_WORDS = {
+    "but", "because", "so", "while", "whereas", "although", "though", "which", "since",
+    "however", "yet", "then", "otherwise", "instead",
+}  # fmt: skip
+_CLAUSE_PUNCT_RE = re.compile(r"[;:()\[\]\u2014\u2013]|(?<!\d),|,(?!\d)|\s-\s|\.\s|->|=>|\u2192")
+
+
+def _is_negator(word: str) -> bool:
+    return word in _NEGATORS or word.endswith("n't") or word in {"dont", "doesnt", "wont", "cant"}
+
+
+# --- lists and stuffing -------------------------------------------------------------------------
+
+# Words that show an item says something (a subject, a verb, a reason) rather than naming a thing.
+_CLAIM_WORDS = {
+    "we", "i", "you", "it", "they", "this", "that", "which", "who", "is", "are", "was", "were",
+    "be", "being", "been", "will", "would", "should", "could", "can", "must", "may", "might",
+    "do", "does", "did", "has", "have", "had", "because", "so", "since", "then", "than", "when",
+    "if", "unless", "by", "via", "into", "until", "before", "after", "while", "let", "lets",
+    "means", "gives", "keeps", "makes", "avoids", "needs", "need",
+}  # fmt: skip
+_STOPWORDS = _CLAIM_WORDS | {
+    "a", "an", "the", "of", "to", "in", "on", "for", "with", "and", "or", "at", "from", "as",
+    "per", "each", "every", "not", "no", "its", "their", "our", "more", "less", "one", "all",
+}  # fmt: skip
+_LIST_SPLIT_RE = re.compile(r"(?<!\d),|,(?!\d)|[;:|\u2022\u00b7]|\s(?:and|or|&|\+)\s")
+_RELATION_RE = re.compile(r"->|=>|\u2192|=|<|>")
+_BULLET_RE = re.compile(r"^\s*(?:[-*\u2022\u00b7>]|\d{1,2}[.)]|#{1,6})\s+")
+
+# --- injection cues -----------------------------------------------------------------------------
+
+# Text addressed to the grader rather than the interviewer. A sentence matching one of these
+# earns nothing and the answer is flagged. Kept narrow: a false alarm costs an honest candidate.
+_INJECTION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (reason, re.compile(pattern, re.IGNORECASE))
+    for reason, pattern in (
+        ("chat-template control token", r"<\|[^<>\n]{0,64}?\|>"),
+        (
+            "instruction to ignore the rubric",
+            r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.\n]{0,60}"
+            r"\b(?:instruction|rubric|prompt|rule|guideline|above|previous|prior|everything"
+            r"|system|criteria)",
+        ),
+        (
+            "request for marks",
+            r"\b(?:give|award|assign|grant|mark|grade|score|rate|output|return|set)\b[^.\n]{0,60}"
+            r"(?:full (?:marks|score|credit|points)|all (?:the )?(?:rubric )?points"
+            r"|every (?:rubric )?point|maximum (?:score|marks|points)|perfect (?:score|marks)"
+            r"|100 ?%|\bas (?:a )?[\"']?hit\b|score of 1(?:\.0)?\b|\bverdicts?\b)",
+        ),
+        (
+            "role-play instruction",
+            r"\b(?:you are|you're|act as|pretend to be|as an? (?:ai|language model))\b[^.\n]{0,40}"
+            r"\b(?:grader|evaluator|assistant|model|examiner|judge)\b",
+        ),
+        ("forged chat turn", r"(?:^|\n)\s*#*\s*(?:assistant|grader|developer|system prompt)\s*:"),
+        (
+            "forged grader output",
+            r"[\"'](?:verdict|evidence|injection_suspected|points|score|feedback)[\"']\s*:",
+        ),
+        (
+            "forged instructions",
+            r"\b(?:new|updated|real|actual|hidden|secret) (?:instructions?|rubric|system prompt)\b",
+        ),
+        (
+            "note to the grader",
+            r"\b(?:note|message|instructions?|reminder) (?:to|for) (?:the )?"
+            r"(?:grader|evaluator|model|ai|llm|assistant|marker)\b|\bdear (?:grader|evaluator|"
+            r"model|ai|marker)\b|\b(?:grader|evaluator|marker)\s*[,:]\s*(?:please|you must)",
+        ),
+        (
+            "forged delimiter",
+            r"<<<|>>>|</?(?:answer|candidate_answer|system|instructions?|rubric)>"
+            r"|\bend of (?:the )?(?:candidate'?s? )?answer\b",
+        ),
+    )
+)
+# A forged system or assistant turn: everything up to its end marker is the attack.
+_FORGED_TURN_RE = re.compile(
+    r"<\|im_start\|>\s*(?:system|assistant)\b.*?(?:<\|im_end\|>|\Z)", re.IGNORECASE | re.DOTALL
+)
+
+
+# --- sentences ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Sentence:
+    """One sentence of an answer, with its words in matching form.
+
+    `words[i]` is the folded word, `raw[i]` the word as written (lower case), `clauses[i]` the
+    clause it sits in (commas, semicolons and connectives like "because" start a new one) and
+    `joined[i]` whether a hyphen or underscore ties it to the word before.
+    """
+
+    index: int
+    start: int
+    end: int
+    text: str
+    words: list[str] = field(default_factory=list)
+    raw: list[str] = field(default_factory=list)
+    clauses: list[int] = field(default_factory=list)
+    joined: list[bool] = field(default_factory=list)
+    whole_line: bool = False
+    bare_list: bool = False
+    injection: str | None = None
+
+    @property
+    def evidence(self) -> str:
+        """The sentence as a quote: whitespace collapsed, otherwise exactly as written."""
+        return collapse_whitespace(self.text)
+
+    @property
+    def earns(self) -> bool:
+        """Whether this sentence may earn a rubric point at all."""
+        return not self.bare_list and self.injection is None
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """Where a phrase was found in a sentence: word positions [start, end) and its polarity."""
+
+    start: int
+    end: int
+    negated: bool
+
+
+@dataclass
+class AnswerReading:
+    """An answer split into sentences, with the injection cues found in it."""
+
+    text: str
+    sentences: list[Sentence]
+    injection_reasons: list[str]
+
+    @property
+    def injection_suspected(self) -> bool:
+        return bool(self.injection_reasons)
+
+
+def _block_bounds(text: str) -> list[tuple[int, int]]:
+    """Paragraphs and bullets of the text as (start, end) offsets.
+
+    A line break inside a hard-wrapped sentence is not a boundary (the previous line has no
+    closing punctuation and the next one starts in lower case); blank lines, bullets and
+    headings are.
+    """
+    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]*", text) if m.start() < len(text)]
+    # finditer yields an empty match after each line; keep one entry per physical line.
+    seen: set[int] = set()
+    physical = []
+    for start, end in lines:
+        if start in seen:
+            continue
+        seen.add(start)
+        physical.append((start, end))
+    blocks: list[list[int]] = []
+    previous_text = ""
+    for start, end in physical:
+        line = text[start:end]
+        if not line.strip():
+            previous_text = ""
+            continue
+        continues = (
+            blocks
+            and previous_text
+            and not re.search(r"[.!?:;]\s*$", previous_text)
+            and not _BULLET_RE.match(line)
+            and line.lstrip()[:1].islower()
+        )
+        if continues:
+            blocks[-1][1] = end
+        else:
+            blocks.append([start, end])
+        previous_text = line
+    return [(s, e) for s, e in blocks]
+
+
+def _tokenise(sentence: Sentence) -> None:
+    """Fill a sentence's words, clause numbers and hyphen joins."""
+    prepared = _prepare(sentence.text)
+    clause = 0
+    previous_end: int | None = None
+    for match in _TOKEN_RE.finditer(prepared):
+        word = match.group()
+        joined = False
+        if previous_end is not None:
+            gap = prepared[previous_end : match.start()]
+            if _CLAUSE_PUNCT_RE.search(gap + " ") and gap.strip() not in _JOINERS:
+                clause += 1
+            joined = gap in _JOINERS
+        if word in _CLAUSE_WORDS and sentence.words:
+            clause += 1
+        sentence.words.append(fold_word(word))
+        sentence.raw.append(word)
+        sentence.clauses.append(clause)
+        sentence.joined.append(joined)
+        previous_end = match.end()
+
+
+def _item_is_bare(item: str) -> bool:
+    """A list item that only names a thing: at most four words, no subject, verb or relation."""
+    words = _TOKEN_RE.findall(_prepare(item))
+    if not words:
+        return False
+    if len(words) > 4 or _RELATION_RE.search(item):
+        return False
+    return not any(w in _CLAIM_WORDS or w.endswith("n't") for w in words)
+
+
+def _is_bare_list(sentence: Sentence) -> bool:
+    """Whether a sentence is a list of buzzwords (or a keyword salad) rather than a claim.
+
+    "Covers queues, dead replicas, cold starts" and "prefix aware router queue depth
+    autoscaling cold start" name ideas without saying anything about them.
+    """
+    items = [i for i in _LIST_SPLIT_RE.split(sentence.text) if i and i.strip()]
+    bare = sum(1 for i in items if _item_is_bare(i))
+    if len(items) >= 3 and bare >= 3 and bare >= len(items) - 1:
+        return True
+    words = sentence.raw
+    if len(words) >= 8:
+        function_share = sum(1 for w in words if w in _STOPWORDS) / len(words)
+        if function_share < 0.1:
+            return True
+    return False
+
+
+def read_answer(text: str) -> AnswerReading:
+    """Split an answer into sentences and mark the ones that cannot earn a point.
+
+    A sentence cannot earn when it is a bare list of terms, or when it addresses the grader
+    (instructions, forged chat turns, fake verdict JSON): see `_INJECTION_CUES`.
+    """
+    sentences: list[Sentence] = []
+    blocks = _block_bounds(text)
+    for block_start, block_end in blocks:
+        block = text[block_start:block_end]
+        bullet = _BULLET_RE.match(block)
+        offset = bullet.end() if bullet else 0
+        cursor = offset
+        pieces = []
+        for boundary in re.finditer(r"(?<=[.!?])\s+(?=\S)", block):
+            if boundary.start() > cursor:
+                pieces.append((cursor, boundary.start()))
+            cursor = boundary.end()
+        if cursor < len(block):
+            pieces.append((cursor, len(block)))
+        for piece_start, piece_end in pieces:
+            piece = block[piece_start:piece_end]
+            if not piece.strip():
+                continue
+            sentence = Sentence(
+                index=len(sentences),
+                start=block_start + piece_start,
+                end=block_start + piece_end,
+                text=piece.strip(),
+                whole_line=len(pieces) == 1,
+            )
+            _tokenise(sentence)
+            if sentence.words:
+                sentences.append(sentence)
+
+    for sentence in sentences:
+        sentence.bare_list = _is_bare_list(sentence)
+    _mark_bullet_runs(sentences)
+
+    reasons: list[str] = []
+    forged = [(m.start(), m.end()) for m in _FORGED_TURN_RE.finditer(text)]
+    for sentence in sentences:
+        for reason, pattern in _INJECTION_CUES:
+            if pattern.search(sentence.text):
+                sentence.injection = reason
+                break
+        else:
+            if any(s < sentence.end and sentence.start < e for s, e in forged):
+                sentence.injection = "inside a forged chat turn"
+        if sentence.injection and sentence.injection not in reasons:
+            reasons.append(sentence.injection)
+    if forged and "forged chat turn" not in reasons:
+        reasons.append("forged chat turn")
+    return AnswerReading(
+        text=text,
+        sentences=sentences,
+        injection_reasons=reasons,
+    )
+
+
+def _mark_bullet_runs(sentences: list[Sentence]) -> None:
+    """Short one-line fragments in a run of three or more are a bullet list of buzzwords.
+
+    A lone fragment of three words or fewer ("Prefix-aware routing.") only names an idea too.
+    """
+
+    def fragment(s: Sentence) -> bool:
+        return s.whole_line and _item_is_bare(s.text)
+
+    run: list[Sentence] = []
+    for sentence in [*sentences, None]:
+        if sentence is not None and fragment(sentence):
+            run.append(sentence)
+            continue
+        if len(run) >= 3:
+            for s in run:
+                s.bare_list = True
+        run = []
+    for sentence in sentences:
+        if fragment(sentence) and len(sentence.words) <= 3:
+            sentence.bare_list = True
+
+
+# --- phrase matching ----------------------------------------------------------------------------
+
+
+def _negated(sentence: Sentence, start: int, end: int) -> bool:
+    """Whether the words [start, end) are denied in their clause.
+
+    Before the phrase: a negator directly in front, or separated only by light words ("we do
+    not need a router", "no prefix-aware routing", "instead of round robin"). After it: an
+    auxiliary plus "not"/"never", or an n't-word ("round robin doesn't work"). Negation inside
+    a conditional ("if the router is not prefix-aware, ...") describes a failure mode and does
+    not count.
+    """
+    clause = sentence.clauses[start]
+    raw = sentence.raw
+
+    def in_clause(i: int) -> bool:
+        return 0 <= i < len(raw) and sentence.clauses[i] == clause
+
+    first_in_clause = start
+    while in_clause(first_in_clause - 1):
+        first_in_clause -= 1
+
+    def conditional_before(i: int) -> bool:
+        return any(raw[k] in _CONDITIONALS for k in range(first_in_clause, i))
+
+    # Before the phrase.
+    i = start - 1
+    gap = 0
+    while in_clause(i) and gap <= 3:
+        word = raw[i]
+        if word == "of" and in_clause(i - 1) and raw[i - 1] == "instead":
+            return not conditional_before(i - 1)
+        if word == "than" and in_clause(i - 1) and raw[i - 1] == "rather":
+            return not conditional_before(i - 1)
+        if _is_negator(word):
+            follower = raw[i + 1] if i + 1 < len(raw) else ""
+            if follower in _NEGATION_NEUTRALISERS or (word == "no" and follower == "matter"):
+                return False
+            # "Without headroom, one dead replica cascades": a clause-initial "without" states
+            # why the idea is needed.
+            if word == "without" and i == first_in_clause:
+                return False
+            return not conditional_before(i)
+        if word not in _NEGATION_GAP:
+            break
+        i -= 1
+        gap += 1
+
+    # After the phrase.
+    for i in range(end, min(end + 3, len(raw))):
+        if not in_clause(i):
+            break
+        word = raw[i]
+        follower = raw[i + 1] if i + 1 < len(raw) else ""
+        if follower in _NEGATION_NEUTRALISERS:
+            continue
+        denial = word.endswith("n't") or (
+            word in {"not", "never"} and i > end and raw[i - 1] in _AUXILIARIES
+        )
+        if denial:
+            return not conditional_before(end)
+    return False
+
+
+def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
+    """Every occurrence of a phrase in a sentence, each marked negated or not.
+
+    Words match after folding; the phrase's last word matches at the start of a word. A
+    phrase also matches a hyphenated or run-together compound ("auto scal" matches
+    "autoscaling" and "auto-scaling").
+    """
+    words = sentence.words
+    n = len(phrase.words)
+    found: list[Occurrence] = []
+    if n == 0:
+        return found
+    spans: set[tuple[int, int]] = set()
+    for i in range(len(words) - n + 1):
+        if all(words[i + k] == phrase.words[k] for k in range(n - 1)) and words[
+            i + n - 1
+        ].startswith(phrase.words[-1]):
+            spans.add((i, i + n))
+    # Compounds: a run of hyphen-joined words also reads as one word, from any of its words.
+    i = 0
+    while i < len(words):
+        j = i + 1
+        while j < len(words) and sentence.joined[j]:
+            j += 1
+        for k in range(i, j):
+            if "".join(words[k:j]).startswith(phrase.joined):
+                spans.add((k, j))
+        i = j
+    for start, end in sorted(spans):
+        found.append(Occurrence(start, end, _negated(sentence, start, end)))
+    return found
+
+
+def _quote_index(text: str) -> tuple[str, list[int]]:
+    """The answer in quote form, and for each of its characters the offset it came from."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, c in enumerate(text):
+        if c.isspace():
+            if chars and chars[-1] != " ":
+                chars.append(" ")
+                origin.append(i)
+            continue
+        for folded in c.casefold():
+            chars.append(folded)
+            origin.append(i)
+    return "".join(chars), origin
+
+
+def quote_in_answer(quote: str, reading: AnswerReading) -> list[Sentence] | None:
+    """The sentences a quote overlaps, or None when it is not found verbatim in the answer.
+
+    Compared after normalising whitespace and case only.
+    """
+    wanted = normalise_for_quote(quote)
+    if not wanted:
+        return None
+    form, origin = _quote_index(reading.text)
+    where = form.find(wanted)
+    if where < 0:
+        return None
+    start, end = origin[where], origin[where + len(wanted) - 1] + 1
+    return [s for s in reading.sentences if s.start < end and start < s.end]
