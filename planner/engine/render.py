@@ -42,6 +42,8 @@ def _text(s: str) -> str:
 def name_latex(name: str) -> str:
     """`r_inst` -> r_{\\mathrm{inst}}, `rho` -> \\rho, `bw` -> \\mathrm{bw}."""
     base, _, sub = name.partition("_")
+    if sub == "bar":  # o_bar -> \bar{o}, a mean
+        return rf"\bar{{{name_latex(base)}}}"
 
     def symbol(s: str) -> str:
         s = _UNICODE_GREEK.get(s, s)
@@ -154,3 +156,12 @@ def latex_to_mathml(latex: str) -> str:
     from latex2mathml.converter import convert
 
     return convert(latex)
+
+
+def latex_number_unit(value: float, unit: str) -> str:
+    """A value as LaTeX, about four significant digits: 7.616e9 GB -> 7.616 \\times 10^{9}\\,GB."""
+    from .worksheet import format_number  # worksheet imports this module
+
+    mantissa, sep, exponent = format_number(value).partition("e")
+    text = rf"{mantissa} \times 10^{{{exponent}}}" if sep else mantissa
+    return text + (rf"\,{unit_latex(unit)}" if unit else "")

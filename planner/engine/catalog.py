@@ -1,0 +1,176 @@
+"""Load the model, GPU and dtype catalogues from content/catalog/*.yaml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .errors import FormulaError
+from .evaluator import Quantity
+from .units import INFORMATION, TIME, dim_div
+from .worksheet import evaluate
+
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "content" / "catalog"
+
+_MODEL_KEYS = {
+    "name", "aliases", "params", "layers", "attention_heads", "kv_heads", "head_dim",
+    "hidden_size", "intermediate_size", "vocab_size", "tie_word_embeddings", "max_context",
+}  # fmt: skip
+_GPU_KEYS = {
+    "name",
+    "aliases",
+    "memory",
+    "memory_marketed",
+    "bandwidth",
+    "bf16_tflops",
+    "fp8_tflops",
+}
+_WEIGHT_KEYS = {"name", "aliases", "bytes_per_param", "embedding_bytes_per_param"}
+_KV_KEYS = {"name", "aliases", "bytes"}
+
+
+@dataclass(frozen=True)
+class Model:
+    key: str
+    name: str
+    params: int
+    layers: int
+    attention_heads: int
+    kv_heads: int
+    head_dim: int
+    hidden_size: int
+    intermediate_size: int
+    vocab_size: int
+    tie_word_embeddings: bool
+    max_context: int  # tokens
+
+    @property
+    def embedding_params(self) -> int:
+        """Parameters of the embedding table and lm_head (counted once when tied)."""
+        return self.vocab_size * self.hidden_size * (1 if self.tie_word_embeddings else 2)
+
+
+@dataclass(frozen=True)
+class GPU:
+    key: str
+    name: str
+    memory: Quantity  # bytes
+    memory_marketed: str
+    bandwidth: Quantity  # B/s
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+
+
+@dataclass(frozen=True)
+class WeightDtype:
+    key: str
+    name: str
+    bytes_per_param: float  # B per linear-layer parameter
+    embedding_bytes_per_param: float  # B per embedding / lm_head parameter
+
+
+@dataclass(frozen=True)
+class KVDtype:
+    key: str
+    name: str
+    bytes: float  # B per cached K or V element
+
+
+@dataclass(frozen=True)
+class Catalog:
+    models: dict[str, Model]
+    gpus: dict[str, GPU]
+    weight_dtypes: dict[str, WeightDtype]
+    kv_dtypes: dict[str, KVDtype]
+    aliases: dict[str, dict[str, str]]
+
+    def _find(self, kind: str, table: dict, key: str):  # noqa: ANN202 - typed by the callers
+        wanted = key.strip().lower()
+        found = self.aliases[kind].get(wanted)
+        if found is None:
+            known = ", ".join(table)
+            raise KeyError(f"Unknown {kind} {key!r}; known: {known}.")
+        return table[found]
+
+    def model(self, key: str) -> Model:
+        return self._find("model", self.models, key)
+
+    def gpu(self, key: str) -> GPU:
+        return self._find("GPU", self.gpus, key)
+
+    def weight_dtype(self, key: str) -> WeightDtype:
+        return self._find("weight dtype", self.weight_dtypes, key)
+
+    def kv_dtype(self, key: str) -> KVDtype:
+        return self._find("KV dtype", self.kv_dtypes, key)
+
+
+def _read(path: Path) -> dict:
+    with path.open(encoding="utf-8") as handle:
+        return yaml.safe_load(handle) or {}
+
+
+def _check_keys(where: str, entry: dict, allowed: set[str]) -> None:
+    unknown = set(entry) - allowed
+    if unknown:
+        raise FormulaError(f"{where}: unknown keys {sorted(unknown)}.")
+
+
+def _quantity(where: str, text: str, dim: tuple) -> Quantity:
+    value = evaluate(str(text))
+    if value.dim != dim:
+        raise FormulaError(f"{where}: {text!r} has the wrong unit.")
+    return value
+
+
+@lru_cache(maxsize=4)
+def load_catalog(directory: Path = DEFAULT_DIR) -> Catalog:
+    """Read models.yaml, gpus.yaml and dtypes.yaml from `directory` (content/catalog)."""
+    aliases: dict[str, dict[str, str]] = {
+        "model": {}, "GPU": {}, "weight dtype": {}, "KV dtype": {}
+    }  # fmt: skip
+
+    def register(kind: str, key: str, entry: dict) -> None:
+        for alias in [key, entry.get("name", key), *entry.get("aliases", [])]:
+            aliases[kind][str(alias).lower()] = key
+
+    models = {}
+    for key, entry in _read(directory / "models.yaml")["models"].items():
+        _check_keys(f"models.yaml {key}", entry, _MODEL_KEYS)
+        fields = {k: v for k, v in entry.items() if k != "aliases"}
+        models[key] = Model(key=key, **fields)
+        register("model", key, entry)
+    gpus = {}
+    for key, entry in _read(directory / "gpus.yaml")["gpus"].items():
+        _check_keys(f"gpus.yaml {key}", entry, _GPU_KEYS)
+        gpus[key] = GPU(
+            key=key,
+            name=entry["name"],
+            memory=_quantity(f"gpus.yaml {key} memory", entry["memory"], INFORMATION),
+            memory_marketed=str(entry.get("memory_marketed", entry["memory"])),
+            bandwidth=_quantity(
+                f"gpus.yaml {key} bandwidth", entry["bandwidth"], dim_div(INFORMATION, TIME)
+            ),
+            bf16_tflops=entry.get("bf16_tflops"),
+            fp8_tflops=entry.get("fp8_tflops"),
+        )
+        register("GPU", key, entry)
+    dtypes = _read(directory / "dtypes.yaml")
+    weight_dtypes, kv_dtypes = {}, {}
+    for key, entry in dtypes["weights"].items():
+        _check_keys(f"dtypes.yaml weights {key}", entry, _WEIGHT_KEYS)
+        weight_dtypes[key] = WeightDtype(
+            key=key,
+            name=entry["name"],
+            bytes_per_param=float(entry["bytes_per_param"]),
+            embedding_bytes_per_param=float(entry["embedding_bytes_per_param"]),
+        )
+        register("weight dtype", key, entry)
+    for key, entry in dtypes["kv"].items():
+        _check_keys(f"dtypes.yaml kv {key}", entry, _KV_KEYS)
+        kv_dtypes[key] = KVDtype(key=key, name=entry["name"], bytes=float(entry["bytes"]))
+        register("KV dtype", key, entry)
+    return Catalog(models, gpus, weight_dtypes, kv_dtypes, aliases)
