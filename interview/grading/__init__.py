@@ -78,14 +78,14 @@ def grade(
     mode: GradeMode = "auto",
     context: Context = None,
     config: GraderConfig | None = None,
-    health_cache: HealthCache | None = None,
+    cache: HealthCache | None = None,
 ) -> GradeResult:
     """Grade one answer to one step.
 
     mode "rubric": the offline grader. "llm": the model, falling back to the offline grade
     (with `fallback_reason` and `needs_regrade`) on any failure. "auto": the model when the
     cached health check says it is up, else the offline grade with fallback_reason
-    "model unavailable". `config` defaults to GraderConfig.from_env(); `health_cache` is any
+    "model unavailable". `config` defaults to GraderConfig.from_env(); `cache` is any
     object with get/set (Django's cache), in-process by default.
     """
     if mode not in ("auto", "rubric", "llm"):
@@ -93,14 +93,14 @@ def grade(
     if mode == "rubric":
         return grade_offline(step, answer)
     config = config or GraderConfig.from_env()
-    if mode == "auto" and not model_is_up(config, cache=health_cache):
+    if mode == "auto" and not model_is_up(config, cache=cache):
         return _unavailable(step, answer, config)
     return grade_llm(
         step,
         answer,
         config=config,
         context=context,
-        on_server_down=lambda: mark_model_down(config, cache=health_cache),
+        on_server_down=lambda: mark_model_down(config, cache=cache),
     )
 
 
@@ -146,7 +146,7 @@ def grade_both(
     mode: GradeMode = "auto",
     context: Context = None,
     config: GraderConfig | None = None,
-    health_cache: HealthCache | None = None,
+    cache: HealthCache | None = None,
 ) -> GradePair:
     """Grade with the offline grader and (per `mode`) the model, keeping both results.
 
@@ -156,9 +156,7 @@ def grade_both(
     rubric = grade_offline(step, answer)
     if mode == "rubric":
         return GradePair(primary=rubric, rubric=rubric, llm=None)
-    primary = grade(
-        step, answer, mode=mode, context=context, config=config, health_cache=health_cache
-    )
+    primary = grade(step, answer, mode=mode, context=context, config=config, cache=cache)
     llm = primary if primary.grader == "llm" else None
     return GradePair(primary=primary, rubric=rubric, llm=llm)
 
