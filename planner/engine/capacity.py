@@ -21,6 +21,7 @@ from .errors import NapkinError
 from .evaluator import Evaluator, Quantity, bounded
 from .parser import Line, UnitSpec, parse_line, parse_units
 from .render import latex_number_unit, name_latex, to_latex
+from .units import DIMENSIONLESS
 from .worksheet import shown_in
 
 DEFAULT_OVERHEAD_GB = 2.0
@@ -31,7 +32,7 @@ class Formula:
     name: str  # the symbol it defines
     label: str
     expr: str  # napkin-math over the symbols of earlier formulas and the inputs
-    unit: str  # the unit its value is shown in ("" for a plain number)
+    unit: str | None  # the unit its value is shown in ("" a plain number, None readable)
 
 
 # In the order of the derivation. Symbols: P params, P_emb embedding params, b_w / b_emb bytes
@@ -45,7 +46,7 @@ FORMULAS: dict[str, Formula] = {
         Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
         Formula("kappa", "KV bytes per token", "2 * L * H_kv * d_head * b_kv / tok", "KiB/tok"),
         Formula("pool", "KV pool", "TP * (mem * u - overhead) - W", "GB"),
-        Formula("kv_stream", "KV per stream", "kappa * ctx", "GiB"),
+        Formula("kv_stream", "KV per stream", "kappa * ctx", None),
         Formula("N_seq", "Concurrent streams (VRAM gate)", "max(floor(pool / kv_stream), 0)", ""),
         Formula("tpot", "TPOT floor (speed gate)", "W / (TP * eta * beta)", "ms"),
         Formula("r_inst", "Requests per instance", "T_out / o_bar", "req/s"),
@@ -308,6 +309,8 @@ def plan(
             raise PlanError(f"{formula.label}: {error.message}") from None
         env[formula.name] = value
         target = parse_units(formula.unit) if formula.unit else None
+        if formula.unit == "" and value.dim != DIMENSIONLESS:  # pragma: no cover - authoring
+            raise PlanError(f"{formula.label} should be a plain number.")
         shown, unit = shown_in(value, target)
         steps.append(
             {

@@ -1,0 +1,134 @@
+"""`manage.py napkin`: evaluate napkin math, in batches, or check an answer to a question.
+
+napkin "EXPR" [--to UNIT] --json      one JSON object; exit 2 on an error
+napkin --batch FILE --json            one JSON object per line, each with elapsed_ms
+napkin --check SLUG QUANTITY_ID "EXPR" --json [--reveal]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from planner.engine import (
+    FormulaError,
+    NapkinError,
+    check_quantity,
+    evaluate_expression,
+    givens_from_estimate,
+)
+from planner.questions import (
+    QuestionFileError,
+    estimate_step,
+    find_quantity,
+    given_labels,
+    question_path,
+    read_front_matter,
+)
+
+MAX_BATCH_BYTES = 5 * 1024 * 1024
+
+
+class Command(BaseCommand):
+    help = "Evaluate napkin-math expressions, or check an answer to a question's quantity."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("expr", nargs="?", help='an expression, e.g. "W / bw in ms"')
+        parser.add_argument("--to", dest="to_unit", help="show the result in this unit")
+        parser.add_argument("--json", action="store_true", help="print JSON")
+        parser.add_argument("--batch", metavar="FILE", help="one expression per line")
+        parser.add_argument(
+            "--check", nargs=2, metavar=("SLUG", "QUANTITY_ID"), help="judge EXPR as an answer"
+        )
+        parser.add_argument("--reveal", action="store_true", help="include the expected value")
+        parser.add_argument(
+            "--content-dir", default=None, help="folder holding questions/ (default: content/)"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        as_json = options["json"]
+        if options["batch"]:
+            self.batch(Path(options["batch"]), options["to_unit"], as_json)
+            return
+        expr = options["expr"]
+        if expr is None:
+            raise CommandError('Give an expression, e.g. napkin "15.2 GB / (0.7 * 1008 GB/s)".')
+        if options["check"]:
+            content_dir = Path(options["content_dir"] or settings.CONTENT_DIR)
+            self.check_answer(content_dir, *options["check"], expr, options["reveal"], as_json)
+            return
+        result = evaluate_expression(expr, to_unit=options["to_unit"])
+        if as_json:
+            self.stdout.write(json.dumps(result.as_json(), ensure_ascii=False))
+        elif result.ok:
+            self.stdout.write(result.display)
+        else:
+            self.stdout.write(_error_text(expr, result.error, result.position))
+        if not result.ok:
+            sys.exit(2)
+
+    def batch(self, path: Path, to_unit: str | None, as_json: bool) -> None:
+        try:
+            if path.stat().st_size > MAX_BATCH_BYTES:
+                raise CommandError(f"{path} is larger than {MAX_BATCH_BYTES} bytes.")
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError as error:
+            raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+        for line in lines:
+            started = time.perf_counter()
+            result = evaluate_expression(line, to_unit=to_unit)
+            out = result.as_json()
+            out["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
+            if as_json:
+                self.stdout.write(json.dumps(out, ensure_ascii=False))
+            elif result.ok:
+                self.stdout.write(result.display)
+            else:
+                self.stdout.write(_error_text(line, result.error, result.position))
+
+    def check_answer(
+        self, content_dir: Path, slug: str, quantity_id: str, expr: str, reveal: bool, as_json: bool
+    ) -> None:
+        try:
+            estimate = estimate_step(read_front_matter(question_path(slug, content_dir)))
+            quantity = find_quantity(estimate, quantity_id)
+            givens = givens_from_estimate(estimate, upto=quantity_id)
+            verdict = check_quantity(
+                quantity, expr, givens, reveal=reveal, given_labels=given_labels(estimate)
+            )
+        except QuestionFileError as error:
+            raise CommandError(str(error)) from None
+        except FormulaError as error:
+            raise CommandError(f"{slug}: {error.message}") from None
+        except NapkinError as error:
+            if as_json:
+                self.stdout.write(
+                    json.dumps(
+                        {"input": expr, "error": error.message, "position": error.position},
+                        ensure_ascii=False,
+                    )
+                )
+            else:
+                self.stdout.write(_error_text(expr, error.message, error.position))
+            sys.exit(2)
+        if as_json:
+            self.stdout.write(json.dumps(verdict.as_json(reveal=reveal), ensure_ascii=False))
+        else:
+            shown = "" if verdict.value is None else f"{verdict.value:g} {verdict.unit}".strip()
+            hint = f" — {verdict.hint}" if verdict.hint else ""
+            self.stdout.write(f"{verdict.verdict}: {shown}{hint}")
+            if reveal:
+                self.stdout.write(f"expected: {verdict.expected:g} {verdict.unit}".strip())
+
+
+def _error_text(expr: str, message: str | None, position: int | None) -> str:
+    """The expression, a caret under the position, and the message."""
+    if position is None:
+        return f"error: {message}"
+    return f"{expr}\n{' ' * position}^\nerror: {message}"

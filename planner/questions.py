@@ -1,0 +1,74 @@
+"""Read a question file's napkin-math parts (givens and quantities) for the checker.
+
+The interview app owns question files; this module only reads the YAML front matter of
+`content/questions/<slug>.md` the simple way the format defines it (the block between the
+first two `---` lines), so the `napkin --check` command works on files straight from disk.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+
+
+class QuestionFileError(ValueError):
+    """The question file is missing or its front matter is not what the checker needs."""
+
+
+def read_front_matter(path: Path) -> dict[str, Any]:
+    """The YAML mapping between the first two `---` lines of `path`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        raise QuestionFileError(f"No question file at {path}.") from None
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise QuestionFileError(f"{path}: the file must start with a '---' line.")
+    try:
+        end = next(i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---")
+    except StopIteration:
+        raise QuestionFileError(f"{path}: the front matter has no closing '---' line.") from None
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as error:
+        raise QuestionFileError(f"{path}: the front matter is not valid YAML ({error}).") from None
+    if not isinstance(data, dict):
+        raise QuestionFileError(f"{path}: the front matter must be a mapping.")
+    return data
+
+
+def question_path(slug: str, content_dir: Path) -> Path:
+    """content/questions/<slug>.md; the slug is checked so it cannot walk out of the folder."""
+    if not SLUG_RE.match(slug):
+        raise QuestionFileError(f"{slug!r} is not a question slug.")
+    return content_dir / "questions" / f"{slug}.md"
+
+
+def estimate_step(front_matter: dict[str, Any]) -> dict[str, Any]:
+    """The `estimate` step of a question (givens and quantities)."""
+    steps = front_matter.get("steps") or {}
+    estimate = steps.get("estimate") if isinstance(steps, dict) else None
+    if not isinstance(estimate, dict):
+        raise QuestionFileError("The question has no estimate step.")
+    return estimate
+
+
+def find_quantity(estimate: dict[str, Any], quantity_id: str) -> dict[str, Any]:
+    for quantity in estimate.get("quantities") or []:
+        if quantity.get("id") == quantity_id:
+            return quantity
+    known = ", ".join(str(q.get("id")) for q in estimate.get("quantities") or [])
+    raise QuestionFileError(f"No quantity {quantity_id!r}; this question has: {known}.")
+
+
+def given_labels(estimate: dict[str, Any]) -> dict[str, str]:
+    """Given name -> label, plus quantity id -> label."""
+    labels = {str(g["name"]): str(g.get("label", "")) for g in estimate.get("givens") or []}
+    for quantity in estimate.get("quantities") or []:
+        labels[str(quantity["id"])] = str(quantity.get("label", ""))
+    return labels
