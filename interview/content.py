@@ -157,7 +157,7 @@ def _to_python(node: yaml.Node, path: tuple, cf: ContentFile) -> Any:
                 )
                 continue
             result[key] = _to_python(value_node, (*path, key), cf)
-            cf.lines.setdefault((*path, key), key_node.start_mark.line + 2)
+            cf.lines[(*path, key)] = key_node.start_mark.line + 2  # the key, not its value
         return result
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, (*path, i), cf) for i, item in enumerate(node.value)]
