@@ -1,0 +1,228 @@
+"""Capacity formulas and plan(): the seed's three designs come out of the planner."""
+
+import pytest
+
+from planner.engine import (
+    PlanError,
+    fleet_curve,
+    kv_bytes_per_token,
+    kv_curve,
+    kv_pool_bytes,
+    load_catalog,
+    max_concurrent_seqs,
+    n_gpu,
+    n_inst,
+    plan,
+    r_inst,
+    tpot_floor,
+    weights_bytes,
+)
+
+GiB = 1024**3
+Q1_AWQ = dict(model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="awq-int4", kv="bf16")
+
+
+# --- named formulas -----------------------------------------------------------------------------
+
+
+def test_weights_bytes_of_qwen_7b_in_bf16_is_15_2_gb() -> None:
+    m = load_catalog().model("Qwen2.5-7B-Instruct")
+    w = weights_bytes(
+        params=m.params,
+        embedding_params=m.embedding_params,
+        bytes_per_param=2,
+        embedding_bytes_per_param=2,
+    )
+    assert w == pytest.approx(15.2e9, rel=0.005)
+
+
+def test_kv_bytes_per_token_of_qwen_7b_is_56_kib() -> None:
+    assert kv_bytes_per_token(layers=28, kv_heads=4, head_dim=128, kv_bytes=2) == 56 * 1024
+
+
+def test_kv_pool_is_memory_times_utilisation_minus_weights_and_overhead() -> None:
+    pool = kv_pool_bytes(memory_bytes=24 * GiB, mem_util=0.9, weights_bytes=5e9, overhead_bytes=2e9)
+    assert pool == pytest.approx(24 * GiB * 0.9 - 7e9)
+
+
+def test_kv_pool_with_tensor_parallelism_pools_the_gpus() -> None:
+    pool = kv_pool_bytes(
+        memory_bytes=80 * GiB, mem_util=0.9, weights_bytes=140e9, overhead_bytes=2e9, tp=4
+    )
+    assert pool == pytest.approx(4 * (80 * GiB * 0.9 - 2e9) - 140e9)
+
+
+def test_max_concurrent_seqs_rounds_down_and_never_goes_negative() -> None:
+    assert (
+        max_concurrent_seqs(kv_pool_bytes=10 * GiB, kv_bytes_per_token=57344, context_tokens=32768)
+        == 5
+    )
+    assert (
+        max_concurrent_seqs(kv_pool_bytes=-1e9, kv_bytes_per_token=57344, context_tokens=8192) == 0
+    )
+
+
+def test_tpot_floor_of_15_2_gb_on_a_4090_is_21_5_ms() -> None:
+    floor = tpot_floor(weights_bytes=15.2e9, bandwidth_bytes_s=1008e9, bw_eff=0.7)
+    assert floor * 1000 == pytest.approx(21.5, abs=0.05)
+
+
+def test_r_inst_at_2000_tok_s_and_256_tokens_is_7_8() -> None:
+    assert r_inst(knee_tok_s=2000, out_len_tok=256) == pytest.approx(7.8, abs=0.02)
+
+
+def test_n_inst_for_50_qps_at_rho_0_7_is_10() -> None:
+    assert n_inst(peak_qps=50, rho=0.7, r_inst_req_s=7.8125) == 10
+    assert n_inst(peak_qps=50, rho=0.7, r_inst_req_s=7.8) == 10
+
+
+def test_n_gpu_is_instances_times_tp() -> None:
+    assert n_gpu(n_inst=10, tp=1) == 10
+    assert n_gpu(n_inst=3, tp=4) == 12
+
+
+# --- the seed's figures through plan() --------------------------------------------------------
+
+
+def test_q1_tpot_floor_bf16_is_21_5_ms() -> None:
+    result = plan(model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="bf16")
+    assert result["tpot_floor_ms"] == pytest.approx(21.5, abs=0.15)
+
+
+def test_q1_awq_tpot_floor_is_about_8_ms() -> None:
+    assert plan(**Q1_AWQ)["tpot_floor_ms"] == pytest.approx(8, abs=0.2)
+
+
+def test_q1_kv_per_token_is_56_kib() -> None:
+    assert plan(**Q1_AWQ)["kv_bytes_per_token"] == 56 * 1024
+
+
+def test_q1_awq_weights_bf16_kv_fit_about_33_streams_at_8k() -> None:
+    result = plan(**Q1_AWQ, context=8192, mem_util=0.9)
+    assert result["max_seqs"] == 33
+
+
+def test_q1_r_inst_n_inst_n_gpu() -> None:
+    result = plan(**Q1_AWQ, knee_tok_s=2000, out_len=256, qps=50, rho=0.7, tp=1)
+    assert result["r_inst_req_s"] == pytest.approx(7.8, abs=0.02)
+    assert result["n_inst"] == 10
+    assert result["n_gpu"] == 10
+
+
+def test_q1_traffic_ten_times_needs_about_100_instances() -> None:
+    assert plan(**Q1_AWQ, qps=500)["n_inst"] == pytest.approx(100, abs=10)
+
+
+def test_q3_kv_per_32k_stream_is_1_75_gib_and_7_gib_at_128k() -> None:
+    assert plan(**Q1_AWQ, context=32768)["kv_bytes_per_stream"] == 1.75 * GiB
+    assert plan(**Q1_AWQ, context=131072)["kv_bytes_per_stream"] == 7 * GiB
+
+
+def test_q3_fp8_kv_halves_the_stream() -> None:
+    assert plan(**{**Q1_AWQ, "kv": "fp8"}, context=32768)["kv_bytes_per_stream"] == 0.875 * GiB
+
+
+def test_feasible_compares_the_tpot_slo_with_the_floor() -> None:
+    assert plan(**Q1_AWQ, tpot_slo_ms=50)["feasible"] is True
+    assert plan(**Q1_AWQ, tpot_slo_ms=5)["feasible"] is False
+    assert plan(**Q1_AWQ)["feasible"] is None
+
+
+def test_plan_steps_show_formula_substitution_value_and_unit() -> None:
+    steps = {s["name"]: s for s in plan(**Q1_AWQ)["steps"]}
+    assert list(steps) == [
+        "W",
+        "kappa",
+        "pool",
+        "kv_stream",
+        "N_seq",
+        "tpot",
+        "r_inst",
+        "N_inst",
+        "N_GPU",
+    ]
+    kappa = steps["kappa"]
+    assert kappa["formula_latex"].startswith(r"\kappa = \frac{2 \times L \times H_{\mathrm{kv}}")
+    assert kappa["substituted"] == (
+        r"\frac{2 \times 28 \times 4 \times 128 \times 2\,\mathrm{B}}{\mathrm{tok}}"
+    )
+    assert (kappa["value"], kappa["unit"]) == (56, "KiB/tok")
+    n = steps["N_inst"]
+    assert (n["value"], n["unit"]) == (10, "")
+    assert r"\lceil" in n["substituted"] and "50" in n["substituted"]
+
+
+def test_large_model_needs_tensor_parallelism() -> None:
+    alone = plan(model="qwen2.5-72b-instruct", gpu="h100-sxm", weights="bf16", tp=1)
+    assert alone["fits"] is False and alone["max_seqs"] == 0
+    sharded = plan(model="qwen2.5-72b-instruct", gpu="h100-sxm", weights="bf16", tp=4)
+    assert sharded["fits"] is True
+    assert sharded["n_gpu"] == sharded["n_inst"] * 4
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"rho": 0}, "rho"),
+        ({"mem_util": 1.5}, "mem_util"),
+        ({"tp": 0}, "tp"),
+        ({"context": 0}, "context"),
+    ],
+)
+def test_out_of_range_inputs_are_refused(change: dict, words: str) -> None:
+    with pytest.raises(PlanError, match=words):
+        plan(**{**Q1_AWQ, **change})
+
+
+def test_unknown_catalogue_key() -> None:
+    with pytest.raises(KeyError, match="Unknown GPU 'tpu-v5'"):
+        plan(model="qwen2.5-7b", gpu="tpu-v5")
+
+
+def test_chart_series() -> None:
+    assert fleet_curve(r_inst_req_s=7.8125, rho=0.7, tp=2, qps_values=[0, 50, 100]) == [
+        (0, 0), (50, 20), (100, 38)]  # fmt: skip
+    assert kv_curve(kv_bytes_per_token=57344, contexts=[32768]) == [(32768, 1.75 * GiB)]
+
+
+# --- catalogue ----------------------------------------------------------------------------------
+
+
+def test_catalogue_holds_the_required_models_and_gpus() -> None:
+    catalog = load_catalog()
+    for name in [
+        "Qwen2.5-7B-Instruct",
+        "Qwen2.5-14B-Instruct",
+        "Qwen2.5-32B-Instruct",
+        "Qwen2.5-72B-Instruct",
+        "Llama-3.1-8B-Instruct",
+        "Llama-3.1-70B-Instruct",
+    ]:
+        catalog.model(name)
+    for name in ["RTX 4090", "L4", "A100 40GB SXM", "A100 80GB SXM", "H100 SXM", "H200 SXM"]:
+        catalog.gpu(name)
+    assert set(catalog.weight_dtypes) == {"bf16", "fp8", "awq-int4"}
+    assert set(catalog.kv_dtypes) == {"bf16", "fp8"}
+
+
+def test_qwen_7b_config_figures() -> None:
+    m = load_catalog().model("qwen2.5-7b")
+    assert (m.layers, m.attention_heads, m.kv_heads, m.head_dim, m.hidden_size) == (
+        28, 28, 4, 128, 3584)  # fmt: skip
+    assert m.hidden_size == m.attention_heads * m.head_dim
+
+
+@pytest.mark.parametrize("key", list(load_catalog().models))
+def test_param_counts_follow_from_each_config(key: str) -> None:
+    m = load_catalog().models[key]
+    h, kv_width = m.hidden_size, m.kv_heads * m.head_dim
+    qkv_bias = key.startswith("qwen")
+    attention = 2 * h * h + 2 * h * kv_width + ((h + 2 * kv_width) if qkv_bias else 0)
+    per_layer = attention + 3 * h * m.intermediate_size + 2 * h
+    assert m.params == m.embedding_params + m.layers * per_layer + h
+
+
+def test_gpu_memory_is_binary_and_bandwidth_decimal() -> None:
+    gpu = load_catalog().gpu("rtx-4090")
+    assert float(gpu.memory.magnitude) == 24 * GiB
+    assert float(gpu.bandwidth.magnitude) == 1008e9

@@ -1,0 +1,170 @@
+"""`manage.py napkin` and `manage.py plan`: the stable JSON contracts."""
+
+import json
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+FIXTURES = Path(__file__).parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> tuple[list[dict], int]:
+    out = StringIO()
+    code = 0
+    try:
+        call_command(*args, stdout=out)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    return [json.loads(line) for line in out.getvalue().splitlines() if line.strip()], code
+
+
+def test_napkin_json() -> None:
+    (obj,), code = run("napkin", "15.2 GB / (0.7 * 1008 GB/s)", "--json")
+    assert code == 0
+    assert set(obj) == {"input", "value", "unit", "latex"}
+    assert obj["unit"] == "ms" and obj["value"] == pytest.approx(21.54, abs=0.01)
+
+
+def test_napkin_to_unit() -> None:
+    (obj,), _ = run("napkin", "56 KiB * 32768", "--to", "GB", "--json")
+    assert obj["unit"] == "GB" and obj["value"] == pytest.approx(1.879, abs=0.001)
+
+
+def test_napkin_dimensionless_unit_is_empty() -> None:
+    (obj,), _ = run("napkin", "ceil(50 / (0.7 * 7.8))", "--json")
+    assert (obj["value"], obj["unit"]) == (10, "")
+
+
+def test_napkin_error_exits_2_with_position() -> None:
+    (obj,), code = run("napkin", "15 GB + 3 ms", "--json")
+    assert code == 2
+    assert obj == {
+        "input": "15 GB + 3 ms",
+        "error": "Cannot add information and time (at column 7).",
+        "position": 6,
+    }
+
+
+def test_napkin_batch_reports_each_line_and_exits_0(tmp_path: Path) -> None:
+    batch = tmp_path / "lines.txt"
+    batch.write_text("2000 tok/s / 256 tok/req\n9**9**9**9\n56 KiB * 131072\n")
+    objs, code = run("napkin", "--batch", str(batch), "--json")
+    assert code == 0
+    assert [o.get("unit") for o in objs] == ["req/s", None, "GiB"]
+    assert "error" in objs[1] and objs[2]["value"] == 7
+    assert all(o["elapsed_ms"] >= 0 for o in objs)
+
+
+def test_napkin_check_json_hides_expected_without_reveal() -> None:
+    args = ("napkin", "--check", "napkin-fixture", "n_inst", "9.14", "--json",
+            "--content-dir", str(FIXTURES))  # fmt: skip
+    (obj,), code = run(*args)
+    assert code == 0
+    assert obj["verdict"] == "not_rounded" and "expected" not in obj
+    (obj,), _ = run(*args, "--reveal")
+    assert set(obj) == {"verdict", "value", "unit", "hint", "expected"}
+    assert obj["expected"] == 10
+
+
+def test_napkin_check_bad_answer_exits_2() -> None:
+    (obj,), code = run(
+        "napkin",
+        "--check",
+        "napkin-fixture",
+        "tpot_floor",
+        "W /",
+        "--json",
+        "--content-dir",
+        str(FIXTURES),
+    )
+    assert code == 2 and obj["position"] == 3
+
+
+def test_napkin_check_unknown_question() -> None:
+    with pytest.raises(CommandError, match="No question file"):
+        run(
+            "napkin",
+            "--check",
+            "no-such-question",
+            "x",
+            "1",
+            "--json",
+            "--content-dir",
+            str(FIXTURES),
+        )
+    with pytest.raises(CommandError, match="not a question slug"):
+        run("napkin", "--check", "../../etc/passwd", "x", "1", "--json")
+
+
+def test_plan_json_reproduces_q1() -> None:
+    (obj,), _ = run(
+        "plan",
+        "--model",
+        "qwen2.5-7b-instruct",
+        "--gpu",
+        "rtx-4090",
+        "--weights",
+        "awq-int4",
+        "--kv",
+        "bf16",
+        "--context",
+        "8192",
+        "--mem-util",
+        "0.9",
+        "--bw-eff",
+        "0.7",
+        "--tp",
+        "1",
+        "--knee-tok-s",
+        "2000",
+        "--out-len",
+        "256",
+        "--qps",
+        "50",
+        "--rho",
+        "0.7",
+        "--tpot-slo-ms",
+        "50",
+        "--json",
+    )
+    for key in [
+        "weights_bytes",
+        "kv_bytes_per_token",
+        "kv_pool_bytes",
+        "max_seqs",
+        "tpot_floor_ms",
+        "r_inst_req_s",
+        "n_inst",
+        "n_gpu",
+        "feasible",
+        "steps",
+    ]:
+        assert key in obj
+    assert obj["kv_bytes_per_token"] == 57344
+    assert obj["max_seqs"] == 33
+    assert (obj["n_inst"], obj["n_gpu"], obj["feasible"]) == (10, 10, True)
+    assert set(obj["steps"][0]) >= {"name", "formula_latex", "substituted", "value", "unit"}
+
+
+def test_plan_bad_input_is_one_sentence() -> None:
+    with pytest.raises(CommandError, match="Unknown model 'gpt-5'"):
+        run("plan", "--model", "gpt-5", "--json")
+
+
+def test_napkin_as_a_real_process() -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", "napkin", "log2(0)", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {
+        "input": "log2(0)",
+        "error": "log2 is defined only for positive numbers (column 1).",
+        "position": 0,
+    }
+    assert "Traceback" not in done.stderr
