@@ -79,3 +79,111 @@ class QuestionRevision(models.Model):
 
     def step(self, key: str) -> dict:
         return self.spec["steps"][key]
+
+
+class Attempt(models.Model):
+    """One candidate working through one question revision (the revision never changes)."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "In progress"
+        FINISHED = "finished", "Finished"
+
+    user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="attempts")
+    revision = models.ForeignKey(QuestionRevision, on_delete=models.PROTECT,
+                                 related_name="attempts")
+    status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [models.Index(fields=["user", "-started_at"])]
+
+    def __str__(self) -> str:
+        return f"attempt {self.pk} on {self.revision}"
+
+
+class StepAnswer(models.Model):
+    """The candidate's working draft for one step (or one follow-up of `tradeoffs`).
+
+    `version` grows by one on every saved draft; a save that names an older version is a
+    stale tab and is refused instead of overwriting newer text.
+    """
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="answers")
+    step_key = models.CharField(max_length=20)
+    follow_up_id = models.CharField(max_length=64, blank=True, default="")
+    text = models.TextField(blank=True, default="")
+    fields = models.JSONField(default=dict, blank=True)
+    version = models.PositiveIntegerField(default=0)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    seconds_spent = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "step_key", "follow_up_id"],
+                                    name="one_answer_per_step"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attempt_id}:{self.step_key}:{self.follow_up_id or '-'} v{self.version}"
+
+
+class Submission(models.Model):
+    """A submitted version of a step answer: kept forever, graded in the background."""
+
+    class GradeStatus(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        GRADING = "grading", "Grading"
+        DONE = "done", "Done"
+        OFFLINE = "offline", "Offline grade, model unavailable"
+
+    answer = models.ForeignKey(StepAnswer, on_delete=models.CASCADE, related_name="submissions")
+    number = models.PositiveIntegerField()
+    text = models.TextField(blank=True)
+    fields = models.JSONField(default=dict, blank=True)
+    draft_version = models.PositiveIntegerField()
+    grade_status = models.CharField(max_length=10, choices=GradeStatus,
+                                    default=GradeStatus.QUEUED)
+    grade_attempts = models.PositiveIntegerField(default=0)
+    status_changed_at = models.DateTimeField(auto_now_add=True)
+    submitted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["answer", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["answer", "number"], name="unique_submission_number"),
+            # Submitting the same draft twice (double click, two tabs) yields one submission.
+            models.UniqueConstraint(fields=["answer", "draft_version"],
+                                    name="one_submission_per_draft"),
+        ]
+        indexes = [models.Index(fields=["grade_status", "status_changed_at"])]
+
+    def __str__(self) -> str:
+        return f"submission {self.number} of {self.answer}"
+
+
+class Grade(models.Model):
+    """One grader's verdict on a submission; at most one per grader, so re-runs never duplicate."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="grades")
+    grader = models.CharField(max_length=20)  # "rubric" | "llm" | "slo" | "checker"
+    model = models.CharField(max_length=200, blank=True)
+    prompt_version = models.CharField(max_length=40, blank=True)
+    score = models.FloatField()
+    points = models.JSONField(default=list)
+    feedback = models.TextField(blank=True)
+    warnings = models.JSONField(default=list)
+    fallback_reason = models.CharField(max_length=300, blank=True)
+    latency_ms = models.FloatField(default=0)
+    usage = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "grader"], name="one_grade_per_grader"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.grader} {self.score:.2f} on {self.submission}"

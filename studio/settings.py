@@ -5,6 +5,7 @@ DATABASE_URL selects the database (SQLite file by default), REDIS_URL a shared c
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -96,6 +97,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+    # Tests use a file too: an in-memory shared-cache database ignores the busy timeout, so
+    # concurrency tests would test SQLite's test mode instead of what users run.
+    # One file per test run, so parallel runs never share it.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"studio-test-{os.getpid()}.sqlite3")
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 if os.environ.get("REDIS_URL"):
@@ -178,6 +185,13 @@ GRADER_BASE_URL = os.environ.get("GRADER_BASE_URL", "")
 GRADER_MODEL = os.environ.get("GRADER_MODEL", "Qwen/Qwen2.5-7B-Instruct")
 GRADER_API_KEY = os.environ.get("GRADER_API_KEY", "")
 GRADER_MAX_INFLIGHT = int(os.environ.get("GRADER_MAX_INFLIGHT", "8"))
+# Per-user limits on the expensive endpoints (a rate limit is not a budget: hence the quota).
+GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
+GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
+# A model that stays down: re-grade with backoff (seconds), up to this many tries.
+GRADING_RETRY_BACKOFF_S = [30, 120, 600, 1800, 3600]
+# The largest answer we store; larger ones are refused with a message, the draft kept.
+ANSWER_MAX_CHARS = 20_000
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie

@@ -125,7 +125,8 @@ class FakeChatServer:
     """A scripted OpenAI-compatible server on a free loopback port.
 
     Use as a context manager; `base_url` ends in `/v1`. `requests` holds the JSON bodies of
-    the chat requests received, `max_concurrent` the most requests handled at once.
+    the chat requests received, `get_paths` the GET paths, `max_concurrent` the most chat
+    requests handled at once.
     """
 
     def __init__(
@@ -140,6 +141,7 @@ class FakeChatServer:
         self.latency_s = latency_s
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.get_paths: list[str] = []
         self.prefix_cache = PrefixCacheEmulation()
         self.model_list_status = 200
         self._lock = threading.Lock()
@@ -273,6 +275,8 @@ def _handler_for(fake: FakeChatServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up (its timeout); nothing to do
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            with fake._lock:
+                fake.get_paths.append(self.path)
             if self.path == "/v1/models":
                 if fake.model_list_status != 200:
                     self._send(

@@ -6,8 +6,8 @@ grader produced the verdict.
 
 Normalisation (see content/README.md): case is folded, Unicode is NFKC-normalised, hyphens and
 underscores join words that are also matched as one word ("prefix-aware" matches "prefix aware"
-and "prefixaware"), plurals are folded ("replicas" -> "replica", "queries" -> "query"), and a
-phrase's last word matches at the start of a word ("rout" matches "router" and "routing").
+and "prefixaware"), plurals are folded ("replicas" -> "replica", "queries" -> "query"), and each
+word of a phrase matches at the start of a word ("rout" matches "router" and "routing").
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ def fold_word(word: str) -> str:
             return word[:-3] + "y"
         if word.endswith("sses"):
             return word[:-2]
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        # "gpus", "cpus": plural acronyms; other "-us" words ("status", "corpus") keep theirs.
+        if word.endswith("pus") or (word.endswith("s") and not word.endswith(("ss", "us", "is"))):
             return word[:-1]
     return word
 
@@ -109,9 +110,11 @@ _NEGATORS = {"not", "no", "never", "without", "nor", "neither", "cannot", "none"
 # Words that may sit between a negator and the idea it negates ("we do not need a router").
 _NEGATION_GAP = {
     "a", "an", "the", "any", "some", "our", "its", "their", "this", "that", "to", "be", "been",
-    "do", "have", "has", "use", "using", "used", "need", "needed", "for", "with", "really",
+    "do", "have", "has", "use", "using", "used", "need", "needed", "for", "with", "in", "really",
     "actually", "bother", "require", "want", "worry", "about", "even", "also", "enable", "turn",
-    "on", "add", "adding", "rely", "relying", "separate",
+    "on", "add", "adding", "rely", "relying", "separate", "we", "i", "you", "it", "they",
+    "expect", "think", "see", "believe", "plan", "consider", "recommend", "care", "point",
+    "reason", "much", "more", "go", "going", "run", "keep",
 }  # fmt: skip
 # "not only X but Y", "not just X", "isn't optional": the negator does not deny the idea.
 _NEGATION_NEUTRALISERS = {
@@ -143,7 +146,8 @@ _CLAIM_WORDS = {
     "be", "being", "been", "will", "would", "should", "could", "can", "must", "may", "might",
     "do", "does", "did", "has", "have", "had", "because", "so", "since", "then", "than", "when",
     "if", "unless", "by", "via", "into", "until", "before", "after", "while", "let", "lets",
-    "means", "gives", "keeps", "makes", "avoids", "needs", "need",
+    "means", "gives", "keeps", "makes", "avoids", "needs", "need", "but", "however", "although",
+    "though", "whereas", "otherwise", "therefore", "thus", "hence",
 }  # fmt: skip
 _STOPWORDS = _CLAIM_WORDS | {
     "a", "an", "the", "of", "to", "in", "on", "for", "with", "and", "or", "at", "from", "as",
@@ -193,6 +197,11 @@ _INJECTION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"\b(?:note|message|instructions?|reminder) (?:to|for) (?:the )?"
             r"(?:grader|evaluator|model|ai|llm|assistant|marker)\b|\bdear (?:grader|evaluator|"
             r"model|ai|marker)\b|\b(?:grader|evaluator|marker)\s*[,:]\s*(?:please|you must)",
+        ),
+        (
+            "talks to the grader",
+            r"\b(?:rubric|grader|grading|examiner|evaluator|verdicts?|full marks"
+            r"|(?:points?|marks) (?:awarded|scored))\b",
         ),
         (
             "forged delimiter",
@@ -271,15 +280,11 @@ def _block_bounds(text: str) -> list[tuple[int, int]]:
     closing punctuation and the next one starts in lower case); blank lines, bullets and
     headings are.
     """
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]*", text) if m.start() < len(text)]
-    # finditer yields an empty match after each line; keep one entry per physical line.
-    seen: set[int] = set()
     physical = []
-    for start, end in lines:
-        if start in seen:
-            continue
-        seen.add(start)
-        physical.append((start, end))
+    offset = 0
+    for line in text.split("\n"):
+        physical.append((offset, offset + len(line)))
+        offset += len(line) + 1
     blocks: list[list[int]] = []
     previous_text = ""
     for start, end in physical:
@@ -346,8 +351,9 @@ def _is_bare_list(sentence: Sentence) -> bool:
         return True
     words = sentence.raw
     if len(words) >= 8:
+        # Natural English is a third function words; a keyword salad has next to none.
         function_share = sum(1 for w in words if w in _STOPWORDS) / len(words)
-        if function_share < 0.1:
+        if function_share < 0.09:
             return True
     return False
 
@@ -394,8 +400,11 @@ def read_answer(text: str) -> AnswerReading:
     reasons: list[str] = []
     forged = [(m.start(), m.end()) for m in _FORGED_TURN_RE.finditer(text)]
     for sentence in sentences:
+        # Invisible format characters (zero-width spaces, direction marks) could hide a cue
+        # from the patterns while the model still reads the words.
+        visible = "".join(c for c in sentence.text if unicodedata.category(c) != "Cf")
         for reason, pattern in _INJECTION_CUES:
-            if pattern.search(sentence.text):
+            if pattern.search(visible):
                 sentence.injection = reason
                 break
         else:
@@ -460,10 +469,11 @@ def _negated(sentence: Sentence, start: int, end: int) -> bool:
     def conditional_before(i: int) -> bool:
         return any(raw[k] in _CONDITIONALS for k in range(first_in_clause, i))
 
-    # Before the phrase.
+    # Before the phrase: the negator, then light words, then at most one other word directly
+    # in front of the phrase (a modifier: "won't bother with gradual rollouts").
     i = start - 1
     gap = 0
-    while in_clause(i) and gap <= 3:
+    while in_clause(i) and gap <= 4:
         word = raw[i]
         if word == "of" and in_clause(i - 1) and raw[i - 1] == "instead":
             return not conditional_before(i - 1)
@@ -478,7 +488,7 @@ def _negated(sentence: Sentence, start: int, end: int) -> bool:
             if word == "without" and i == first_in_clause:
                 return False
             return not conditional_before(i)
-        if word not in _NEGATION_GAP:
+        if word not in _NEGATION_GAP and i != start - 1:
             break
         i -= 1
         gap += 1
@@ -502,8 +512,8 @@ def _negated(sentence: Sentence, start: int, end: int) -> bool:
 def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
     """Every occurrence of a phrase in a sentence, each marked negated or not.
 
-    Words match after folding; the phrase's last word matches at the start of a word. A
-    phrase also matches a hyphenated or run-together compound ("auto scal" matches
+    Words match after folding, each at the start of a word ("roll out" matches "rolled
+    out", "rout" matches "routing"). A phrase also matches a hyphenated or run-together compound ("auto scal" matches
     "autoscaling" and "auto-scaling").
     """
     words = sentence.words
@@ -513,9 +523,7 @@ def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
         return found
     spans: set[tuple[int, int]] = set()
     for i in range(len(words) - n + 1):
-        if all(words[i + k] == phrase.words[k] for k in range(n - 1)) and words[
-            i + n - 1
-        ].startswith(phrase.words[-1]):
+        if all(words[i + k].startswith(phrase.words[k]) for k in range(n)):
             spans.add((i, i + n))
     # Compounds: a run of hyphen-joined words also reads as one word, from any of its words.
     i = 0

@@ -1,0 +1,297 @@
+"""Writes for the five-step practice flow: attempts, drafts, submissions and their grading.
+
+Views call these; the grading task calls `submission_grade`. Every write that could race (two
+tabs, a double click, a re-run task) is guarded by a database constraint or a version check,
+so nothing a candidate wrote is lost or duplicated.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from interview.content import STEP_KEYS
+from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
+from interview.slo import card_as_text, review_card
+
+log = logging.getLogger(__name__)
+
+
+class FlowError(Exception):
+    """A request the flow refuses; the message is a sentence for the candidate."""
+
+
+class StaleDraft(FlowError):
+    """The draft changed in another tab since this one loaded it."""
+
+    def __init__(self, answer: StepAnswer):
+        self.answer = answer
+        super().__init__(
+            "This step was changed in another tab or window since you opened it. Your text "
+            "here was not saved over it: copy what you need, then reload to continue."
+        )
+
+
+def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
+    """A new attempt against this exact revision (later edits of the question don't move it)."""
+    return Attempt.objects.create(user=user, revision=revision)
+
+
+def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> StepAnswer:
+    """The draft for a step (created empty on first open); starts its clock once."""
+    if step_key not in STEP_KEYS:
+        raise FlowError("There is no such step.")
+    if follow_up_id:
+        ids = [fu["id"] for fu in attempt.revision.step("tradeoffs").get("follow_ups", [])]
+        if step_key != "tradeoffs" or follow_up_id not in ids:
+            raise FlowError("There is no such follow-up.")
+    try:
+        answer, _ = StepAnswer.objects.get_or_create(
+            attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
+        )
+    except IntegrityError:  # two tabs opened it at the same instant
+        answer = StepAnswer.objects.get(attempt=attempt, step_key=step_key,
+                                        follow_up_id=follow_up_id)
+    if answer.opened_at is None:
+        StepAnswer.objects.filter(pk=answer.pk, opened_at__isnull=True).update(
+            opened_at=timezone.now())
+        answer.refresh_from_db(fields=["opened_at"])
+    return answer
+
+
+def _check_size(text: str, fields: dict) -> None:
+    limit = settings.ANSWER_MAX_CHARS
+    size = len(text) + sum(len(str(v)) for v in fields.values())
+    if size > limit:
+        raise FlowError(
+            f"This answer is {size:,} characters; the limit is {limit:,}. Nothing was saved "
+            "over your previous draft. Shorten it (an interview answer rarely needs more than "
+            "a page) and it will save again."
+        )
+
+
+def draft_save(*, answer: StepAnswer, text: str, fields: dict, base_version: int,
+               seconds: int = 0) -> StepAnswer:
+    """Save a draft if nobody saved a newer one since `base_version`; returns the answer.
+
+    Raises StaleDraft when another tab saved in between (nothing is overwritten), and
+    FlowError for an oversized answer.
+    """
+    _check_size(text, fields)
+    seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
+    updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
+        text=text, fields=fields, version=F("version") + 1,
+        seconds_spent=F("seconds_spent") + seconds, updated_at=timezone.now(),
+    )
+    answer.refresh_from_db()
+    if not updated:
+        if answer.text == text and answer.fields == fields:
+            return answer  # the same content arrived twice (a retried request): not a conflict
+        raise StaleDraft(answer)
+    return answer
+
+
+@dataclass
+class SubmitOutcome:
+    submission: Submission
+    created: bool
+
+
+def step_submit(*, answer: StepAnswer, text: str, fields: dict, base_version: int,
+                seconds: int = 0) -> SubmitOutcome:
+    """Save the draft and submit it for grading; a double submit returns the first submission.
+
+    The grading task is enqueued only after the transaction commits, so the worker always finds
+    the answer it is asked to grade.
+    """
+    from interview.limits import grading_limits
+
+    if not (text.strip() or any(str(v).strip() for v in fields.values())):
+        raise FlowError("There is nothing to submit yet: write your answer first.")
+    answer = draft_save(answer=answer, text=text, fields=fields, base_version=base_version,
+                        seconds=seconds)
+    existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
+    if existing:
+        return SubmitOutcome(existing, False)
+    grading_limits(answer.attempt.user_id)
+    try:
+        with transaction.atomic():
+            locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
+            existing = Submission.objects.filter(answer=locked,
+                                                 draft_version=locked.version).first()
+            if existing:
+                return SubmitOutcome(existing, False)
+            number = locked.submissions.count() + 1
+            submission = Submission.objects.create(
+                answer=locked, number=number, text=locked.text, fields=locked.fields,
+                draft_version=locked.version,
+            )
+            transaction.on_commit(lambda: grading_enqueue(submission.pk))
+    except IntegrityError:  # the other request of a concurrent double submit won
+        return SubmitOutcome(
+            Submission.objects.get(answer=answer, draft_version=answer.version), False
+        )
+    return SubmitOutcome(submission, True)
+
+
+def grading_enqueue(submission_id: int, *, delay_s: float = 0) -> None:
+    """Queue the grading task; a queue that is down leaves the submission for the sweeper."""
+    from interview.tasks import grade_submission
+
+    try:
+        task = grade_submission
+        if delay_s:
+            task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
+        task.enqueue(submission_id)
+    except Exception:  # the submission is saved; grading_requeue_stale picks it up later
+        log.exception("could not enqueue grading of submission %s", submission_id)
+
+
+def grading_requeue_stale(*, older_than_s: int = 120) -> int:
+    """Re-queue submissions stuck in queued/grading (a crashed worker); returns how many."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    stale = list(
+        Submission.objects.filter(
+            grade_status__in=[Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING],
+            status_changed_at__lt=cutoff,
+        ).values_list("pk", flat=True)
+    )
+    for pk in stale:
+        Submission.objects.filter(pk=pk).update(
+            grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now())
+        grading_enqueue(pk)
+    return len(stale)
+
+
+def grading_text(step_key: str, text: str, fields: dict) -> str:
+    """The text the graders read: the clarify card written out as sentences, then the notes."""
+    if step_key == "clarify":
+        return card_as_text({**fields, "notes": text})
+    return text
+
+
+def submission_grade(*, submission_id: int) -> Submission | None:
+    """Grade a submission with every grader that applies; safe to run twice.
+
+    The offline rubric grade is always stored. With a model configured, the LLM grade is tried
+    too; if the model is unavailable the submission is marked offline and re-graded later with
+    backoff. Grades are upserted per (submission, grader), so re-runs never duplicate.
+    """
+    from interview.grading import GraderConfig, grade
+
+    submission = (
+        Submission.objects.select_related("answer__attempt__revision").filter(
+            pk=submission_id).first()
+    )
+    if submission is None or submission.grade_status == Submission.GradeStatus.DONE:
+        return submission
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=Submission.GradeStatus.GRADING, status_changed_at=timezone.now(),
+        grade_attempts=F("grade_attempts") + 1,
+    )
+    submission.refresh_from_db()
+    answer = submission.answer
+    revision = answer.attempt.revision
+    step = step_spec(revision, answer.step_key, answer.follow_up_id)
+    context = {"slug": revision.spec.get("slug"),
+               "title": revision.title, "brief": revision.brief, "step_key": answer.step_key}
+    text = grading_text(answer.step_key, submission.text, submission.fields)
+
+    if answer.step_key == "clarify":
+        review = review_card(submission.fields, revision.brief)
+        _store(submission, "slo", score=review.score, points=[], feedback="",
+               extra={"review": review.to_dict()})
+    if answer.step_key == "estimate":
+        checks = submission.fields.get("checks", {})
+        _store_checker(submission, revision, checks)
+
+    rubric = grade(step, text, mode="rubric", context=context)
+    _store_result(submission, rubric)
+    status = Submission.GradeStatus.DONE
+    config = GraderConfig.from_env()
+    if config.configured:
+        result = grade(step, text, mode="auto", context=context, config=config,
+                       **_cache_kwargs())
+        if result.grader == "llm":
+            _store_result(submission, result)
+        else:
+            status = Submission.GradeStatus.OFFLINE
+            Grade.objects.filter(submission=submission, grader="rubric").update(
+                fallback_reason=(result.fallback_reason or "model unavailable")[:300])
+            backoff = settings.GRADING_RETRY_BACKOFF_S
+            if submission.grade_attempts <= len(backoff):
+                grading_enqueue(submission.pk, delay_s=backoff[submission.grade_attempts - 1])
+    Submission.objects.filter(pk=submission.pk).update(grade_status=status,
+                                                       status_changed_at=timezone.now())
+    submission.refresh_from_db()
+    return submission
+
+
+def _cache_kwargs() -> dict:
+    import inspect
+
+    from interview.grading import grade
+
+    # The engine accepts a shared cache for its health check when it offers the parameter.
+    return {"cache": cache} if "cache" in inspect.signature(grade).parameters else {}
+
+
+def step_spec(revision: QuestionRevision, step_key: str, follow_up_id: str = "") -> dict:
+    """The step (or follow-up) as the graders read it: prompt, rubric, reference, concepts."""
+    step = revision.step(step_key)
+    if follow_up_id:
+        for fu in step.get("follow_ups", []):
+            if fu["id"] == follow_up_id:
+                return fu
+        raise FlowError("There is no such follow-up.")
+    return step
+
+
+def _store_result(submission: Submission, result) -> None:
+    data = result.to_dict()
+    _store(
+        submission, data["grader"], score=data["score"], points=data["points"],
+        feedback=data.get("feedback", ""), model=data.get("model") or "",
+        prompt_version=data.get("prompt_version") or "", warnings=data.get("warnings", []),
+        fallback_reason=data.get("fallback_reason") or "", latency_ms=data.get("latency_ms", 0),
+        usage=data.get("usage") or {},
+    )
+
+
+def _store(submission: Submission, grader: str, *, score: float, points: list, feedback: str,
+           extra: dict | None = None, **fields) -> Grade:
+    defaults = {"score": score, "points": points, "feedback": feedback, **fields}
+    if extra:
+        defaults["usage"] = {**defaults.get("usage", {}), **extra}
+    grade, _ = Grade.objects.update_or_create(submission=submission, grader=grader,
+                                              defaults=defaults)
+    return grade
+
+
+def _store_checker(submission: Submission, revision: QuestionRevision, checks: dict) -> None:
+    """The napkin-math verdicts as a grade, with each expected value (revealed on submit)."""
+    from planner.engine import evaluate_worksheet, givens_from_estimate
+
+    estimate = revision.step("estimate")
+    quantities = estimate.get("quantities", [])
+    points, total = [], 0.0
+    for qty in quantities:
+        check = checks.get(qty["id"]) or {}
+        verdict = check.get("verdict", "unchecked")
+        credit = {"correct": 1.0, "close": 0.5}.get(verdict, 0.0)
+        total += credit
+        formula = f"{qty['rounding']}({qty['formula']})" if qty.get("rounding") else qty["formula"]
+        lines = [f"{k} = {v}" for k, v in givens_from_estimate(estimate, upto=qty["id"]).items()]
+        expected = evaluate_worksheet([*lines, f"{formula} in {qty['unit']}"])[-1]
+        points.append({"id": qty["id"], "label": qty["label"], "verdict": verdict,
+                       "answer": check.get("answer", ""), "hint": check.get("hint", ""),
+                       "expected": expected.display if expected.error is None else ""})
+    score = total / len(quantities) if quantities else 0.0
+    _store(submission, "checker", score=round(score, 3), points=points, feedback="")

@@ -1,0 +1,194 @@
+"""The candidate's practice flow: start, work a step, autosave, submit, feedback, scorecard.
+
+Every view loads the attempt through `_own_attempt`, fragments included, so a candidate can
+only ever reach their own attempts.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from interview import flow, practice, selectors
+from interview.content import STEP_KEYS
+from interview.limits import LimitExceeded, check_rate
+from interview.models import Attempt, StepAnswer, Submission
+
+
+def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
+    return get_object_or_404(
+        Attempt.objects.select_related("revision__question"), pk=attempt_id, user=request.user
+    )
+
+
+def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = "") -> StepAnswer:
+    try:
+        return flow.answer_open(attempt=attempt, step_key=step, follow_up_id=follow_up)
+    except flow.FlowError as exc:
+        raise Http404(str(exc)) from None
+
+
+def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
+    """text, fields, base version and seconds from a POSTed answer form (bad input -> 400)."""
+    try:
+        base_version = int(request.POST.get("base_version", ""))
+        seconds = int(request.POST.get("seconds", "0") or 0)
+    except ValueError:
+        raise flow.FlowError("The form was incomplete; reload the page (your draft is saved).")
+    text = request.POST.get("text", "")
+    fields = practice.fields_from_post(step, request.POST)
+    return text, fields, base_version, seconds
+
+
+@login_required
+@require_POST
+def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
+    revision = selectors.question_current_revision(slug)
+    attempt = flow.attempt_start(user=request.user, revision=revision)
+    return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
+
+
+@login_required
+@require_GET
+def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    return redirect("attempt_step", attempt_id=attempt.pk, step=practice.next_step(attempt))
+
+
+@login_required
+@require_GET
+def attempt_step(request: HttpRequest, attempt_id: int, step: str,
+                 follow_up: str = "") -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    if step not in STEP_KEYS:
+        raise Http404("No such step.")
+    answer = _answer(request, attempt, step, follow_up)
+    context = practice.step_context(attempt=attempt, answer=answer)
+    return render(request, "interview/attempt_step.html", context)
+
+
+@login_required
+@require_POST
+def draft_autosave(request: HttpRequest, attempt_id: int, step: str,
+                   follow_up: str = "") -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    answer = _answer(request, attempt, step, follow_up)
+    try:
+        text, fields, base_version, seconds = _read_form(request, step)
+        answer = flow.draft_save(answer=answer, text=text, fields=fields,
+                                 base_version=base_version, seconds=seconds)
+    except flow.StaleDraft as exc:
+        return render(request, "interview/partials/save_status.html",
+                      {"answer": exc.answer, "conflict": str(exc)}, status=409)
+    except flow.FlowError as exc:
+        return render(request, "interview/partials/save_status.html",
+                      {"answer": answer, "error": str(exc)}, status=422)
+    return render(request, "interview/partials/save_status.html",
+                  {"answer": answer, "saved_at": timezone.now()})
+
+
+@login_required
+@require_POST
+def step_submit(request: HttpRequest, attempt_id: int, step: str,
+                follow_up: str = "") -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    answer = _answer(request, attempt, step, follow_up)
+    status = 200
+    try:
+        text, fields, base_version, seconds = _read_form(request, step)
+        outcome = flow.step_submit(answer=answer, text=text, fields=fields,
+                                   base_version=base_version, seconds=seconds)
+        answer.refresh_from_db()
+        context = {"answer": answer, "submission": outcome.submission, "saved_at": timezone.now()}
+    except flow.StaleDraft as exc:
+        context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
+    except (flow.FlowError, LimitExceeded) as exc:
+        answer.refresh_from_db()
+        context, status = {"answer": answer, "error": str(exc)}, 422
+    if not request.htmx:
+        # Without JavaScript: back to the step page, where the feedback (or error) shows.
+        if status == 200:
+            return redirect(practice.step_url(attempt, step, follow_up) + "#feedback")
+        full = practice.step_context(attempt=attempt, answer=answer)
+        full["form_error"] = context.get("error") or context.get("conflict")
+        return render(request, "interview/attempt_step.html", full, status=status)
+    context.update(practice.feedback_context(attempt=attempt, answer=answer,
+                                             submission=context.get("submission")))
+    return render(request, "interview/partials/submit_result.html", context, status=status)
+
+
+@login_required
+@require_GET
+def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    submission = get_object_or_404(
+        Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
+    )
+    context = practice.feedback_context(attempt=attempt, answer=submission.answer,
+                                        submission=submission)
+    response = render(request, "interview/partials/feedback.html", context)
+    response["Vary"] = "HX-Request"
+    return response
+
+
+@login_required
+@require_POST
+def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    answer = _answer(request, attempt, "estimate")
+    quantity_id = request.POST.get("quantity", "")
+    expression = request.POST.get("expression", "")[:500]
+    try:
+        check_rate(user_id=request.user.pk, action="check", per_minute=120)
+        result = practice.quantity_check(attempt=attempt, answer=answer,
+                                         quantity_id=quantity_id, expression=expression,
+                                         worksheet=request.POST.get("worksheet", ""))
+    except (flow.FlowError, LimitExceeded) as exc:
+        return render(request, "interview/partials/check_result.html",
+                      {"quantity_id": quantity_id, "error": str(exc)}, status=422)
+    return render(request, "interview/partials/check_result.html",
+                  {"quantity_id": quantity_id, "check": result})
+
+
+@login_required
+@require_POST
+def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    try:
+        check_rate(user_id=request.user.pk, action="worksheet evaluation", per_minute=240)
+    except LimitExceeded as exc:
+        return render(request, "interview/partials/worksheet_lines.html",
+                      {"error": str(exc)}, status=429)
+    lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+    return render(request, "interview/partials/worksheet_lines.html", {"lines": lines})
+
+
+@login_required
+@require_POST
+def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    if attempt.status != Attempt.Status.FINISHED:
+        Attempt.objects.filter(pk=attempt.pk).update(status=Attempt.Status.FINISHED,
+                                                     finished_at=timezone.now())
+    return redirect("attempt_scorecard", attempt_id=attempt.pk)
+
+
+@login_required
+@require_GET
+def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    return render(request, "interview/scorecard.html", practice.scorecard(attempt))
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest) -> HttpResponse:
+    return render(request, "interview/history.html", practice.history(request.user))
+
+

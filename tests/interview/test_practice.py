@@ -1,0 +1,428 @@
+"""The practice flow: attempts, autosave, submissions, grading, feedback, access control."""
+
+import threading
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from interview.flow import submission_grade
+from interview.models import Attempt, Grade, StepAnswer, Submission
+
+ARCHITECTURE_ANSWER = (
+    "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
+    "router in front of ten vLLM replicas of Qwen2.5-7B-AWQ. We turn on prefix caching so the "
+    "shared system prompt is prefilled once per replica. We autoscale on the summed queue depth, "
+    "vllm:num_requests_waiting, rather than on GPU utilisation."
+)
+
+
+class HtmxClient(Client):
+    """The test client, with `htmx=True` sending the HX-Request header as htmx does."""
+
+    def _htmx(self, kwargs):
+        if kwargs.pop("htmx", False):
+            kwargs["headers"] = {**(kwargs.get("headers") or {}), "HX-Request": "true"}
+        return kwargs
+
+    def get(self, path, *args, **kwargs):
+        return super().get(path, *args, **self._htmx(kwargs))
+
+    def post(self, path, *args, **kwargs):
+        return super().post(path, *args, **self._htmx(kwargs))
+
+    def generic(self, method, path, *args, **kwargs):
+        return super().generic(method, path, *args, **self._htmx(kwargs))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def candidate(db):
+    return User.objects.create_user("cand", password="cand-Passphrase-1")
+
+
+@pytest.fixture
+def client_in(candidate):
+    client = HtmxClient()
+    client.force_login(candidate)
+    return client
+
+
+@pytest.fixture
+def attempt(client_in, content_loaded):
+    response = client_in.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    assert response.status_code == 302
+    return Attempt.objects.get()
+
+
+def step_url(attempt, step, action=""):
+    base = f"/attempts/{attempt.pk}/steps/{step}/"
+    return base + (f"{action}/" if action else "")
+
+
+def test_starting_needs_an_account(client, content_loaded):
+    response = client.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    assert response.status_code == 302
+    assert response.url.startswith("/accounts/login/")
+    assert not Attempt.objects.exists()
+
+
+def test_start_pins_the_current_revision_and_opens_clarify(client_in, attempt):
+    assert attempt.revision == attempt.revision.question.current_revision
+    page = client_in.get(step_url(attempt, "clarify"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'name="peak_qps"' in html and 'name="qps_kind"' in html
+    assert 'hx-headers=' in html
+
+
+def test_autosave_saves_and_bumps_the_version(client_in, attempt):
+    response = client_in.post(step_url(attempt, "architecture", "draft"),
+                              {"base_version": 0, "text": "first draft"}, htmx=True)
+    assert response.status_code == 200
+    assert 'value="1"' in response.content.decode()
+    answer = StepAnswer.objects.get(step_key="architecture")
+    assert (answer.text, answer.version) == ("first draft", 1)
+    # Reloading the page shows the draft.
+    assert "first draft" in client_in.get(step_url(attempt, "architecture")).content.decode()
+
+
+def test_a_stale_tab_cannot_overwrite_a_newer_draft(client_in, attempt):
+    url = step_url(attempt, "architecture", "draft")
+    client_in.post(url, {"base_version": 0, "text": "tab A"}, htmx=True)
+    client_in.post(url, {"base_version": 1, "text": "tab A, more"}, htmx=True)
+    stale = client_in.post(url, {"base_version": 1, "text": "tab B, older"}, htmx=True)
+    assert stale.status_code == 409
+    body = stale.content.decode()
+    assert "changed in another tab" in body
+    assert "tab A, more" in body  # the newer text is shown, not lost
+    assert StepAnswer.objects.get(step_key="architecture").text == "tab A, more"
+
+
+def test_a_retried_identical_autosave_is_not_a_conflict(client_in, attempt):
+    url = step_url(attempt, "architecture", "draft")
+    client_in.post(url, {"base_version": 0, "text": "same"}, htmx=True)
+    again = client_in.post(url, {"base_version": 0, "text": "same"}, htmx=True)
+    assert again.status_code == 200
+
+
+def test_a_huge_answer_is_refused_with_a_message_and_the_draft_kept(client_in, attempt):
+    url = step_url(attempt, "architecture", "draft")
+    client_in.post(url, {"base_version": 0, "text": "my real draft"}, htmx=True)
+    huge = client_in.post(url, {"base_version": 1, "text": "x" * 1_000_000}, htmx=True)
+    assert huge.status_code == 422
+    assert "the limit is 20,000" in huge.content.decode()
+    assert StepAnswer.objects.get(step_key="architecture").text == "my real draft"
+    submit = client_in.post(step_url(attempt, "architecture", "submit"),
+                            {"base_version": 1, "text": "x" * 1_000_000}, htmx=True)
+    assert submit.status_code == 422
+    assert not Submission.objects.exists()
+
+
+def test_invalid_utf8_is_handled_without_an_error(client_in, attempt):
+    body = b"base_version=0&text=caf%C3%A9+%FF%FE+ok"
+    response = client_in.generic(
+        "POST", step_url(attempt, "architecture", "draft"), body,
+        content_type="application/x-www-form-urlencoded", htmx=True,
+    )
+    assert response.status_code == 200
+    text = StepAnswer.objects.get(step_key="architecture").text
+    assert text.startswith("café") and text.endswith("ok")
+
+
+def test_a_malformed_form_gets_a_message_not_an_error(client_in, attempt):
+    response = client_in.post(step_url(attempt, "architecture", "draft"),
+                              {"base_version": "abc", "text": "x"}, htmx=True)
+    assert response.status_code == 422
+    assert "reload the page" in response.content.decode()
+
+
+def test_double_submit_makes_one_submission(client_in, attempt, django_capture_on_commit_callbacks):
+    url = step_url(attempt, "architecture", "submit")
+    with django_capture_on_commit_callbacks(execute=False):
+        first = client_in.post(url, {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        second = client_in.post(url, {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    assert first.status_code == second.status_code == 200
+    assert Submission.objects.count() == 1
+
+
+def test_empty_submission_is_refused(client_in, attempt):
+    response = client_in.post(step_url(attempt, "bottlenecks", "submit"),
+                              {"base_version": 0, "text": "   "}, htmx=True)
+    assert response.status_code == 422
+    assert "nothing to submit" in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_submits_of_one_draft_make_one_submission(content_loaded):
+    user = User.objects.create_user("racer", password="racer-Passphrase-1")
+    client = HtmxClient()
+    client.force_login(user)
+    client.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    attempt = Attempt.objects.get(user=user)
+    url = step_url(attempt, "architecture", "submit")
+    client.post(step_url(attempt, "architecture", "draft"),
+                {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    statuses = []
+
+    def submit():
+        c = HtmxClient()
+        c.force_login(user)
+        statuses.append(c.post(url, {"base_version": 1, "text": ARCHITECTURE_ANSWER},
+                               htmx=True).status_code)
+
+    threads = [threading.Thread(target=submit) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(statuses) == 4, "a request crashed"
+    assert all(s in (200, 409) for s in statuses), statuses
+    assert Submission.objects.filter(answer__attempt=attempt).count() == 1
+
+
+def test_submit_saves_first_then_grades_in_the_background(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client_in.post(step_url(attempt, "architecture", "submit"),
+                                  {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    assert len(callbacks) == 1  # the task is enqueued only after the answer is committed
+    submission = Submission.objects.get()
+    assert submission.text == ARCHITECTURE_ANSWER
+    assert submission.grade_status == "queued"
+    html = response.content.decode()
+    assert "Queued for grading" in html and 'hx-trigger="every 1s"' in html
+
+    submission_grade(submission_id=submission.pk)
+    feedback = client_in.get(
+        reverse("submission_feedback", args=[attempt.pk, submission.pk]), htmx=True
+    ).content.decode()
+    assert 'hx-trigger="every 1s"' not in feedback  # polling stops when done
+    assert "offline rubric grader" in feedback
+    assert "<mark>" in feedback  # evidence highlighted inside the candidate's own text
+    assert "Reference answer" in feedback
+    grade = Grade.objects.get(grader="rubric")
+    assert grade.score > 0.3
+
+
+def test_grading_twice_does_not_duplicate_grades(attempt, client_in,
+                                                 django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(step_url(attempt, "architecture", "submit"),
+                       {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    submission = Submission.objects.get()
+    submission_grade(submission_id=submission.pk)
+    Submission.objects.filter(pk=submission.pk).update(grade_status="grading")
+    submission_grade(submission_id=submission.pk)  # a crashed worker's task, run again
+    assert Grade.objects.filter(submission=submission, grader="rubric").count() == 1
+
+
+def test_try_again_keeps_every_version_and_the_best_counts(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    url = step_url(attempt, "architecture", "submit")
+    with django_capture_on_commit_callbacks(execute=True):
+        client_in.post(url, {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        client_in.post(url, {"base_version": 1, "text": "A weaker second try about cats."},
+                       htmx=True)
+    assert Submission.objects.count() == 2
+    for s in Submission.objects.all():
+        submission_grade(submission_id=s.pk)
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    best = max(Grade.objects.filter(grader="rubric").values_list("score", flat=True))
+    assert f"{round(best * 100)}%" in card
+
+
+def test_clarify_card_is_compared_with_the_brief(client_in, attempt,
+                                                 django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(step_url(attempt, "clarify", "submit"), {
+            "base_version": 0, "text": "Shared system prompt across users; cost matters.",
+            "model": "Qwen2.5-7B-Instruct", "peak_qps": "20", "qps_kind": "mean",
+            "ttft_p99_ms": "300", "tpot_p99_ms": "50",
+        }, htmx=True)
+    submission = Submission.objects.get()
+    submission_grade(submission_id=submission.pk)
+    review = Grade.objects.get(grader="slo").usage["review"]
+    assert "p99 TTFT" in review["pinned"] and "Model" in review["pinned"]
+    assert any(d["label"] == "Peak load" for d in review["differs"])
+    assert "Output length" in review["missed"]
+
+
+def test_clarify_numbers_become_worksheet_names(client_in, attempt):
+    client_in.post(step_url(attempt, "clarify", "draft"),
+                   {"base_version": 0, "peak_qps": "50", "qps_kind": "peak", "text": ""},
+                   htmx=True)
+    page = client_in.get(step_url(attempt, "estimate")).content.decode()
+    assert "<code>qps_peak</code>" in page and "50 QPS" in page
+
+
+@pytest.mark.parametrize(
+    ("expression", "verdict"),
+    [
+        ("W / (eta * bw)", "correct"),
+        ("15.2 GB / (0.7 * 1008 GB/s) in ms", "correct"),
+        ("15.2 GiB / (0.7 * 1008 GB/s)", None),  # GB vs GiB: a slip with a hint
+        ("15.2 GB", "wrong_unit"),
+    ],
+)
+def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression, verdict):
+    tpot_id = next(q["id"] for q in attempt.revision.step("estimate")["quantities"]
+                   if "tpot" in q["id"].lower())
+    response = client_in.post(reverse("attempt_check", args=[attempt.pk]),
+                              {"quantity": tpot_id, "expression": expression, "worksheet": ""},
+                              htmx=True)
+    assert response.status_code == 200
+    html = response.content.decode()
+    answer = StepAnswer.objects.get(step_key="estimate")
+    stored = answer.fields["checks"][tpot_id]
+    if verdict:
+        assert stored["verdict"] == verdict
+    else:
+        assert stored["verdict"] in ("known_mistake", "close", "wrong")
+        assert "GiB" in stored["hint"] or "1024" in stored["hint"]
+    assert stored["answer"] == expression
+    assert "verdict-" in html
+
+
+def test_quantity_check_uses_worksheet_names(client_in, attempt):
+    q = attempt.revision.step("estimate")["quantities"][0]
+    response = client_in.post(reverse("attempt_check", args=[attempt.pk]), {
+        "quantity": q["id"], "expression": "mine",
+        "worksheet": f"mine = {q['formula']}",
+    }, htmx=True)
+    assert response.status_code == 200
+    assert StepAnswer.objects.get(step_key="estimate").fields["checks"][q["id"]][
+        "verdict"] == "correct"
+
+
+def test_worksheet_errors_show_inline_with_position(client_in, attempt):
+    response = client_in.post(reverse("attempt_worksheet", args=[attempt.pk]),
+                              {"worksheet": "a = 15 GB + 3 ms"}, htmx=True)
+    html = response.content.decode()
+    assert "ws-error" in html and "column" in html
+
+
+def test_follow_ups_open_one_at_a_time(client_in, attempt, django_capture_on_commit_callbacks):
+    follow_ups = attempt.revision.step("tradeoffs")["follow_ups"]
+    page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
+    assert f"follow-ups/{follow_ups[0]['id']}/" in page
+    assert f"follow-ups/{follow_ups[1]['id']}/" not in page
+    url = f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{follow_ups[0]['id']}/submit/"
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client_in.post(url, {"base_version": 0, "text": "Replicas scale out."},
+                                  htmx=True)
+    assert response.status_code == 200
+    page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
+    assert f"follow-ups/{follow_ups[1]['id']}/" in page
+
+
+def test_grading_is_rate_limited_with_a_message(client_in, attempt, settings,
+                                                django_capture_on_commit_callbacks):
+    settings.GRADING_RATE_PER_MINUTE = 2
+    url = step_url(attempt, "bottlenecks", "submit")
+    statuses = []
+    with django_capture_on_commit_callbacks(execute=False):
+        for version in range(3):
+            statuses.append(client_in.post(url, {"base_version": version,
+                                                 "text": f"answer {version}"}, htmx=True))
+    assert [r.status_code for r in statuses] == [200, 200, 422]
+    assert "a minute" in statuses[-1].content.decode()
+    # The refused submission's text is still the saved draft.
+    assert StepAnswer.objects.get(step_key="bottlenecks").text == "answer 2"
+
+
+def test_daily_quota_with_a_message(client_in, attempt, settings,
+                                    django_capture_on_commit_callbacks):
+    settings.GRADING_DAILY_QUOTA = 1
+    url = step_url(attempt, "bottlenecks", "submit")
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(url, {"base_version": 0, "text": "one"}, htmx=True)
+        refused = client_in.post(url, {"base_version": 1, "text": "two"}, htmx=True)
+    assert refused.status_code == 422
+    assert "used today&#x27;s 1 gradings" in refused.content.decode()
+
+
+def test_another_users_attempt_is_invisible_everywhere(attempt, client_in, db,
+                                                       django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(step_url(attempt, "architecture", "submit"),
+                       {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    submission = Submission.objects.get()
+    intruder = User.objects.create_user("eve", password="eve-Passphrase-1")
+    other = HtmxClient()
+    other.force_login(intruder)
+    fu = attempt.revision.step("tradeoffs")["follow_ups"][0]["id"]
+    gets = [
+        f"/attempts/{attempt.pk}/",
+        step_url(attempt, "architecture"),
+        f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{fu}/",
+        reverse("attempt_scorecard", args=[attempt.pk]),
+        reverse("submission_feedback", args=[attempt.pk, submission.pk]),
+    ]
+    posts = [
+        step_url(attempt, "architecture", "draft"),
+        step_url(attempt, "architecture", "submit"),
+        reverse("attempt_check", args=[attempt.pk]),
+        reverse("attempt_worksheet", args=[attempt.pk]),
+        reverse("attempt_finish", args=[attempt.pk]),
+    ]
+    for url in gets:
+        assert other.get(url, htmx=True).status_code == 404, url
+    for url in posts:
+        assert other.post(url, {"base_version": 1, "text": "hijack"}, htmx=True).status_code \
+            == 404, url
+    assert StepAnswer.objects.get(step_key="architecture").text == ARCHITECTURE_ANSWER
+    assert "chat completion" not in other.get(reverse("history")).content.decode().lower()
+
+
+def test_scorecard_and_history_show_scores_and_missed_points(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(step_url(attempt, "architecture", "submit"),
+                       {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    submission_grade(submission_id=Submission.objects.get().pk)
+    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    for needle in ("Per step", "Strongest points", "Weakest points", "Who graded what",
+                   "offline rubric grader", "min"):
+        assert needle in card, needle
+    history = client_in.get(reverse("history")).content.decode()
+    assert "Trends per step" in history and "Most-missed rubric points" in history
+
+
+def test_page_queries_stay_constant_as_attempts_grow(
+    client_in, candidate, content_loaded, django_assert_max_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    def make_attempt():
+        client_in.post(reverse("attempt_start", args=["chat-api-50qps"]))
+        attempt = Attempt.objects.filter(user=candidate).first()
+        with django_capture_on_commit_callbacks(execute=False):
+            for version in range(3):
+                client_in.post(step_url(attempt, "architecture", "submit"),
+                               {"base_version": version, "text": f"{ARCHITECTURE_ANSWER} {version}"},
+                               htmx=True)
+        for s in Submission.objects.filter(answer__attempt=attempt):
+            submission_grade(submission_id=s.pk)
+        return attempt
+
+    for _ in range(12):
+        attempt = make_attempt()
+    cache.clear()
+    with django_assert_max_num_queries(12):
+        client_in.get(reverse("history"))
+    with django_assert_max_num_queries(25):
+        client_in.get(reverse("attempt_scorecard", args=[attempt.pk]))
+    with django_assert_max_num_queries(25):
+        client_in.get(step_url(attempt, "architecture"))
