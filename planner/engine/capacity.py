@@ -45,7 +45,7 @@ FORMULAS: dict[str, Formula] = {
     for f in [
         Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
         Formula("kappa", "KV bytes per token", "2 * L * H_kv * d_head * b_kv / tok", "KiB/tok"),
-        Formula("pool", "KV pool", "TP * (mem * u - overhead) - W", "GB"),
+        Formula("pool", "KV pool", "TP * (mem * u - overhead) - W", "GiB"),
         Formula("kv_stream", "KV per stream", "kappa * ctx", None),
         Formula("N_seq", "Concurrent streams (VRAM gate)", "max(floor(pool / kv_stream), 0)", ""),
         Formula("tpot", "TPOT floor (speed gate)", "W / (TP * eta * beta)", "ms"),

@@ -58,7 +58,10 @@ def name_latex(name: str) -> str:
 
 
 def unit_latex(spec: UnitSpec | str) -> str:
-    """GB/s -> \\mathrm{GB}/\\mathrm{s}; s^2 -> \\mathrm{s}^{2}."""
+    """GB/s -> \\text{GB}/\\text{s}; s^2 -> \\text{s}^{2}.
+
+    \\text rather than \\mathrm: MathML renders a one-letter <mi> in italics, and a unit
+    (s, B) must stay upright to read as a unit, not a variable."""
     text = spec if isinstance(spec, str) else spec.text
     if not text:
         return ""
@@ -73,7 +76,7 @@ def unit_latex(spec: UnitSpec | str) -> str:
             out.append("1")
         else:
             unit, _, power = part.partition("^")
-            out.append(rf"\mathrm{{{_text(unit)}}}" + (f"^{{{power}}}" if power else ""))
+            out.append(rf"\text{{{unit}}}" + (f"^{{{power}}}" if power else ""))
     return "".join(out)
 
 
@@ -81,7 +84,7 @@ def number_latex(text: str) -> str:
     text = text.replace("_", "")
     suffix = ""
     if text and text[-1] in "kKMGT":
-        suffix = rf"\,\mathrm{{{text[-1]}}}"
+        suffix = rf"\,\text{{{text[-1]}}}"
         text = text[:-1]
     mantissa, sep, exponent = text.lower().partition("e")
     if sep:

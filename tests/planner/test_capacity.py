@@ -144,7 +144,7 @@ def test_plan_steps_show_formula_substitution_value_and_unit() -> None:
     kappa = steps["kappa"]
     assert kappa["formula_latex"].startswith(r"\kappa = \frac{2 \times L \times H_{\mathrm{kv}}")
     assert kappa["substituted"] == (
-        r"\frac{2 \times 28 \times 4 \times 128 \times 2\,\mathrm{B}}{\mathrm{tok}}"
+        r"\frac{2 \times 28 \times 4 \times 128 \times 2\,\text{B}}{\text{tok}}"
     )
     assert (kappa["value"], kappa["unit"]) == (56, "KiB/tok")
     n = steps["N_inst"]

@@ -1,0 +1,177 @@
+"""Server-side SVG charts for the capacity planner, as plain geometry for a template.
+
+The template draws what this module computes (paths, ticks, labels), so the charts need no
+JavaScript and no inline styles; colours come from planner.css classes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from planner.engine import fleet_curve, format_number, kv_curve
+
+WIDTH, HEIGHT = 640, 320
+LEFT, RIGHT, TOP, BOTTOM = 64, 24, 24, 52
+GiB = 1024**3
+
+
+@dataclass
+class Chart:
+    title: str
+    description: str
+    x_label: str
+    y_label: str
+    width: int = WIDTH
+    height: int = HEIGHT
+    paths: list[dict] = field(default_factory=list)  # {d, css, label}
+    points: list[dict] = field(default_factory=list)  # {x, y, label, css}
+    x_ticks: list[dict] = field(default_factory=list)  # {x, label}
+    y_ticks: list[dict] = field(default_factory=list)  # {y, label}
+    notes: list[dict] = field(default_factory=list)  # {x, y, text, css}
+
+    @property
+    def plot_left(self) -> int:
+        return LEFT
+
+    @property
+    def plot_right(self) -> int:
+        return self.width - RIGHT
+
+    @property
+    def plot_top(self) -> int:
+        return TOP
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.height - BOTTOM
+
+
+def nice_ticks(top: float, count: int = 5) -> list[float]:
+    """Round tick values from 0 to at least `top` (1-2-5 steps)."""
+    if top <= 0:
+        return [0, 1]
+    raw = top / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    n = math.ceil(top / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+
+class _Scale:
+    def __init__(self, chart: Chart, x_max: float, y_max: float) -> None:
+        self.chart, self.x_max, self.y_max = chart, x_max, y_max
+
+    def x(self, value: float) -> float:
+        span = self.chart.plot_right - self.chart.plot_left
+        return round(self.chart.plot_left + span * value / self.x_max, 1)
+
+    def y(self, value: float) -> float:
+        span = self.chart.plot_bottom - self.chart.plot_top
+        return round(self.chart.plot_bottom - span * min(value, self.y_max) / self.y_max, 1)
+
+
+def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Chart:
+    """GPUs against peak QPS, 0 to twice the planned peak; a step each time ⌈λ/(ρ r)⌉ grows."""
+    chart = Chart(
+        title="Fleet size against peak QPS",
+        description=(
+            f"GPUs needed as peak traffic grows from 0 to {format_number(2 * qps)} QPS, at "
+            f"{format_number(r_inst_req_s)} req/s per instance and ρ = {format_number(rho)}."
+        ),
+        x_label="Peak QPS (req/s)",
+        y_label="GPUs",
+    )
+    x_top = 2 * qps
+    samples = [x_top * i / 200 for i in range(201)]
+    curve = fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=samples)
+    x_ticks = nice_ticks(x_top)
+    y_ticks = nice_ticks(max(g for _, g in curve) or 1)
+    scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
+    d, previous = [], None
+    for q, gpus in curve:
+        if previous is None:
+            d.append(f"M{scale.x(q)},{scale.y(gpus)}")
+        elif gpus != previous:
+            d.append(f"H{scale.x(q)}V{scale.y(gpus)}")
+        previous = gpus
+    d.append(f"H{scale.x(curve[-1][0])}")
+    chart.paths.append({"d": "".join(d), "css": "pl-series", "label": "GPUs"})
+    here = next(
+        g for q, g in fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=[qps])
+    )
+    chart.points.append(
+        {
+            "x": scale.x(qps),
+            "y": scale.y(here),
+            "css": "pl-here",
+            "label": f"{format_number(qps)} QPS → {here} GPUs",
+        }
+    )
+    chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]
+    chart.y_ticks = [{"y": scale.y(t), "label": format_number(t)} for t in y_ticks]
+    return chart
+
+
+def kv_chart(
+    *,
+    kv_bytes_per_token: float,
+    kv_pool_bytes: float,
+    memory_bytes: float,
+    context: int,
+    max_context: int,
+) -> Chart:
+    """KV bytes of one stream against context length, with the KV pool and the GPU memory as
+    horizontal lines: where the stream crosses the pool, not even one sequence fits."""
+    chart = Chart(
+        title="KV cache per stream against context length",
+        description=(
+            "One sequence's KV cache grows linearly with its context; the dashed lines are "
+            "the memory left for KV after weights and overhead, and the GPU memory."
+        ),
+        x_label="Context length (k tokens)",
+        y_label="GiB",
+    )
+    # Out to 128k at least: the KV wall shows where long contexts leave room for few streams.
+    x_ticks = nice_ticks(max(2 * context, max_context, 131072) / 1000)
+    x_top = x_ticks[-1] * 1000
+    contexts = [int(x_top * i / 50) for i in range(51)]
+    curve = kv_curve(kv_bytes_per_token=kv_bytes_per_token, contexts=contexts)
+    y_top = max(curve[-1][1], kv_pool_bytes, memory_bytes) * 1.05 / GiB
+    y_ticks = nice_ticks(y_top)
+    scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
+    chart.paths.append(
+        {
+            "d": "M" + "L".join(f"{scale.x(c / 1000)},{scale.y(b / GiB)}" for c, b in curve),
+            "css": "pl-series",
+            "label": "KV per stream",
+        }
+    )
+    for value, css, text in [
+        (memory_bytes, "pl-limit pl-memory", "GPU memory"),
+        (max(kv_pool_bytes, 0), "pl-limit pl-pool", "KV pool"),
+    ]:
+        y = scale.y(value / GiB)
+        chart.paths.append(
+            {"d": f"M{chart.plot_left},{y}H{chart.plot_right}", "css": css, "label": text}
+        )
+        chart.notes.append(
+            {
+                "x": chart.plot_right - 4,
+                "y": y - 6,
+                "css": css,
+                "text": f"{text} {format_number(value / GiB)} GiB",
+            }
+        )
+    here = kv_bytes_per_token * context
+    chart.points.append(
+        {
+            "x": scale.x(context / 1000),
+            "y": scale.y(here / GiB),
+            "css": "pl-here",
+            "label": f"{format_number(context)} tokens → {format_number(here / GiB)} GiB",
+        }
+    )
+    chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]
+    chart.y_ticks = [{"y": scale.y(t), "label": format_number(t)} for t in y_ticks]
+    return chart

@@ -1,0 +1,81 @@
+"""The planner pages in a real Chromium: typing updates a line, errors show inline, the
+capacity planner renders its derivation and charts. Screenshots land in tests/artifacts/."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import save_screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def test_typing_a_line_updates_its_value(page, live_server_url) -> None:
+    page.goto(f"{live_server_url}/planner/")
+    # The example worksheet is evaluated server-side on first load.
+    assert page.locator("#ws-line-4 .pl-value").inner_text() == "= 21.54 ms"
+    page.fill("#id_lines", "")
+    page.locator("#id_lines").press_sequentially(
+        "W = 15.2 GB\nbw = 0.7 * 1008 GB/s\nW / bw in ms", delay=5
+    )
+    # Each pause re-evaluates; the last one shows the finished line.
+    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 21.54 ms")
+    assert page.locator("#ws-line-3 math").count() == 1
+    # Change one figure: the line follows.
+    page.fill("#id_lines", "W = 5.5 GB\nbw = 0.7 * 1008 GB/s\nW / bw in ms")
+    page.locator("#id_lines").dispatch_event("input")
+    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 7.795 ms")
+    save_screenshot(page, "planner-worksheet")
+    assert page.js_errors == []
+
+
+def test_an_error_shows_inline_at_its_line(page, live_server_url) -> None:
+    page.goto(f"{live_server_url}/planner/")
+    page.fill("#id_lines", "a = 2 GB\nb = a + 3 ms\nc = a * 2")
+    page.locator("#id_lines").dispatch_event("input")
+    error = page.locator("#ws-line-2.pl-error")
+    expect(error).to_be_visible()
+    assert "Cannot add information and time" in error.locator(".pl-message").inner_text()
+    assert error.locator(".pl-source").inner_text().splitlines()[1] == "      ^"
+    assert page.locator("#ws-line-3 .pl-value").inner_text() == "= 4 GB"
+    save_screenshot(page, "planner-worksheet-error")
+    assert page.js_errors == []
+
+
+def test_worksheet_works_without_javascript(browser, live_server_url) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server_url}/planner/")
+    page.fill("#id_lines", "50 QPS * 2 s in req")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/planner/evaluate/")
+    assert page.locator("#ws-line-1 .pl-value").inner_text() == "= 100 req"
+    context.close()
+
+
+def test_capacity_planner_renders_derivation_and_charts(page, live_server_url) -> None:
+    page.goto(f"{live_server_url}/planner/capacity/")
+    assert page.locator("#plan-n-gpu").inner_text() == "10"
+    steps = page.locator("#plan-steps tbody tr")
+    assert steps.count() == 9
+    assert "33" in page.locator("#step-N_seq").inner_text()
+    assert page.locator("#step-kappa math").count() == 2
+    assert page.locator("svg.pl-svg").count() == 2
+    assert page.locator("svg.pl-svg path.pl-series").count() == 2
+    save_screenshot(page, "planner-capacity")
+    # Doubling the peak QPS re-plans in place (htmx) and pushes the URL.
+    page.fill("#id_qps", "100")
+    page.locator("#id_qps").dispatch_event("change")
+    expect(page.locator("#plan-n-gpu")).to_have_text("19")
+    assert "qps=100" in page.url
+    assert page.js_errors == []
+
+
+def test_capacity_planner_long_context(page, live_server_url) -> None:
+    page.goto(
+        f"{live_server_url}/planner/capacity/?model=qwen2.5-7b-instruct&gpu=rtx-4090"
+        "&weights=awq-int4&kv=bf16&context=131072&mem_util=0.9&bw_eff=0.7&tp=1"
+        "&knee_tok_s=2000&out_len=256&qps=50&rho=0.7&tpot_slo_ms=50&overhead_gb=2"
+    )
+    assert "7 GiB" in page.locator("#step-kv_stream").inner_text()
+    save_screenshot(page, "planner-capacity-128k")
+    assert page.js_errors == []
