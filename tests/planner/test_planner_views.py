@@ -1,0 +1,148 @@
+"""The planner's views: worksheet evaluation (htmx fragment or full page), its size bound and
+rate limit, and the capacity planner page."""
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+import planner.views
+
+EVALUATE = "/planner/evaluate/"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    cache.clear()
+
+
+class HtmxClient(Client):
+    """A test client whose requests say `htmx=True` the way htmx does: an HX-Request header."""
+
+    def get(self, *args, htmx: bool = False, **extra):
+        return super().get(*args, **({"HTTP_HX_REQUEST": "true"} if htmx else {}), **extra)
+
+    def post(self, *args, htmx: bool = False, **extra):
+        return super().post(*args, **({"HTTP_HX_REQUEST": "true"} if htmx else {}), **extra)
+
+
+@pytest.fixture
+def htmx() -> HtmxClient:
+    return HtmxClient()
+
+
+def test_worksheet_page_shows_the_example_evaluated(client: Client) -> None:
+    response = client.get("/planner/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "= 21.54 ms" in html and "<math" in html
+    assert response.headers["Vary"].count("HX-Request") == 1
+
+
+def test_worksheet_with_a_question_lists_its_givens(client: Client, settings, tmp_path) -> None:
+    (tmp_path / "questions").mkdir()
+    fixture = planner.views.Path(__file__).parent / "fixtures" / "questions" / "napkin-fixture.md"
+    (tmp_path / "questions" / "napkin-fixture.md").write_text(fixture.read_text())
+    settings.CONTENT_DIR = tmp_path
+    html = client.get("/planner/?question=napkin-fixture").content.decode()
+    assert "Givens of this question" in html and "<code>qps_peak</code>" in html
+    response = client.post(
+        EVALUATE, {"lines": "W / (eta * bw) in ms", "question": "napkin-fixture"}
+    )
+    assert "= 21.54 ms" in response.content.decode()
+
+
+def test_unknown_question_says_so(client: Client) -> None:
+    html = client.get("/planner/?question=no-such-thing").content.decode()
+    assert "There is no question" in html
+
+
+def test_evaluate_returns_the_fragment_for_htmx(htmx: HtmxClient) -> None:
+    response = htmx.post(EVALUATE, {"lines": "a = 2 GB\nb = a + 3 ms\na * 2"}, htmx=True)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "<html" not in html
+    assert 'id="ws-line-2"' in html and "Cannot add information and time" in html
+    assert "      ^</pre>" in html  # caret under column 7
+    assert "= 4 GB" in html
+
+
+def test_evaluate_without_javascript_renders_the_page(client: Client) -> None:
+    html = client.post(EVALUATE, {"lines": "50 QPS * 2 s in req"}).content.decode()
+    assert "<html" in html and "= 100 req" in html and "50 QPS * 2 s in req</textarea>" in html
+
+
+def test_evaluate_is_post_only(client: Client) -> None:
+    assert client.get(EVALUATE).status_code == 405
+
+
+def test_evaluate_escapes_what_was_typed(htmx: HtmxClient) -> None:
+    html = htmx.post(EVALUATE, {"lines": "<script>alert(1)</script>"}, htmx=True).content
+    assert b"<script>alert" not in html and b"&lt;script&gt;" in html
+
+
+def test_evaluate_bounds_the_request_size(htmx: HtmxClient) -> None:
+    response = htmx.post(EVALUATE, {"lines": "1\n" * 20000}, htmx=True)
+    assert response.status_code == 422
+    assert "larger than 32 KB" in response.content.decode()
+
+
+def test_evaluate_bounds_the_line_count(htmx: HtmxClient) -> None:
+    response = htmx.post(EVALUATE, {"lines": "1\n" * 300}, htmx=True)
+    assert "at most 200 lines" in response.content.decode()
+
+
+def test_evaluate_is_rate_limited_per_client(htmx: HtmxClient, monkeypatch) -> None:
+    monkeypatch.setattr(planner.views, "RATE_LIMIT_PER_MINUTE", 3)
+    codes = [htmx.post(EVALUATE, {"lines": "1"}, htmx=True).status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    response = htmx.post(EVALUATE, {"lines": "1"}, htmx=True)
+    assert "Too many evaluations in the last minute" in response.content.decode()
+    other = HtmxClient(REMOTE_ADDR="10.0.0.9")
+    assert other.post(EVALUATE, {"lines": "1"}, htmx=True).status_code == 200
+
+
+def test_capacity_page_defaults_to_the_seed_q1(client: Client) -> None:
+    response = client.get("/planner/capacity/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="plan-n-gpu">10<' in html
+    assert html.count('<svg viewBox="0 0 640 320"') == 2
+    assert 'id="step-N_seq"' in html and "<math" in html
+
+
+def test_capacity_htmx_returns_the_result_fragment(htmx: HtmxClient) -> None:
+    response = htmx.get(
+        "/planner/capacity/",
+        {
+            "model": "qwen2.5-7b-instruct",
+            "gpu": "rtx-4090",
+            "weights": "bf16",
+            "kv": "bf16",
+            "context": 32768,
+            "mem_util": 0.9,
+            "bw_eff": 0.7,
+            "tp": 1,
+            "knee_tok_s": 2000,
+            "out_len": 256,
+            "qps": 50,
+            "rho": 0.7,
+            "overhead_gb": 2,
+        },
+        htmx=True,
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "<html" not in html
+    assert "1.75 GiB" in html
+
+
+def test_capacity_invalid_input_is_explained(htmx: HtmxClient) -> None:
+    response = htmx.get(
+        "/planner/capacity/", {"model": "qwen2.5-7b-instruct", "rho": "5"}, htmx=True
+    )
+    assert response.status_code == 422
+    assert "Check these inputs" in response.content.decode()
+
+
+def test_capacity_prefills_from_a_question_brief(client: Client) -> None:
+    html = client.get("/planner/capacity/?question=long-context-rag").content.decode()
+    assert 'name="context" value="32768"' in html
