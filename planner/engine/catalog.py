@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -87,7 +88,7 @@ class Catalog:
     kv_dtypes: dict[str, KVDtype]
     aliases: dict[str, dict[str, str]]
 
-    def _find(self, kind: str, table: dict, key: str):  # noqa: ANN202 - typed by the callers
+    def _find(self, kind: str, table: dict[str, Any], key: str) -> Any:
         wanted = key.strip().lower()
         found = self.aliases[kind].get(wanted)
         if found is None:

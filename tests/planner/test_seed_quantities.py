@@ -1,0 +1,60 @@
+"""The seed's figures come out of the shipped questions' quantities (content/questions)."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from planner.engine import check_quantity, givens_from_estimate
+from planner.questions import (
+    estimate_step,
+    find_quantity,
+    given_labels,
+    question_path,
+    read_front_matter,
+)
+
+
+def expected(slug: str, quantity_id: str) -> tuple[float, str]:
+    estimate = estimate_step(read_front_matter(question_path(slug, Path(settings.CONTENT_DIR))))
+    quantity = find_quantity(estimate, quantity_id)
+    result = check_quantity(
+        quantity,
+        "0",
+        givens_from_estimate(estimate, upto=quantity_id),
+        reveal=True,
+        given_labels=given_labels(estimate),
+    )
+    return result.expected, result.unit
+
+
+@pytest.mark.parametrize(
+    ("slug", "quantity_id", "value", "unit", "tolerance"),
+    [
+        ("chat-api-50qps", "tpot_floor", 21.5, "ms", 0.05),
+        ("chat-api-50qps", "kv_per_token", 56, "KiB", 0),
+        ("chat-api-50qps", "max_seqs", 33, "", 0),
+        ("chat-api-50qps", "r_inst", 7.8, "req/s", 0.02),
+        ("chat-api-50qps", "n_inst", 10, "", 0),
+        ("long-context-rag", "kv_stream", 1.75, "GiB", 0),
+        ("long-context-rag", "kv_stream_128k", 7, "GiB", 0),
+    ],
+)
+def test_seed_figure_from_the_question(
+    slug: str, quantity_id: str, value: float, unit: str, tolerance: float
+) -> None:
+    got, got_unit = expected(slug, quantity_id)
+    assert got_unit == unit
+    assert got == pytest.approx(value, abs=tolerance)
+
+
+def test_every_shipped_quantity_evaluates_and_its_mistakes_are_distinct() -> None:
+    for path in sorted((Path(settings.CONTENT_DIR) / "questions").glob("*.md")):
+        estimate = estimate_step(read_front_matter(path))
+        for quantity in estimate.get("quantities") or []:
+            givens = givens_from_estimate(estimate, upto=quantity["id"])
+            right = check_quantity(quantity, "0", givens, reveal=True).expected
+            # The reference formula itself must be judged correct.
+            verdict = check_quantity(quantity, quantity["formula"], givens).verdict
+            assert verdict in ("correct", "not_rounded"), (path.name, quantity["id"], verdict)
+            assert right is not None
