@@ -513,8 +513,8 @@ def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
     """Every occurrence of a phrase in a sentence, each marked negated or not.
 
     Words match after folding, each at the start of a word ("roll out" matches "rolled
-    out", "rout" matches "routing"). A phrase also matches a hyphenated or run-together compound ("auto scal" matches
-    "autoscaling" and "auto-scaling").
+    out", "rout" matches "routing"). A phrase also matches a hyphenated or run-together
+    compound ("auto scal" matches "autoscaling" and "auto-scaling").
     """
     words = sentence.words
     n = len(phrase.words)

@@ -1,0 +1,180 @@
+"""The public API around the graders: configuration, health check, in-flight cap, modes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from interview.grading import (
+    GraderConfig,
+    TTLCache,
+    grade,
+    grader_inflight,
+    model_is_up,
+)
+from interview.grading.health import probe_model
+from interview.grading.inflight import GateTimeout, InflightGate
+from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
+
+# --- configuration ----------------------------------------------------------------------------
+
+
+def test_config_from_an_empty_environment_has_the_documented_defaults():
+    config = GraderConfig.from_env({})
+    assert config.base_url == "" and not config.configured
+    assert config.model == "Qwen/Qwen2.5-7B-Instruct"
+    assert config.api_key == ""
+    assert config.max_inflight == 8
+    assert config.timeout_s > 0 and config.max_retries >= 0
+
+
+def test_config_reads_every_variable():
+    config = GraderConfig.from_env(
+        {
+            "GRADER_BASE_URL": " http://127.0.0.1:8001/v1/ ",
+            "GRADER_MODEL": "Qwen/Qwen2.5-7B-Instruct-AWQ",
+            "GRADER_API_KEY": "k",
+            "GRADER_TIMEOUT_S": "12.5",
+            "GRADER_MAX_INFLIGHT": "3",
+            "GRADER_MAX_RETRIES": "0",
+            "GRADER_HEALTH_TTL_S": "5",
+            "GRADER_MAX_TOKENS": "900",
+        }
+    )
+    assert config.endpoint == "http://127.0.0.1:8001/v1"
+    assert config.model == "Qwen/Qwen2.5-7B-Instruct-AWQ" and config.api_key == "k"
+    assert (config.timeout_s, config.max_inflight, config.max_retries) == (12.5, 3, 0)
+    assert (config.health_ttl_s, config.max_output_tokens) == (5.0, 900)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("GRADER_TIMEOUT_S", "soon"), ("GRADER_MAX_INFLIGHT", "0"), ("GRADER_MAX_RETRIES", "-1")],
+)
+def test_a_malformed_number_is_refused_naming_the_variable(name, value):
+    with pytest.raises(ValueError, match=name):
+        GraderConfig.from_env({name: value})
+
+
+def test_an_unknown_mode_is_refused(fixture_question):
+    with pytest.raises(ValueError, match="mode"):
+        grade(fixture_question["steps"]["architecture"], "x", mode="fast")  # type: ignore[arg-type]
+
+
+# --- health check ------------------------------------------------------------------------------
+
+
+class RecordingCache:
+    """A cache with Django's get/set signature that records what the health check stores."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, object] = {}
+        self.timeouts: dict[str, float | None] = {}
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def set(self, key, value, timeout=None):
+        self.values[key] = value
+        self.timeouts[key] = timeout
+
+
+def test_health_check_uses_an_injected_cache_with_the_ttl(fake_server):
+    config = GraderConfig(base_url=fake_server.base_url, health_ttl_s=7)
+    cache = RecordingCache()
+    assert model_is_up(config, cache=cache)
+    assert model_is_up(config, cache=cache)
+    assert fake_server.get_paths.count("/v1/models") == 1
+    assert list(cache.values.values()) == ["up"]
+    assert list(cache.timeouts.values()) == [7]
+
+
+def test_health_check_expires_after_its_ttl(fake_server):
+    config = GraderConfig(base_url=fake_server.base_url, health_ttl_s=0.2)
+    cache = TTLCache()
+    assert model_is_up(config, cache=cache)
+    fake_server.model_list_status = 503
+    assert model_is_up(config, cache=cache)  # still the cached answer
+    time.sleep(0.3)
+    assert not model_is_up(config, cache=cache)
+
+
+def test_health_check_says_why_the_model_is_down(fake_server):
+    assert probe_model(GraderConfig(base_url="")) == (False, "no GRADER_BASE_URL configured")
+    up, reason = probe_model(GraderConfig(base_url=fake_server.base_url, model="other/model"))
+    assert not up and "not served" in reason and fake_server.model in reason
+    fake_server.model_list_status = 500
+    up, reason = probe_model(GraderConfig(base_url=fake_server.base_url))
+    assert not up and "HTTP 500" in reason
+
+
+def test_without_an_endpoint_the_model_is_never_up():
+    assert not model_is_up(GraderConfig(base_url=""))
+
+
+# --- in-flight cap -------------------------------------------------------------------------------
+
+
+def test_the_gate_never_admits_more_than_its_limit():
+    gate = InflightGate(3)
+    barrier = threading.Barrier(10)
+
+    def hold():
+        barrier.wait()
+        with gate.slot(timeout=5):
+            time.sleep(0.05)
+
+    with ThreadPoolExecutor(10) as pool:
+        list(pool.map(lambda _: hold(), range(10)))
+    assert gate.max_seen == 3 and gate.current == 0
+
+
+def test_the_gate_times_out_when_no_slot_frees():
+    gate = InflightGate(1)
+    with gate.slot(), pytest.raises(GateTimeout):
+        with gate.slot(timeout=0.05):
+            pass
+    assert gate.current == 0
+
+
+def test_every_model_request_passes_the_endpoint_gate(fixture_question):
+    step = fixture_question["steps"]["architecture"]
+
+    def slow_grade(request):
+        return ScriptedReply(
+            content=grade_content(
+                [
+                    {"id": i, "evidence": "", "verdict": "miss", "comment": ""}
+                    for i in response_ids(request)
+                ]
+            ),
+            delay_s=0.1,
+        )
+
+    with FakeChatServer(slow_grade) as server:
+        config = GraderConfig(base_url=server.base_url, max_inflight=2, max_retries=0)
+        with ThreadPoolExecutor(8) as pool:
+            results = list(
+                pool.map(lambda _: grade(step, "x", mode="llm", config=config), range(8))
+            )
+        stats = grader_inflight(config)
+        assert all(r.grader == "llm" for r in results)
+        assert server.max_concurrent <= 2
+        assert stats.max_seen == 2 and stats.limit == 2 and stats.current == 0
+
+
+def test_a_full_gate_falls_back_instead_of_waiting_forever(fixture_question):
+    step = fixture_question["steps"]["architecture"]
+    with FakeChatServer(lambda request: ScriptedReply(content="{}", delay_s=1.0)) as server:
+        config = GraderConfig(
+            base_url=server.base_url, max_inflight=1, max_retries=0, queue_timeout_s=0.1
+        )
+        with ThreadPoolExecutor(2) as pool:
+            first = pool.submit(grade, step, "x", mode="llm", config=config)
+            time.sleep(0.2)
+            second = grade(step, "x", mode="llm", config=config)
+            first.result()
+    assert second.fallback_reason.startswith("grader busy")

@@ -1,0 +1,65 @@
+"""The shipped questions against the offline grader: references high, junk low.
+
+Runs over every step and every tradeoffs follow-up of content/questions/*.md. A failure names
+the question, the step and the rubric points the reference missed, which is a content issue
+(its `recognise` phrases) as often as a grader one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interview.grading import grade
+
+SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
+
+CONTENT = Path(__file__).resolve().parents[2] / "content" / "questions"
+OFF_TOPIC = (
+    "My favourite pasta is carbonara; the trick is to take the pan off the heat before the "
+    "eggs go in, so they turn silky instead of scrambling."
+)
+
+
+def gradable_parts(spec: dict) -> list[tuple[str, dict]]:
+    parts = []
+    for key, step in spec["steps"].items():
+        parts.append((key, step))
+        for follow_up in step.get("follow_ups") or []:
+            parts.append((f"{key}/{follow_up['id']}", follow_up))
+    return parts
+
+
+def test_every_shipped_question_is_there():
+    assert sorted(p.stem for p in CONTENT.glob("*.md")) >= sorted(SHIPPED_SLUGS)
+
+
+@pytest.mark.parametrize("slug", SHIPPED_SLUGS)
+def test_reference_answers_score_at_least_eight_tenths(shipped_question, slug):
+    low = {}
+    for name, step in gradable_parts(shipped_question(slug)):
+        result = grade(step, step["reference"], mode="rubric")
+        if result.score < 0.8:
+            low[name] = (result.score, [p.id for p in result.points if p.verdict != "hit"])
+    assert not low, f"{slug}: references below 0.8 (score, points not hit): {low}"
+
+
+@pytest.mark.parametrize("slug", SHIPPED_SLUGS)
+@pytest.mark.parametrize("answer", ["", OFF_TOPIC], ids=["empty", "off-topic"])
+def test_empty_and_off_topic_answers_score_at_most_a_tenth(shipped_question, slug, answer):
+    high = {}
+    for name, step in gradable_parts(shipped_question(slug)):
+        score = grade(step, answer, mode="rubric").score
+        if score > 0.1:
+            high[name] = score
+    assert not high, f"{slug}: junk scored above 0.1: {high}"
+
+
+@pytest.mark.parametrize("slug", SHIPPED_SLUGS)
+def test_a_reference_turned_into_a_bare_list_earns_little(shipped_question, slug):
+    # The rubric's own words with nothing said about them: "X, Y, Z, ...".
+    for name, step in gradable_parts(shipped_question(slug)):
+        terms = [group[0] for p in step["rubric"] for group in p["recognise"].get("all", [])]
+        score = grade(step, "Covers: " + ", ".join(terms) + ".", mode="rubric").score
+        assert score <= 0.1, (name, score)
