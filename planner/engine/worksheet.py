@@ -209,8 +209,11 @@ def evaluate_worksheet(
             result.kind = "error"
             result.error, result.position = error.message, error.position
             missing = _unknown_name(error.message)
-            if missing in broken:
-                result.error = f"{result.error[:-1]}: its own line has an error."
+            if missing in broken and error.position is not None:
+                result.error = (
+                    f"{missing!r} has no value because its own line has an error "
+                    f"(column {error.position + 1})."
+                )
             if result.name:
                 scope.pop(result.name, None)
                 broken.add(result.name)

@@ -262,7 +262,7 @@ def test_worksheet_error_does_not_stop_later_lines() -> None:
     assert results[0].kind == "error"
     assert results[1].display == "2 GB"
     assert results[2].kind == "error"
-    assert "its own line has an error" in results[2].error
+    assert results[2].error == "'a' has no value because its own line has an error (column 1)."
     assert [r.kind for r in results[3:]] == ["blank", "blank"]
 
 
