@@ -47,11 +47,11 @@ class Chart:
         return self.height - BOTTOM
 
 
-def nice_ticks(top: float, count: int = 5) -> list[float]:
-    """Round tick values from 0 to at least `top` (1-2-5 steps)."""
+def nice_ticks(top: float, count: int = 5, whole: bool = False) -> list[float]:
+    """Round tick values from 0 to at least `top` (1-2-5 steps; whole steps for counts)."""
     if top <= 0:
         return [0, 1]
-    raw = top / count
+    raw = max(top / count, 1) if whole else top / count
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     n = math.ceil(top / step - 1e-9)
@@ -86,7 +86,7 @@ def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Char
     samples = [x_top * i / 200 for i in range(201)]
     curve = fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=samples)
     x_ticks = nice_ticks(x_top)
-    y_ticks = nice_ticks(max(g for _, g in curve) or 1)
+    y_ticks = nice_ticks(max(g for _, g in curve) or 1, whole=True)
     scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
     d, previous = [], None
     for q, gpus in curve:

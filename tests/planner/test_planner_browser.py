@@ -79,3 +79,21 @@ def test_capacity_planner_long_context(page, live_server_url) -> None:
     assert "7 GiB" in page.locator("#step-kv_stream").inner_text()
     save_screenshot(page, "planner-capacity-128k")
     assert page.js_errors == []
+
+
+def test_capacity_planner_works_without_javascript(browser, live_server_url) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server_url}/planner/capacity/")
+    page.fill("#id_qps", "500")
+    page.click("button[type=submit]")
+    page.wait_for_url("**qps=500**")
+    assert page.locator("#plan-n-gpu").inner_text() == "92"
+    context.close()
+
+
+def test_capacity_planner_in_dark_mode(dark_page, live_server_url) -> None:
+    dark_page.goto(f"{live_server_url}/planner/capacity/?question=long-context-rag")
+    assert dark_page.locator("svg.pl-svg").count() == 2
+    save_screenshot(dark_page, "planner-capacity-dark")
+    assert dark_page.js_errors == []
