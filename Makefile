@@ -3,6 +3,7 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+VENV_VLLM_PY := $${VLLM_ENV:-.vllm-env}/bin/python
 
 .PHONY: install run test lint bench bench-grading test-vllm clean
 
@@ -34,8 +35,12 @@ run: install
 	$(PY) manage.py load_content
 	PORT=$(PORT) exec $(PY) -m studio.serve
 
+# The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest --ignore=tests/vllm $(PYTEST_ARGS)
+
+test-vllm: install
+	bash tools/vllm/run-tests.sh
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -43,6 +48,11 @@ lint: install
 
 bench: install
 	$(PY) -m bench.run
+
+bench-grading: install
+	$(PY) -m bench.grading
+	bash tools/vllm/setup.sh && $(VENV_VLLM_PY) tools/vllm/make_tiny_model.py
+	$(PY) -m bench.grading_vllm
 
 clean:
 	rm -rf $(VENV) node_modules staticfiles db.sqlite3

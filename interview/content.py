@@ -206,8 +206,9 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
             for key in BRIEF_NUMBERS & brief.keys():
                 _check_number(cf, ("brief", key), brief[key], positive=True)
             if not {"ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms"} & brief.keys():
-                cf.problem(("brief",), "brief needs a latency SLO (ttft_p99_ms, tpot_p99_ms "
-                           "or e2e_p99_ms)")
+                cf.problem(
+                    ("brief",), "brief needs a latency SLO (ttft_p99_ms, tpot_p99_ms or e2e_p99_ms)"
+                )
             if "constraints" in brief and not _is_str_list(brief["constraints"]):
                 cf.problem(("brief", "constraints"), "constraints must be a list of sentences")
     steps = meta.get("steps")
@@ -221,8 +222,9 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
                     cf.problem(("steps",), f"missing step '{key}'")
             for key, step in steps.items():
                 if key not in STEP_KEYS:
-                    cf.problem(("steps", key), f"unknown step '{key}' (steps are "
-                               f"{', '.join(STEP_KEYS)})")
+                    cf.problem(
+                        ("steps", key), f"unknown step '{key}' (steps are {', '.join(STEP_KEYS)})"
+                    )
                     continue
                 _validate_step(cf, key, step, ids, concept_slugs)
     return cf.problems
@@ -296,11 +298,16 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
             if group_key not in rec:
                 continue
             gpath = (*ppath, "recognise", group_key)
-            if not isinstance(groups, list) or not groups or not all(
-                _is_str_list(g) and g and all(s.strip() for s in g) for g in groups
+            if (
+                not isinstance(groups, list)
+                or not groups
+                or not all(_is_str_list(g) and g and all(s.strip() for s in g) for g in groups)
             ):
-                cf.problem(gpath, f"recognise.{group_key} must be a list of non-empty phrase "
-                           "lists, e.g. [[peak], [qps, requests per second]]")
+                cf.problem(
+                    gpath,
+                    f"recognise.{group_key} must be a list of non-empty phrase "
+                    "lists, e.g. [[peak], [qps, requests per second]]",
+                )
 
 
 def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> None:
@@ -338,8 +345,14 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
         if not isinstance(qty, dict):
             cf.problem(qpath, "a quantity must be a mapping")
             continue
-        _check_keys(cf, qpath, qty, QUANTITY_KEYS, {"id", "label", "formula", "unit",
-                                                    "tolerance"}, "quantity")
+        _check_keys(
+            cf,
+            qpath,
+            qty,
+            QUANTITY_KEYS,
+            {"id", "label", "formula", "unit", "tolerance"},
+            "quantity",
+        )
         qid = qty.get("id")
         if not isinstance(qid, str) or not NAME_RE.match(qid):
             cf.problem((*qpath, "id"), "a quantity id must be an identifier (letters, digits, _)")
@@ -396,8 +409,10 @@ def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> 
 def _check_keys(cf, path, mapping, allowed, required, what) -> None:
     for key in mapping:
         if key not in allowed:
-            cf.problem((*path, key), f"unknown key '{key}' in {what} (allowed: "
-                       f"{', '.join(sorted(allowed))})")
+            cf.problem(
+                (*path, key),
+                f"unknown key '{key}' in {what} (allowed: {', '.join(sorted(allowed))})",
+            )
     for key in sorted(required - mapping.keys()):
         cf.problem(path, f"{what} is missing '{key}'")
 
@@ -505,7 +520,9 @@ def read_tree(root: Path | str, *, known_concepts: set[str] | None = None) -> Co
         if isinstance(slug, str):
             if slug in seen:
                 problems.append(
-                    Problem(q.path, q.line_of("slug"), f"slug '{slug}' is also used by {seen[slug]}")
+                    Problem(
+                        q.path, q.line_of("slug"), f"slug '{slug}' is also used by {seen[slug]}"
+                    )
                 )
             seen[slug] = q.path
     return ContentTree(questions, concepts, problems)

@@ -57,11 +57,13 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
             attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
         )
     except IntegrityError:  # two tabs opened it at the same instant
-        answer = StepAnswer.objects.get(attempt=attempt, step_key=step_key,
-                                        follow_up_id=follow_up_id)
+        answer = StepAnswer.objects.get(
+            attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
+        )
     if answer.opened_at is None:
         StepAnswer.objects.filter(pk=answer.pk, opened_at__isnull=True).update(
-            opened_at=timezone.now())
+            opened_at=timezone.now()
+        )
         answer.refresh_from_db(fields=["opened_at"])
     return answer
 
@@ -77,8 +79,9 @@ def _check_size(text: str, fields: dict) -> None:
         )
 
 
-def draft_save(*, answer: StepAnswer, text: str, fields: dict, base_version: int,
-               seconds: int = 0) -> StepAnswer:
+def draft_save(
+    *, answer: StepAnswer, text: str, fields: dict, base_version: int, seconds: int = 0
+) -> StepAnswer:
     """Save a draft if nobody saved a newer one since `base_version`; returns the answer.
 
     Raises StaleDraft when another tab saved in between (nothing is overwritten), and
@@ -87,8 +90,11 @@ def draft_save(*, answer: StepAnswer, text: str, fields: dict, base_version: int
     _check_size(text, fields)
     seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
     updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
-        text=text, fields=fields, version=F("version") + 1,
-        seconds_spent=F("seconds_spent") + seconds, updated_at=timezone.now(),
+        text=text,
+        fields=fields,
+        version=F("version") + 1,
+        seconds_spent=F("seconds_spent") + seconds,
+        updated_at=timezone.now(),
     )
     answer.refresh_from_db()
     if not updated:
@@ -104,8 +110,9 @@ class SubmitOutcome:
     created: bool
 
 
-def step_submit(*, answer: StepAnswer, text: str, fields: dict, base_version: int,
-                seconds: int = 0) -> SubmitOutcome:
+def step_submit(
+    *, answer: StepAnswer, text: str, fields: dict, base_version: int, seconds: int = 0
+) -> SubmitOutcome:
     """Save the draft and submit it for grading; a double submit returns the first submission.
 
     The grading task is enqueued only after the transaction commits, so the worker always finds
@@ -115,8 +122,9 @@ def step_submit(*, answer: StepAnswer, text: str, fields: dict, base_version: in
 
     if not (text.strip() or any(str(v).strip() for v in fields.values())):
         raise FlowError("There is nothing to submit yet: write your answer first.")
-    answer = draft_save(answer=answer, text=text, fields=fields, base_version=base_version,
-                        seconds=seconds)
+    answer = draft_save(
+        answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+    )
     existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
     if existing:
         return SubmitOutcome(existing, False)
@@ -124,13 +132,17 @@ def step_submit(*, answer: StepAnswer, text: str, fields: dict, base_version: in
     try:
         with transaction.atomic():
             locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
-            existing = Submission.objects.filter(answer=locked,
-                                                 draft_version=locked.version).first()
+            existing = Submission.objects.filter(
+                answer=locked, draft_version=locked.version
+            ).first()
             if existing:
                 return SubmitOutcome(existing, False)
             number = locked.submissions.count() + 1
             submission = Submission.objects.create(
-                answer=locked, number=number, text=locked.text, fields=locked.fields,
+                answer=locked,
+                number=number,
+                text=locked.text,
+                fields=locked.fields,
                 draft_version=locked.version,
             )
             transaction.on_commit(lambda: grading_enqueue(submission.pk))
@@ -165,7 +177,8 @@ def grading_requeue_stale(*, older_than_s: int = 120) -> int:
     )
     for pk in stale:
         Submission.objects.filter(pk=pk).update(
-            grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now())
+            grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
+        )
         grading_enqueue(pk)
     return len(stale)
 
@@ -187,27 +200,39 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     from interview.grading import GraderConfig, grade
 
     submission = (
-        Submission.objects.select_related("answer__attempt__revision").filter(
-            pk=submission_id).first()
+        Submission.objects.select_related("answer__attempt__revision")
+        .filter(pk=submission_id)
+        .first()
     )
     if submission is None or submission.grade_status == Submission.GradeStatus.DONE:
         return submission
     Submission.objects.filter(pk=submission.pk).update(
-        grade_status=Submission.GradeStatus.GRADING, status_changed_at=timezone.now(),
+        grade_status=Submission.GradeStatus.GRADING,
+        status_changed_at=timezone.now(),
         grade_attempts=F("grade_attempts") + 1,
     )
     submission.refresh_from_db()
     answer = submission.answer
     revision = answer.attempt.revision
     step = step_spec(revision, answer.step_key, answer.follow_up_id)
-    context = {"slug": revision.spec.get("slug"),
-               "title": revision.title, "brief": revision.brief, "step_key": answer.step_key}
+    context = {
+        "slug": revision.spec.get("slug"),
+        "title": revision.title,
+        "brief": revision.brief,
+        "step_key": answer.step_key,
+    }
     text = grading_text(answer.step_key, submission.text, submission.fields)
 
     if answer.step_key == "clarify":
         review = review_card(submission.fields, revision.brief)
-        _store(submission, "slo", score=review.score, points=[], feedback="",
-               extra={"review": review.to_dict()})
+        _store(
+            submission,
+            "slo",
+            score=review.score,
+            points=[],
+            feedback="",
+            extra={"review": review.to_dict()},
+        )
     if answer.step_key == "estimate":
         checks = submission.fields.get("checks", {})
         _store_checker(submission, revision, checks)
@@ -217,19 +242,20 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     status = Submission.GradeStatus.DONE
     config = GraderConfig.from_env()
     if config.configured:
-        result = grade(step, text, mode="auto", context=context, config=config,
-                       **_cache_kwargs())
+        result = grade(step, text, mode="auto", context=context, config=config, **_cache_kwargs())
         if result.grader == "llm":
             _store_result(submission, result)
         else:
             status = Submission.GradeStatus.OFFLINE
             Grade.objects.filter(submission=submission, grader="rubric").update(
-                fallback_reason=(result.fallback_reason or "model unavailable")[:300])
+                fallback_reason=(result.fallback_reason or "model unavailable")[:300]
+            )
             backoff = settings.GRADING_RETRY_BACKOFF_S
             if submission.grade_attempts <= len(backoff):
                 grading_enqueue(submission.pk, delay_s=backoff[submission.grade_attempts - 1])
-    Submission.objects.filter(pk=submission.pk).update(grade_status=status,
-                                                       status_changed_at=timezone.now())
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=status, status_changed_at=timezone.now()
+    )
     submission.refresh_from_db()
     return submission
 
@@ -257,21 +283,36 @@ def step_spec(revision: QuestionRevision, step_key: str, follow_up_id: str = "")
 def _store_result(submission: Submission, result) -> None:
     data = result.to_dict()
     _store(
-        submission, data["grader"], score=data["score"], points=data["points"],
-        feedback=data.get("feedback", ""), model=data.get("model") or "",
-        prompt_version=data.get("prompt_version") or "", warnings=data.get("warnings", []),
-        fallback_reason=data.get("fallback_reason") or "", latency_ms=data.get("latency_ms", 0),
+        submission,
+        data["grader"],
+        score=data["score"],
+        points=data["points"],
+        feedback=data.get("feedback", ""),
+        model=data.get("model") or "",
+        prompt_version=data.get("prompt_version") or "",
+        warnings=data.get("warnings", []),
+        fallback_reason=data.get("fallback_reason") or "",
+        latency_ms=data.get("latency_ms", 0),
         usage=data.get("usage") or {},
     )
 
 
-def _store(submission: Submission, grader: str, *, score: float, points: list, feedback: str,
-           extra: dict | None = None, **fields) -> Grade:
+def _store(
+    submission: Submission,
+    grader: str,
+    *,
+    score: float,
+    points: list,
+    feedback: str,
+    extra: dict | None = None,
+    **fields,
+) -> Grade:
     defaults = {"score": score, "points": points, "feedback": feedback, **fields}
     if extra:
         defaults["usage"] = {**defaults.get("usage", {}), **extra}
-    grade, _ = Grade.objects.update_or_create(submission=submission, grader=grader,
-                                              defaults=defaults)
+    grade, _ = Grade.objects.update_or_create(
+        submission=submission, grader=grader, defaults=defaults
+    )
     return grade
 
 
@@ -290,8 +331,15 @@ def _store_checker(submission: Submission, revision: QuestionRevision, checks: d
         formula = f"{qty['rounding']}({qty['formula']})" if qty.get("rounding") else qty["formula"]
         lines = [f"{k} = {v}" for k, v in givens_from_estimate(estimate, upto=qty["id"]).items()]
         expected = evaluate_worksheet([*lines, f"{formula} in {qty['unit']}"])[-1]
-        points.append({"id": qty["id"], "label": qty["label"], "verdict": verdict,
-                       "answer": check.get("answer", ""), "hint": check.get("hint", ""),
-                       "expected": expected.display if expected.error is None else ""})
+        points.append(
+            {
+                "id": qty["id"],
+                "label": qty["label"],
+                "verdict": verdict,
+                "answer": check.get("answer", ""),
+                "hint": check.get("hint", ""),
+                "expected": expected.display if expected.error is None else "",
+            }
+        )
     score = total / len(quantities) if quantities else 0.0
     _store(submission, "checker", score=round(score, 3), points=points, feedback="")

@@ -89,8 +89,9 @@ class Attempt(models.Model):
         FINISHED = "finished", "Finished"
 
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="attempts")
-    revision = models.ForeignKey(QuestionRevision, on_delete=models.PROTECT,
-                                 related_name="attempts")
+    revision = models.ForeignKey(
+        QuestionRevision, on_delete=models.PROTECT, related_name="attempts"
+    )
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -122,8 +123,9 @@ class StepAnswer(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["attempt", "step_key", "follow_up_id"],
-                                    name="one_answer_per_step"),
+            models.UniqueConstraint(
+                fields=["attempt", "step_key", "follow_up_id"], name="one_answer_per_step"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -144,8 +146,7 @@ class Submission(models.Model):
     text = models.TextField(blank=True)
     fields = models.JSONField(default=dict, blank=True)
     draft_version = models.PositiveIntegerField()
-    grade_status = models.CharField(max_length=10, choices=GradeStatus,
-                                    default=GradeStatus.QUEUED)
+    grade_status = models.CharField(max_length=10, choices=GradeStatus, default=GradeStatus.QUEUED)
     grade_attempts = models.PositiveIntegerField(default=0)
     status_changed_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(auto_now_add=True)
@@ -155,8 +156,9 @@ class Submission(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["answer", "number"], name="unique_submission_number"),
             # Submitting the same draft twice (double click, two tabs) yields one submission.
-            models.UniqueConstraint(fields=["answer", "draft_version"],
-                                    name="one_submission_per_draft"),
+            models.UniqueConstraint(
+                fields=["answer", "draft_version"], name="one_submission_per_draft"
+            ),
         ]
         indexes = [models.Index(fields=["grade_status", "status_changed_at"])]
 

@@ -40,15 +40,18 @@ def fields_from_post(step: str, post) -> dict:
 
 def step_url(attempt: Attempt, step: str, follow_up: str = "") -> str:
     if follow_up:
-        return reverse("attempt_follow_up", kwargs={"attempt_id": attempt.pk, "step": step,
-                                                    "follow_up": follow_up})
+        return reverse(
+            "attempt_follow_up",
+            kwargs={"attempt_id": attempt.pk, "step": step, "follow_up": follow_up},
+        )
     return reverse("attempt_step", kwargs={"attempt_id": attempt.pk, "step": step})
 
 
 def _submitted_keys(attempt: Attempt) -> set[tuple[str, str]]:
     return set(
-        Submission.objects.filter(answer__attempt=attempt)
-        .values_list("answer__step_key", "answer__follow_up_id")
+        Submission.objects.filter(answer__attempt=attempt).values_list(
+            "answer__step_key", "answer__follow_up_id"
+        )
     )
 
 
@@ -87,7 +90,8 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         context["follow_up"] = {
             "id": fu["id"],
             "prompt_html": revision.rendered["steps"]["tradeoffs"]["follow_ups"][fu["id"]][
-                "prompt"],
+                "prompt"
+            ],
         }
     if answer.step_key == "tradeoffs":
         context["follow_ups"] = _follow_up_states(attempt, spec, submitted)
@@ -101,8 +105,9 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         ]
         context["worksheet_text"] = answer.fields.get("worksheet", "")
         context["predefined"] = _card_names(attempt)
-        context["worksheet_lines"] = worksheet_lines(attempt=attempt,
-                                                     text=context["worksheet_text"])
+        context["worksheet_lines"] = worksheet_lines(
+            attempt=attempt, text=context["worksheet_text"]
+        )
     latest = answer.submissions.order_by("-number").first()
     context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
     return context
@@ -121,26 +126,35 @@ def _follow_up_states(attempt: Attempt, spec: dict, submitted: set) -> list[dict
     states, open_next = [], True
     for number, fu in enumerate(spec.get("follow_ups", []), start=1):
         done = ("tradeoffs", fu["id"]) in submitted
-        states.append({
-            "id": fu["id"], "number": number, "submitted": done, "open": done or open_next,
-            "url": step_url(attempt, "tradeoffs", fu["id"]),
-        })
+        states.append(
+            {
+                "id": fu["id"],
+                "number": number,
+                "submitted": done,
+                "open": done or open_next,
+                "url": step_url(attempt, "tradeoffs", fu["id"]),
+            }
+        )
         open_next = done
     return states
 
 
 def _card_form(fields: dict) -> dict:
-    rows = [{"name": f, "label": label, "unit": unit, "value": fields.get(f, "")}
-            for f, label, _, unit, _ in SLO_FIELDS]
-    text_rows = [{"name": f, "label": label, "value": fields.get(f, "")} for f, label in
-                 TEXT_FIELDS]
+    rows = [
+        {"name": f, "label": label, "unit": unit, "value": fields.get(f, "")}
+        for f, label, _, unit, _ in SLO_FIELDS
+    ]
+    text_rows = [
+        {"name": f, "label": label, "value": fields.get(f, "")} for f, label in TEXT_FIELDS
+    ]
     return {"numbers": rows, "texts": text_rows, "qps_kind": fields.get("qps_kind") or "peak"}
 
 
 def _card_names(attempt: Attempt) -> dict[str, str]:
     """Numbers from the candidate's SLO card, as names for their worksheet."""
-    clarify = StepAnswer.objects.filter(attempt=attempt, step_key="clarify",
-                                        follow_up_id="").first()
+    clarify = StepAnswer.objects.filter(
+        attempt=attempt, step_key="clarify", follow_up_id=""
+    ).first()
     if clarify is None:
         return {}
     return review_card(clarify.fields, attempt.revision.brief).names
@@ -167,8 +181,9 @@ def worksheet_lines(*, attempt: Attempt, text: str) -> list:
         return [{"error": str(exc)}]
 
 
-def quantity_check(*, attempt: Attempt, answer: StepAnswer, quantity_id: str, expression: str,
-                   worksheet: str) -> dict:
+def quantity_check(
+    *, attempt: Attempt, answer: StepAnswer, quantity_id: str, expression: str, worksheet: str
+) -> dict:
     """Check one required quantity against the candidate's expression; store the verdict."""
     from planner.engine import NapkinError, check_quantity, evaluate_worksheet, givens_from_estimate
 
@@ -181,13 +196,15 @@ def quantity_check(*, attempt: Attempt, answer: StepAnswer, quantity_id: str, ex
     givens = givens_from_estimate(spec, upto=quantity_id)
     labels = {g["name"]: g.get("label", "") for g in spec.get("givens", [])}
     env = {}
-    for line in evaluate_worksheet(worksheet.replace("\r\n", "\n").split("\n")[:200],
-                                   _givens(attempt)):
+    for line in evaluate_worksheet(
+        worksheet.replace("\r\n", "\n").split("\n")[:200], _givens(attempt)
+    ):
         if getattr(line, "name", None) and line.quantity is not None:
             env[line.name] = line.quantity
     try:
-        result = check_quantity(quantity, expression, givens, worksheet_env=env,
-                                given_labels=labels)
+        result = check_quantity(
+            quantity, expression, givens, worksheet_env=env, given_labels=labels
+        )
     except NapkinError as exc:
         raise FlowError(str(exc)) from None
     check = {
@@ -234,8 +251,9 @@ def submission_score(step_key: str, grades: list[Grade]) -> float | None:
     return round(main.score, 3)
 
 
-def feedback_context(*, attempt: Attempt, answer: StepAnswer,
-                     submission: Submission | None) -> dict:
+def feedback_context(
+    *, attempt: Attempt, answer: StepAnswer, submission: Submission | None
+) -> dict:
     """The feedback panel for a submission: status, per-point verdicts, reference, history."""
     if submission is None:
         return {"submission": None}
@@ -250,24 +268,30 @@ def feedback_context(*, attempt: Attempt, answer: StepAnswer,
     points_by_id = {p["id"]: p for p in spec.get("rubric", [])}
     concept_slugs = {c for p in spec.get("rubric", []) for c in p.get("concepts", [])}
     concepts = selectors.concepts_by_slug(concept_slugs)
-    done = submission.grade_status in (Submission.GradeStatus.DONE,
-                                       Submission.GradeStatus.OFFLINE)
+    done = submission.grade_status in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE)
     points = []
     if main is not None:
         for verdict in main.points:
             rubric = points_by_id.get(verdict.get("id"), {})
-            points.append({
-                **verdict,
-                "says": rubric.get("says", ""),
-                "concepts": [concepts[c] for c in rubric.get("concepts", []) if c in concepts],
-            })
+            points.append(
+                {
+                    **verdict,
+                    "says": rubric.get("says", ""),
+                    "concepts": [concepts[c] for c in rubric.get("concepts", []) if c in concepts],
+                }
+            )
     by = {g.grader: g for g in grades}
     history = []
     for sub in answer.submissions.prefetch_related("grades").order_by("number"):
-        history.append({"number": sub.number, "submitted_at": sub.submitted_at,
-                        "status": sub.get_grade_status_display(),
-                        "score": submission_score(answer.step_key, list(sub.grades.all())),
-                        "current": sub.pk == submission.pk})
+        history.append(
+            {
+                "number": sub.number,
+                "submitted_at": sub.submitted_at,
+                "status": sub.get_grade_status_display(),
+                "score": submission_score(answer.step_key, list(sub.grades.all())),
+                "current": sub.pk == submission.pk,
+            }
+        )
     scored = [h["score"] for h in history if h["score"] is not None]
     return {
         "submission": submission,
@@ -278,18 +302,21 @@ def feedback_context(*, attempt: Attempt, answer: StepAnswer,
         "score": submission_score(answer.step_key, grades),
         "best_score": max(scored) if scored else None,
         "highlighted": highlight_evidence(
-            submission.text, [p.get("evidence", "") for p in points
-                              if p.get("verdict") in ("hit", "partial")]),
+            submission.text,
+            [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")],
+        ),
         "reference_html": rendered["reference"] if done else "",
         "history": history,
         "disagreement": (
             abs(by["llm"].score - by["rubric"].score) > 0.4
-            if "llm" in by and "rubric" in by else False
+            if "llm" in by and "rubric" in by
+            else False
         ),
         "slo_review": (by["slo"].usage.get("review") if "slo" in by else None),
         "checks": by["checker"].points if "checker" in by else [],
-        "feedback_url": reverse("submission_feedback", kwargs={
-            "attempt_id": attempt.pk, "submission_id": submission.pk}),
+        "feedback_url": reverse(
+            "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
+        ),
     }
 
 
@@ -329,10 +356,8 @@ def highlight_evidence(text: str, quotes: list[str]) -> SafeString:
 
 def _best_per_answer(attempt: Attempt) -> dict[tuple[str, str], dict]:
     """For each step answer: its best-scoring submission, that score and its grades."""
-    answers = (
-        StepAnswer.objects.filter(attempt=attempt)
-        .prefetch_related(Prefetch("submissions", queryset=Submission.objects.prefetch_related(
-            "grades")))
+    answers = StepAnswer.objects.filter(attempt=attempt).prefetch_related(
+        Prefetch("submissions", queryset=Submission.objects.prefetch_related("grades"))
     )
     best: dict[tuple[str, str], dict] = {}
     for answer in answers:
@@ -342,8 +367,7 @@ def _best_per_answer(attempt: Attempt) -> dict[tuple[str, str], dict]:
             key = (answer.step_key, answer.follow_up_id)
             current = best.get(key)
             if current is None or (score or 0) > (current["score"] or 0):
-                best[key] = {"answer": answer, "submission": sub, "score": score,
-                             "grades": grades}
+                best[key] = {"answer": answer, "submission": sub, "score": score, "grades": grades}
         key = (answer.step_key, answer.follow_up_id)
         if key in best:
             best[key]["seconds"] = answer.seconds_spent
@@ -368,31 +392,49 @@ def scorecard(attempt: Attempt) -> dict:
         for e in entries:
             main = primary_grade(e["grades"])
             for g in e["grades"]:
-                graders.append({"step": selectors.STEP_TITLES[key],
-                                "part": e["answer"].follow_up_id or "main answer",
-                                "grader": g.grader, "model": g.model, "score": g.score,
-                                "fallback": g.fallback_reason})
+                graders.append(
+                    {
+                        "step": selectors.STEP_TITLES[key],
+                        "part": e["answer"].follow_up_id or "main answer",
+                        "grader": g.grader,
+                        "model": g.model,
+                        "score": g.score,
+                        "fallback": g.fallback_reason,
+                    }
+                )
                 if g.grader == "checker":
                     checks = g.points
             if main:
                 for p in main.points:
                     rs = rubric_specs.get(p.get("id"), {})
-                    all_points.append({"id": p.get("id"), "verdict": p.get("verdict"),
-                                       "says": rs.get("says", p.get("id")),
-                                       "weight": rs.get("weight", 1),
-                                       "concepts": rs.get("concepts", []), "step": key})
-        rows.append({
-            "number": number, "key": key, "title": selectors.STEP_TITLES[key],
-            "score": round(sum(scores) / len(scores), 3) if scores else None,
-            "parts": len(entries),
-            "minutes_spent": round(seconds_by_step[key] / 60, 1),
-            "minutes_suggested": spec.get("minutes"),
-            "url": step_url(attempt, key),
-        })
+                    all_points.append(
+                        {
+                            "id": p.get("id"),
+                            "verdict": p.get("verdict"),
+                            "says": rs.get("says", p.get("id")),
+                            "weight": rs.get("weight", 1),
+                            "concepts": rs.get("concepts", []),
+                            "step": key,
+                        }
+                    )
+        rows.append(
+            {
+                "number": number,
+                "key": key,
+                "title": selectors.STEP_TITLES[key],
+                "score": round(sum(scores) / len(scores), 3) if scores else None,
+                "parts": len(entries),
+                "minutes_spent": round(seconds_by_step[key] / 60, 1),
+                "minutes_suggested": spec.get("minutes"),
+                "url": step_url(attempt, key),
+            }
+        )
     scored = [r["score"] for r in rows if r["score"] is not None]
     hits = sorted([p for p in all_points if p["verdict"] == "hit"], key=lambda p: -p["weight"])
-    misses = sorted([p for p in all_points if p["verdict"] != "hit"],
-                    key=lambda p: (CREDIT.get(p["verdict"], 0), -p["weight"]))
+    misses = sorted(
+        [p for p in all_points if p["verdict"] != "hit"],
+        key=lambda p: (CREDIT.get(p["verdict"], 0), -p["weight"]),
+    )
     review = []
     for p in misses:
         for slug in p["concepts"]:
@@ -415,12 +457,14 @@ def scorecard(attempt: Attempt) -> dict:
 def history(user) -> dict:
     """Every attempt with its per-step scores; trends per step; the most-missed points."""
     attempts = list(
-        Attempt.objects.filter(user=user).select_related("revision__question")
+        Attempt.objects.filter(user=user)
+        .select_related("revision__question")
         .order_by("started_at")
     )
     submissions = (
         Submission.objects.filter(answer__attempt__user=user)
-        .select_related("answer").prefetch_related("grades")
+        .select_related("answer")
+        .prefetch_related("grades")
     )
     per_attempt: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     missed: dict[str, dict] = {}
@@ -430,29 +474,45 @@ def history(user) -> dict:
         if score is not None:
             per_attempt[sub.answer.attempt_id][sub.answer.step_key].append(score)
         main = primary_grade(grades)
-        for p in (main.points if main else []):
+        for p in main.points if main else []:
             if p.get("verdict") == "miss":
-                entry = missed.setdefault(p["id"], {"id": p["id"], "count": 0,
-                                                    "step": sub.answer.step_key})
+                entry = missed.setdefault(
+                    p["id"], {"id": p["id"], "count": 0, "step": sub.answer.step_key}
+                )
                 entry["count"] += 1
     rows = []
     for attempt in attempts:
         scores = per_attempt.get(attempt.pk, {})
         steps = {key: (max(scores[key]) if scores.get(key) else None) for key in STEP_KEYS}
         values = [v for v in steps.values() if v is not None]
-        rows.append({"attempt": attempt, "steps": [steps[k] for k in STEP_KEYS],
-                     "overall": round(sum(values) / len(values), 3) if values else None})
+        rows.append(
+            {
+                "attempt": attempt,
+                "steps": [steps[k] for k in STEP_KEYS],
+                "overall": round(sum(values) / len(values), 3) if values else None,
+            }
+        )
     trends = []
     for i, key in enumerate(STEP_KEYS):
         series = [r["steps"][i] for r in rows if r["steps"][i] is not None]
-        trends.append({"key": key, "title": selectors.STEP_TITLES[key], "series": series,
-                       "points": _sparkline(series)})
+        trends.append(
+            {
+                "key": key,
+                "title": selectors.STEP_TITLES[key],
+                "series": series,
+                "points": _sparkline(series),
+            }
+        )
     says = _rubric_says(attempts)
     top_missed = sorted(missed.values(), key=lambda m: -m["count"])[:8]
     for m in top_missed:
         m["says"] = says.get(m["id"], m["id"])
-    return {"rows": list(reversed(rows)), "trends": trends, "missed": top_missed,
-            "step_titles": [selectors.STEP_TITLES[k] for k in STEP_KEYS]}
+    return {
+        "rows": list(reversed(rows)),
+        "trends": trends,
+        "missed": top_missed,
+        "step_titles": [selectors.STEP_TITLES[k] for k in STEP_KEYS],
+    }
 
 
 def _rubric_says(attempts: list[Attempt]) -> dict[str, str]:

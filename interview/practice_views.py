@@ -6,12 +6,10 @@ only ever reach their own attempts.
 
 from __future__ import annotations
 
-import json
-
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -22,9 +20,10 @@ from interview.models import Attempt, StepAnswer, Submission
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
-    return get_object_or_404(
-        Attempt.objects.select_related("revision__question"), pk=attempt_id, user=request.user
-    )
+    """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
+    attempt = get_object_or_404(Attempt, pk=attempt_id, user=request.user)
+    attempt.revision = selectors.revision_cached(attempt.revision_id)
+    return attempt
 
 
 def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = "") -> StepAnswer:
@@ -40,7 +39,9 @@ def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
         base_version = int(request.POST.get("base_version", ""))
         seconds = int(request.POST.get("seconds", "0") or 0)
     except ValueError:
-        raise flow.FlowError("The form was incomplete; reload the page (your draft is saved).")
+        raise flow.FlowError(
+            "The form was incomplete; reload the page (your draft is saved)."
+        ) from None
     text = request.POST.get("text", "")
     fields = practice.fields_from_post(step, request.POST)
     return text, fields, base_version, seconds
@@ -63,8 +64,9 @@ def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def attempt_step(request: HttpRequest, attempt_id: int, step: str,
-                 follow_up: str = "") -> HttpResponse:
+def attempt_step(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     if step not in STEP_KEYS:
         raise Http404("No such step.")
@@ -75,35 +77,50 @@ def attempt_step(request: HttpRequest, attempt_id: int, step: str,
 
 @login_required
 @require_POST
-def draft_autosave(request: HttpRequest, attempt_id: int, step: str,
-                   follow_up: str = "") -> HttpResponse:
+def draft_autosave(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     answer = _answer(request, attempt, step, follow_up)
     try:
         text, fields, base_version, seconds = _read_form(request, step)
-        answer = flow.draft_save(answer=answer, text=text, fields=fields,
-                                 base_version=base_version, seconds=seconds)
+        answer = flow.draft_save(
+            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+        )
     except flow.StaleDraft as exc:
-        return render(request, "interview/partials/save_status.html",
-                      {"answer": exc.answer, "conflict": str(exc)}, status=409)
+        return render(
+            request,
+            "interview/partials/save_status.html",
+            {"answer": exc.answer, "conflict": str(exc)},
+            status=409,
+        )
     except flow.FlowError as exc:
-        return render(request, "interview/partials/save_status.html",
-                      {"answer": answer, "error": str(exc)}, status=422)
-    return render(request, "interview/partials/save_status.html",
-                  {"answer": answer, "saved_at": timezone.now()})
+        return render(
+            request,
+            "interview/partials/save_status.html",
+            {"answer": answer, "error": str(exc)},
+            status=422,
+        )
+    return render(
+        request,
+        "interview/partials/save_status.html",
+        {"answer": answer, "saved_at": timezone.now()},
+    )
 
 
 @login_required
 @require_POST
-def step_submit(request: HttpRequest, attempt_id: int, step: str,
-                follow_up: str = "") -> HttpResponse:
+def step_submit(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     answer = _answer(request, attempt, step, follow_up)
     status = 200
     try:
         text, fields, base_version, seconds = _read_form(request, step)
-        outcome = flow.step_submit(answer=answer, text=text, fields=fields,
-                                   base_version=base_version, seconds=seconds)
+        outcome = flow.step_submit(
+            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+        )
         answer.refresh_from_db()
         context = {"answer": answer, "submission": outcome.submission, "saved_at": timezone.now()}
     except flow.StaleDraft as exc:
@@ -118,8 +135,11 @@ def step_submit(request: HttpRequest, attempt_id: int, step: str,
         full = practice.step_context(attempt=attempt, answer=answer)
         full["form_error"] = context.get("error") or context.get("conflict")
         return render(request, "interview/attempt_step.html", full, status=status)
-    context.update(practice.feedback_context(attempt=attempt, answer=answer,
-                                             submission=context.get("submission")))
+    context.update(
+        practice.feedback_context(
+            attempt=attempt, answer=answer, submission=context.get("submission")
+        )
+    )
     return render(request, "interview/partials/submit_result.html", context, status=status)
 
 
@@ -130,8 +150,9 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
     submission = get_object_or_404(
         Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
     )
-    context = practice.feedback_context(attempt=attempt, answer=submission.answer,
-                                        submission=submission)
+    context = practice.feedback_context(
+        attempt=attempt, answer=submission.answer, submission=submission
+    )
     response = render(request, "interview/partials/feedback.html", context)
     response["Vary"] = "HX-Request"
     return response
@@ -145,15 +166,28 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     quantity_id = request.POST.get("quantity", "")
     expression = request.POST.get("expression", "")[:500]
     try:
-        check_rate(user_id=request.user.pk, action="check", per_minute=120)
-        result = practice.quantity_check(attempt=attempt, answer=answer,
-                                         quantity_id=quantity_id, expression=expression,
-                                         worksheet=request.POST.get("worksheet", ""))
+        check_rate(
+            user_id=request.user.pk, action="check", per_minute=settings.NAPKIN_RATE_PER_MINUTE
+        )
+        result = practice.quantity_check(
+            attempt=attempt,
+            answer=answer,
+            quantity_id=quantity_id,
+            expression=expression,
+            worksheet=request.POST.get("worksheet", ""),
+        )
     except (flow.FlowError, LimitExceeded) as exc:
-        return render(request, "interview/partials/check_result.html",
-                      {"quantity_id": quantity_id, "error": str(exc)}, status=422)
-    return render(request, "interview/partials/check_result.html",
-                  {"quantity_id": quantity_id, "check": result})
+        return render(
+            request,
+            "interview/partials/check_result.html",
+            {"quantity_id": quantity_id, "error": str(exc)},
+            status=422,
+        )
+    return render(
+        request,
+        "interview/partials/check_result.html",
+        {"quantity_id": quantity_id, "check": result},
+    )
 
 
 @login_required
@@ -161,10 +195,15 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
 def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     try:
-        check_rate(user_id=request.user.pk, action="worksheet evaluation", per_minute=240)
+        check_rate(
+            user_id=request.user.pk,
+            action="worksheet evaluation",
+            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
+        )
     except LimitExceeded as exc:
-        return render(request, "interview/partials/worksheet_lines.html",
-                      {"error": str(exc)}, status=429)
+        return render(
+            request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=429
+        )
     lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
     return render(request, "interview/partials/worksheet_lines.html", {"lines": lines})
 
@@ -174,8 +213,9 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
 def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     if attempt.status != Attempt.Status.FINISHED:
-        Attempt.objects.filter(pk=attempt.pk).update(status=Attempt.Status.FINISHED,
-                                                     finished_at=timezone.now())
+        Attempt.objects.filter(pk=attempt.pk).update(
+            status=Attempt.Status.FINISHED, finished_at=timezone.now()
+        )
     return redirect("attempt_scorecard", attempt_id=attempt.pk)
 
 
@@ -190,5 +230,3 @@ def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
     return render(request, "interview/history.html", practice.history(request.user))
-
-

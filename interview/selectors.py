@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.http import Http404
 
 from interview.content import STEP_KEYS
@@ -29,8 +31,10 @@ def question_list() -> list[QuestionRevision]:
 def question_current_revision(slug: str) -> QuestionRevision:
     revision = (
         QuestionRevision.objects.select_related("question")
-        .filter(question__slug=slug, pk__in=Question.objects.filter(slug=slug).values(
-            "current_revision"))
+        .filter(
+            question__slug=slug,
+            pk__in=Question.objects.filter(slug=slug).values("current_revision"),
+        )
         .first()
     )
     if revision is None:
@@ -38,9 +42,18 @@ def question_current_revision(slug: str) -> QuestionRevision:
     return revision
 
 
+@functools.lru_cache(maxsize=256)
+def revision_cached(pk: int) -> QuestionRevision:
+    """A revision by id, kept in memory: revisions are immutable, and their parsed spec and
+    rendered HTML are the largest thing a practice page would otherwise load and decode."""
+    return QuestionRevision.objects.select_related("question").get(pk=pk)
+
+
 def concepts_by_slug(slugs: list[str] | set[str]) -> dict[str, Concept]:
-    return {c.slug: c for c in Concept.objects.filter(slug__in=list(slugs)).only(
-        "slug", "title", "summary")}
+    return {
+        c.slug: c
+        for c in Concept.objects.filter(slug__in=list(slugs)).only("slug", "title", "summary")
+    }
 
 
 def question_steps(revision: QuestionRevision) -> list[dict]:
@@ -52,17 +65,19 @@ def question_steps(revision: QuestionRevision) -> list[dict]:
     steps = []
     for number, key in enumerate(STEP_KEYS, start=1):
         spec = revision.step(key)
-        steps.append({
-            "number": number,
-            "key": key,
-            "title": STEP_TITLES[key],
-            "minutes": spec.get("minutes"),
-            "prompt_html": revision.rendered["steps"][key]["prompt"],
-            "concepts": [concepts[s] for s in spec.get("concepts", []) if s in concepts],
-            "rubric_count": len(spec.get("rubric", [])),
-            "follow_up_count": len(spec.get("follow_ups", [])),
-            "quantity_count": len(spec.get("quantities", [])),
-        })
+        steps.append(
+            {
+                "number": number,
+                "key": key,
+                "title": STEP_TITLES[key],
+                "minutes": spec.get("minutes"),
+                "prompt_html": revision.rendered["steps"][key]["prompt"],
+                "concepts": [concepts[s] for s in spec.get("concepts", []) if s in concepts],
+                "rubric_count": len(spec.get("rubric", [])),
+                "follow_up_count": len(spec.get("follow_ups", [])),
+                "quantity_count": len(spec.get("quantities", [])),
+            }
+        )
     return steps
 
 
@@ -100,10 +115,10 @@ def concept_detail(slug: str) -> tuple[Concept, list[Concept], list[QuestionRevi
     concept = Concept.objects.filter(slug=slug).first()
     if concept is None:
         raise Http404("No such concept.")
-    related = list(Concept.objects.filter(slug__in=concept.related).only("slug", "title",
-                                                                           "summary"))
+    related = list(
+        Concept.objects.filter(slug__in=concept.related).only("slug", "title", "summary")
+    )
     questions = [
-        r for r in question_list()
-        if any(slug in r.step(k).get("concepts", []) for k in STEP_KEYS)
+        r for r in question_list() if any(slug in r.step(k).get("concepts", []) for k in STEP_KEYS)
     ]
     return concept, related, questions

@@ -52,7 +52,10 @@ def content_load(*, root: Path) -> LoadReport:
             report.concepts_saved.append(cf.meta["slug"])
         for cf in tree.questions:
             label = question_revision_publish(
-                slug=cf.meta["slug"], source_text=cf.text, meta=cf.meta, body=cf.body,
+                slug=cf.meta["slug"],
+                source_text=cf.text,
+                meta=cf.meta,
+                body=cf.body,
                 source_path=str(cf.path),
             )
             (report.created if label[1] else report.unchanged).append(label[0])

@@ -30,16 +30,22 @@ RELATIVE_MATCH = 0.10  # a figure within 10% of the brief counts as the brief's
 
 @dataclass
 class CardReview:
-    pinned: list[str]          # labels the candidate pinned, matching the brief
-    differs: list[dict]        # {label, theirs, brief}
-    missed: list[str]          # labels the brief has and the card lacks
-    errors: dict[str, str]     # field -> message, for numbers that do not parse
-    names: dict[str, str]      # worksheet name -> napkin expression
+    pinned: list[str]  # labels the candidate pinned, matching the brief
+    differs: list[dict]  # {label, theirs, brief}
+    missed: list[str]  # labels the brief has and the card lacks
+    errors: dict[str, str]  # field -> message, for numbers that do not parse
+    names: dict[str, str]  # worksheet name -> napkin expression
     score: float
 
     def to_dict(self) -> dict:
-        return {"pinned": self.pinned, "differs": self.differs, "missed": self.missed,
-                "errors": self.errors, "names": self.names, "score": self.score}
+        return {
+            "pinned": self.pinned,
+            "differs": self.differs,
+            "missed": self.missed,
+            "errors": self.errors,
+            "names": self.names,
+            "score": self.score,
+        }
 
 
 def parse_number(raw: object) -> float | None:
@@ -92,8 +98,13 @@ def review_card(card: dict, brief: dict) -> CardReview:
             names.pop(name)
             names["qps_mean"] = f"{_fmt(theirs)} {unit}"
             if expected is not None:
-                differs.append({"label": label, "theirs": f"{_fmt(theirs)} (as a mean)",
-                                "brief": f"{_fmt(expected)} at peak"})
+                differs.append(
+                    {
+                        "label": label,
+                        "theirs": f"{_fmt(theirs)} (as a mean)",
+                        "brief": f"{_fmt(expected)} at peak",
+                    }
+                )
             continue
         if expected is None:
             continue
@@ -109,7 +120,8 @@ def review_card(card: dict, brief: dict) -> CardReview:
             if not value:
                 missed.append(label)
             elif _normalise(str(expected)) in _normalise(value) or _normalise(value) in _normalise(
-                    str(expected)):
+                str(expected)
+            ):
                 pinned.append(label)
             else:
                 differs.append({"label": label, "theirs": value, "brief": str(expected)})
@@ -124,7 +136,9 @@ def card_as_text(card: dict) -> str:
         raw = str(card.get(field) or "").strip()
         if raw:
             kind = " at peak" if field == "peak_qps" and card.get("qps_kind") != "mean" else ""
-            kind = " as the mean" if field == "peak_qps" and card.get("qps_kind") == "mean" else kind
+            kind = (
+                " as the mean" if field == "peak_qps" and card.get("qps_kind") == "mean" else kind
+            )
             parts.append(f"{label}: {raw} {unit}{kind}.")
     for field, label in TEXT_FIELDS:
         raw = str(card.get(field) or "").strip()

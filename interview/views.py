@@ -49,8 +49,12 @@ def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
             "givens": spec.get("givens", []),
             "quantities": spec.get("quantities", []),
             "follow_ups": [
-                {"id": fu["id"], "prompt_html": revision.rendered["steps"][step]["follow_ups"][
-                    fu["id"]]["prompt"]}
+                {
+                    "id": fu["id"],
+                    "prompt_html": revision.rendered["steps"][step]["follow_ups"][fu["id"]][
+                        "prompt"
+                    ],
+                }
                 for fu in spec.get("follow_ups", [])
             ],
         },
@@ -69,4 +73,56 @@ def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "interview/concept.html",
         {"concept": concept, "related": related, "questions": questions},
+    )
+
+
+@require_GET
+def grader_status(request: HttpRequest) -> HttpResponse:
+    """The grading backend: endpoint, reachability, served models, live queue, our queue."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from interview import grader_status as status_mod
+    from interview.grading import GraderConfig
+    from interview.models import Grade, Submission
+
+    try:
+        config = GraderConfig.from_env()
+        config_error = ""
+    except ValueError as exc:
+        config, config_error = GraderConfig(), str(exc)
+    server = status_mod.server_status(config)
+    since = timezone.now() - timedelta(days=1)
+    latencies = {
+        grader: list(
+            Grade.objects.filter(grader=grader, created_at__gte=since)
+            .order_by("-created_at")
+            .values_list("latency_ms", flat=True)[:1000]
+        )
+        for grader in ("llm", "rubric")
+    }
+    queue = {
+        "queued": Submission.objects.filter(grade_status=Submission.GradeStatus.QUEUED).count(),
+        "grading": Submission.objects.filter(grade_status=Submission.GradeStatus.GRADING).count(),
+        "offline": Submission.objects.filter(grade_status=Submission.GradeStatus.OFFLINE).count(),
+    }
+    percentiles = [
+        {
+            "grader": grader,
+            "count": len(values),
+            **{f"p{q}": status_mod.percentile(values, q) for q in (50, 90, 99)},
+        }
+        for grader, values in latencies.items()
+    ]
+    return render(
+        request,
+        "interview/grader_status.html",
+        {
+            "server": server,
+            "config_error": config_error,
+            "queue": queue,
+            "percentiles": percentiles,
+            "inflight_cap": config.max_inflight,
+        },
     )

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import time
 
+SWEEP_EVERY_S = 120
+
 
 def main() -> int:
     port = os.environ.get("PORT", "8000")
@@ -24,10 +26,25 @@ def main() -> int:
         "--graceful-timeout", "5",
         "--access-logfile", "-",
     ]  # fmt: skip
-    worker = [python, "manage.py", "db_worker", "--queue-name", "*", "--interval", "0.5", "--no-reload"]
+    worker = [
+        python,
+        "manage.py",
+        "db_worker",
+        "--queue-name",
+        "*",
+        "--interval",
+        "0.5",
+        "--no-reload",
+    ]
+    # No worker runs yet, so anything left "grading" was orphaned by a crash: queue it again.
+    subprocess.run([python, "manage.py", "requeue_grading", "--older-than", "0"], check=False)
     children = [subprocess.Popen(web), subprocess.Popen(worker)]
-    print(f"Serving on http://127.0.0.1:{port}/ (web pid {children[0].pid}, "
-          f"worker pid {children[1].pid}). Ctrl-C stops both.", flush=True)
+    last_sweep = time.monotonic()
+    print(
+        f"Serving on http://127.0.0.1:{port}/ (web pid {children[0].pid}, "
+        f"worker pid {children[1].pid}). Ctrl-C stops both.",
+        flush=True,
+    )
 
     stopping = False
 
@@ -39,6 +56,10 @@ def main() -> int:
     signal.signal(signal.SIGTERM, stop)
     while not stopping and all(child.poll() is None for child in children):
         time.sleep(0.2)
+        if time.monotonic() - last_sweep > SWEEP_EVERY_S:
+            # A worker that died mid-grade leaves its submission stuck; sweep it back in.
+            subprocess.Popen([python, "manage.py", "requeue_grading", "--older-than", "300"])
+            last_sweep = time.monotonic()
     for child in children:
         if child.poll() is None:
             child.send_signal(signal.SIGTERM)

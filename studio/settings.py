@@ -180,14 +180,13 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
 }
 
-# The grading backend: any OpenAI-compatible endpoint. Unset means the offline grader only.
-GRADER_BASE_URL = os.environ.get("GRADER_BASE_URL", "")
-GRADER_MODEL = os.environ.get("GRADER_MODEL", "Qwen/Qwen2.5-7B-Instruct")
-GRADER_API_KEY = os.environ.get("GRADER_API_KEY", "")
-GRADER_MAX_INFLIGHT = int(os.environ.get("GRADER_MAX_INFLIGHT", "8"))
+# The grading backend (GRADER_BASE_URL, GRADER_MODEL, GRADER_API_KEY, GRADER_MAX_INFLIGHT, ...)
+# is read from the environment by interview.grading.GraderConfig.from_env, its one reader.
 # Per-user limits on the expensive endpoints (a rate limit is not a budget: hence the quota).
 GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
 GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
+# The calculator is cheap but not free: per-user caps on worksheet evaluations and checks.
+NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))
 # A model that stays down: re-grade with backoff (seconds), up to this many tries.
 GRADING_RETRY_BACKOFF_S = [30, 120, 600, 1800, 3600]
 # The largest answer we store; larger ones are refused with a message, the draft kept.

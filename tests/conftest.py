@@ -60,7 +60,9 @@ def browser():
 
 
 def _new_page(browser, color_scheme: str):
-    context = browser.new_context(color_scheme=color_scheme, viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        color_scheme=color_scheme, viewport={"width": 1280, "height": 900}
+    )
     page = context.new_page()
     page.set_default_timeout(15_000)
     errors: list[str] = []

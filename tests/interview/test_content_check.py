@@ -16,7 +16,10 @@ SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]
 def run_check(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "manage.py", "check_content", str(path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -59,9 +62,7 @@ def test_duplicate_rubric_id_is_reported_at_the_second_use(content_copy):
     ids = re.findall(r"^\s+- id: ([a-z0-9-]+)\s*$", text, flags=re.M)
     first, second = ids[0], ids[1]
     lines = text.split("\n")
-    second_line = next(
-        i for i, ln in enumerate(lines) if re.match(rf"^\s+- id: {second}\s*$", ln)
-    )
+    second_line = next(i for i, ln in enumerate(lines) if re.match(rf"^\s+- id: {second}\s*$", ln))
     lines[second_line] = lines[second_line].replace(second, first)
     path.write_text("\n".join(lines))
     result = run_check(content_copy)
@@ -73,13 +74,14 @@ def test_formula_naming_an_unknown_given_is_reported(content_copy):
     path = content_copy / "questions" / "chat-api-50qps.md"
     text = path.read_text()
     match = re.search(r"^(\s+formula: )(.+)$", text, flags=re.M)
-    broken = text[: match.start()] + match.group(1) + "no_such_given * 2" + text[match.end():]
+    broken = text[: match.start()] + match.group(1) + "no_such_given * 2" + text[match.end() :]
     path.write_text(broken)
     line = text[: match.start()].count("\n") + 1
     result = run_check(content_copy)
     assert result.returncode != 0
-    assert re.search(rf"{re.escape(str(path))}:{line}: quantity '\w+': .*no_such_given",
-                     result.stdout), result.stdout
+    assert re.search(
+        rf"{re.escape(str(path))}:{line}: quantity '\w+': .*no_such_given", result.stdout
+    ), result.stdout
 
 
 def test_bad_front_matter_is_reported(content_copy):
@@ -89,8 +91,7 @@ def test_bad_front_matter_is_reported(content_copy):
     path.write_text("\n".join(lines))
     result = run_check(content_copy)
     assert result.returncode != 0
-    assert re.search(rf"{re.escape(str(path))}:\d+: front matter is not valid YAML",
-                     result.stdout)
+    assert re.search(rf"{re.escape(str(path))}:\d+: front matter is not valid YAML", result.stdout)
 
 
 def test_missing_front_matter_delimiter(content_copy):

@@ -81,12 +81,15 @@ def test_start_pins_the_current_revision_and_opens_clarify(client_in, attempt):
     assert page.status_code == 200
     html = page.content.decode()
     assert 'name="peak_qps"' in html and 'name="qps_kind"' in html
-    assert 'hx-headers=' in html
+    assert "hx-headers=" in html
 
 
 def test_autosave_saves_and_bumps_the_version(client_in, attempt):
-    response = client_in.post(step_url(attempt, "architecture", "draft"),
-                              {"base_version": 0, "text": "first draft"}, htmx=True)
+    response = client_in.post(
+        step_url(attempt, "architecture", "draft"),
+        {"base_version": 0, "text": "first draft"},
+        htmx=True,
+    )
     assert response.status_code == 200
     assert 'value="1"' in response.content.decode()
     answer = StepAnswer.objects.get(step_key="architecture")
@@ -121,8 +124,11 @@ def test_a_huge_answer_is_refused_with_a_message_and_the_draft_kept(client_in, a
     assert huge.status_code == 422
     assert "the limit is 20,000" in huge.content.decode()
     assert StepAnswer.objects.get(step_key="architecture").text == "my real draft"
-    submit = client_in.post(step_url(attempt, "architecture", "submit"),
-                            {"base_version": 1, "text": "x" * 1_000_000}, htmx=True)
+    submit = client_in.post(
+        step_url(attempt, "architecture", "submit"),
+        {"base_version": 1, "text": "x" * 1_000_000},
+        htmx=True,
+    )
     assert submit.status_code == 422
     assert not Submission.objects.exists()
 
@@ -130,8 +136,11 @@ def test_a_huge_answer_is_refused_with_a_message_and_the_draft_kept(client_in, a
 def test_invalid_utf8_is_handled_without_an_error(client_in, attempt):
     body = b"base_version=0&text=caf%C3%A9+%FF%FE+ok"
     response = client_in.generic(
-        "POST", step_url(attempt, "architecture", "draft"), body,
-        content_type="application/x-www-form-urlencoded", htmx=True,
+        "POST",
+        step_url(attempt, "architecture", "draft"),
+        body,
+        content_type="application/x-www-form-urlencoded",
+        htmx=True,
     )
     assert response.status_code == 200
     text = StepAnswer.objects.get(step_key="architecture").text
@@ -139,8 +148,9 @@ def test_invalid_utf8_is_handled_without_an_error(client_in, attempt):
 
 
 def test_a_malformed_form_gets_a_message_not_an_error(client_in, attempt):
-    response = client_in.post(step_url(attempt, "architecture", "draft"),
-                              {"base_version": "abc", "text": "x"}, htmx=True)
+    response = client_in.post(
+        step_url(attempt, "architecture", "draft"), {"base_version": "abc", "text": "x"}, htmx=True
+    )
     assert response.status_code == 422
     assert "reload the page" in response.content.decode()
 
@@ -155,8 +165,9 @@ def test_double_submit_makes_one_submission(client_in, attempt, django_capture_o
 
 
 def test_empty_submission_is_refused(client_in, attempt):
-    response = client_in.post(step_url(attempt, "bottlenecks", "submit"),
-                              {"base_version": 0, "text": "   "}, htmx=True)
+    response = client_in.post(
+        step_url(attempt, "bottlenecks", "submit"), {"base_version": 0, "text": "   "}, htmx=True
+    )
     assert response.status_code == 422
     assert "nothing to submit" in response.content.decode()
 
@@ -169,15 +180,19 @@ def test_concurrent_submits_of_one_draft_make_one_submission(content_loaded):
     client.post(reverse("attempt_start", args=["chat-api-50qps"]))
     attempt = Attempt.objects.get(user=user)
     url = step_url(attempt, "architecture", "submit")
-    client.post(step_url(attempt, "architecture", "draft"),
-                {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    client.post(
+        step_url(attempt, "architecture", "draft"),
+        {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+        htmx=True,
+    )
     statuses = []
 
     def submit():
         c = HtmxClient()
         c.force_login(user)
-        statuses.append(c.post(url, {"base_version": 1, "text": ARCHITECTURE_ANSWER},
-                               htmx=True).status_code)
+        statuses.append(
+            c.post(url, {"base_version": 1, "text": ARCHITECTURE_ANSWER}, htmx=True).status_code
+        )
 
     threads = [threading.Thread(target=submit) for _ in range(4)]
     for t in threads:
@@ -193,8 +208,11 @@ def test_submit_saves_first_then_grades_in_the_background(
     client_in, attempt, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = client_in.post(step_url(attempt, "architecture", "submit"),
-                                  {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        response = client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
     assert len(callbacks) == 1  # the task is enqueued only after the answer is committed
     submission = Submission.objects.get()
     assert submission.text == ARCHITECTURE_ANSWER
@@ -214,11 +232,15 @@ def test_submit_saves_first_then_grades_in_the_background(
     assert grade.score > 0.3
 
 
-def test_grading_twice_does_not_duplicate_grades(attempt, client_in,
-                                                 django_capture_on_commit_callbacks):
+def test_grading_twice_does_not_duplicate_grades(
+    attempt, client_in, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(step_url(attempt, "architecture", "submit"),
-                       {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
     submission = Submission.objects.get()
     submission_grade(submission_id=submission.pk)
     Submission.objects.filter(pk=submission.pk).update(grade_status="grading")
@@ -232,8 +254,9 @@ def test_try_again_keeps_every_version_and_the_best_counts(
     url = step_url(attempt, "architecture", "submit")
     with django_capture_on_commit_callbacks(execute=True):
         client_in.post(url, {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
-        client_in.post(url, {"base_version": 1, "text": "A weaker second try about cats."},
-                       htmx=True)
+        client_in.post(
+            url, {"base_version": 1, "text": "A weaker second try about cats."}, htmx=True
+        )
     assert Submission.objects.count() == 2
     for s in Submission.objects.all():
         submission_grade(submission_id=s.pk)
@@ -242,14 +265,23 @@ def test_try_again_keeps_every_version_and_the_best_counts(
     assert f"{round(best * 100)}%" in card
 
 
-def test_clarify_card_is_compared_with_the_brief(client_in, attempt,
-                                                 django_capture_on_commit_callbacks):
+def test_clarify_card_is_compared_with_the_brief(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(step_url(attempt, "clarify", "submit"), {
-            "base_version": 0, "text": "Shared system prompt across users; cost matters.",
-            "model": "Qwen2.5-7B-Instruct", "peak_qps": "20", "qps_kind": "mean",
-            "ttft_p99_ms": "300", "tpot_p99_ms": "50",
-        }, htmx=True)
+        client_in.post(
+            step_url(attempt, "clarify", "submit"),
+            {
+                "base_version": 0,
+                "text": "Shared system prompt across users; cost matters.",
+                "model": "Qwen2.5-7B-Instruct",
+                "peak_qps": "20",
+                "qps_kind": "mean",
+                "ttft_p99_ms": "300",
+                "tpot_p99_ms": "50",
+            },
+            htmx=True,
+        )
     submission = Submission.objects.get()
     submission_grade(submission_id=submission.pk)
     review = Grade.objects.get(grader="slo").usage["review"]
@@ -259,9 +291,11 @@ def test_clarify_card_is_compared_with_the_brief(client_in, attempt,
 
 
 def test_clarify_numbers_become_worksheet_names(client_in, attempt):
-    client_in.post(step_url(attempt, "clarify", "draft"),
-                   {"base_version": 0, "peak_qps": "50", "qps_kind": "peak", "text": ""},
-                   htmx=True)
+    client_in.post(
+        step_url(attempt, "clarify", "draft"),
+        {"base_version": 0, "peak_qps": "50", "qps_kind": "peak", "text": ""},
+        htmx=True,
+    )
     page = client_in.get(step_url(attempt, "estimate")).content.decode()
     assert "<code>qps_peak</code>" in page and "50 QPS" in page
 
@@ -276,11 +310,16 @@ def test_clarify_numbers_become_worksheet_names(client_in, attempt):
     ],
 )
 def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression, verdict):
-    tpot_id = next(q["id"] for q in attempt.revision.step("estimate")["quantities"]
-                   if "tpot" in q["id"].lower())
-    response = client_in.post(reverse("attempt_check", args=[attempt.pk]),
-                              {"quantity": tpot_id, "expression": expression, "worksheet": ""},
-                              htmx=True)
+    tpot_id = next(
+        q["id"]
+        for q in attempt.revision.step("estimate")["quantities"]
+        if "tpot" in q["id"].lower()
+    )
+    response = client_in.post(
+        reverse("attempt_check", args=[attempt.pk]),
+        {"quantity": tpot_id, "expression": expression, "worksheet": ""},
+        htmx=True,
+    )
     assert response.status_code == 200
     html = response.content.decode()
     answer = StepAnswer.objects.get(step_key="estimate")
@@ -296,18 +335,28 @@ def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression
 
 def test_quantity_check_uses_worksheet_names(client_in, attempt):
     q = attempt.revision.step("estimate")["quantities"][0]
-    response = client_in.post(reverse("attempt_check", args=[attempt.pk]), {
-        "quantity": q["id"], "expression": "mine",
-        "worksheet": f"mine = {q['formula']}",
-    }, htmx=True)
+    response = client_in.post(
+        reverse("attempt_check", args=[attempt.pk]),
+        {
+            "quantity": q["id"],
+            "expression": "mine",
+            "worksheet": f"mine = {q['formula']}",
+        },
+        htmx=True,
+    )
     assert response.status_code == 200
-    assert StepAnswer.objects.get(step_key="estimate").fields["checks"][q["id"]][
-        "verdict"] == "correct"
+    assert (
+        StepAnswer.objects.get(step_key="estimate").fields["checks"][q["id"]]["verdict"]
+        == "correct"
+    )
 
 
 def test_worksheet_errors_show_inline_with_position(client_in, attempt):
-    response = client_in.post(reverse("attempt_worksheet", args=[attempt.pk]),
-                              {"worksheet": "a = 15 GB + 3 ms"}, htmx=True)
+    response = client_in.post(
+        reverse("attempt_worksheet", args=[attempt.pk]),
+        {"worksheet": "a = 15 GB + 3 ms"},
+        htmx=True,
+    )
     html = response.content.decode()
     assert "ws-error" in html and "column" in html
 
@@ -319,30 +368,36 @@ def test_follow_ups_open_one_at_a_time(client_in, attempt, django_capture_on_com
     assert f"follow-ups/{follow_ups[1]['id']}/" not in page
     url = f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{follow_ups[0]['id']}/submit/"
     with django_capture_on_commit_callbacks(execute=False):
-        response = client_in.post(url, {"base_version": 0, "text": "Replicas scale out."},
-                                  htmx=True)
+        response = client_in.post(
+            url, {"base_version": 0, "text": "Replicas scale out."}, htmx=True
+        )
     assert response.status_code == 200
     page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
     assert f"follow-ups/{follow_ups[1]['id']}/" in page
 
 
-def test_grading_is_rate_limited_with_a_message(client_in, attempt, settings,
-                                                django_capture_on_commit_callbacks):
+def test_grading_is_rate_limited_with_a_message(
+    client_in, attempt, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING_RATE_PER_MINUTE = 2
     url = step_url(attempt, "bottlenecks", "submit")
     statuses = []
     with django_capture_on_commit_callbacks(execute=False):
         for version in range(3):
-            statuses.append(client_in.post(url, {"base_version": version,
-                                                 "text": f"answer {version}"}, htmx=True))
+            statuses.append(
+                client_in.post(
+                    url, {"base_version": version, "text": f"answer {version}"}, htmx=True
+                )
+            )
     assert [r.status_code for r in statuses] == [200, 200, 422]
     assert "a minute" in statuses[-1].content.decode()
     # The refused submission's text is still the saved draft.
     assert StepAnswer.objects.get(step_key="bottlenecks").text == "answer 2"
 
 
-def test_daily_quota_with_a_message(client_in, attempt, settings,
-                                    django_capture_on_commit_callbacks):
+def test_daily_quota_with_a_message(
+    client_in, attempt, settings, django_capture_on_commit_callbacks
+):
     settings.GRADING_DAILY_QUOTA = 1
     url = step_url(attempt, "bottlenecks", "submit")
     with django_capture_on_commit_callbacks(execute=False):
@@ -352,11 +407,15 @@ def test_daily_quota_with_a_message(client_in, attempt, settings,
     assert "used today&#x27;s 1 gradings" in refused.content.decode()
 
 
-def test_another_users_attempt_is_invisible_everywhere(attempt, client_in, db,
-                                                       django_capture_on_commit_callbacks):
+def test_another_users_attempt_is_invisible_everywhere(
+    attempt, client_in, db, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(step_url(attempt, "architecture", "submit"),
-                       {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
     submission = Submission.objects.get()
     intruder = User.objects.create_user("eve", password="eve-Passphrase-1")
     other = HtmxClient()
@@ -379,8 +438,9 @@ def test_another_users_attempt_is_invisible_everywhere(attempt, client_in, db,
     for url in gets:
         assert other.get(url, htmx=True).status_code == 404, url
     for url in posts:
-        assert other.post(url, {"base_version": 1, "text": "hijack"}, htmx=True).status_code \
-            == 404, url
+        assert (
+            other.post(url, {"base_version": 1, "text": "hijack"}, htmx=True).status_code == 404
+        ), url
     assert StepAnswer.objects.get(step_key="architecture").text == ARCHITECTURE_ANSWER
     assert "chat completion" not in other.get(reverse("history")).content.decode().lower()
 
@@ -389,20 +449,32 @@ def test_scorecard_and_history_show_scores_and_missed_points(
     client_in, attempt, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(step_url(attempt, "architecture", "submit"),
-                       {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
     submission_grade(submission_id=Submission.objects.get().pk)
     client_in.post(reverse("attempt_finish", args=[attempt.pk]))
     card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
-    for needle in ("Per step", "Strongest points", "Weakest points", "Who graded what",
-                   "offline rubric grader", "min"):
+    for needle in (
+        "Per step",
+        "Strongest points",
+        "Weakest points",
+        "Who graded what",
+        "offline rubric grader",
+        "min",
+    ):
         assert needle in card, needle
     history = client_in.get(reverse("history")).content.decode()
     assert "Trends per step" in history and "Most-missed rubric points" in history
 
 
 def test_page_queries_stay_constant_as_attempts_grow(
-    client_in, candidate, content_loaded, django_assert_max_num_queries,
+    client_in,
+    candidate,
+    content_loaded,
+    django_assert_max_num_queries,
     django_capture_on_commit_callbacks,
 ):
     def make_attempt():
@@ -410,9 +482,11 @@ def test_page_queries_stay_constant_as_attempts_grow(
         attempt = Attempt.objects.filter(user=candidate).first()
         with django_capture_on_commit_callbacks(execute=False):
             for version in range(3):
-                client_in.post(step_url(attempt, "architecture", "submit"),
-                               {"base_version": version, "text": f"{ARCHITECTURE_ANSWER} {version}"},
-                               htmx=True)
+                client_in.post(
+                    step_url(attempt, "architecture", "submit"),
+                    {"base_version": version, "text": f"{ARCHITECTURE_ANSWER} {version}"},
+                    htmx=True,
+                )
         for s in Submission.objects.filter(answer__attempt=attempt):
             submission_grade(submission_id=s.pk)
         return attempt

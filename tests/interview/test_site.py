@@ -18,7 +18,11 @@ CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNS
 
 def django_subprocess(code: str, **env) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "studio.settings", **env},
     )
 
@@ -35,17 +39,27 @@ def test_question_page_shows_brief_steps_and_concept_links(client, content_loade
     response = client.get("/questions/chat-api-50qps/")
     html = response.content.decode()
     assert response.status_code == 200
-    for needle in ("Peak load", "50 QPS", "p99 TTFT", "300 ms", "Qwen2.5-7B",
-                   "Clarify the requirements", "Napkin math", "Architecture",
-                   "Bottlenecks and failure modes", "Trade-offs and follow-ups"):
+    for needle in (
+        "Peak load",
+        "50 QPS",
+        "p99 TTFT",
+        "300 ms",
+        "Qwen2.5-7B",
+        "Clarify the requirements",
+        "Napkin math",
+        "Architecture",
+        "Bottlenecks and failure modes",
+        "Trade-offs and follow-ups",
+    ):
         assert needle in html, needle
     assert 'href="/concepts/' in html
     assert "hx-disable" in html  # authored HTML sits in inert containers
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("step", ["clarify", "estimate", "architecture", "bottlenecks",
-                                  "tradeoffs"])
+@pytest.mark.parametrize(
+    "step", ["clarify", "estimate", "architecture", "bottlenecks", "tradeoffs"]
+)
 def test_every_step_page_renders_with_breadcrumbs(client, content_loaded, step):
     response = client.get(f"/questions/long-context-rag/steps/{step}/")
     assert response.status_code == 200
@@ -105,9 +119,14 @@ def test_csrf_header_is_set_once_on_body_for_htmx(client):
 
 @pytest.mark.django_db
 def test_signup_logs_in_and_logout_logs_out(client):
-    response = client.post(reverse("signup"), {
-        "username": "ada", "password1": "a-long-Passphrase-42", "password2": "a-long-Passphrase-42",
-    })
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "ada",
+            "password1": "a-long-Passphrase-42",
+            "password2": "a-long-Passphrase-42",
+        },
+    )
     assert response.status_code == 302
     assert "Signed in as" in client.get("/").content.decode()
     client.post(reverse("logout"))
@@ -116,9 +135,14 @@ def test_signup_logs_in_and_logout_logs_out(client):
 
 @pytest.mark.django_db
 def test_signup_rejects_mismatched_passwords_with_a_message(client):
-    response = client.post(reverse("signup"), {
-        "username": "ada", "password1": "a-long-Passphrase-42", "password2": "different-42-Pass",
-    })
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "ada",
+            "password1": "a-long-Passphrase-42",
+            "password2": "different-42-Pass",
+        },
+    )
     assert response.status_code == 200
     assert "didn’t match" in response.content.decode() or "match" in response.content.decode()
     assert not User.objects.filter(username="ada").exists()
@@ -128,10 +152,14 @@ def test_signup_rejects_mismatched_passwords_with_a_message(client):
 def test_password_change(client):
     user = User.objects.create_user("ada", password="first-Passphrase-1")
     client.force_login(user)
-    response = client.post(reverse("password_change"), {
-        "old_password": "first-Passphrase-1",
-        "new_password1": "second-Passphrase-2", "new_password2": "second-Passphrase-2",
-    })
+    response = client.post(
+        reverse("password_change"),
+        {
+            "old_password": "first-Passphrase-1",
+            "new_password1": "second-Passphrase-2",
+            "new_password2": "second-Passphrase-2",
+        },
+    )
     assert response.status_code == 302
     user.refresh_from_db()
     assert user.check_password("second-Passphrase-2")
@@ -151,9 +179,16 @@ def test_failed_logins_are_throttled(client):
 def test_production_settings_pass_the_deploy_check():
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={**CLEAN_ENV, "DJANGO_ENV": "production", "ALLOWED_HOSTS": "studio.example.com",
-             "SECRET_KEY": "k3y-" + "x7Qp9Lm2Vb8Nc4Zr6Td1Hs5Jw0Yf3Gk8Ua2Eo7Ri9" * 2},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            **CLEAN_ENV,
+            "DJANGO_ENV": "production",
+            "ALLOWED_HOSTS": "studio.example.com",
+            "SECRET_KEY": "k3y-" + "x7Qp9Lm2Vb8Nc4Zr6Td1Hs5Jw0Yf3Gk8Ua2Eo7Ri9" * 2,
+        },
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -161,7 +196,10 @@ def test_production_settings_pass_the_deploy_check():
 def test_production_settings_refuse_to_start_without_a_secret_key():
     env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
     result = subprocess.run(
-        [sys.executable, "manage.py", "check"], cwd=ROOT, capture_output=True, text=True,
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         env={**env, "DJANGO_ENV": "production", "ALLOWED_HOSTS": "studio.example.com"},
         timeout=120,
     )

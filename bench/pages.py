@@ -1,0 +1,253 @@
+"""Page latency under load: each practice endpoint against a trivial Django view, one run.
+
+Starts gunicorn (2 workers) on a fresh SQLite file, prepares one candidate per client with an
+attempt, drives 20 concurrent clients at each endpoint for a fixed duration, and prints one
+JSON line per endpoint: {"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps",
+"ratio_vs_minimal"}. The ratio is the endpoint's p99 over the trivial view's p99.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
+DURATION_S = float(os.environ.get("BENCH_SECONDS", "5"))
+WORKSHEET = "\n".join(
+    [
+        "W = 7.6e9 * 2 B",
+        "bw_eff = 0.7 * 1008 GB/s",
+        "tpot = W / bw_eff in ms",
+        "r = 2000 tok/s / (256 tok/req)",
+        "n = ceil(50 QPS / (0.7 * r))",
+    ]
+)
+ANSWER = (
+    "Clients reach an API gateway, then a prefix-aware router in front of ten vLLM "
+    "replicas with prefix caching; we autoscale on the summed queue depth. "
+) * 4
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prepare(env: dict) -> list[dict]:
+    """Migrate, load content, and make one user + attempt + graded submission per client."""
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "load_content"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    script = f"""
+import json, django
+django.setup()
+from django.contrib.auth.models import User
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
+from interview.models import Question
+from interview import flow
+revision = Question.objects.get(slug="chat-api-50qps").current_revision
+out = []
+for i in range({CLIENTS}):
+    user = User.objects.create_user(f"bench{{i}}", password="bench-Passphrase-1")
+    attempt = flow.attempt_start(user=user, revision=revision)
+    answer = flow.answer_open(attempt=attempt, step_key="architecture")
+    sub = flow.step_submit(answer=answer, text={ANSWER!r}, fields={{}}, base_version=0).submission
+    flow.submission_grade(submission_id=sub.pk)
+    s = SessionStore()
+    s[SESSION_KEY] = str(user.pk)
+    s[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    s[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    s.create()
+    out.append({{"session": s.session_key, "attempt": attempt.pk, "submission": sub.pk}})
+print(json.dumps(out))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def endpoints(clients: list[dict]) -> list[tuple[str, callable]]:
+    """(name, make_request) pairs; make_request(client_state) -> (method, url, data)."""
+    steps = ["clarify", "estimate", "architecture", "bottlenecks", "tradeoffs"]
+    out = [("minimal", lambda c: ("GET", "/__bench__/minimal", None))]
+    for step in steps:
+        out.append(
+            (
+                f"step:{step}",
+                lambda c, s=step: ("GET", f"/attempts/{c['attempt']}/steps/{s}/", None),
+            )
+        )
+    out.append(
+        (
+            "autosave",
+            lambda c: (
+                "POST",
+                f"/attempts/{c['attempt']}/steps/bottlenecks/draft/",
+                {
+                    "base_version": str(c.setdefault("version", 0)),
+                    "text": ANSWER + str(time.time()),
+                    "seconds": "1",
+                },
+            ),
+        )
+    )
+    out.append(
+        (
+            "worksheet",
+            lambda c: ("POST", f"/attempts/{c['attempt']}/worksheet/", {"worksheet": WORKSHEET}),
+        )
+    )
+    out.append(
+        (
+            "feedback_poll",
+            lambda c: (
+                "GET",
+                f"/attempts/{c['attempt']}/submissions/{c['submission']}/feedback/",
+                None,
+            ),
+        )
+    )
+    return out
+
+
+async def drive(base: str, clients: list[dict], make, duration: float) -> list[float]:
+    latencies: list[float] = []
+    errors = 0
+    version_re = re.compile(r'id="base-version" value="(\d+)"')
+
+    async def one_client(state: dict) -> None:
+        nonlocal errors
+        csrf = secrets.token_hex(16)
+        cookies = {"sessionid": state["session"], "csrftoken": csrf}
+        headers = {"X-CSRFToken": csrf, "HX-Request": "true", "Referer": base + "/"}
+        async with httpx.AsyncClient(
+            base_url=base, cookies=cookies, headers=headers, timeout=30
+        ) as client:
+            deadline = time.monotonic() + duration
+            while time.monotonic() < deadline:
+                method, url, data = make(state)
+                start = time.perf_counter()
+                response = await client.request(method, url, data=data)
+                latencies.append((time.perf_counter() - start) * 1000)
+                if response.status_code >= 400:
+                    errors += 1
+                match = version_re.search(response.text) if method == "POST" else None
+                if match:
+                    state["version"] = int(match.group(1))
+
+    await asyncio.gather(*(one_client(c) for c in clients))
+    if errors:
+        print(f"# {errors} error responses", file=sys.stderr)
+    return latencies
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def main() -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "bench.settings",
+        "DATABASE_URL": f"sqlite:///{workdir / 'bench.sqlite3'}",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("GRADER_BASE_URL", None)
+    env.pop("REDIS_URL", None)
+    clients = prepare(env)
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "studio.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            "2",
+            "--threads",
+            "4",
+            "--log-level",
+            "error",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                if httpx.get(base + "/__bench__/minimal", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        results = {}
+        for name, make in endpoints(clients):
+            asyncio.run(drive(base, clients, make, 1.0))  # warm up
+            latencies = asyncio.run(drive(base, clients, make, DURATION_S))
+            results[name] = (pct(latencies, 50), pct(latencies, 99), len(latencies) / DURATION_S)
+        floor = results["minimal"][1]
+        for name, (p50, p99, rps) in results.items():
+            if name == "minimal":
+                continue
+            print(
+                json.dumps(
+                    {
+                        "bench": "pages",
+                        "endpoint": name,
+                        "p50_ms": round(p50, 1),
+                        "p99_ms": round(p99, 1),
+                        "rps": round(rps, 1),
+                        "ratio_vs_minimal": round(p99 / floor, 2),
+                    }
+                )
+            )
+        print(
+            json.dumps(
+                {
+                    "bench": "pages",
+                    "endpoint": "minimal",
+                    "p50_ms": round(results["minimal"][0], 1),
+                    "p99_ms": round(floor, 1),
+                    "rps": round(results["minimal"][2], 1),
+                    "ratio_vs_minimal": 1.0,
+                }
+            )
+        )
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=15)
+
+
+if __name__ == "__main__":
+    main()
