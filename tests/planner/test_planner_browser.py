@@ -18,12 +18,12 @@ def test_typing_a_line_updates_its_value(page, live_server_url) -> None:
         "W = 15.2 GB\nbw = 0.7 * 1008 GB/s\nW / bw in ms", delay=5
     )
     # Each pause re-evaluates; the last one shows the finished line.
-    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 21.54 ms")
+    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 21.54 ms", timeout=15_000)
     assert page.locator("#ws-line-3 math").count() == 1
     # Change one figure: the line follows.
     page.fill("#id_lines", "W = 5.5 GB\nbw = 0.7 * 1008 GB/s\nW / bw in ms")
     page.locator("#id_lines").dispatch_event("input")
-    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 7.795 ms")
+    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 7.795 ms", timeout=15_000)
     save_screenshot(page, "planner-worksheet")
     assert page.js_errors == []
 
@@ -33,7 +33,7 @@ def test_an_error_shows_inline_at_its_line(page, live_server_url) -> None:
     page.fill("#id_lines", "a = 2 GB\nb = a + 3 ms\nc = a * 2")
     page.locator("#id_lines").dispatch_event("input")
     error = page.locator("#ws-line-2.pl-error")
-    expect(error).to_be_visible()
+    expect(error).to_be_visible(timeout=15_000)
     assert "Cannot add information and time" in error.locator(".pl-message").inner_text()
     assert error.locator(".pl-source").inner_text().splitlines()[1] == "      ^"
     assert page.locator("#ws-line-3 .pl-value").inner_text() == "= 4 GB"
@@ -65,7 +65,7 @@ def test_capacity_planner_renders_derivation_and_charts(page, live_server_url) -
     # Doubling the peak QPS re-plans in place (htmx) and pushes the URL.
     page.fill("#id_qps", "100")
     page.locator("#id_qps").dispatch_event("change")
-    expect(page.locator("#plan-n-gpu")).to_have_text("19")
+    expect(page.locator("#plan-n-gpu")).to_have_text("19", timeout=15_000)
     assert "qps=100" in page.url
     assert page.js_errors == []
 
