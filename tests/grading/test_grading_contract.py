@@ -526,3 +526,29 @@ def test_grade_both_without_the_model_has_no_llm_grade(step):
     assert pair.llm is None and pair.disagreement is None and not pair.disagrees
     assert pair.primary.fallback_reason == "model unavailable"
     assert not pair.primary.needs_regrade  # nothing to wait for without an endpoint
+
+
+def test_a_free_text_context_is_accepted(fake_server, llm_config, step):
+    fake_server.responder = honest
+    text = "Design a chat completion API: 50 QPS peak, p99 TTFT <= 300 ms."
+    result = grade(step, GOOD_ANSWER, mode="llm", context=text, config=llm_config)
+    assert result.grader == "llm"
+    assert fake_server.requests[-1]["messages"][1]["content"].startswith("Question:\n" + text)
+
+
+def test_the_stored_form_carries_the_fallback_and_regrade_flags(fake_server, llm_config, step):
+    fake_server.responder = lambda request: error_reply(500)
+    data = grade(step, GOOD_ANSWER, mode="llm", config=llm_config).to_dict()
+    assert data["grader"] == "rubric" and data["needs_regrade"] is True
+    assert "HTTP 500" in data["fallback_reason"]
+    assert set(data) >= {
+        "points",
+        "score",
+        "feedback",
+        "model",
+        "prompt_version",
+        "latency_ms",
+        "usage",
+        "warnings",
+        "injection_suspected",
+    }
