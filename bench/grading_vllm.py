@@ -82,15 +82,18 @@ def make_answers(n: int) -> list[str]:
     return answers
 
 
-def load_step(slug: str, step: str) -> tuple[dict, str]:
-    """The step spec and a context string for the question, from content/questions/."""
+def load_step(slug: str, step: str) -> tuple[dict, dict]:
+    """The step spec and the grader's question context, from content/questions/<slug>.md."""
     from interview.content import load_question_spec
 
     spec = load_question_spec(slug)
-    context_lines = [spec.get("title", slug), spec.get("summary", "")]
-    for key, value in (spec.get("brief") or {}).items():
-        context_lines.append(f"{key}: {value}")
-    return spec["steps"][step], "\n".join(line for line in context_lines if line)
+    context = {
+        "slug": slug,
+        "title": spec.get("title", slug),
+        "brief": spec.get("brief") or {},
+        "step_key": step,
+    }
+    return spec["steps"][step], context
 
 
 def read_metrics(root_url: str) -> dict[str, float]:

@@ -54,14 +54,32 @@ def vllm_server_process(request, tmp_path_factory):
         server.start()
     except VLLMStartError as e:
         pytest.fail(str(e), pytrace=False)
-    sys.stderr.write(
-        f"\n[vllm] server healthy at {server.base_url} after {server.startup_seconds:.1f} s "
-        f"(log {server.log_path})\n"
+    if not hasattr(request.config, "_vllm_report"):
+        request.config._vllm_report = []
+    request.config._vllm_report.append(
+        f"server healthy at {server.base_url} after {server.startup_seconds:.1f} s "
+        f"(log {server.log_path})"
     )
     try:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def vllm_report(request) -> list[str]:
+    """Lines printed in the terminal summary (which grader answered, fallbacks, timings)."""
+    if not hasattr(request.config, "_vllm_report"):
+        request.config._vllm_report = []
+    return request.config._vllm_report
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    lines = getattr(config, "_vllm_report", None)
+    if lines:
+        terminalreporter.section("real vLLM")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")

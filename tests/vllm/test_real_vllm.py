@@ -248,8 +248,14 @@ def _requests_served(server) -> float:
     return server.metrics().get("vllm:request_success_total", 0.0)
 
 
+def _summary(result: dict) -> str:
+    if result["grader"] == "llm":
+        return f"llm score={result['score']}"
+    return f"{result['grader']} score={result['score']} fallback={result.get('fallback_reason')!r}"
+
+
 @pytest.fixture(scope="module")
-def engine_results(vllm_server, vllm_server_process, vllm_model_name):
+def engine_results(vllm_server, vllm_server_process, vllm_model_name, vllm_report):
     """Every answer in ANSWERS graded once in LLM mode through interview.grading."""
     grade, GraderConfig = _grading()
     config = GraderConfig(base_url=vllm_server, model=vllm_model_name)
@@ -257,7 +263,8 @@ def engine_results(vllm_server, vllm_server_process, vllm_model_name):
     results = {}
     for name, answer in ANSWERS.items():
         result = grade(STEP, answer, mode="llm", context=CONTEXT, config=config)
-        results[name] = result.to_dict() if hasattr(result, "to_dict") else result
+        results[name] = result.to_dict()
+        vllm_report.append(f"engine  {name:22s} {_summary(results[name])}")
     served = _requests_served(vllm_server_process) - before
     return results, served
 
@@ -300,6 +307,27 @@ def test_engine_records_token_usage_when_the_model_answered(engine_results):
             assert r.get("model"), (name, r)
 
 
+def test_engine_grades_a_shipped_step_by_the_model(vllm_server, vllm_model_name, vllm_report):
+    """A full-size prompt (a shipped question's rubric and reference) fits the server and the
+    model's reply is used: no 400 for context length, no finish_reason=length."""
+    from interview.content import load_question_spec
+
+    grade, GraderConfig = _grading()
+    spec = load_question_spec("chat-api-50qps")
+    context = {
+        "slug": "chat-api-50qps",
+        "title": spec["title"],
+        "brief": spec["brief"],
+        "step_key": "architecture",
+    }
+    step = spec["steps"]["architecture"]
+    config = GraderConfig(base_url=vllm_server, model=vllm_model_name)
+    data = grade(step, GOOD, mode="llm", context=context, config=config).to_dict()
+    vllm_report.append(f"engine  shipped/architecture   {_summary(data)}")
+    assert data["grader"] == "llm", data
+    assert_sound_grade(data, GOOD, {p["id"] for p in step["rubric"]})
+
+
 def test_engine_survives_an_unreachable_server(vllm_model_name):
     """Same path with nothing listening: the offline grade, with the reason recorded."""
     import socket
@@ -337,7 +365,9 @@ def _question_rubric_ids(slug: str, step: str) -> set[str]:
 
 
 @pytest.mark.parametrize(("slug", "step", "answer_name"), COMMAND_CASES)
-def test_grade_command_against_real_server(vllm_grader_env, tmp_path, slug, step, answer_name):
+def test_grade_command_against_real_server(
+    vllm_grader_env, vllm_report, tmp_path, slug, step, answer_name
+):
     rubric_ids = _question_rubric_ids(slug, step)
     answer = ANSWERS[answer_name]
     answer_file = tmp_path / "answer.txt"
@@ -360,4 +390,7 @@ def test_grade_command_against_real_server(vllm_grader_env, tmp_path, slug, step
     data = json.loads(lines[0])
     for key in ("grader", "model", "score", "points", "warnings", "latency_ms"):
         assert key in data, (key, data)
+    vllm_report.append(f"command {slug}/{step} {answer_name}: {_summary(data)} {data['warnings']}")
     assert_sound_grade(data, answer, rubric_ids)
+    if answer_name == "good":
+        assert data["grader"] == "llm", data  # the model's reply was used, not a fallback

@@ -32,6 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SERVED_MODEL_NAME = "Qwen/Qwen2.5-7B-Instruct"
 DEFAULT_STARTUP_TIMEOUT = 180.0
+# The grader's request is its prompt (system prompt, question, rubric, reference, answer: about
+# 1.5-2k tokens for a shipped step) plus its max_tokens budget (up to ~1.5k), and vLLM refuses
+# a request whose prompt + max_tokens exceeds --max-model-len: 2048 is too small for it.
+MAX_MODEL_LEN = int(os.environ.get("VLLM_MAX_MODEL_LEN") or 4096)
 STRUCTURED_OUTPUTS_CONFIG = {"backend": "xgrammar", "disable_any_whitespace": True}
 
 
@@ -96,7 +100,7 @@ class VLLMServer:
             "--served-model-name", SERVED_MODEL_NAME,
             "--host", "127.0.0.1",
             "--port", str(self.port),
-            "--max-model-len", "2048",
+            "--max-model-len", str(MAX_MODEL_LEN),
             "--enforce-eager",
             "--dtype", "bfloat16",
             "--gpu-memory-utilization", "0.2",
