@@ -89,6 +89,10 @@ def draft_save(
     """
     _check_size(text, fields)
     seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
+    # Quantity checks are written by their own endpoint; a draft save carries them over.
+    stored = StepAnswer.objects.filter(pk=answer.pk).values_list("fields", flat=True).first()
+    if stored and "checks" in stored:
+        fields = {**fields, "checks": stored["checks"]}
     updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
         text=text,
         fields=fields,
@@ -330,7 +334,8 @@ def _store_checker(submission: Submission, revision: QuestionRevision, checks: d
         total += credit
         formula = f"{qty['rounding']}({qty['formula']})" if qty.get("rounding") else qty["formula"]
         lines = [f"{k} = {v}" for k, v in givens_from_estimate(estimate, upto=qty["id"]).items()]
-        expected = evaluate_worksheet([*lines, f"{formula} in {qty['unit']}"])[-1]
+        target = f"{formula} in {qty['unit']}" if qty.get("unit") else formula
+        expected = evaluate_worksheet([*lines, target])[-1]
         points.append(
             {
                 "id": qty["id"],

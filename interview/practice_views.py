@@ -164,7 +164,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     answer = _answer(request, attempt, "estimate")
     quantity_id = request.POST.get("quantity", "")
-    expression = request.POST.get("expression", "")[:500]
+    expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
     try:
         check_rate(
             user_id=request.user.pk, action="check", per_minute=settings.NAPKIN_RATE_PER_MINUTE

@@ -8,6 +8,8 @@
   const status = () => document.getElementById("save-status");
   const seconds = document.getElementById("seconds");
   const key = form.dataset.draftKey;
+  // Tabs share localStorage: each tab clears only the copy it wrote itself.
+  const tabId = Math.random().toString(36).slice(2);
   let activeSeconds = 0;
   let lastInput = 0;
 
@@ -28,7 +30,7 @@
 
   function backup() {
     try {
-      localStorage.setItem(key, JSON.stringify({ at: Date.now(), data: snapshot() }));
+      localStorage.setItem(key, JSON.stringify({ tab: tabId, at: Date.now(), data: snapshot() }));
     } catch (e) { /* storage full or disabled: the server copy still saves */ }
   }
 
@@ -85,7 +87,10 @@
     const xhr = event.detail.xhr;
     if (xhr && xhr.status >= 200 && xhr.status < 300) {
       activeSeconds = 0;
-      try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
+      try {
+        const saved = JSON.parse(localStorage.getItem(key) || "null");
+        if (saved && saved.tab === tabId) localStorage.removeItem(key);
+      } catch (e) { /* ignore */ }
     }
   });
   document.body.addEventListener("htmx:sendError", () => {
