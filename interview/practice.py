@@ -257,7 +257,10 @@ def feedback_context(
     """The feedback panel for a submission: status, per-point verdicts, reference, history."""
     if submission is None:
         return {"submission": None}
-    grades = list(submission.grades.all())
+    # One query for every version of this step with its grades: the history needs them all.
+    versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
+    current = next((s for s in versions if s.pk == submission.pk), None)
+    grades = list(current.grades.all()) if current else list(submission.grades.all())
     main = primary_grade(grades)
     step = attempt.revision.step(answer.step_key)
     spec = step
@@ -282,7 +285,7 @@ def feedback_context(
             )
     by = {g.grader: g for g in grades}
     history = []
-    for sub in answer.submissions.prefetch_related("grades").order_by("number"):
+    for sub in versions:
         history.append(
             {
                 "number": sub.number,

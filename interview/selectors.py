@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 
 from django.http import Http404
 
@@ -49,11 +50,25 @@ def revision_cached(pk: int) -> QuestionRevision:
     return QuestionRevision.objects.select_related("question").get(pk=pk)
 
 
+CONCEPT_CACHE_S = 30.0
+_concepts: dict[str, Concept] = {}
+_concepts_loaded_at = float("-inf")
+
+
 def concepts_by_slug(slugs: list[str] | set[str]) -> dict[str, Concept]:
-    return {
-        c.slug: c
-        for c in Concept.objects.filter(slug__in=list(slugs)).only("slug", "title", "summary")
-    }
+    """Concept titles and summaries by slug, from an in-process copy refreshed every 30 s
+    (every practice page links concepts; they change only when content is loaded)."""
+    global _concepts, _concepts_loaded_at
+    now = time.monotonic()
+    if now - _concepts_loaded_at > CONCEPT_CACHE_S:
+        _concepts = {c.slug: c for c in Concept.objects.only("slug", "title", "summary")}
+        _concepts_loaded_at = now
+    return {s: _concepts[s] for s in slugs if s in _concepts}
+
+
+def concepts_cache_clear() -> None:
+    global _concepts_loaded_at
+    _concepts_loaded_at = float("-inf")
 
 
 def question_steps(revision: QuestionRevision) -> list[dict]:

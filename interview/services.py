@@ -11,6 +11,7 @@ from django.db import transaction
 from interview.content import ContentTree, Problem, read_tree, render_question
 from interview.models import Concept, Question, QuestionRevision
 from interview.rendering import render_markdown
+from interview.selectors import concepts_cache_clear
 
 
 @dataclass
@@ -50,6 +51,8 @@ def content_load(*, root: Path) -> LoadReport:
                 },
             )
             report.concepts_saved.append(cf.meta["slug"])
+        if report.concepts_saved:
+            transaction.on_commit(concepts_cache_clear)
         for cf in tree.questions:
             label = question_revision_publish(
                 slug=cf.meta["slug"],
