@@ -45,13 +45,26 @@ def task_worker(live_server_url):
     if connection.vendor == "sqlite":
         url = f"sqlite:///{db['NAME']}"
     else:
-        url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+        host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+        url = f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
     env = {k: v for k, v in os.environ.items() if k not in ("GRADER_BASE_URL",)}
     env.update({"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "studio.settings"})
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--interval", "0.2",
-         "--no-reload", "--no-startup-delay"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "manage.py",
+            "db_worker",
+            "--queue-name",
+            "*",
+            "--interval",
+            "0.2",
+            "--no-reload",
+            "--no-startup-delay",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     yield proc
     proc.terminate()
@@ -168,16 +181,20 @@ def test_a_new_candidate_completes_a_question_end_to_end(page, live_server_url, 
     page.get_by_role("button", name="Finish and see the scorecard").click()
     page.wait_for_url("**/scorecard/")
     card = page.locator("main").inner_text()
-    for needle in ("Per step", "Strongest points", "Weakest points", "Napkin math",
-                   "Who graded what", "offline rubric grader"):
+    for needle in (
+        "Per step",
+        "Strongest points",
+        "Weakest points",
+        "Napkin math",
+        "Who graded what",
+        "offline rubric grader",
+    ):
         assert needle in card, needle
     save_screenshot(page, "flow-6-scorecard")
     assert page.js_errors == []
 
 
-def test_reload_keeps_the_draft_and_a_second_tab_does_not_overwrite(
-    browser, page, live_server_url
-):
+def test_reload_keeps_the_draft_and_a_second_tab_does_not_overwrite(browser, page, live_server_url):
     base = live_server_url
     sign_up(page, base, "twotabs")
     page.get_by_role("button", name="Start practising").click()
@@ -226,7 +243,8 @@ def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worke
     def tab_to(predicate_js: str, limit: int = 80) -> None:
         for _ in range(limit):
             page.keyboard.press("Tab")
-            if page.evaluate(f"(() => {{ const el = document.activeElement; return {predicate_js}; }})()"):
+            script = f"(() => {{ const el = document.activeElement; return {predicate_js}; }})()"
+            if page.evaluate(script):
                 return
         raise AssertionError(f"could not reach {predicate_js} with Tab")
 
