@@ -1,0 +1,88 @@
+"""`make run`'s launcher: web server and worker start together and one signal stops both."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def children_of(pid: int) -> list[int]:
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
+    return [int(p) for p in out.split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has exited; ps shows it as Z.
+    state = subprocess.run(
+        ["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True
+    ).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_signal):
+    port = free_port()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "GRADER_BASE_URL")
+    }
+    env.update(
+        {
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
+            "PORT": str(port),
+            "WEB_WORKERS": "1",
+        }
+    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "studio.serve"],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline:
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code
+                break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        assert status == 200
+        kids = children_of(proc.pid)
+        assert len(kids) >= 2  # gunicorn and db_worker
+        commands = subprocess.run(
+            ["ps", "-o", "args=", "-p", ",".join(map(str, kids))], capture_output=True, text=True
+        ).stdout
+        assert "gunicorn" in commands and "db_worker" in commands
+        os.killpg(proc.pid, stop_signal)  # what Ctrl-C in a terminal does
+        assert proc.wait(timeout=30) == 0
+        time.sleep(0.5)
+        assert not any(alive(k) for k in kids)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
