@@ -276,10 +276,16 @@ def feedback_context(
     if main is not None:
         for verdict in main.points:
             rubric = points_by_id.get(verdict.get("id"), {})
+            says = rubric.get("says", "")
+            comment = verdict.get("comment") or ""
+            # Graders restate the point in their comment; the panel already shows it above.
+            if says and comment.endswith(f": {says}"):
+                comment = comment[: -len(says) - 2]
             points.append(
                 {
                     **verdict,
-                    "says": rubric.get("says", ""),
+                    "comment": comment,
+                    "says": says,
                     "concepts": [concepts[c] for c in rubric.get("concepts", []) if c in concepts],
                 }
             )
