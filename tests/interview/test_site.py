@@ -205,3 +205,39 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     )
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
+
+
+def test_redis_url_selects_a_cache_shared_by_processes():
+    code = (
+        "import django; django.setup();"
+        "from django.core.cache import cache; from django.conf import settings;"
+        "print(settings.CACHES['default']['BACKEND']);"
+        "cache.set('studio-test-shared', 'from-one-process', 30)"
+    )
+    first = django_subprocess(code, REDIS_URL="redis://127.0.0.1:6379/15")
+    assert first.returncode == 0, first.stderr
+    assert "RedisCache" in first.stdout
+    read = django_subprocess(
+        "import django; django.setup(); from django.core.cache import cache;"
+        "print(cache.get('studio-test-shared'))",
+        REDIS_URL="redis://127.0.0.1:6379/15",
+    )
+    assert read.stdout.strip().endswith("from-one-process")
+
+
+def test_without_redis_the_cache_is_local_memory():
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings;"
+            "print(settings.CACHES['default']['BACKEND'])",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**env, "DJANGO_SETTINGS_MODULE": "studio.settings"},
+    )
+    assert "LocMemCache" in result.stdout
