@@ -155,20 +155,11 @@ def measure_drain(
 
 def read_prefix_cache_counters(root_url: str) -> tuple[float, float]:
     """(queried, hit) prompt tokens from a vLLM /metrics page, summed over label sets."""
+    from interview.grader_status import parse_metrics  # the app's one Prometheus reader
+
     with urllib.request.urlopen(f"{root_url}/metrics", timeout=10) as response:
-        text = response.read().decode("utf-8", "replace")
-    totals = dict.fromkeys(PREFIX_CACHE_COUNTERS, 0.0)
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        name_and_labels, _, value = line.rpartition(" ")
-        name = name_and_labels.split("{", 1)[0]
-        if name in totals:
-            try:
-                totals[name] += float(value)
-            except ValueError:
-                continue
-    return totals[PREFIX_CACHE_COUNTERS[0]], totals[PREFIX_CACHE_COUNTERS[1]]
+        totals = parse_metrics(response.read().decode("utf-8", "replace"))
+    return totals.get(PREFIX_CACHE_COUNTERS[0], 0.0), totals.get(PREFIX_CACHE_COUNTERS[1], 0.0)
 
 
 def prefix_cache_hit_rate(
