@@ -1,0 +1,381 @@
+"""Losing nothing: the worker or the model stops mid-grade; the answer stays, the grade completes.
+
+Everything here is real except the model: a `manage.py db_worker` subprocess on the test
+database, `manage.py requeue_grading`, and the loopback OpenAI-compatible server from
+interview.grading.testing standing in for vLLM. Submissions go through `interview.flow`, so
+the grading task is enqueued on commit exactly as the views do it.
+
+- The worker is SIGKILLed while the model is answering: the submission and its text survive,
+  no grade is duplicated, and after `requeue_grading` a new worker finishes it with exactly
+  one grade per grader.
+- The model fails mid-grade (HTTP 503, or its process dies with the request in flight): the
+  submission ends `offline` with the rubric grade and the reason stored, a re-grade is queued
+  with the configured backoff, and once the model is back the worker re-grades it to `done`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import connection
+from django_tasks_db.models import DBTaskResult
+
+from interview.flow import answer_open, attempt_start, step_submit
+from interview.grading.testing import (
+    FakeChatServer,
+    ScriptedReply,
+    _handler_for,
+    answer_message,
+    error_reply,
+    grade_content,
+    response_ids,
+)
+from interview.models import Grade, Question, StepAnswer, Submission
+from interview.services import content_load
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ROOT = Path(__file__).resolve().parents[2]
+SLUG = "chat-api-50qps"
+STEP = "architecture"
+ANSWER = (
+    "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
+    "router in front of ten vLLM replicas of Qwen2.5-7B-AWQ. We turn on prefix caching so the "
+    "shared system prompt is prefilled once per replica. We autoscale on the summed queue "
+    "depth, vllm:num_requests_waiting, rather than on GPU utilisation."
+)
+# What the scripted model quotes for the point it awards: verbatim from ANSWER.
+EVIDENCE = "a prefix-aware router in front of ten vLLM replicas"
+TASK_PATH = "interview.tasks.grade_submission"
+
+
+# --- the fake model --------------------------------------------------------------------------
+
+
+def valid_grade(request: dict) -> ScriptedReply:
+    """A well-formed grade: the first rubric point hit with a verbatim quote, the rest missed."""
+    assert EVIDENCE in answer_message(request), "the answer did not reach the model"
+    ids = response_ids(request)
+    verdicts = [{"id": ids[0], "verdict": "hit", "evidence": EVIDENCE, "comment": "Good."}]
+    verdicts += [
+        {"id": other, "verdict": "miss", "evidence": "", "comment": "Not covered."}
+        for other in ids[1:]
+    ]
+    return ScriptedReply(content=grade_content(verdicts))
+
+
+class Model(FakeChatServer):
+    """The fake server with a switchable behaviour, restartable on the same port.
+
+    `behaviour` is the responder in force; `chat_times` the monotonic time of each chat
+    request. Started again after `stop()`, it binds the port it had, as a restarted vLLM would.
+    """
+
+    def __init__(self, behaviour: Callable[[dict], ScriptedReply]) -> None:
+        super().__init__(self._respond)
+        self.behaviour = behaviour
+        self.chat_times: list[float] = []
+        self.port = 0
+
+    def _respond(self, request: dict) -> ScriptedReply:
+        self.chat_times.append(time.monotonic())
+        return self.behaviour(request)
+
+    def start(self) -> Model:
+        server = ThreadingHTTPServer(("127.0.0.1", self.port), _handler_for(self))
+        server.daemon_threads = True
+        server.block_on_close = False
+        self._server = server
+        self.port = server.server_address[1]
+        self._thread = threading.Thread(
+            target=server.serve_forever, daemon=True, kwargs={"poll_interval": 0.05}
+        )
+        self._thread.start()
+        return self
+
+
+@pytest.fixture
+def model() -> Iterator[Model]:
+    with Model(valid_grade) as server:
+        yield server
+
+
+# --- the worker ------------------------------------------------------------------------------
+
+
+def database_url() -> str:
+    """The test database as a DATABASE_URL, as the browser tests' `task_worker` builds it."""
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
+    return f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
+
+
+class Workers:
+    """Starts app subprocesses on the test database; stops any still running at teardown."""
+
+    def __init__(self, model: Model, tmp_path: Path) -> None:
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("GRADER_")}
+        self.env.pop("DJANGO_ENV", None)
+        self.env.update(
+            DATABASE_URL=database_url(),
+            DJANGO_SETTINGS_MODULE="studio.settings",
+            PYTHONUNBUFFERED="1",
+            GRADER_BASE_URL=model.base_url,
+            GRADER_TIMEOUT_S="30",
+            GRADER_MAX_RETRIES="0",
+            # A failed call marks the model down for this long; shorter than the backoff so
+            # each re-grade asks the model again.
+            GRADER_HEALTH_TTL_S="0.3",
+            GRADING_RETRY_BACKOFF_S="1,1,1,1,1,1",
+        )
+        self.logs = tmp_path
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, *args: str) -> subprocess.Popen:
+        log = (self.logs / f"worker-{len(self.procs)}.log").open("w")
+        proc = subprocess.Popen(
+            [sys.executable, "manage.py", "db_worker", "--queue-name", "*", "--interval", "0.2",
+             "--no-reload", "--no-startup-delay", *args],
+            cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        log.close()
+        self.procs.append(proc)
+        return proc
+
+    def manage(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+        proc = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=timeout,
+        )  # fmt: skip
+        assert proc.returncode == 0, f"manage.py {args}: {proc.stdout}\n{proc.stderr[-3000:]}"
+        return proc
+
+    def log_tail(self) -> str:
+        parts = [f"--- {p.name}\n{p.read_text()[-2000:]}" for p in sorted(self.logs.glob("*.log"))]
+        return "\n".join(parts)
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+@pytest.fixture
+def workers(model, tmp_path) -> Iterator[Workers]:
+    # Set up after the database, so torn down before it is flushed: no worker outlives a test.
+    pool = Workers(model, tmp_path)
+    yield pool
+    pool.stop_all()
+
+
+@pytest.fixture
+def answer(db) -> StepAnswer:
+    """An open `architecture` draft of a fresh attempt at the shipped chat question."""
+    cache.clear()  # the per-user submission rate limit lives in the cache
+    report = content_load(root=Path(settings.CONTENT_DIR))
+    assert not report.problems, report.problems
+    user = User.objects.create_user("candidate", password="cand-Passphrase-1")
+    revision = Question.objects.get(slug=SLUG).current_revision
+    return answer_open(attempt=attempt_start(user=user, revision=revision), step_key=STEP)
+
+
+def submit(answer: StepAnswer) -> Submission:
+    outcome = step_submit(answer=answer, text=ANSWER, fields={}, base_version=answer.version)
+    assert outcome.created
+    return outcome.submission
+
+
+def wait_for(check: Callable[[], object], what: str, workers: Workers, timeout: float = 20):
+    """Poll `check` until it returns something truthy; fail with the worker logs otherwise."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out after {timeout:g} s waiting for {what}\n{workers.log_tail()}")
+
+
+def status_of(submission: Submission) -> str:
+    return Submission.objects.values_list("grade_status", flat=True).get(pk=submission.pk)
+
+
+def grades_by_grader(submission: Submission) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for grader in Grade.objects.filter(submission=submission).values_list("grader", flat=True):
+        counts[grader] = counts.get(grader, 0) + 1
+    return counts
+
+
+def tasks_for(submission: Submission) -> list[DBTaskResult]:
+    return [
+        t
+        for t in DBTaskResult.objects.filter(task_path=TASK_PATH).order_by("enqueued_at")
+        if t.args_kwargs.get("args") == [submission.pk]
+    ]
+
+
+def assert_answer_intact(submission: Submission, answer: StepAnswer) -> None:
+    stored = Submission.objects.get(pk=submission.pk)
+    assert stored.text == ANSWER
+    assert StepAnswer.objects.get(pk=answer.pk).text == ANSWER
+    assert Submission.objects.filter(answer=answer).count() == 1
+
+
+def assert_model_grade(submission: Submission) -> None:
+    llm = Grade.objects.get(submission=submission, grader="llm")
+    hits = [p for p in llm.points if p["verdict"] == "hit"]
+    assert [p["evidence"] for p in hits] == [EVIDENCE], llm.points
+    assert 0 < llm.score < 1
+    assert llm.fallback_reason == ""
+    rubric = Grade.objects.get(submission=submission, grader="rubric")
+    assert rubric.fallback_reason == "", "a completed model grade leaves no fallback behind"
+
+
+# --- the tests -------------------------------------------------------------------------------
+
+
+def test_worker_killed_mid_grade_loses_nothing_and_the_grade_completes_once(answer, model, workers):
+    # The model takes 5 s to answer: long enough to kill the worker while it waits.
+    model.behaviour = lambda request: ScriptedReply(
+        content=valid_grade(request).content, delay_s=5.0
+    )
+    first = workers.start()
+    submission = submit(answer)
+    assert status_of(submission) == "queued"
+
+    wait_for(
+        lambda: status_of(submission) == "grading" and model.chat_times,
+        "the worker to be waiting on the model",
+        workers,
+    )
+    first.kill()  # SIGKILL: no handler runs, nothing is cleaned up
+    assert first.wait(timeout=10) == -9
+
+    # Everything the candidate wrote is still there, and nothing was graded twice.
+    assert_answer_intact(submission, answer)
+    assert status_of(submission) == "grading"  # orphaned, as after a real crash
+    assert grades_by_grader(submission) == {"rubric": 1}  # stored before the model call
+    [orphan] = tasks_for(submission)
+    assert orphan.status == "RUNNING"  # the dead worker's claim is never released
+
+    # The sweep queues it again; the model is quick now; a batch worker drains the queue.
+    model.behaviour = valid_grade
+    swept = workers.manage("requeue_grading", "--older-than", "0")
+    assert "re-queued 1 submission(s)" in swept.stdout
+    assert status_of(submission) == "queued"
+    second = workers.start("--batch")
+    assert second.wait(timeout=45) == 0, workers.log_tail()
+
+    stored = Submission.objects.get(pk=submission.pk)
+    assert stored.grade_status == "done", workers.log_tail()
+    assert stored.grade_attempts == 2
+    assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
+    assert_model_grade(submission)
+    assert_answer_intact(submission, answer)
+    assert len(model.chat_times) == 2  # the killed call and the re-grade, nothing more
+    rerun = tasks_for(submission)[-1]
+    assert (rerun.status, rerun.return_value) == ("SUCCESSFUL", "done")
+
+
+def test_model_503_mid_grade_gives_an_offline_grade_then_a_regrade_once_back(
+    answer, model, workers
+):
+    # The model server is up (its /v1/models answers, so the health check passes) but fails
+    # the grading request itself, as vLLM does while its engine is dead or overloaded.
+    model.behaviour = lambda request: ScriptedReply(
+        status=503, error_body=error_reply(503).error_body, delay_s=0.3
+    )
+    workers.start()
+    submission = submit(answer)
+
+    wait_for(lambda: status_of(submission) == "offline", "the offline grade", workers)
+    rubric = Grade.objects.get(submission=submission, grader="rubric")
+    assert "503" in rubric.fallback_reason, rubric.fallback_reason
+    assert not Grade.objects.filter(submission=submission, grader="llm").exists()
+    assert_answer_intact(submission, answer)
+    assert_regrade_queued_with_backoff(submission)
+
+    # Still down on the re-grade: asked again no sooner than the backoff, still offline.
+    wait_for(lambda: len(model.chat_times) >= 2, "a re-grade reaching the model", workers)
+    assert model.chat_times[1] - model.chat_times[0] >= 1.0
+    wait_for(
+        lambda: (
+            Submission.objects.get(pk=submission.pk).grade_attempts >= 2
+            and status_of(submission) == "offline"
+        ),
+        "the second offline grade",
+        workers,
+    )
+    assert grades_by_grader(submission) == {"rubric": 1}
+
+    model.behaviour = valid_grade  # the model is back
+    wait_for(lambda: status_of(submission) == "done", "the re-grade by the model", workers)
+    assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
+    assert_model_grade(submission)
+    assert_answer_intact(submission, answer)
+    assert not [t for t in tasks_for(submission) if t.status == "FAILED"]
+
+
+def test_model_process_dies_mid_grade_then_comes_back_on_its_port(answer, model, workers):
+    in_flight, died = threading.Event(), threading.Event()
+
+    def dying(request: dict) -> ScriptedReply:
+        in_flight.set()
+        died.wait(timeout=15)
+        # The handler thread ends without a response: the client sees the connection drop.
+        raise ConnectionAbortedError("model process died mid-request (scripted)")
+
+    model.behaviour = dying
+    workers.start()
+    submission = submit(answer)
+    wait_for(
+        lambda: in_flight.is_set() and status_of(submission) == "grading",
+        "the grading request in flight",
+        workers,
+    )
+    model.stop()  # nothing listens on its port any more
+    died.set()  # and the request in flight is cut off
+
+    wait_for(lambda: status_of(submission) == "offline", "the offline grade", workers)
+    rubric = Grade.objects.get(submission=submission, grader="rubric")
+    assert "unreachable" in rubric.fallback_reason, rubric.fallback_reason
+    assert not Grade.objects.filter(submission=submission, grader="llm").exists()
+    assert_answer_intact(submission, answer)
+    assert_regrade_queued_with_backoff(submission)
+
+    model.behaviour = valid_grade
+    model.start()  # back on the same port, as a restarted vLLM would be
+    wait_for(lambda: status_of(submission) == "done", "the re-grade by the model", workers)
+    assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
+    assert_model_grade(submission)
+    assert_answer_intact(submission, answer)
+    assert not [t for t in tasks_for(submission) if t.status == "FAILED"]
+
+
+def assert_regrade_queued_with_backoff(submission: Submission) -> None:
+    """The offline grading queued one more task, to run no sooner than the first backoff."""
+    tasks = tasks_for(submission)
+    assert len(tasks) >= 2, [(t.status, t.run_after) for t in tasks]
+    first, retry = tasks[0], tasks[1]
+    assert first.status == "SUCCESSFUL" and first.return_value == "offline"
+    assert retry.run_after - retry.enqueued_at >= timedelta(seconds=0.9)
