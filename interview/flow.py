@@ -254,9 +254,12 @@ def submission_grade(*, submission_id: int) -> Submission | None:
             Grade.objects.filter(submission=submission, grader="rubric").update(
                 fallback_reason=(result.fallback_reason or "model unavailable")[:300]
             )
+            # Back off, then keep trying at the longest interval: a model that is down for
+            # hours must still re-grade once it is back. A day of tries is the limit.
             backoff = settings.GRADING_RETRY_BACKOFF_S
-            if submission.grade_attempts <= len(backoff):
-                grading_enqueue(submission.pk, delay_s=backoff[submission.grade_attempts - 1])
+            if submission.grade_attempts <= len(backoff) + settings.GRADING_RETRY_TAIL:
+                step_s = backoff[min(submission.grade_attempts, len(backoff)) - 1]
+                grading_enqueue(submission.pk, delay_s=step_s)
     Submission.objects.filter(pk=submission.pk).update(
         grade_status=status, status_changed_at=timezone.now()
     )

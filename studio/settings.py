@@ -191,6 +191,8 @@ NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))
 GRADING_RETRY_BACKOFF_S = [
     float(s) for s in os.environ.get("GRADING_RETRY_BACKOFF_S", "30,120,600,1800,3600").split(",")
 ]
+# After the backoff steps, this many more tries at the longest interval (a day at 1 h).
+GRADING_RETRY_TAIL = int(os.environ.get("GRADING_RETRY_TAIL", "24"))
 # The largest answer we store; larger ones are refused with a message, the draft kept.
 ANSWER_MAX_CHARS = 20_000
 

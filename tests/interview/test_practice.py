@@ -500,3 +500,28 @@ def test_page_queries_stay_constant_as_attempts_grow(
         client_in.get(reverse("attempt_scorecard", args=[attempt.pk]))
     with django_assert_max_num_queries(25):
         client_in.get(step_url(attempt, "architecture"))
+
+
+def test_a_model_down_for_longer_than_the_backoff_is_still_retried(
+    client_in, attempt, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    from interview import flow
+
+    settings.GRADING_RETRY_BACKOFF_S = [1.0, 2.0]
+    settings.GRADING_RETRY_TAIL = 3
+    monkeypatch.setenv("GRADER_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    delays = []
+    monkeypatch.setattr(flow, "grading_enqueue", lambda pk, delay_s=0: delays.append(delay_s))
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
+    submission = Submission.objects.get()
+    for _ in range(7):
+        submission_grade(submission_id=submission.pk)
+    assert delays == [1.0, 2.0, 2.0, 2.0, 2.0]  # backoff, then the longest interval, then stop
+    submission.refresh_from_db()
+    assert submission.grade_status == "offline"
+    assert Grade.objects.filter(submission=submission).count() == 1  # the offline grade, once
