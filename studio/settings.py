@@ -128,6 +128,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Sessions are read on every page: with a cache shared by all processes, serve them from it
+# (backed by the database). A per-process cache would keep a logged-out session alive elsewhere.
+if os.environ.get("REDIS_URL"):
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
