@@ -1,0 +1,61 @@
+"""The SLO card: compared with the brief, and read out as sentences for the graders."""
+
+from interview.content import load_question_spec
+from interview.grading import grade
+from interview.slo import card_as_text, parse_number, review_card
+
+BRIEF = load_question_spec("chat-api-50qps")["brief"]
+FULL_CARD = {
+    "model": "Qwen2.5-7B-Instruct",
+    "gpu": "RTX 4090",
+    "context_length": "8k",
+    "peak_qps": "50",
+    "qps_kind": "peak",
+    "ttft_p99_ms": "300",
+    "tpot_p99_ms": "50",
+    "input_tokens": "512",
+    "output_tokens": "256",
+    "tenancy": "single",
+}
+
+
+def test_a_full_card_pins_everything_and_names_worksheet_values():
+    review = review_card(FULL_CARD, BRIEF)
+    assert review.missed == [] and review.differs == []
+    assert review.score == 1.0
+    assert review.names["qps_peak"] == "50 QPS"
+    assert review.names["out_len"] == "256 tok/req"
+    assert review.names["ctx_len"] == "8000 tok"
+
+
+def test_a_mean_load_is_not_the_peak():
+    review = review_card({**FULL_CARD, "peak_qps": "20", "qps_kind": "mean"}, BRIEF)
+    assert "Peak load" not in review.pinned
+    assert any(d["label"] == "Peak load" and "mean" in d["theirs"] for d in review.differs)
+    assert "qps_peak" not in review.names and review.names["qps_mean"] == "20 QPS"
+
+
+def test_bad_numbers_get_a_message_not_an_exception():
+    review = review_card({**FULL_CARD, "ttft_p99_ms": "fast"}, BRIEF)
+    assert review.errors["ttft_p99_ms"].startswith("Enter a number")
+    assert "p99 TTFT" in review.missed
+    for bad in ("-5", "1e400", "nan"):
+        try:
+            parse_number(bad)
+        except ValueError as exc:
+            assert "number" in str(exc)
+
+
+def test_a_stray_letter_does_not_name_the_gpu():
+    assert "GPU class" not in review_card({**FULL_CARD, "gpu": "r"}, BRIEF).pinned
+
+
+def test_the_card_reads_as_sentences_the_rubric_recognises():
+    step = load_question_spec("chat-api-50qps")["steps"]["clarify"]
+    text = card_as_text({**FULL_CARD, "notes": "Every chat shares the same system prompt."})
+    result = grade(step, text, mode="rubric")
+    verdicts = {p.id: p.verdict for p in result.points}
+    assert verdicts["clarify-peak-qps"] == "hit"
+    assert verdicts["clarify-slo-percentiles"] == "hit"  # TTFT and TPOT in one sentence
+    assert verdicts["clarify-length-mix"] == "hit"
+    assert grade(step, card_as_text({}), mode="rubric").score == 0.0
