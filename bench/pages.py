@@ -96,7 +96,10 @@ print(json.dumps(out))
 def endpoints(clients: list[dict]) -> list[tuple[str, callable]]:
     """(name, make_request) pairs; make_request(client_state) -> (method, url, data)."""
     steps = ["clarify", "estimate", "architecture", "bottlenecks", "tradeoffs"]
-    out = [("minimal", lambda c: ("GET", "/__bench__/minimal", None))]
+    out = [
+        ("minimal", lambda c: ("GET", "/__bench__/minimal", None)),
+        ("signed_in_floor", lambda c: ("GET", f"/__bench__/signed-in-floor/{c['attempt']}", None)),
+    ]
     for step in steps:
         out.append(
             (

@@ -7,7 +7,21 @@ def minimal(request):
     return HttpResponse("ok", content_type="text/plain")
 
 
+def signed_in_floor(request, attempt_id):
+    """What any practice endpoint must do before its own work: load the session and the user,
+    and check the attempt is theirs. Reported beside `minimal` to show the floor."""
+    from django.shortcuts import get_object_or_404
+
+    from interview.models import Attempt
+
+    if not request.user.is_authenticated:
+        return HttpResponse(status=403)
+    attempt = get_object_or_404(Attempt, pk=attempt_id, user=request.user)
+    return HttpResponse(f"ok {attempt.pk}", content_type="text/plain")
+
+
 urlpatterns = [
     path("__bench__/minimal", minimal),
+    path("__bench__/signed-in-floor/<int:attempt_id>", signed_in_floor),
     path("", include("studio.urls")),
 ]

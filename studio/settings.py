@@ -86,12 +86,13 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         conn_max_age=60,
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The web server and the task worker write to the same file: wait for locks instead of
-    # failing, and let readers run beside the writer.
-    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # failing, and let readers run beside the writer. Connections persist per thread (opening
+    # one and setting its pragmas on every request cost more than the page's own queries).
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
