@@ -1,8 +1,7 @@
 """Read a question file's napkin-math parts (givens and quantities) for the checker.
 
-The interview app owns question files; this module only reads the YAML front matter of
-`content/questions/<slug>.md` the simple way the format defines it (the block between the
-first two `---` lines), so the `napkin --check` command works on files straight from disk.
+The interview app owns question files and their parser; this module picks out the napkin-math
+parts of `content/questions/<slug>.md`, so `napkin --check` works on files straight from disk.
 """
 
 from __future__ import annotations
@@ -10,8 +9,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 
@@ -21,25 +18,16 @@ class QuestionFileError(ValueError):
 
 
 def read_front_matter(path: Path) -> dict[str, Any]:
-    """The YAML mapping between the first two `---` lines of `path`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
-        raise QuestionFileError(f"No question file at {path}.") from None
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise QuestionFileError(f"{path}: the file must start with a '---' line.")
-    try:
-        end = next(i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---")
-    except StopIteration:
-        raise QuestionFileError(f"{path}: the front matter has no closing '---' line.") from None
-    try:
-        data = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as error:
-        raise QuestionFileError(f"{path}: the front matter is not valid YAML ({error}).") from None
-    if not isinstance(data, dict):
-        raise QuestionFileError(f"{path}: the front matter must be a mapping.")
-    return data
+    """The YAML front matter of a question file, read by the content parser all of the app
+    uses (interview.content), so the checker and the site agree on what a file says."""
+    from interview.content import parse_file
+
+    if not Path(path).is_file():
+        raise QuestionFileError(f"No question file at {path}.")
+    content = parse_file(path)
+    if content.problems:
+        raise QuestionFileError(str(content.problems[0]))
+    return content.meta
 
 
 def question_path(slug: str, content_dir: Path) -> Path:
