@@ -4,7 +4,7 @@ from django.views.decorators.http import require_GET
 
 from interview import selectors
 from interview.content import STEP_KEYS
-from interview.models import Concept
+from interview.models import Attempt, Concept
 
 
 @require_GET
@@ -17,11 +17,19 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
+    attempts = []
+    if request.user.is_authenticated:
+        attempts = list(
+            Attempt.objects.filter(user=request.user, revision__question=revision.question)
+            .select_related("revision")
+            .order_by("-started_at")[:5]
+        )
     return render(
         request,
         "interview/question.html",
         {
             "revision": revision,
+            "attempts": attempts,
             "brief_rows": selectors.brief_rows(revision.brief),
             "constraints": revision.brief.get("constraints", []),
             "steps": selectors.question_steps(revision),

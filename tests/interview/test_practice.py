@@ -525,3 +525,14 @@ def test_a_model_down_for_longer_than_the_backoff_is_still_retried(
     submission.refresh_from_db()
     assert submission.grade_status == "offline"
     assert Grade.objects.filter(submission=submission).count() == 1  # the offline grade, once
+
+
+def test_the_question_page_lists_only_my_attempts(client_in, attempt, db):
+    html = client_in.get("/questions/chat-api-50qps/").content.decode()
+    assert f'href="/attempts/{attempt.pk}/"' in html and "(resume)" in html
+    other = Client()
+    other.force_login(User.objects.create_user("nosy", password="nosy-Passphrase-1"))
+    assert (
+        f'href="/attempts/{attempt.pk}/"'
+        not in other.get("/questions/chat-api-50qps/").content.decode()
+    )
