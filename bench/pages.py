@@ -74,12 +74,17 @@ for i in range({CLIENTS}):
     answer = flow.answer_open(attempt=attempt, step_key="architecture")
     sub = flow.step_submit(answer=answer, text={ANSWER!r}, fields={{}}, base_version=0).submission
     flow.submission_grade(submission_id=sub.pk)
+    # No worker runs during the bench, so this one stays queued: what a polling page sees.
+    pending_answer = flow.answer_open(attempt=attempt, step_key="bottlenecks")
+    pending = flow.step_submit(answer=pending_answer, text={ANSWER!r}, fields={{}},
+                               base_version=0).submission
     s = SessionStore()
     s[SESSION_KEY] = str(user.pk)
     s[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     s[HASH_SESSION_KEY] = user.get_session_auth_hash()
     s.create()
-    out.append({{"session": s.session_key, "attempt": attempt.pk, "submission": sub.pk}})
+    out.append({{"session": s.session_key, "attempt": attempt.pk, "submission": sub.pk,
+                "pending": pending.pk}})
 print(json.dumps(out))
 """
     result = subprocess.run(
@@ -112,7 +117,7 @@ def endpoints(clients: list[dict]) -> list[tuple[str, callable]]:
             "autosave",
             lambda c: (
                 "POST",
-                f"/attempts/{c['attempt']}/steps/bottlenecks/draft/",
+                f"/attempts/{c['attempt']}/steps/tradeoffs/draft/",
                 {
                     "base_version": str(c.setdefault("version", 0)),
                     "text": ANSWER + str(time.time()),
@@ -127,16 +132,18 @@ def endpoints(clients: list[dict]) -> list[tuple[str, callable]]:
             lambda c: ("POST", f"/attempts/{c['attempt']}/worksheet/", {"worksheet": WORKSHEET}),
         )
     )
-    out.append(
-        (
-            "feedback_poll",
-            lambda c: (
-                "GET",
-                f"/attempts/{c['attempt']}/submissions/{c['submission']}/feedback/",
-                None,
-            ),
+    # The poll while grading runs (every second), then the one fetch of the graded panel.
+    for name, key in (("feedback_poll", "pending"), ("feedback_graded", "submission")):
+        out.append(
+            (
+                name,
+                lambda c, k=key: (
+                    "GET",
+                    f"/attempts/{c['attempt']}/submissions/{c[k]}/feedback/",
+                    None,
+                ),
+            )
         )
-    )
     return out
 
 

@@ -257,6 +257,12 @@ def feedback_context(
     """The feedback panel for a submission: status, per-point verdicts, reference, history."""
     if submission is None:
         return {"submission": None}
+    feedback_url = reverse(
+        "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
+    )
+    if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+        # Polled every second until graded: answer with the status alone, cheaply.
+        return {"submission": submission, "graded": False, "feedback_url": feedback_url}
     # One query for every version of this step with its grades: the history needs them all.
     versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
     current = next((s for s in versions if s.pk == submission.pk), None)
@@ -323,9 +329,7 @@ def feedback_context(
         ),
         "slo_review": (by["slo"].usage.get("review") if "slo" in by else None),
         "checks": by["checker"].points if "checker" in by else [],
-        "feedback_url": reverse(
-            "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
-        ),
+        "feedback_url": feedback_url,
     }
 
 
