@@ -26,7 +26,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
-DURATION_S = float(os.environ.get("BENCH_SECONDS", "5"))
+DURATION_S = float(os.environ.get("BENCH_SECONDS", "6"))
+ROUNDS = 3
 WORKSHEET = "\n".join(
     [
         "W = 7.6e9 * 2 B",
@@ -222,11 +223,19 @@ def main() -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
-        results = {}
-        for name, make in endpoints(clients):
-            asyncio.run(drive(base, clients, make, 1.0))  # warm up
-            latencies = asyncio.run(drive(base, clients, make, DURATION_S))
-            results[name] = (pct(latencies, 50), pct(latencies, 99), len(latencies) / DURATION_S)
+        # Round robin: every endpoint, the trivial view included, gets a slice of each round,
+        # so a noisy moment on this shared machine lands on all of them, not on one.
+        plan = endpoints(clients)
+        samples: dict[str, list[float]] = {name: [] for name, _ in plan}
+        for _name, make in plan:
+            asyncio.run(drive(base, clients, make, 0.5))  # warm up
+        for _ in range(ROUNDS):
+            for name, make in plan:
+                samples[name] += asyncio.run(drive(base, clients, make, DURATION_S / ROUNDS))
+        results = {
+            name: (pct(lat, 50), pct(lat, 99), len(lat) / DURATION_S)
+            for name, lat in samples.items()
+        }
         floor = results["minimal"][1]
         for name, (p50, p99, rps) in results.items():
             if name == "minimal":
@@ -240,6 +249,9 @@ def main() -> None:
                         "p99_ms": round(p99, 1),
                         "rps": round(rps, 1),
                         "ratio_vs_minimal": round(p99 / floor, 2),
+                        # The tail on 2 shared cores is mostly scheduling noise that hits the
+                        # trivial view too; the median ratio shows the work each page adds.
+                        "p50_ratio_vs_minimal": round(p50 / results["minimal"][0], 2),
                     }
                 )
             )
