@@ -168,3 +168,20 @@ def test_napkin_as_a_real_process() -> None:
         "position": 0,
     }
     assert "Traceback" not in done.stderr
+
+
+def test_napkin_solve_answers_what_peak_load_ten_instances_sustain():
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command(
+        "napkin", "10", "--solve", "chat-api-50qps", "n_inst", "qps_peak", "--json", stdout=out
+    )
+    result = json.loads(out.getvalue())
+    # ceil(λ / (0.7 × 7.8125 req/s)) = 10 holds up to λ = 10 × 0.7 × 7.8125 = 54.69 req/s.
+    assert result["unknown"] == "qps_peak"
+    assert result["unit"] == "req/s"
+    assert abs(result["value"] - 54.6875) < 1e-6

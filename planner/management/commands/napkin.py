@@ -3,6 +3,10 @@
 napkin "EXPR" [--to UNIT] --json      one JSON object; exit 2 on an error
 napkin --batch FILE --json            one JSON object per line, each with elapsed_ms
 napkin --check SLUG QUANTITY_ID "EXPR" --json [--reveal]
+napkin --solve SLUG QUANTITY_ID GIVEN "TARGET" --json
+                                      the GIVEN that makes the quantity equal TARGET, e.g.
+                                      --solve chat-api-50qps n_inst qps_peak "10": what peak
+                                      load do 10 instances sustain?
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from planner.engine import (
     check_quantity,
     evaluate_expression,
     givens_from_estimate,
+    solve_for,
 )
 from planner.questions import (
     QuestionFileError,
@@ -48,6 +53,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--reveal", action="store_true", help="include the expected value")
         parser.add_argument(
+            "--solve",
+            nargs=3,
+            metavar=("SLUG", "QUANTITY_ID", "GIVEN"),
+            help="solve the quantity's formula = EXPR for one of the question's givens",
+        )
+        parser.add_argument(
             "--content-dir", default=None, help="folder holding questions/ (default: content/)"
         )
 
@@ -59,6 +70,10 @@ class Command(BaseCommand):
         expr = options["expr"]
         if expr is None:
             raise CommandError('Give an expression, e.g. napkin "15.2 GB / (0.7 * 1008 GB/s)".')
+        if options["solve"]:
+            content_dir = Path(options["content_dir"] or settings.CONTENT_DIR)
+            self.solve(content_dir, *options["solve"], expr, options["to_unit"], as_json)
+            return
         if options["check"]:
             content_dir = Path(options["content_dir"] or settings.CONTENT_DIR)
             self.check_answer(content_dir, *options["check"], expr, options["reveal"], as_json)
@@ -91,6 +106,29 @@ class Command(BaseCommand):
                 self.stdout.write(result.display)
             else:
                 self.stdout.write(_error_text(line, result.error, result.position))
+
+    def solve(
+        self, content_dir: Path, slug: str, quantity_id: str, unknown: str, target: str,
+        to_unit: str | None, as_json: bool,
+    ) -> None:  # fmt: skip
+        try:
+            estimate = estimate_step(read_front_matter(question_path(slug, content_dir)))
+            quantity = find_quantity(estimate, quantity_id)
+            givens = givens_from_estimate(estimate, upto=quantity_id)
+        except QuestionFileError as error:
+            raise CommandError(str(error)) from None
+        formula = str(quantity["formula"])
+        if quantity.get("rounding"):
+            formula = f"{quantity['rounding']}({formula})"
+        result = solve_for(formula, unknown, target, givens, to_unit=to_unit)
+        if as_json:
+            self.stdout.write(json.dumps({**result.as_json(), "unknown": unknown}))
+        elif result.ok:
+            self.stdout.write(f"{unknown} = {result.display}")
+        else:
+            self.stdout.write(result.error or "")
+        if not result.ok:
+            sys.exit(2)
 
     def check_answer(
         self, content_dir: Path, slug: str, quantity_id: str, expr: str, reveal: bool, as_json: bool
