@@ -49,10 +49,11 @@ lint: install
 bench: install
 	$(PY) -m bench.run
 
+# One {"bench": "grading"} line: the drain under the in-flight cap, and the prefix-cache hit
+# rate measured on the real vLLM CPU server (built on first use, as make test-vllm does).
 bench-grading: install
-	$(PY) -m bench.grading
 	bash tools/vllm/setup.sh && $(VENV_VLLM_PY) tools/vllm/make_tiny_model.py
-	$(PY) -m bench.grading_vllm
+	$(PY) -m bench.grading --vllm
 
 clean:
 	rm -rf $(VENV) node_modules staticfiles db.sqlite3

@@ -193,10 +193,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cap", type=int, default=8)
     parser.add_argument("--latency-ms", type=float, default=200)
     parser.add_argument("--threads", type=int, default=32)
+    parser.add_argument(
+        "--vllm",
+        action="store_true",
+        help="also start the real vLLM CPU server and measure its prefix-cache hit rate",
+    )
     args = parser.parse_args(argv if argv is not None else [])
     result = measure_drain(args.submissions, args.cap, args.latency_ms / 1000, args.threads)
+    if args.vllm:
+        result["prefix_cache_hit_rate"] = measure_prefix_cache_on_vllm()
     print(json.dumps(result), flush=True)
     return 0 if result["meets_target"] else 1
+
+
+def measure_prefix_cache_on_vllm(answers: int = 20) -> float | None:
+    """Start the real vLLM CPU server (tools/vllm), grade 20 different answers to one step
+    through the app, and return the share of prompt tokens its prefix cache served."""
+    from bench.grading_vllm import load_step, make_answers
+    from tools.vllm.server import SERVED_MODEL_NAME, VLLMServer
+
+    step, context = load_step("chat-api-50qps", "architecture")
+    server = VLLMServer()
+    server.start()
+    try:
+        config = GraderConfig(base_url=server.base_url, model=SERVED_MODEL_NAME)
+        return prefix_cache_hit_rate(
+            server.base_url, step, make_answers(answers), config=config, context=context
+        )
+    finally:
+        server.stop()
 
 
 if __name__ == "__main__":
