@@ -246,7 +246,7 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     status = Submission.GradeStatus.DONE
     config = GraderConfig.from_env()
     if config.configured:
-        result = grade(step, text, mode="auto", context=context, config=config, **_cache_kwargs())
+        result = grade(step, text, mode="auto", context=context, config=config, cache=cache)
         if result.grader == "llm":
             _store_result(submission, result)
         else:
@@ -265,15 +265,6 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     )
     submission.refresh_from_db()
     return submission
-
-
-def _cache_kwargs() -> dict:
-    import inspect
-
-    from interview.grading import grade
-
-    # The engine accepts a shared cache for its health check when it offers the parameter.
-    return {"cache": cache} if "cache" in inspect.signature(grade).parameters else {}
 
 
 def step_spec(revision: QuestionRevision, step_key: str, follow_up_id: str = "") -> dict:

@@ -381,9 +381,6 @@ def _best_per_answer(attempt: Attempt) -> dict[tuple[str, str], dict]:
             current = best.get(key)
             if current is None or (score or 0) > (current["score"] or 0):
                 best[key] = {"answer": answer, "submission": sub, "score": score, "grades": grades}
-        key = (answer.step_key, answer.follow_up_id)
-        if key in best:
-            best[key]["seconds"] = answer.seconds_spent
     return best
 
 

@@ -22,8 +22,7 @@ STEP_TITLES = {
 def question_list() -> list[QuestionRevision]:
     """The current revision of every published question, in slug order (one query)."""
     return list(
-        QuestionRevision.objects.filter(question__current_revision__pk__isnull=False)
-        .filter(pk__in=Question.objects.values("current_revision"))
+        QuestionRevision.objects.filter(pk__in=Question.objects.values("current_revision"))
         .select_related("question")
         .order_by("question__slug")
     )
@@ -32,10 +31,7 @@ def question_list() -> list[QuestionRevision]:
 def question_current_revision(slug: str) -> QuestionRevision:
     revision = (
         QuestionRevision.objects.select_related("question")
-        .filter(
-            question__slug=slug,
-            pk__in=Question.objects.filter(slug=slug).values("current_revision"),
-        )
+        .filter(pk__in=Question.objects.filter(slug=slug).values("current_revision"))
         .first()
     )
     if revision is None:
