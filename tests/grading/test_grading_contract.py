@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 
 import pytest
 
@@ -256,10 +255,11 @@ def test_http_errors_fall_back_with_the_status_and_message(
 def test_a_reply_slower_than_the_timeout_falls_back_in_time(fake_server, step):
     fake_server.responder = lambda request: ScriptedReply(content="{}", delay_s=3.0)
     config = GraderConfig(base_url=fake_server.base_url, timeout_s=0.5, max_retries=0)
-    started = time.monotonic()
     result = grade(step, GOOD_ANSWER, mode="llm", config=config)
-    assert time.monotonic() - started < 2.5
+    # The reply would have come (and parsed as empty JSON) had the client waited for it:
+    # "timed out" as the reason shows the client gave up, and no retry was made.
     assert_fell_back(result, step, GOOD_ANSWER, "timed out")
+    assert len(fake_server.requests) == 1
 
 
 def test_an_unreachable_server_falls_back(step):

@@ -1,7 +1,14 @@
-"""Hostile input is refused quickly and harmlessly; arbitrary input never raises."""
+"""Hostile input is refused quickly and harmlessly; arbitrary input never raises.
+
+"Quickly" is asserted as bounded work, not wall-clock time (these machines are shared and
+noisy; `make bench` prints the timings): every function call, Python or C, that an
+evaluation makes is counted, and the count must stay under a fixed budget. The parser and
+evaluator size every power before computing it, so no single call can be a huge one.
+"""
 
 import builtins
-import time
+import sys
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -9,6 +16,29 @@ from hypothesis import strategies as st
 
 from planner.engine import evaluate_expression, evaluate_worksheet
 from planner.engine.parser import MAX_INPUT_CHARS
+
+# The most any input needs today is about 3,400 calls (a 120-deep power tower); the budget
+# leaves room for refactoring, and an unbounded evaluation blows through it at once.
+CALL_BUDGET = 20_000
+
+
+def calls_made(work: Callable[[], object]) -> tuple[object, int]:
+    """Run `work` and count the function calls (Python and C) it makes."""
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        result = work()
+    finally:
+        sys.setprofile(previous)
+    return result, count
+
 
 HOSTILE = [
     # code execution and attribute walks
@@ -81,12 +111,10 @@ def test_hostile_input_is_refused_quickly(text: str, monkeypatch: pytest.MonkeyP
     # Nothing the calculator does may reach Python's evaluator.
     monkeypatch.setattr(builtins, "eval", forbidden)
     monkeypatch.setattr(builtins, "exec", forbidden)
-    started = time.perf_counter()
-    result = evaluate_expression(text)
-    elapsed = time.perf_counter() - started
+    result, calls = calls_made(lambda: evaluate_expression(text))
     assert result.value is None
     assert result.error and "\n" not in result.error
-    assert elapsed < 0.1, f"{elapsed * 1000:.1f} ms"
+    assert calls < CALL_BUDGET, f"{calls} calls"
 
 
 def test_refused_input_leaves_no_trace() -> None:
@@ -165,9 +193,8 @@ def _expressions() -> st.SearchStrategy[str]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_expressions())
 def test_nested_expressions_give_a_value_or_a_clean_error_quickly(text: str) -> None:
-    started = time.perf_counter()
-    result = evaluate_expression(text)
-    assert time.perf_counter() - started < 0.25
+    result, calls = calls_made(lambda: evaluate_expression(text))
+    assert calls < CALL_BUDGET, f"{calls} calls"
     if result.error is None:
         assert result.value is not None and result.value == result.value  # not NaN
         assert abs(result.value) < 1e101
