@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 
@@ -148,30 +149,90 @@ def endpoints(clients: list[dict]) -> list[tuple[str, callable]]:
     return out
 
 
-async def drive(base: str, clients: list[dict], make, duration: float) -> list[float]:
+class Connection:
+    """One keep-alive HTTP/1.1 connection with hand-built requests.
+
+    A general-purpose client (httpx) spends about as much CPU per request as the trivial view
+    does, on the same two cores: the bench would measure the client. This one writes a
+    prepared request and reads back the status, headers and body, nothing more.
+    """
+
+    def __init__(self, host: str, port: int, headers: dict[str, str]) -> None:
+        self.host, self.port = host, port
+        self.fixed = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(self, method: str, url: str, data: dict | None) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        body = urlencode(data).encode() if data is not None else b""
+        head = f"{method} {url} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{self.fixed}"
+        if data is not None:
+            head += "Content-Type: application/x-www-form-urlencoded\r\n"
+        head += f"Content-Length: {len(body)}\r\n\r\n"
+        self.writer.write(head.encode() + body)
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        fields = {}
+        for line in lines[1:]:
+            if ":" in line:
+                key, value = line.split(":", 1)
+                fields[key.strip().lower()] = value.strip()
+        if "content-length" in fields:
+            payload = await self.reader.readexactly(int(fields["content-length"]))
+        elif fields.get("transfer-encoding") == "chunked":
+            parts = []
+            while size := int((await self.reader.readuntil(b"\r\n")).strip(), 16):
+                parts.append(await self.reader.readexactly(size))
+                await self.reader.readexactly(2)
+            await self.reader.readexactly(2)
+            payload = b"".join(parts)
+        else:
+            payload = await self.reader.read()
+        if fields.get("connection") == "close":
+            await self.close()
+        return status, payload
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.reader = self.writer = None
+
+
+async def drive(port: int, clients: list[dict], make, duration: float) -> list[float]:
     latencies: list[float] = []
     errors = 0
-    version_re = re.compile(r'id="base-version" value="(\d+)"')
+    version_re = re.compile(rb'id="base-version" value="(\d+)"')
 
     async def one_client(state: dict) -> None:
         nonlocal errors
         csrf = secrets.token_hex(16)
-        cookies = {"sessionid": state["session"], "csrftoken": csrf}
-        headers = {"X-CSRFToken": csrf, "HX-Request": "true", "Referer": base + "/"}
-        async with httpx.AsyncClient(
-            base_url=base, cookies=cookies, headers=headers, timeout=30
-        ) as client:
-            deadline = time.monotonic() + duration
+        connection = Connection(
+            "127.0.0.1",
+            port,
+            {
+                "Cookie": f"sessionid={state['session']}; csrftoken={csrf}",
+                "X-CSRFToken": csrf,
+                "HX-Request": "true",
+                "Referer": f"http://127.0.0.1:{port}/",
+            },
+        )
+        deadline = time.monotonic() + duration
+        try:
             while time.monotonic() < deadline:
                 method, url, data = make(state)
                 start = time.perf_counter()
-                response = await client.request(method, url, data=data)
+                status, body = await connection.request(method, url, data)
                 latencies.append((time.perf_counter() - start) * 1000)
-                if response.status_code >= 400:
+                if status >= 400:
                     errors += 1
-                match = version_re.search(response.text) if method == "POST" else None
+                match = version_re.search(body) if method == "POST" else None
                 if match:
                     state["version"] = int(match.group(1))
+        finally:
+            await connection.close()
 
     await asyncio.gather(*(one_client(c) for c in clients))
     if errors:
@@ -207,7 +268,7 @@ def main() -> None:
             "--workers",
             "2",
             "--threads",
-            "4",
+            os.environ.get("BENCH_THREADS", "4"),
             "--log-level",
             "error",
         ],
@@ -226,12 +287,15 @@ def main() -> None:
         # Round robin: every endpoint, the trivial view included, gets a slice of each round,
         # so a noisy moment on this shared machine lands on all of them, not on one.
         plan = endpoints(clients)
+        only = os.environ.get("BENCH_ONLY")  # a comma list of endpoints, for working on one
+        if only:
+            plan = [(n, m) for n, m in plan if n == "minimal" or n in only.split(",")]
         samples: dict[str, list[float]] = {name: [] for name, _ in plan}
         for _name, make in plan:
-            asyncio.run(drive(base, clients, make, 0.5))  # warm up
+            asyncio.run(drive(port, clients, make, 0.5))  # warm up
         for _ in range(ROUNDS):
             for name, make in plan:
-                samples[name] += asyncio.run(drive(base, clients, make, DURATION_S / ROUNDS))
+                samples[name] += asyncio.run(drive(port, clients, make, DURATION_S / ROUNDS))
         results = {
             name: (pct(lat, 50), pct(lat, 99), len(lat) / DURATION_S)
             for name, lat in samples.items()
