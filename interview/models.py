@@ -95,6 +95,10 @@ class Attempt(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Grows on every insert, update or delete of this attempt's answers, submissions and
+    # grades, by database triggers (migration 0003), whoever writes: a view, the grading
+    # worker, a shell. Cached pages of the attempt are keyed on it, so none can go stale.
+    state_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-started_at"]

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from interview import flow, practice, selectors
+from interview import flow, page_cache, practice, selectors
 from interview.content import STEP_KEYS
 from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
@@ -70,9 +70,13 @@ def attempt_step(
     attempt = _own_attempt(request, attempt_id)
     if step not in STEP_KEYS:
         raise Http404("No such step.")
-    answer = _answer(request, attempt, step, follow_up)
-    context = practice.step_context(attempt=attempt, answer=answer)
-    return render(request, "interview/attempt_step.html", context)
+
+    def build() -> HttpResponse:
+        answer = _answer(request, attempt, step, follow_up)
+        context = practice.step_context(attempt=attempt, answer=answer)
+        return render(request, "interview/attempt_step.html", context)
+
+    return page_cache.respond(request, attempt, build)
 
 
 @login_required
@@ -147,15 +151,19 @@ def step_submit(
 @require_GET
 def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    submission = get_object_or_404(
-        Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
-    )
-    context = practice.feedback_context(
-        attempt=attempt, answer=submission.answer, submission=submission
-    )
-    response = render(request, "interview/partials/feedback.html", context)
-    response["Vary"] = "HX-Request"
-    return response
+
+    def build() -> HttpResponse:
+        submission = get_object_or_404(
+            Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
+        )
+        context = practice.feedback_context(
+            attempt=attempt, answer=submission.answer, submission=submission
+        )
+        response = render(request, "interview/partials/feedback.html", context)
+        response["Vary"] = "HX-Request"
+        return response
+
+    return page_cache.respond(request, attempt, build)
 
 
 @login_required

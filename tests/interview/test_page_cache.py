@@ -1,0 +1,177 @@
+"""Cached practice pages: keyed on Attempt.state_version, which database triggers keep."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.contrib.messages import add_message, constants
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.core.cache import cache
+from django.http import HttpResponse
+from django.test import Client, RequestFactory
+
+from interview import flow, page_cache
+from interview.models import Attempt, Grade, Question, StepAnswer, Submission
+
+TOKEN = re.compile(r'"x-csrftoken": "([A-Za-z0-9]+)"')
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def candidate(db):
+    return User.objects.create_user("cached", password="cached-Passphrase-1")
+
+
+@pytest.fixture
+def attempt(candidate, content_loaded):
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    return flow.attempt_start(user=candidate, revision=revision)
+
+
+@pytest.fixture
+def client_in(candidate):
+    client = Client()
+    client.force_login(candidate)
+    return client
+
+
+def version(attempt: Attempt) -> int:
+    return Attempt.objects.values_list("state_version", flat=True).get(pk=attempt.pk)
+
+
+def without_tokens(html: str) -> str:
+    html = TOKEN.sub('"x-csrftoken": "-"', html)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+
+
+def test_every_write_to_an_attempts_rows_bumps_its_state_version(attempt, candidate):
+    other = flow.attempt_start(user=candidate, revision=attempt.revision)
+    seen = [version(attempt)]
+
+    def bumped() -> None:
+        seen.append(version(attempt))
+        assert seen[-1] > seen[-2], seen
+
+    answer = StepAnswer.objects.create(attempt=attempt, step_key="architecture")
+    bumped()
+    StepAnswer.objects.filter(pk=answer.pk).update(text="written in a shell")
+    bumped()
+    submission = Submission.objects.create(answer=answer, number=1, text="x", draft_version=1)
+    bumped()
+    Submission.objects.filter(pk=submission.pk).update(grade_status="done")
+    bumped()
+    grade = Grade.objects.create(submission=submission, grader="rubric", score=0.5)
+    bumped()
+    Grade.objects.filter(pk=grade.pk).update(score=0.75)
+    bumped()
+    grade.delete()
+    bumped()
+    submission.delete()
+    bumped()
+    answer.delete()
+    bumped()
+    assert version(other) == 0, "another attempt's writes moved this one"
+
+
+def test_a_repeated_page_is_served_from_the_cache(
+    attempt, client_in, django_assert_max_num_queries
+):
+    url = f"/attempts/{attempt.pk}/steps/architecture/"
+    assert client_in.get(url).status_code == 200  # opens the step: a write, so a new state
+    first = client_in.get(url)
+    assert first.status_code == 200
+    # Session, user and the attempt (its ownership and state): nothing of the page's own.
+    with django_assert_max_num_queries(3):
+        again = client_in.get(url)
+    assert again.status_code == 200
+    assert without_tokens(again.content.decode()) == without_tokens(first.content.decode())
+
+
+def test_a_cached_page_follows_every_kind_of_write(attempt, client_in):
+    url = f"/attempts/{attempt.pk}/steps/architecture/"
+    client_in.get(url)
+    answer = StepAnswer.objects.get(attempt=attempt, step_key="architecture")
+
+    def fresh_equals_cached() -> str:
+        cached = client_in.get(url).content.decode()
+        cache.clear()
+        fresh = client_in.get(url).content.decode()
+        assert without_tokens(cached) == without_tokens(fresh)
+        return fresh
+
+    # A draft saved through the page.
+    saved = client_in.post(
+        url + "draft/",
+        {"text": "A gateway, then a prefix-aware router.", "base_version": 0, "seconds": 3},
+    )
+    assert saved.status_code == 200
+    assert "A gateway, then a prefix-aware router." in fresh_equals_cached()
+    # A write the page never saw: another process, a shell, the admin.
+    StepAnswer.objects.filter(pk=answer.pk).update(text="Edited from a shell.")
+    assert "Edited from a shell." in fresh_equals_cached()
+    # A submission, then its grade arriving from the worker.
+    answer.refresh_from_db()
+    outcome = flow.step_submit(
+        answer=answer,
+        text="We autoscale on queue depth, not GPU utilisation.",
+        fields={},
+        base_version=answer.version,
+    )
+    queued = fresh_equals_cached()
+    assert "Queued" in queued or "queued" in queued
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    graded = fresh_equals_cached()
+    assert graded != queued
+    assert "Reference answer" in graded or "reference" in graded.lower()
+
+
+def test_each_hit_gets_its_own_csrf_token_and_it_works(attempt, candidate):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(candidate)
+    url = f"/attempts/{attempt.pk}/steps/architecture/"
+    tokens = [TOKEN.search(client.get(url).content.decode()).group(1) for _ in range(3)]
+    assert len(set(tokens)) == 3, "a cached page repeated a token"
+    saved = client.post(
+        url + "draft/",
+        {"text": "Saved with a token from a cached page.", "base_version": 0},
+        headers={"X-CSRFToken": tokens[-1]},
+    )
+    assert saved.status_code == 200
+
+
+def test_someone_elses_cached_page_is_still_a_404(attempt, client_in, db):
+    url = f"/attempts/{attempt.pk}/steps/architecture/"
+    assert client_in.get(url).status_code == 200
+    intruder = Client()
+    intruder.force_login(User.objects.create_user("intruder", password="intruder-Pass-1"))
+    assert intruder.get(url).status_code == 404
+
+
+def test_a_response_carrying_a_message_is_never_cached(attempt):
+    calls = []
+
+    def build() -> HttpResponse:
+        calls.append(1)
+        return HttpResponse(f"page {len(calls)}")
+
+    def request(with_message: bool):
+        req = RequestFactory().get(f"/attempts/{attempt.pk}/steps/clarify/")
+        SessionMiddleware(lambda r: None).process_request(req)
+        MessageMiddleware(lambda r: None).process_request(req)
+        if with_message:
+            add_message(req, constants.INFO, "Welcome back.")
+        return req
+
+    assert page_cache.respond(request(True), attempt, build).content == b"page 1"
+    assert page_cache.respond(request(True), attempt, build).content == b"page 2"
+    # Without a message the page is cached, and the next request gets that copy.
+    assert page_cache.respond(request(False), attempt, build).content == b"page 3"
+    assert page_cache.respond(request(False), attempt, build).content == b"page 3"
+    assert len(calls) == 3
