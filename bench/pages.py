@@ -4,6 +4,12 @@ Starts gunicorn (2 workers) on a fresh SQLite file, prepares one candidate per c
 attempt, drives 20 concurrent clients at each endpoint for a fixed duration, and prints one
 JSON line per endpoint: {"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps",
 "ratio_vs_minimal"}. The ratio is the endpoint's p99 over the trivial view's p99.
+
+`signed_in_floor` is reported beside them: loading the session and the user and checking the
+attempt is the candidate's, which every practice endpoint must do before its own work.
+Knobs for working on one figure: BENCH_ONLY (comma list of endpoints), BENCH_CLIENTS,
+BENCH_SECONDS, BENCH_THREADS (gunicorn threads per worker; `make run` uses 4) and
+BENCH_REDIS_URL (run with the shared Redis cache, and cached_db sessions, instead of none).
 """
 
 from __future__ import annotations
@@ -254,7 +260,10 @@ def main() -> None:
         "PYTHONPATH": str(ROOT),
     }
     env.pop("GRADER_BASE_URL", None)
-    env.pop("REDIS_URL", None)
+    if "BENCH_REDIS_URL" in os.environ:  # the shared cache, and cached_db sessions with it
+        env["REDIS_URL"] = os.environ["BENCH_REDIS_URL"]
+    else:
+        env.pop("REDIS_URL", None)
     clients = prepare(env)
     port = free_port()
     server = subprocess.Popen(

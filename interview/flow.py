@@ -54,13 +54,16 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
             raise FlowError("There is no such follow-up.")
     try:
         answer, _ = StepAnswer.objects.get_or_create(
-            attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
+            attempt=attempt,
+            step_key=step_key,
+            follow_up_id=follow_up_id,
+            defaults={"opened_at": timezone.now()},
         )
     except IntegrityError:  # two tabs opened it at the same instant
         answer = StepAnswer.objects.get(
             attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
         )
-    if answer.opened_at is None:
+    if answer.opened_at is None:  # created before answers had their clock set on creation
         StepAnswer.objects.filter(pk=answer.pk, opened_at__isnull=True).update(
             opened_at=timezone.now()
         )
@@ -89,22 +92,33 @@ def draft_save(
     """
     _check_size(text, fields)
     seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
-    # Quantity checks are written by their own endpoint; a draft save carries them over.
-    stored = StepAnswer.objects.filter(pk=answer.pk).values_list("fields", flat=True).first()
-    if stored and "checks" in stored:
-        fields = {**fields, "checks": stored["checks"]}
+    if answer.step_key == "estimate":
+        # Quantity checks are written by their own endpoint, without a new draft version; a
+        # draft save carries the latest over (only napkin math has them).
+        stored = StepAnswer.objects.filter(pk=answer.pk).values_list("fields", flat=True).first()
+        if stored and "checks" in stored:
+            fields = {**fields, "checks": stored["checks"]}
+    now = timezone.now()
     updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
         text=text,
         fields=fields,
         version=F("version") + 1,
         seconds_spent=F("seconds_spent") + seconds,
-        updated_at=timezone.now(),
+        updated_at=now,
     )
-    answer.refresh_from_db()
     if not updated:
+        answer.refresh_from_db()
         if answer.text == text and answer.fields == fields:
             return answer  # the same content arrived twice (a retried request): not a conflict
         raise StaleDraft(answer)
+    # The update matched the version we named, so the row is now exactly this.
+    answer.text, answer.fields, answer.version, answer.updated_at = (
+        text,
+        fields,
+        base_version + 1,
+        now,
+    )
+    answer.seconds_spent += seconds
     return answer
 
 

@@ -8,6 +8,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from hypothesis import settings as hypothesis_settings
+
+# No per-example deadline: hypothesis' default of 200 ms is a timing assertion, and these
+# machines are shared and noisy. Work bounds are asserted by counting, in the tests.
+hypothesis_settings.register_profile("studio", deadline=None)
+hypothesis_settings.load_profile("studio")
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls made by tests
 # and fixtures there are still synchronous and safe.
