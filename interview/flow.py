@@ -63,11 +63,6 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         answer = StepAnswer.objects.get(
             attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
         )
-    if answer.opened_at is None:  # created before answers had their clock set on creation
-        StepAnswer.objects.filter(pk=answer.pk, opened_at__isnull=True).update(
-            opened_at=timezone.now()
-        )
-        answer.refresh_from_db(fields=["opened_at"])
     return answer
 
 

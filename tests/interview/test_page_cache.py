@@ -17,13 +17,6 @@ from interview.models import Attempt, Grade, Question, StepAnswer, Submission
 TOKEN = re.compile(r'"x-csrftoken": "([A-Za-z0-9]+)"')
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
 def candidate(db):
     return User.objects.create_user("cached", password="cached-Passphrase-1")

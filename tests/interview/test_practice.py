@@ -37,13 +37,6 @@ class HtmxClient(Client):
         return super().generic(method, path, *args, **self._htmx(kwargs))
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
 def candidate(db):
     return User.objects.create_user("cand", password="cand-Passphrase-1")
