@@ -9,7 +9,7 @@ JSON line per endpoint: {"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps"
 attempt is the candidate's, which every practice endpoint must do before its own work.
 Knobs for working on one figure: BENCH_ONLY (comma list of endpoints), BENCH_CLIENTS,
 BENCH_SECONDS, BENCH_THREADS (gunicorn threads per worker; `make run` uses 4) and
-BENCH_REDIS_URL (run with the shared Redis cache, and cached_db sessions, instead of none).
+BENCH_REDIS_URL (run with the shared Redis cache instead of the per-process one).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def prepare(env: dict) -> list[dict]:
 import json, django
 django.setup()
 from django.contrib.auth.models import User
-from django.contrib.sessions.backends.db import SessionStore
+from studio.sessions import SessionStore
 from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
 from interview.models import Question
 from interview import flow
@@ -88,7 +88,7 @@ for i in range({CLIENTS}):
                                base_version=0).submission
     s = SessionStore()
     s[SESSION_KEY] = str(user.pk)
-    s[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    s[BACKEND_SESSION_KEY] = "accounts.backends.AccountBackend"
     s[HASH_SESSION_KEY] = user.get_session_auth_hash()
     s.create()
     out.append({{"session": s.session_key, "attempt": attempt.pk, "submission": sub.pk,
@@ -260,7 +260,7 @@ def main() -> None:
         "PYTHONPATH": str(ROOT),
     }
     env.pop("GRADER_BASE_URL", None)
-    if "BENCH_REDIS_URL" in os.environ:  # the shared cache, and cached_db sessions with it
+    if "BENCH_REDIS_URL" in os.environ:  # the shared cache instead of one per process
         env["REDIS_URL"] = os.environ["BENCH_REDIS_URL"]
     else:
         env.pop("REDIS_URL", None)

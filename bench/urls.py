@@ -10,13 +10,11 @@ def minimal(request):
 def signed_in_floor(request, attempt_id):
     """What any practice endpoint must do before its own work: load the session and the user,
     and check the attempt is theirs. Reported beside `minimal` to show the floor."""
-    from django.shortcuts import get_object_or_404
-
-    from interview.models import Attempt
+    from interview.practice_views import _own_attempt
 
     if not request.user.is_authenticated:
         return HttpResponse(status=403)
-    attempt = get_object_or_404(Attempt, pk=attempt_id, user=request.user)
+    attempt = _own_attempt(request, attempt_id)
     return HttpResponse(f"ok {attempt.pk}", content_type="text/plain")
 
 

@@ -17,11 +17,14 @@ from interview import flow, page_cache, practice, selectors
 from interview.content import STEP_KEYS
 from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
+from studio.rows import get_row
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
     """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
-    attempt = get_object_or_404(Attempt, pk=attempt_id, user=request.user)
+    attempt = get_row(Attempt, pk=attempt_id, user_id=request.user.pk)
+    if attempt is None:
+        raise Http404("No such attempt.")
     attempt.revision = selectors.revision_cached(attempt.revision_id)
     return attempt
 
@@ -36,23 +39,14 @@ def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = 
 def _own_answer(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> tuple[Attempt, StepAnswer]:
-    """The signed-in user's attempt and draft for a step: one query once the draft exists (the
-    autosave path, several times a minute per writer), `_own_attempt` + `_answer` before."""
-    answer = (
-        StepAnswer.objects.select_related("attempt")
-        .filter(
-            attempt_id=attempt_id,
-            attempt__user=request.user,
-            step_key=step,
-            follow_up_id=follow_up,
-        )
-        .first()
-    )
+    """The signed-in user's attempt and their draft for a step (the autosave path, several times
+    a minute per writer): two prepared lookups once the draft exists."""
+    attempt = _own_attempt(request, attempt_id)
+    answer = get_row(StepAnswer, attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up)
     if answer is None:
-        attempt = _own_attempt(request, attempt_id)
         return attempt, _answer(request, attempt, step, follow_up)
-    answer.attempt.revision = selectors.revision_cached(answer.attempt.revision_id)
-    return answer.attempt, answer
+    answer.attempt = attempt
+    return attempt, answer
 
 
 def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:

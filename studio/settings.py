@@ -60,7 +60,7 @@ MIDDLEWARE = [
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "accounts.backends.AccountBackend",
 ]
 
 ROOT_URLCONF = "studio.urls"
@@ -129,10 +129,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Sessions are read on every page: with a cache shared by all processes, serve them from it
-# (backed by the database). A per-process cache would keep a logged-out session alive elsewhere.
-if os.environ.get("REDIS_URL"):
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Sessions live in the database and are read on every signed-in request, by primary key
+# without the ORM's compiler (a shared cache would save no more than that read costs; a
+# per-process one would keep a signed-out session alive in the other processes).
+SESSION_ENGINE = "studio.sessions"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
