@@ -15,6 +15,7 @@ from interview.content import STEP_KEYS
 from interview.flow import FlowError
 from interview.models import Attempt, Grade, StepAnswer, Submission
 from interview.slo import SLO_FIELDS, TEXT_FIELDS, review_card
+from studio.rows import get_row
 
 CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_kind"]
 CREDIT = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
@@ -152,9 +153,7 @@ def _card_form(fields: dict) -> dict:
 
 def _card_names(attempt: Attempt) -> dict[str, str]:
     """Numbers from the candidate's SLO card, as names for their worksheet."""
-    clarify = StepAnswer.objects.filter(
-        attempt=attempt, step_key="clarify", follow_up_id=""
-    ).first()
+    clarify = get_row(StepAnswer, attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
     if clarify is None:
         return {}
     return review_card(clarify.fields, attempt.revision.brief).names

@@ -19,7 +19,7 @@ from .units import DIMENSIONLESS, REQUESTS, TOKENS, Dim, describe_dim, dim_div, 
 
 MAX_BITS = 400  # numerator/denominator size kept exact; beyond it, a Float
 MAX_LOG10 = 100  # |log10 value| of any intermediate result
-_LIMIT = Integer(10) ** MAX_LOG10
+_LIMIT = 10**MAX_LOG10  # a Python int: compared with a Rational's own p and q, no SymPy
 _PRECISION = 15  # decimal digits of Floats
 _MAX_DIM_POWER = 6
 

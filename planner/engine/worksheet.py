@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
+from types import MappingProxyType
 
 from sympy import Rational
 
@@ -172,6 +173,13 @@ def build_env(
     return env
 
 
+@lru_cache(maxsize=512)
+def _givens_env(givens: tuple[tuple[str, str], ...]) -> Mapping[str, Quantity]:
+    """`build_env` of a question's givens, once: every evaluation of a practice worksheet starts
+    from the same twenty-odd givens (Quantities are frozen, so sharing them is safe)."""
+    return MappingProxyType(build_env(dict(givens)))
+
+
 def evaluate_worksheet(
     lines: list[str],
     givens: Mapping[str, str] | None = None,
@@ -186,7 +194,7 @@ def evaluate_worksheet(
         raise NapkinError(f"A worksheet holds at most {MAX_LINES} lines.", None)
     scope: dict[str, Quantity] = dict(env or {})
     if givens:
-        scope = build_env(givens, base=scope)
+        scope = build_env(givens, base=scope) if scope else dict(_givens_env(tuple(givens.items())))
     broken: set[str] = set()
     results: list[LineResult] = []
     for number, text in enumerate(lines, start=1):
