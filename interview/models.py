@@ -95,9 +95,10 @@ class Attempt(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Grows on every insert, update or delete of this attempt's answers, submissions and
-    # grades, by database triggers (migration 0003), whoever writes: a view, the grading
-    # worker, a shell. Cached pages of the attempt are keyed on it, so none can go stale.
+    # Grows on every insert or delete of this attempt's answers and every write to their
+    # submissions and grades, by database triggers (migrations 0003, 0004), whoever writes: a
+    # view, the grading worker, a shell. An answer's own edits bump its row_version. Cached
+    # pages of the attempt are keyed on both, so none can go stale.
     state_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
@@ -124,6 +125,11 @@ class StepAnswer(models.Model):
     opened_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
+    # Grows on every UPDATE of this row, by database trigger (migration 0004), whatever the
+    # write: a draft save, a stored check, a shell edit, a save() of a stale instance. An
+    # insert or delete bumps Attempt.state_version instead. Cached pages that show this row
+    # are keyed on it, so a draft on one step leaves the other steps' pages cached.
+    row_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         constraints = [

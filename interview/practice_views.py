@@ -92,7 +92,9 @@ def attempt_step(
         context = practice.step_context(attempt=attempt, answer=answer)
         return render(request, "interview/attempt_step.html", context)
 
-    return page_cache.respond(request, attempt, build)
+    # The page shows its own draft, and napkin math shows the SLO card's numbers as names.
+    shows = [(step, follow_up)] + ([("clarify", "")] if step == "estimate" else [])
+    return page_cache.respond(request, attempt, build, shows)
 
 
 @login_required

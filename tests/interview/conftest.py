@@ -1,12 +1,14 @@
 """Fixtures for the interview tests."""
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """An empty cache per test: rate-limit counters and cached pages never leak between tests."""
-    cache.clear()
+    """Empty caches per test: rate-limit counters and cached pages never leak between tests."""
+    for cache in caches.all():
+        cache.clear()
     yield
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()

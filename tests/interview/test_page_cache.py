@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.contrib.messages import add_message, constants
 from django.contrib.messages.middleware import MessageMiddleware
 from django.contrib.sessions.middleware import SessionMiddleware
-from django.core.cache import cache
+from django.core.cache import caches
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
 
@@ -44,7 +44,11 @@ def without_tokens(html: str) -> str:
     return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
 
 
-def test_every_write_to_an_attempts_rows_bumps_its_state_version(attempt, candidate):
+def row_version(answer: StepAnswer) -> int:
+    return StepAnswer.objects.values_list("row_version", flat=True).get(pk=answer.pk)
+
+
+def test_every_write_to_an_attempts_rows_bumps_a_version_pages_are_keyed_on(attempt, candidate):
     other = flow.attempt_start(user=candidate, revision=attempt.revision)
     seen = [version(attempt)]
 
@@ -54,8 +58,15 @@ def test_every_write_to_an_attempts_rows_bumps_its_state_version(attempt, candid
 
     answer = StepAnswer.objects.create(attempt=attempt, step_key="architecture")
     bumped()
+    # Edits of an answer bump the answer's own row_version, whoever writes and whatever they
+    # write to it, and leave the attempt's (so other steps' pages stay cached).
     StepAnswer.objects.filter(pk=answer.pk).update(text="written in a shell")
-    bumped()
+    assert row_version(answer) == 1 and version(attempt) == seen[-1]
+    StepAnswer.objects.filter(pk=answer.pk).update(row_version=0, fields={"x": 1})
+    assert row_version(answer) == 2, "a write that set row_version back still counts"
+    answer.text = "saved from a stale instance"  # its row_version in memory is still 0
+    answer.save()
+    assert row_version(answer) == 3 and version(attempt) == seen[-1]
     submission = Submission.objects.create(answer=answer, number=1, text="x", draft_version=1)
     bumped()
     Submission.objects.filter(pk=submission.pk).update(grade_status="done")
@@ -80,8 +91,9 @@ def test_a_repeated_page_is_served_from_the_cache(
     assert client_in.get(url).status_code == 200  # opens the step: a write, so a new state
     first = client_in.get(url)
     assert first.status_code == 200
-    # Session, user and the attempt (its ownership and state): nothing of the page's own.
-    with django_assert_max_num_queries(3):
+    # Session, user, the attempt (its ownership and state) and the row versions of the
+    # answers the page shows: nothing of the page's own.
+    with django_assert_max_num_queries(4):
         again = client_in.get(url)
     assert again.status_code == 200
     assert without_tokens(again.content.decode()) == without_tokens(first.content.decode())
@@ -94,7 +106,7 @@ def test_a_cached_page_follows_every_kind_of_write(attempt, client_in):
 
     def fresh_equals_cached() -> str:
         cached = client_in.get(url).content.decode()
-        cache.clear()
+        caches["pages"].clear()
         fresh = client_in.get(url).content.decode()
         assert without_tokens(cached) == without_tokens(fresh)
         return fresh
@@ -123,6 +135,41 @@ def test_a_cached_page_follows_every_kind_of_write(attempt, client_in):
     graded = fresh_equals_cached()
     assert graded != queued
     assert "Reference answer" in graded or "reference" in graded.lower()
+
+
+def test_a_draft_on_one_step_leaves_the_other_steps_pages_cached(
+    attempt, client_in, django_assert_max_num_queries
+):
+    base = f"/attempts/{attempt.pk}/steps/"
+    for step in ("architecture", "tradeoffs", "architecture"):  # open both, then cache one
+        assert client_in.get(base + step + "/").status_code == 200
+    for number in range(3):
+        saved = client_in.post(
+            base + "tradeoffs/draft/",
+            {"text": f"Draft {number} of the trade-offs.", "base_version": number},
+        )
+        assert saved.status_code == 200
+        with django_assert_max_num_queries(4):  # a hit: no rendering queries
+            assert client_in.get(base + "architecture/").status_code == 200
+    assert "Draft 2 of the trade-offs." in client_in.get(base + "tradeoffs/").content.decode()
+
+
+def test_napkin_math_follows_the_slo_card_it_shows(attempt, client_in):
+    base = f"/attempts/{attempt.pk}/steps/"
+    client_in.get(base + "clarify/")
+    client_in.get(base + "estimate/")  # opens the step (a new state); the next one is cached
+    before = client_in.get(base + "estimate/").content.decode()
+    assert "<code>ttft_p99</code>" not in before
+    saved = client_in.post(base + "clarify/draft/", {"ttft_p99_ms": "750", "base_version": 0})
+    assert saved.status_code == 200
+    after = client_in.get(base + "estimate/").content.decode()
+    assert "<code>ttft_p99</code></dt><dd><code>750 ms</code>" in after, (
+        "the estimate page kept a copy from before the card changed"
+    )
+    caches["pages"].clear()
+    assert without_tokens(client_in.get(base + "estimate/").content.decode()) == without_tokens(
+        after
+    )
 
 
 def test_each_hit_gets_its_own_csrf_token_and_it_works(attempt, candidate):
