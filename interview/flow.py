@@ -20,6 +20,7 @@ from django.utils import timezone
 from interview.content import STEP_KEYS
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
+from studio.rows import update_where
 
 log = logging.getLogger(__name__)
 
@@ -94,12 +95,12 @@ def draft_save(
         if stored and "checks" in stored:
             fields = {**fields, "checks": stored["checks"]}
     now = timezone.now()
-    updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
-        text=text,
-        fields=fields,
-        version=F("version") + 1,
-        seconds_spent=F("seconds_spent") + seconds,
-        updated_at=now,
+    updated = update_where(
+        StepAnswer,
+        {"text": text, "fields": fields, "updated_at": now},
+        add={"version": 1, "seconds_spent": seconds},
+        pk=answer.pk,
+        version=base_version,
     )
     if not updated:
         answer.refresh_from_db()

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
-from django.db.models import Model
+from django.db.models import F, Model
 from django.test import Client
 from django.utils import timezone
 
@@ -114,3 +114,35 @@ def test_a_deactivated_user_is_signed_out_on_the_next_request(candidate):
     User.objects.filter(pk=candidate.pk).update(is_active=False)
     response = client.get("/history/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_update_where_writes_what_a_queryset_update_writes(attempt):
+    from studio.rows import update_where
+
+    answer = flow.answer_open(attempt=attempt, step_key="estimate")
+    twin = flow.answer_open(attempt=attempt, step_key="architecture")
+    when = timezone.now()
+    fields = {"worksheet": "W = 7.6e9 * 2 B", "checks": {"tpot": {"verdict": "correct"}}}
+    matched = update_where(
+        StepAnswer,
+        {"text": "ünïcode ✓ and 'quotes'", "fields": fields, "updated_at": when},
+        add={"version": 1, "seconds_spent": 7},
+        pk=answer.pk,
+        version=0,
+    )
+    StepAnswer.objects.filter(pk=twin.pk, version=0).update(
+        text="ünïcode ✓ and 'quotes'",
+        fields=fields,
+        updated_at=when,
+        version=F("version") + 1,
+        seconds_spent=F("seconds_spent") + 7,
+    )
+    assert matched == 1
+    ours, theirs = StepAnswer.objects.get(pk=answer.pk), StepAnswer.objects.get(pk=twin.pk)
+    for name in ("text", "fields", "updated_at", "version", "seconds_spent", "row_version"):
+        assert getattr(ours, name) == getattr(theirs, name), name
+    assert ours.fields == fields and ours.version == 1 and ours.seconds_spent == 7
+    # A guard that no longer holds (a stale tab's base version) matches nothing, writes nothing.
+    stale = update_where(StepAnswer, {"text": "stale"}, add={"version": 1}, pk=answer.pk, version=0)
+    assert stale == 0
+    assert StepAnswer.objects.get(pk=answer.pk).text == "ünïcode ✓ and 'quotes'"
