@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from html import escape
 
 from .parser import BinOp, Call, Group, Line, Name, Neg, Node, Num, UnitRef, UnitSpec, WithUnit
 
@@ -151,6 +152,155 @@ def line_latex(line: Line) -> str:
     if line.target is not None:
         out += rf" \;\rightarrow\; {unit_latex(line.target)}"
     return out
+
+
+# --- MathML straight from the tree -------------------------------------------------------
+# A worksheet line is shown as MathML on every evaluation, and the line being typed is new
+# each time: going through LaTeX and latex2mathml cost more than evaluating the whole
+# worksheet. This printer walks the same tree as `to_latex`, with the same layout choices.
+
+_MATH_OPEN = '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
+_FENCES = {"ceil": ("\u2308", "\u2309"), "floor": ("\u230a", "\u230b"), "abs": ("|", "|")}
+_FUNCTION_MATHML = {
+    "log2": "<msub><mi>log</mi><mn>2</mn></msub>",
+    "log10": "<msub><mi>log</mi><mn>10</mn></msub>",
+    "ln": "<mi>ln</mi>",
+    "min": "<mi>min</mi>",
+    "max": "<mi>max</mi>",
+    "round": "<mi>round</mi>",
+}
+_GREEK_LETTER = {
+    name: chr(code)
+    for name, code in (
+        ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4),
+        ("epsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8),
+        ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE),
+        ("pi", 0x3C0), ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6),
+        ("chi", 0x3C7), ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393),
+        ("Delta", 0x394), ("Theta", 0x398), ("Lambda", 0x39B), ("Xi", 0x39E), ("Pi", 0x3A0),
+        ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9),
+    )
+}  # fmt: skip
+
+
+def _mo(op: str, fence: str = "") -> str:
+    if fence:
+        return f'<mo stretchy="true" fence="true" form="{fence}">{escape(op)}</mo>'
+    return f"<mo>{escape(op)}</mo>"
+
+
+def _fenced(open_: str, inner: str, close: str) -> str:
+    return f"<mrow>{_mo(open_, 'prefix')}{inner}{_mo(close, 'postfix')}</mrow>"
+
+
+def name_mathml(name: str) -> str:
+    """`r_inst` -> r with subscript inst, `rho` -> ρ, `o_bar` -> o with a bar: as name_latex."""
+    base, _, sub = name.partition("_")
+    if sub == "bar":
+        return f'<mover><mrow>{name_mathml(base)}</mrow><mo stretchy="true">\u00af</mo></mover>'
+
+    def symbol(s: str) -> str:
+        s = _UNICODE_GREEK.get(s, s)
+        if s in _GREEK_LETTER:
+            return f"<mi>{_GREEK_LETTER[s]}</mi>"
+        if len(s) == 1:
+            return f"<mi>{escape(s)}</mi>"
+        return f'<mi mathvariant="normal">{escape(s)}</mi>'  # a word, upright
+
+    return f"<msub>{symbol(base)}<mrow>{symbol(sub)}</mrow></msub>" if sub else symbol(base)
+
+
+def unit_mathml(spec: UnitSpec | str) -> str:
+    """Units upright (<mtext>), as unit_latex."""
+    text = spec if isinstance(spec, str) else spec.text
+    out = []
+    for part in re.split(r"([*/])", text or ""):
+        if part == "*":
+            out.append(_mo("\u22c5"))
+        elif part == "/":
+            out.append(_mo("/"))
+        elif part == "1":
+            out.append("<mn>1</mn>")
+        elif part:
+            unit, _, power = part.partition("^")
+            unit = f"<mtext>{escape(unit)}</mtext>"
+            out.append(
+                f"<msup>{unit}<mrow>{_number_mathml(power)}</mrow></msup>" if power else unit
+            )
+    return "".join(out)
+
+
+def _number_mathml(text: str) -> str:
+    if text.startswith("-"):
+        return _mo("\u2212") + _number_mathml(text[1:])
+    return f"<mn>{escape(text)}</mn>"
+
+
+def number_mathml(text: str) -> str:
+    """As number_latex: 7.6e9 -> 7.6 × 10^9, 2k -> 2 k, 1_000 -> 1000."""
+    text = text.replace("_", "")
+    suffix = ""
+    if text and text[-1] in "kKMGT":
+        suffix = f'<mspace width="0.167em" /><mtext>{text[-1]}</mtext>'
+        text = text[:-1]
+    mantissa, sep, exponent = text.lower().partition("e")
+    if sep:
+        power = f"<msup><mn>10</mn><mrow>{_number_mathml(exponent.lstrip('+'))}</mrow></msup>"
+        out = power if mantissa == "1" else f"<mn>{mantissa}</mn>{_mo('\u00d7')}{power}"
+        return out + suffix
+    return f"<mn>{escape(mantissa)}</mn>" + suffix
+
+
+def to_mathml(node: Node) -> str:
+    """MathML for one expression tree, laid out as `to_latex` lays it out."""
+
+    def go(n: Node) -> str:
+        match n:
+            case Num(text=text):
+                return number_mathml(text)
+            case Name(id=name):
+                return name_mathml(name)
+            case UnitRef(unit=spec):
+                return unit_mathml(spec)
+            case WithUnit(operand=operand, unit=spec):
+                return f'{go(operand)}<mspace width="0.167em" />{unit_mathml(spec)}'
+            case Group(inner=inner):
+                return _fenced("(", go(inner), ")")
+            case Neg(operand=operand):
+                return _mo("\u2212") + go(operand)
+            case BinOp(op="/", left=left, right=right):
+                return (
+                    f"<mfrac><mrow>{go(_ungroup(left))}</mrow>"
+                    f"<mrow>{go(_ungroup(right))}</mrow></mfrac>"
+                )
+            case BinOp(op="^", left=left, right=right):
+                return f"<msup><mrow>{go(left)}</mrow><mrow>{go(_ungroup(right))}</mrow></msup>"
+            case BinOp(op="*", left=left, right=right):
+                return go(left) + _mo("\u00d7") + go(right)
+            case BinOp(op=op, left=left, right=right):
+                return go(left) + _mo("\u2212" if op == "-" else op) + go(right)
+            case Call(func=func, args=args):
+                inner = _mo(",").join(go(_ungroup(a)) for a in args)
+                if func in _FENCES:
+                    return _fenced(_FENCES[func][0], inner, _FENCES[func][1])
+                if func == "sqrt":
+                    return f"<msqrt><mrow>{inner}</mrow></msqrt>"
+                return _FUNCTION_MATHML[func] + _fenced("(", inner, ")")
+        return ""  # pragma: no cover
+
+    return go(node)
+
+
+@lru_cache(maxsize=2048)
+def line_mathml(line: Line) -> str:
+    """The whole line as MathML: `name = expr → unit`, as line_latex."""
+    out = to_mathml(line.expr)
+    if line.name:
+        out = name_mathml(line.name) + _mo("=") + out
+    if line.target is not None:
+        space = '<mspace width="0.278em" />'
+        out += f"{space}{_mo('\u2192')}{space}{unit_mathml(line.target)}"
+    return f"{_MATH_OPEN}<mrow>{out}</mrow></math>"
 
 
 @lru_cache(maxsize=2048)

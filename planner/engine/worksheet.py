@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field, fields, is_dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
 from sympy import Rational
 
 from .errors import FormulaError, NapkinError
 from .evaluator import Evaluator, Quantity
-from .parser import Line, UnitSpec, check_definable, parse_line, parse_units
-from .render import latex_to_mathml, line_latex, unit_latex
+from .parser import Line, Name, UnitSpec, check_definable, parse_line, parse_units
+from .render import line_latex, line_mathml, unit_latex
 from .units import describe_dim, readable_unit
 
 MAX_LINES = 200
@@ -74,6 +74,7 @@ class Result:
     position: int | None = None
     name: str | None = None
     quantity: Quantity | None = field(default=None, repr=False)
+    line: Line | None = field(default=None, repr=False)  # as parsed, for the MathML
 
     @property
     def ok(self) -> bool:
@@ -90,11 +91,10 @@ class Result:
     def unit_latex(self) -> str:
         return unit_latex(self.unit)
 
-    @cached_property
+    @property
     def mathml(self) -> str:
-        """MathML of the line as read, computed on first use (rendering costs more than
-        evaluating)."""
-        return latex_to_mathml(self.latex) if self.latex else ""
+        """MathML of the line as read (printed from the parsed line, like `latex`)."""
+        return line_mathml(self.line) if self.line is not None else ""
 
     def as_json(self) -> dict:
         """The `napkin --json` object."""
@@ -128,7 +128,7 @@ def evaluate_expression(
     try:
         line = parse_line(text)
         result.name = line.name
-        result.latex = line_latex(line)
+        result.latex, result.line = line_latex(line), line
         quantity = evaluate_line(line, env or {})
         target, target_pos = line.target, line.target_pos
         if to_unit is not None:
@@ -173,6 +173,34 @@ def build_env(
     return env
 
 
+@lru_cache(maxsize=4096)
+def _names_used(expr) -> tuple[str, ...]:
+    """Every name an expression reads, found by walking all of its nodes' fields."""
+    found: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, Name):
+            found.add(node.id)
+        elif isinstance(node, tuple):
+            for item in node:
+                walk(item)
+        elif is_dataclass(node) and not isinstance(node, type):
+            for f in fields(node):
+                walk(getattr(node, f.name))
+
+    walk(expr)
+    return tuple(sorted(found))
+
+
+@lru_cache(maxsize=4096)
+def _line_value(line: Line, inputs: tuple[tuple[str, Quantity | None], ...]):
+    """A line's Quantity and how it is shown: a pure function of the line and the values of the
+    names it reads, so a worksheet sent again as its last line is typed (every keystroke, after
+    a pause) evaluates that line alone. Errors are raised, not remembered."""
+    quantity = evaluate_line(line, {name: q for name, q in inputs if q is not None})
+    return quantity, *shown_in(quantity, line.target, line.target_pos)
+
+
 @lru_cache(maxsize=512)
 def _givens_env(givens: tuple[tuple[str, str], ...]) -> Mapping[str, Quantity]:
     """`build_env` of a question's givens, once: every evaluation of a practice worksheet starts
@@ -206,9 +234,9 @@ def evaluate_worksheet(
         try:
             line = parse_line(text)
             result.name = line.name
-            result.latex = line_latex(line)
-            quantity = evaluate_line(line, scope)
-            result.value, result.unit = shown_in(quantity, line.target, line.target_pos)
+            result.latex, result.line = line_latex(line), line
+            inputs = tuple((name, scope.get(name)) for name in _names_used(line.expr))
+            quantity, result.value, result.unit = _line_value(line, inputs)
             result.quantity = quantity
             if line.name:
                 scope[line.name] = quantity
