@@ -48,9 +48,17 @@ WORKSHEET = "\n".join(
         "bw_eff = 0.7 * 1008 GB/s",
         "tpot = W / bw_eff in ms",
         "r = 2000 tok/s / (256 tok/req)",
-        "n = ceil(50 QPS / (0.7 * r))",
+        "n = ceil({qps} QPS / (0.7 * r))",
     ]
 )
+
+
+def worksheet_typed(state: dict) -> str:
+    """The worksheet as a candidate sends it while typing: the last line differs every time."""
+    state["typed"] = state.get("typed", 0) + 1
+    return WORKSHEET.format(qps=state["typed"])
+
+
 ANSWER = (
     "Clients reach an API gateway, then a prefix-aware router in front of ten vLLM "
     "replicas with prefix caching; we autoscale on the summed queue depth. "
@@ -144,7 +152,11 @@ def endpoints(clients: list[dict]) -> list[tuple[str, callable]]:
     out.append(
         (
             "worksheet",
-            lambda c: ("POST", f"/attempts/{c['attempt']}/worksheet/", {"worksheet": WORKSHEET}),
+            lambda c: (
+                "POST",
+                f"/attempts/{c['attempt']}/worksheet/",
+                {"worksheet": worksheet_typed(c)},
+            ),
         )
     )
     # The poll while grading runs (every second), then the one fetch of the graded panel.
