@@ -291,7 +291,6 @@ def to_mathml(node: Node) -> str:
     return go(node)
 
 
-@lru_cache(maxsize=2048)
 def line_mathml(line: Line) -> str:
     """The whole line as MathML: `name = expr → unit`, as line_latex."""
     out = to_mathml(line.expr)

@@ -74,7 +74,6 @@ class Result:
     position: int | None = None
     name: str | None = None
     quantity: Quantity | None = field(default=None, repr=False)
-    line: Line | None = field(default=None, repr=False)  # as parsed, for the MathML
 
     @property
     def ok(self) -> bool:
@@ -94,7 +93,7 @@ class Result:
     @property
     def mathml(self) -> str:
         """MathML of the line as read (printed from the parsed line, like `latex`)."""
-        return line_mathml(self.line) if self.line is not None else ""
+        return _mathml(self.input) if self.latex else ""
 
     def as_json(self) -> dict:
         """The `napkin --json` object."""
@@ -126,9 +125,9 @@ def evaluate_expression(
     """
     result = Result(input=text)
     try:
-        line = parse_line(text)
-        result.name = line.name
-        result.latex, result.line = line_latex(line), line
+        read = _read(text)
+        line = read.line
+        result.name, result.latex = line.name, read.latex
         quantity = evaluate_line(line, env or {})
         target, target_pos = line.target, line.target_pos
         if to_unit is not None:
@@ -173,9 +172,19 @@ def build_env(
     return env
 
 
+@dataclass(frozen=True, slots=True)
+class _ReadLine:
+    line: Line
+    latex: str
+    names: tuple[str, ...]  # every name the expression reads
+
+
+# Keyed on the line's text: a string keeps its hash, a tree of dataclasses recomputes it.
 @lru_cache(maxsize=4096)
-def _names_used(expr) -> tuple[str, ...]:
-    """Every name an expression reads, found by walking all of its nodes' fields."""
+def _read(text: str) -> _ReadLine:
+    """A line parsed, printed as LaTeX and searched for names, once per distinct text
+    (raises NapkinError, which is not remembered)."""
+    line = parse_line(text)
     found: set[str] = set()
 
     def walk(node) -> None:
@@ -188,17 +197,23 @@ def _names_used(expr) -> tuple[str, ...]:
             for f in fields(node):
                 walk(getattr(node, f.name))
 
-    walk(expr)
-    return tuple(sorted(found))
+    walk(line.expr)
+    return _ReadLine(line, line_latex(line), tuple(sorted(found)))
 
 
 @lru_cache(maxsize=4096)
-def _line_value(line: Line, inputs: tuple[tuple[str, Quantity | None], ...]):
+def _line_value(text: str, inputs: tuple[tuple[str, Quantity | None], ...]):
     """A line's Quantity and how it is shown: a pure function of the line and the values of the
     names it reads, so a worksheet sent again as its last line is typed (every keystroke, after
     a pause) evaluates that line alone. Errors are raised, not remembered."""
+    line = _read(text).line
     quantity = evaluate_line(line, {name: q for name, q in inputs if q is not None})
     return quantity, *shown_in(quantity, line.target, line.target_pos)
+
+
+@lru_cache(maxsize=4096)
+def _mathml(text: str) -> str:
+    return line_mathml(_read(text).line)
 
 
 @lru_cache(maxsize=512)
@@ -232,11 +247,11 @@ def evaluate_worksheet(
             result.kind = "blank"
             continue
         try:
-            line = parse_line(text)
-            result.name = line.name
-            result.latex, result.line = line_latex(line), line
-            inputs = tuple((name, scope.get(name)) for name in _names_used(line.expr))
-            quantity, result.value, result.unit = _line_value(line, inputs)
+            read = _read(text)
+            line = read.line
+            result.name, result.latex = line.name, read.latex
+            inputs = tuple((name, scope.get(name)) for name in read.names)
+            quantity, result.value, result.unit = _line_value(text, inputs)
             result.quantity = quantity
             if line.name:
                 scope[line.name] = quantity
