@@ -56,4 +56,4 @@ bench-grading: install
 	$(PY) -m bench.grading --vllm
 
 clean:
-	rm -rf $(VENV) node_modules staticfiles db.sqlite3
+	rm -rf $(VENV) node_modules staticfiles db.sqlite3 db.sqlite3-* db.sqlite3.write-lock

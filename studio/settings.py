@@ -90,6 +90,9 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Django's backend, with writers queued on a file lock rather than SQLite's sleeping
+    # busy handler (see studio/sqlite/base.py).
+    DATABASES["default"]["ENGINE"] = "studio.sqlite"
     # The web server and the task worker write to the same file: wait for locks instead of
     # failing, and let readers run beside the writer. Connections persist per thread (opening
     # one and setting its pragmas on every request cost more than the page's own queries).
