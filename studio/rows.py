@@ -44,6 +44,15 @@ def _plan(
     return sql, where, [f.attname for f in fields], converters
 
 
+_INT64 = range(-(2**63), 2**63)
+
+
+def _matches_nothing(params: list) -> bool:
+    """An integer no 64-bit column can hold (an id typed into a URL) matches no row, as in the
+    ORM; SQLite would refuse to bind it at all."""
+    return any(type(p) is int and p not in _INT64 for p in params)
+
+
 def _select(model, columns, equals: dict[str, Any], limit: int | None):
     alias = router.db_for_read(model)
     connection = connections[alias]
@@ -55,6 +64,8 @@ def _select(model, columns, equals: dict[str, Any], limit: int | None):
         if isinstance(value, models.Model):
             value = value.pk
         params.append(field.get_db_prep_value(value, connection, prepared=False))
+    if _matches_nothing(params):
+        return alias, attnames, []
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchmany(limit) if limit else cursor.fetchall()
@@ -122,10 +133,13 @@ def update_where(
         f.get_db_prep_save(v, connection) for f, v in zip(assigned, values.values(), strict=True)
     ]
     params += list(add.values())
-    params += [
+    keys = [
         f.get_db_prep_value(v.pk if isinstance(v, models.Model) else v, connection, prepared=False)
         for f, v in zip(where, equals.values(), strict=True)
     ]
+    if _matches_nothing(keys):
+        return 0
+    params += keys
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount

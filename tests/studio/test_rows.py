@@ -146,3 +146,16 @@ def test_update_where_writes_what_a_queryset_update_writes(attempt):
     stale = update_where(StepAnswer, {"text": "stale"}, add={"version": 1}, pk=answer.pk, version=0)
     assert stale == 0
     assert StepAnswer.objects.get(pk=answer.pk).text == "ünïcode ✓ and 'quotes'"
+
+
+def test_an_id_no_column_can_hold_matches_nothing(attempt, candidate):
+    from studio.rows import update_where
+
+    for huge in (2**63, 10**30, -(2**63) - 1):
+        assert get_row(Attempt, pk=huge, user_id=candidate.pk) is None
+        assert update_where(StepAnswer, {"text": "x"}, pk=huge) == 0
+    client = Client()
+    client.force_login(candidate)
+    response = client.get(f"/attempts/{10**30}/steps/clarify/")
+    assert response.status_code == 404
+    assert client.get(f"/attempts/{attempt.pk}/steps/clarify/").status_code == 200
