@@ -20,14 +20,21 @@ from django.db import connections, models, router
 
 
 @cache
+def _fields_by_name(model: type[models.Model]) -> dict[str, models.Field]:
+    """A model's concrete fields by name, by attname (`user_id`) and as `pk`."""
+    opts = model._meta
+    by_name = {f.name: f for f in opts.concrete_fields}
+    return by_name | {f.attname: f for f in opts.concrete_fields} | {"pk": opts.pk}
+
+
+@cache
 def _plan(
     model: type[models.Model], columns: tuple[str, ...] | None, keys: tuple[str, ...], alias: str
 ):
     connection = connections[alias]
     quote = connection.ops.quote_name
     opts = model._meta
-    by_name = {f.name: f for f in opts.concrete_fields}
-    by_name |= {f.attname: f for f in opts.concrete_fields} | {"pk": opts.pk}
+    by_name = _fields_by_name(model)
     fields = list(opts.concrete_fields) if columns is None else [by_name[c] for c in columns]
     where = [by_name[key] for key in keys]
     sql = "SELECT {} FROM {} WHERE {}".format(
@@ -100,8 +107,7 @@ def get_values(model: type[models.Model], columns: tuple[str, ...], **equals: An
 def _update_plan(model, assigned: tuple[str, ...], added: tuple[str, ...], keys, alias: str):
     quote = connections[alias].ops.quote_name
     opts = model._meta
-    by_name = {f.name: f for f in opts.concrete_fields}
-    by_name |= {f.attname: f for f in opts.concrete_fields} | {"pk": opts.pk}
+    by_name = _fields_by_name(model)
     assigned_fields = [by_name[n] for n in assigned]
     where = [by_name[n] for n in keys]
     sql = "UPDATE {} SET {} WHERE {}".format(

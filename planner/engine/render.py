@@ -13,11 +13,20 @@ from html import escape
 
 from .parser import BinOp, Call, Group, Line, Name, Neg, Node, Num, UnitRef, UnitSpec, WithUnit
 
-GREEK = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "kappa", "lambda",
-    "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "phi", "chi", "psi", "omega",
-    "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Phi", "Psi", "Omega",
+# Greek letter names a napkin name may use, with the letter MathML shows for each.
+GREEK_LETTERS = {
+    name: chr(code)
+    for name, code in (
+        ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4),
+        ("epsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8),
+        ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE),
+        ("pi", 0x3C0), ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6),
+        ("chi", 0x3C7), ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393),
+        ("Delta", 0x394), ("Theta", 0x398), ("Lambda", 0x39B), ("Xi", 0x39E), ("Pi", 0x3A0),
+        ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9),
+    )
 }  # fmt: skip
+GREEK = frozenset(GREEK_LETTERS)
 _UNICODE_GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ζ": "zeta",
     "η": "eta", "θ": "theta", "κ": "kappa", "λ": "lambda", "μ": "mu", "ν": "nu", "ξ": "xi",
@@ -81,18 +90,24 @@ def unit_latex(spec: UnitSpec | str) -> str:
     return "".join(out)
 
 
-def number_latex(text: str) -> str:
+def number_parts(text: str) -> tuple[str, str | None, str]:
+    """A number as typed, for display: (mantissa, exponent or None, suffix letter or "").
+    `7.6e9` -> ("7.6", "9", ""), `2k` -> ("2", None, "k"), `1_000` -> ("1000", None, "")."""
     text = text.replace("_", "")
     suffix = ""
     if text and text[-1] in "kKMGT":
-        suffix = rf"\,\text{{{text[-1]}}}"
-        text = text[:-1]
+        text, suffix = text[:-1], text[-1]
     mantissa, sep, exponent = text.lower().partition("e")
-    if sep:
-        exponent = exponent.lstrip("+")
+    return mantissa, exponent.lstrip("+") if sep else None, suffix
+
+
+def number_latex(text: str) -> str:
+    mantissa, exponent, suffix = number_parts(text)
+    out = mantissa
+    if exponent is not None:
         power = f"10^{{{exponent}}}"
-        return (power if mantissa == "1" else rf"{mantissa} \times {power}") + suffix
-    return mantissa + suffix
+        out = power if mantissa == "1" else rf"{mantissa} \times {power}"
+    return out + (rf"\,\text{{{suffix}}}" if suffix else "")
 
 
 def to_latex(node: Node, symbols: dict[str, str] | None = None) -> str:
@@ -169,18 +184,6 @@ _FUNCTION_MATHML = {
     "max": "<mi>max</mi>",
     "round": "<mi>round</mi>",
 }
-_GREEK_LETTER = {
-    name: chr(code)
-    for name, code in (
-        ("alpha", 0x3B1), ("beta", 0x3B2), ("gamma", 0x3B3), ("delta", 0x3B4),
-        ("epsilon", 0x3B5), ("zeta", 0x3B6), ("eta", 0x3B7), ("theta", 0x3B8),
-        ("kappa", 0x3BA), ("lambda", 0x3BB), ("mu", 0x3BC), ("nu", 0x3BD), ("xi", 0x3BE),
-        ("pi", 0x3C0), ("rho", 0x3C1), ("sigma", 0x3C3), ("tau", 0x3C4), ("phi", 0x3C6),
-        ("chi", 0x3C7), ("psi", 0x3C8), ("omega", 0x3C9), ("Gamma", 0x393),
-        ("Delta", 0x394), ("Theta", 0x398), ("Lambda", 0x39B), ("Xi", 0x39E), ("Pi", 0x3A0),
-        ("Sigma", 0x3A3), ("Phi", 0x3A6), ("Psi", 0x3A8), ("Omega", 0x3A9),
-    )
-}  # fmt: skip
 
 
 def _mo(op: str, fence: str = "") -> str:
@@ -201,8 +204,8 @@ def name_mathml(name: str) -> str:
 
     def symbol(s: str) -> str:
         s = _UNICODE_GREEK.get(s, s)
-        if s in _GREEK_LETTER:
-            return f"<mi>{_GREEK_LETTER[s]}</mi>"
+        if s in GREEK_LETTERS:
+            return f"<mi>{GREEK_LETTERS[s]}</mi>"
         if len(s) == 1:
             return f"<mi>{escape(s)}</mi>"
         return f'<mi mathvariant="normal">{escape(s)}</mi>'  # a word, upright
@@ -238,17 +241,12 @@ def _number_mathml(text: str) -> str:
 
 def number_mathml(text: str) -> str:
     """As number_latex: 7.6e9 -> 7.6 × 10^9, 2k -> 2 k, 1_000 -> 1000."""
-    text = text.replace("_", "")
-    suffix = ""
-    if text and text[-1] in "kKMGT":
-        suffix = f'<mspace width="0.167em" /><mtext>{text[-1]}</mtext>'
-        text = text[:-1]
-    mantissa, sep, exponent = text.lower().partition("e")
-    if sep:
-        power = f"<msup><mn>10</mn><mrow>{_number_mathml(exponent.lstrip('+'))}</mrow></msup>"
-        out = power if mantissa == "1" else f"<mn>{mantissa}</mn>{_mo('\u00d7')}{power}"
-        return out + suffix
-    return f"<mn>{escape(mantissa)}</mn>" + suffix
+    mantissa, exponent, suffix = number_parts(text)
+    out = f"<mn>{escape(mantissa)}</mn>"
+    if exponent is not None:
+        power = f"<msup><mn>10</mn><mrow>{_number_mathml(exponent)}</mrow></msup>"
+        out = power if mantissa == "1" else f"{out}{_mo('\u00d7')}{power}"
+    return out + (f'<mspace width="0.167em" /><mtext>{suffix}</mtext>' if suffix else "")
 
 
 def to_mathml(node: Node) -> str:
