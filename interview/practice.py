@@ -5,8 +5,10 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
+from functools import lru_cache
 
 from django.db.models import Prefetch
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
@@ -106,9 +108,12 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         ]
         context["worksheet_text"] = answer.fields.get("worksheet", "")
         context["predefined"] = _card_names(attempt)
-        context["worksheet_lines"] = worksheet_lines(
-            attempt=attempt, text=context["worksheet_text"]
-        )
+        try:
+            context["worksheet_lines"] = worksheet_lines(
+                attempt=attempt, text=context["worksheet_text"]
+            )
+        except FlowError as exc:
+            context["worksheet_error"] = str(exc)
     latest = answer.submissions.order_by("-number").first()
     context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
     return context
@@ -169,15 +174,46 @@ def _givens(attempt: Attempt) -> dict[str, str]:
     return {**{k: v for k, v in _card_names(attempt).items() if k not in givens}, **givens}
 
 
-def worksheet_lines(*, attempt: Attempt, text: str) -> list:
-    """Evaluate the candidate's worksheet with the question's givens predefined."""
+def worksheet_lines(*, attempt: Attempt, text: str) -> list[SafeString]:
+    """The candidate's worksheet evaluated with the question's givens predefined: one rendered
+    `<li>` per line that is not blank. Raises FlowError when the givens themselves do not
+    evaluate (an authoring error, not the candidate's)."""
     from planner.engine import NapkinError, evaluate_worksheet
 
     lines = text.replace("\r\n", "\n").split("\n")[:200]
     try:
-        return evaluate_worksheet(lines, _givens(attempt))
+        results = evaluate_worksheet(lines, _givens(attempt))
     except NapkinError as exc:
-        return [{"error": str(exc)}]
+        raise FlowError(f"This question's givens do not evaluate: {exc.message}") from None
+    return [
+        _line_html(r.line_no, r.input, r.error, r.position, r.name, r.display, r.mathml)
+        for r in results
+        if r.kind != "blank"
+    ]
+
+
+# A candidate's worksheet comes back on every pause in typing, with one line changed: each
+# line's HTML is a function of what it shows, so only the changed line is rendered again.
+@lru_cache(maxsize=4096)
+def _line_html(
+    line_no: int,
+    text: str,
+    error: str | None,
+    position: int | None,
+    name: str | None,
+    display: str,
+    mathml: str,
+) -> SafeString:
+    line = {
+        "line_no": line_no,
+        "input": text,
+        "error": error,
+        "position": position,
+        "name": name,
+        "display": display,
+        "mathml": mathml,
+    }
+    return render_to_string("interview/partials/worksheet_line.html", {"line": line})
 
 
 def quantity_check(

@@ -227,7 +227,12 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return render(
             request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=429
         )
-    lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+    try:
+        lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+    except flow.FlowError as exc:
+        return render(
+            request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=422
+        )
     return render(request, "interview/partials/worksheet_lines.html", {"lines": lines})
 
 

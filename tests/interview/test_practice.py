@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from interview.flow import submission_grade
-from interview.models import Attempt, Grade, StepAnswer, Submission
+from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 
 ARCHITECTURE_ANSWER = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
@@ -352,6 +352,43 @@ def test_worksheet_errors_show_inline_with_position(client_in, attempt):
     )
     html = response.content.decode()
     assert "ws-error" in html and "column" in html
+
+
+def test_worksheet_lines_follow_the_values_they_read(client_in, attempt):
+    """Each line's HTML is remembered, but per what it shows: an unchanged line whose input
+    changed above it is shown with its new value."""
+    url = reverse("attempt_worksheet", args=[attempt.pk])
+    first = client_in.post(url, {"worksheet": "a = 2 GB\nb = a * 2"}, htmx=True)
+    again = client_in.post(url, {"worksheet": "a = 3 GB\nb = a * 2"}, htmx=True)
+    assert "<strong>4 GB</strong>" in first.content.decode()
+    html = again.content.decode()
+    assert "<strong>6 GB</strong>" in html and "<strong>4 GB</strong>" not in html
+    assert html.count('<li class="ws-line') == 2
+
+
+def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, attempt):
+    """An authoring slip in a question's givens is a clear message, on the endpoint and on the
+    page, not a server error; the candidate's worksheet text stays on the page."""
+    from interview import selectors
+
+    # Published revisions refuse save(); content checks would catch this, so write it past them.
+    spec = attempt.revision.spec
+    spec["steps"]["estimate"]["givens"].append({"name": "broken", "value": "1 GB + 1 s"})
+    QuestionRevision.objects.filter(pk=attempt.revision_id).update(spec=spec)
+    selectors.revision_cached.cache_clear()
+    response = client_in.post(
+        reverse("attempt_worksheet", args=[attempt.pk]), {"worksheet": "x = 1 GB"}, htmx=True
+    )
+    assert response.status_code == 422
+    assert "givens do not evaluate" in response.content.decode()
+    client_in.post(
+        step_url(attempt, "estimate", "draft"),
+        {"base_version": "0", "worksheet": "x = 1 GB", "text": ""},
+    )
+    page = client_in.get(step_url(attempt, "estimate"))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "givens do not evaluate" in html and "x = 1 GB" in html
 
 
 def test_follow_ups_open_one_at_a_time(client_in, attempt, django_capture_on_commit_callbacks):
