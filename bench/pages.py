@@ -9,7 +9,7 @@ JSON line per endpoint: {"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps"
 `signed_in_floor` is reported beside them: loading the session and the user and checking the
 attempt is the candidate's, which every practice endpoint must do before its own work.
 Knobs for working on one figure: BENCH_ONLY (comma list of endpoints), BENCH_CLIENTS,
-BENCH_SECONDS, BENCH_THREADS (gunicorn threads per worker; `make run` uses 4) and
+BENCH_SECONDS, BENCH_THREADS (gunicorn threads per worker; by default what `make run` uses) and
 BENCH_REDIS_URL (run with the shared Redis cache instead of the per-process one).
 """
 
@@ -31,6 +31,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
+
+from studio.serve import WEB_THREADS
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
@@ -299,7 +301,7 @@ def main() -> None:
             "--workers",
             "2",
             "--threads",
-            os.environ.get("BENCH_THREADS", "4"),
+            os.environ.get("BENCH_THREADS", WEB_THREADS),
             "--log-level",
             "error",
         ],
