@@ -14,10 +14,10 @@ import time
 
 SWEEP_EVERY_S = 120
 # Threads per web worker. Requests here are short and CPU-bound under one GIL, on two cores:
-# more threads per process only take turns on the GIL, which widens every request's tail (the
-# bench's p99 over p50 went from ~2.7 to ~3.8 with 4). Two, not one, so that a request that
-# waits without the GIL (a password hash, a PostgreSQL round trip, the SQLite write lock)
-# does not idle its process.
+# more threads per process only take turns on the GIL, which widens every request's tail (in
+# the bench p99 was 3 to 4 times the median with 4 threads, 2 to 2.7 times with 2). Two, not
+# one, so that a request that waits without the GIL (a password hash, a PostgreSQL round
+# trip, the SQLite write lock) does not idle its process.
 WEB_THREADS = os.environ.get("WEB_THREADS", "2")
 
 
