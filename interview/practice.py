@@ -174,20 +174,24 @@ def _givens(attempt: Attempt) -> dict[str, str]:
     return {**{k: v for k, v in _card_names(attempt).items() if k not in givens}, **givens}
 
 
-def worksheet_lines(*, attempt: Attempt, text: str) -> list[SafeString]:
-    """The candidate's worksheet evaluated with the question's givens predefined: one rendered
-    `<li>` per line that is not blank. Raises FlowError when the givens themselves do not
-    evaluate (an authoring error, not the candidate's)."""
+def _evaluated(attempt: Attempt, text: str) -> list:
+    """The candidate's worksheet evaluated line by line with the question's givens predefined.
+    Raises FlowError when the givens themselves do not evaluate (an authoring error, not the
+    candidate's)."""
     from planner.engine import NapkinError, evaluate_worksheet
 
     lines = text.replace("\r\n", "\n").split("\n")[:200]
     try:
-        results = evaluate_worksheet(lines, _givens(attempt))
+        return evaluate_worksheet(lines, _givens(attempt))
     except NapkinError as exc:
         raise FlowError(f"This question's givens do not evaluate: {exc.message}") from None
+
+
+def worksheet_lines(*, attempt: Attempt, text: str) -> list[SafeString]:
+    """The evaluated worksheet as one rendered `<li>` per line that is not blank."""
     return [
         _line_html(r.line_no, r.input, r.error, r.position, r.name, r.display, r.mathml)
-        for r in results
+        for r in _evaluated(attempt, text)
         if r.kind != "blank"
     ]
 
@@ -220,7 +224,7 @@ def quantity_check(
     *, attempt: Attempt, answer: StepAnswer, quantity_id: str, expression: str, worksheet: str
 ) -> dict:
     """Check one required quantity against the candidate's expression; store the verdict."""
-    from planner.engine import NapkinError, check_quantity, evaluate_worksheet, givens_from_estimate
+    from planner.engine import NapkinError, check_quantity, givens_from_estimate
 
     spec = attempt.revision.step("estimate")
     quantity = next((q for q in spec.get("quantities", []) if q["id"] == quantity_id), None)
@@ -231,10 +235,8 @@ def quantity_check(
     givens = givens_from_estimate(spec, upto=quantity_id)
     labels = {g["name"]: g.get("label", "") for g in spec.get("givens", [])}
     env = {}
-    for line in evaluate_worksheet(
-        worksheet.replace("\r\n", "\n").split("\n")[:200], _givens(attempt)
-    ):
-        if getattr(line, "name", None) and line.quantity is not None:
+    for line in _evaluated(attempt, worksheet):
+        if line.name and line.quantity is not None:
             env[line.name] = line.quantity
     try:
         result = check_quantity(

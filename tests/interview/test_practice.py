@@ -381,6 +381,14 @@ def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, a
     )
     assert response.status_code == 422
     assert "givens do not evaluate" in response.content.decode()
+    quantity = attempt.revision.step("estimate")["quantities"][0]["id"]
+    check = client_in.post(
+        reverse("attempt_check", args=[attempt.pk]),
+        {"quantity": quantity, "expression": "1", "worksheet": "x = 1 GB"},
+        htmx=True,
+    )
+    assert check.status_code == 422
+    assert "givens do not evaluate" in check.content.decode()
     client_in.post(
         step_url(attempt, "estimate", "draft"),
         {"base_version": "0", "worksheet": "x = 1 GB", "text": ""},
