@@ -21,6 +21,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -367,6 +368,7 @@ def main() -> None:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=15)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
