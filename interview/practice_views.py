@@ -223,15 +223,11 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="worksheet evaluation",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-    except LimitExceeded as exc:
-        return render(
-            request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=429
-        )
-    try:
         lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
-    except flow.FlowError as exc:
+    except (LimitExceeded, flow.FlowError) as exc:
+        status = 429 if isinstance(exc, LimitExceeded) else 422
         return render(
-            request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=422
+            request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=status
         )
     return render(request, "interview/partials/worksheet_lines.html", {"lines": lines})
 

@@ -366,6 +366,14 @@ def test_worksheet_lines_follow_the_values_they_read(client_in, attempt):
     assert html.count('<li class="ws-line') == 2
 
 
+def test_worksheet_evaluation_is_rate_limited_per_user(client_in, attempt, settings):
+    settings.NAPKIN_RATE_PER_MINUTE = 2
+    url = reverse("attempt_worksheet", args=[attempt.pk])
+    responses = [client_in.post(url, {"worksheet": "a = 2 GB"}, htmx=True) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 429]
+    assert "faster than 2 worksheet evaluations a minute" in responses[2].content.decode()
+
+
 def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, attempt):
     """An authoring slip in a question's givens is a clear message, on the endpoint and on the
     page, not a server error; the candidate's worksheet text stays on the page."""
