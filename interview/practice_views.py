@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -63,6 +64,32 @@ def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
     return text, fields, base_version, seconds
 
 
+def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
+    """A fragment that needs nothing from the request (no CSRF token, no user, no messages),
+    rendered without the context processors. Its context names every variable the template
+    reads: a missing one costs the template engine an exception each time."""
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def _clock() -> str:
+    """Now, as the save status shows it (UTC, to the second)."""
+    return timezone.now().strftime("%H:%M:%S")
+
+
+def _save_status(
+    answer: StepAnswer, *, conflict: str = "", error: str = "", saved_at: str = "", status=200
+) -> HttpResponse:
+    """The autosave's answer: saved (at `saved_at`, UTC), or why not."""
+    context = {
+        "answer": answer,
+        "conflict": conflict,
+        "error": error,
+        "saved_at": saved_at,
+        "oob": False,
+    }
+    return _fragment("interview/partials/save_status.html", context, status)
+
+
 @login_required
 @require_POST
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
@@ -109,24 +136,10 @@ def draft_autosave(
             answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
         )
     except flow.StaleDraft as exc:
-        return render(
-            request,
-            "interview/partials/save_status.html",
-            {"answer": exc.answer, "conflict": str(exc)},
-            status=409,
-        )
+        return _save_status(exc.answer, conflict=str(exc), status=409)
     except flow.FlowError as exc:
-        return render(
-            request,
-            "interview/partials/save_status.html",
-            {"answer": answer, "error": str(exc)},
-            status=422,
-        )
-    return render(
-        request,
-        "interview/partials/save_status.html",
-        {"answer": answer, "saved_at": timezone.now()},
-    )
+        return _save_status(answer, error=str(exc), status=422)
+    return _save_status(answer, saved_at=_clock())
 
 
 @login_required
@@ -142,7 +155,7 @@ def step_submit(
             answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
         )
         answer.refresh_from_db()
-        context = {"answer": answer, "submission": outcome.submission, "saved_at": timezone.now()}
+        context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
     except flow.StaleDraft as exc:
         context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
     except (flow.FlowError, LimitExceeded) as exc:
@@ -226,10 +239,9 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
         lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
-        return render(
-            request, "interview/partials/worksheet_lines.html", {"error": str(exc)}, status=status
-        )
-    return render(request, "interview/partials/worksheet_lines.html", {"lines": lines})
+        context = {"error": str(exc), "lines": []}
+        return _fragment("interview/partials/worksheet_lines.html", context, status)
+    return _fragment("interview/partials/worksheet_lines.html", {"error": "", "lines": lines})
 
 
 @login_required

@@ -1,5 +1,6 @@
 """The practice flow: attempts, autosave, submissions, grading, feedback, access control."""
 
+import re
 import threading
 
 import pytest
@@ -85,6 +86,7 @@ def test_autosave_saves_and_bumps_the_version(client_in, attempt):
     )
     assert response.status_code == 200
     assert 'value="1"' in response.content.decode()
+    assert re.search(r"Draft saved at \d\d:\d\d:\d\d UTC\.", response.content.decode())
     answer = StepAnswer.objects.get(step_key="architecture")
     assert (answer.text, answer.version) == ("first draft", 1)
     # Reloading the page shows the draft.
