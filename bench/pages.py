@@ -1,10 +1,11 @@
 """Page latency under load: each practice endpoint against a trivial Django view, one run.
 
-Starts gunicorn (2 workers) on a fresh SQLite file, prepares one candidate per client with an
-attempt, drives 20 concurrent clients at each endpoint for a fixed duration (in three slices,
-round robin, each recorded once its connections have settled; see SETTLE_S), and prints one
-JSON line per endpoint: {"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps",
-"ratio_vs_minimal"}. The ratio is the endpoint's p99 over the trivial view's p99.
+Starts gunicorn as `make run` does (`studio.serve.web_command`, 2 workers) on a fresh SQLite
+file, prepares one candidate per client with an attempt, drives 20 concurrent clients at each
+endpoint for a fixed duration (in three slices, round robin, each recorded once its
+connections have settled; see SETTLE_S), and prints one JSON line per endpoint:
+{"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps", "ratio_vs_minimal"}.
+The ratio is the endpoint's p99 over the trivial view's p99.
 
 `signed_in_floor` is reported beside them: loading the session and the user and checking the
 attempt is the candidate's, which every practice endpoint must do before its own work.
@@ -33,7 +34,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from studio.serve import WEB_THREADS
+from studio.serve import WEB_THREADS, web_command
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
@@ -291,21 +292,10 @@ def main() -> None:
         env.pop("REDIS_URL", None)
     clients = prepare(env)
     port = free_port()
+    command = web_command(f"127.0.0.1:{port}", "2", os.environ.get("BENCH_THREADS", WEB_THREADS))
+    command += ["--log-level", "error"]
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "studio.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            "2",
-            "--threads",
-            os.environ.get("BENCH_THREADS", WEB_THREADS),
-            "--log-level",
-            "error",
-        ],
+        command,
         cwd=ROOT,
         env=env,
         start_new_session=True,

@@ -21,17 +21,31 @@ SWEEP_EVERY_S = 120
 WEB_THREADS = os.environ.get("WEB_THREADS", "2")
 
 
+def web_command(bind: str, workers: str, threads: str = WEB_THREADS) -> list[str]:
+    """gunicorn serving the app: what `make run` starts, and what the page bench measures.
+
+    `--reuse-port` gives each worker its own listening socket, and the kernel spreads new
+    connections over them by a hash of the client's address and port. On one shared socket
+    the worker that last waited gets the next connection (the wait queue is last-in,
+    first-out), which is the busy one; browsers keep their connections, so it keeps them. In
+    the page bench's 20 connections that left one worker with 18-20 of them while the other
+    idled, doubling every latency for that slice (median 4.5-5x the trivial view's instead of
+    2.4-3x). The cost: a worker that dies drops the connections still queued on its socket.
+    """
+    return [
+        sys.executable, "-m", "gunicorn", "studio.wsgi:application",
+        "--bind", bind,
+        "--workers", workers,
+        "--threads", threads,
+        "--reuse-port",
+    ]  # fmt: skip
+
+
 def main() -> int:
     port = os.environ.get("PORT", "8000")
     python = sys.executable
-    web = [
-        python, "-m", "gunicorn", "studio.wsgi:application",
-        "--bind", f"127.0.0.1:{port}",
-        "--workers", os.environ.get("WEB_WORKERS", "2"),
-        "--threads", WEB_THREADS,
-        "--graceful-timeout", "5",
-        "--access-logfile", "-",
-    ]  # fmt: skip
+    web = web_command(f"127.0.0.1:{port}", os.environ.get("WEB_WORKERS", "2"))
+    web += ["--graceful-timeout", "5", "--access-logfile", "-"]
     worker = [
         python,
         "manage.py",

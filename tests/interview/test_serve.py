@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from studio.serve import web_command
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -86,3 +88,60 @@ def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_si
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+
+
+def listening_inodes(port: int) -> set[str]:
+    """Inodes of the TCP sockets listening on `port` (from /proc/net/tcp, state 0A)."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if fields[1].endswith(f":{port:04X}") and fields[3] == "0A":
+            inodes.add(fields[9])
+    return inodes
+
+
+def socket_inodes(pid: int) -> set[str]:
+    found = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            found.add(target[len("socket:[") : -1])
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc")
+def test_each_web_worker_listens_on_its_own_socket(tmp_path):
+    # One shared socket hands new connections to the busiest worker; with a socket each the
+    # kernel spreads them (studio.serve.web_command).
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "GRADER_BASE_URL"}
+    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    proc = subprocess.Popen(
+        web_command(f"127.0.0.1:{port}", "2"),
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while time.monotonic() < deadline:
+            workers = children_of(proc.pid)
+            if len(workers) == 2 and len(listening_inodes(port)) == 2:
+                break
+            time.sleep(0.3)
+        listeners = listening_inodes(port)
+        assert len(workers) == 2 and len(listeners) == 2
+        own = [socket_inodes(worker) & listeners for worker in workers]
+        assert all(len(sockets) == 1 for sockets in own) and own[0] != own[1]
+        with httpx.Client() as client:
+            assert client.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
