@@ -77,7 +77,12 @@ def _clock() -> str:
 
 
 def _save_status(
-    answer: StepAnswer, *, conflict: str = "", error: str = "", saved_at: str = "", status=200
+    answer: StepAnswer,
+    *,
+    conflict: str = "",
+    error: str = "",
+    saved_at: str = "",
+    status: int = 200,
 ) -> HttpResponse:
     """The autosave's answer: saved (at `saved_at`, UTC), or why not."""
     context = {
