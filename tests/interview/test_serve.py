@@ -41,30 +41,29 @@ def alive(pid: int) -> bool:
     return bool(state) and not state.startswith("Z")
 
 
-@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
-def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_signal):
-    port = free_port()
+def start(command: list[str], tmp_path: Path, **extra_env: str) -> subprocess.Popen:
+    """Migrate a fresh SQLite file and start `command` on it, in its own process group."""
     env = {
         k: v
         for k, v in os.environ.items()
         if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "GRADER_BASE_URL")
     }
-    env.update(
-        {
-            "DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}",
-            "PORT": str(port),
-            "WEB_WORKERS": "1",
-        }
-    )
+    env.update({"DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite3'}", **extra_env})
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "studio.serve"],
+    return subprocess.Popen(
+        command,
         cwd=ROOT,
         env=env,
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_signal):
+    port = free_port()
+    proc = start([sys.executable, "-m", "studio.serve"], tmp_path, PORT=str(port), WEB_WORKERS="1")
     try:
         deadline = time.monotonic() + 60
         status = None
@@ -117,17 +116,7 @@ def test_each_web_worker_listens_on_its_own_socket(tmp_path):
     # One shared socket hands new connections to the busiest worker; with a socket each the
     # kernel spreads them (studio.serve.web_command).
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "GRADER_BASE_URL"}
-    env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'serve.sqlite3'}"
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    proc = subprocess.Popen(
-        web_command(f"127.0.0.1:{port}", "2"),
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = start(web_command(f"127.0.0.1:{port}", "2"), tmp_path)
     try:
         deadline = time.monotonic() + 60
         workers: list[int] = []
