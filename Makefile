@@ -33,7 +33,7 @@ run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_content
-	PORT=$(PORT) exec $(PY) -m studio.serve
+	PORT=$(PORT) exec $(PY) -m config.serve
 
 # The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
 test: install

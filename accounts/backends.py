@@ -1,4 +1,4 @@
-"""Password sign-in, with the per-request user lookup read through `studio.rows`.
+"""Password sign-in, with the per-request user lookup read through `config.rows`.
 
 Authentication, permissions and the active-user rule are Django's `ModelBackend`; only
 `get_user`, run on every signed-in request, skips the ORM's query compiler.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 
-from studio.rows import get_row
+from config.rows import get_row
 
 
 class AccountBackend(ModelBackend):

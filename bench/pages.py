@@ -1,6 +1,6 @@
 """Page latency under load: each practice endpoint against a trivial Django view, one run.
 
-Starts gunicorn as `make run` does (`studio.serve.web_command`, 2 workers) on a fresh SQLite
+Starts gunicorn as `make run` does (`config.serve.web_command`, 2 workers) on a fresh SQLite
 file, prepares one candidate per client with an attempt, drives 20 concurrent clients at each
 endpoint for a fixed duration (in three slices, round robin, each recorded once its
 connections have settled; see SETTLE_S), and prints one JSON line per endpoint:
@@ -34,7 +34,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from studio.serve import WEB_THREADS, web_command
+from config.serve import WEB_THREADS, web_command
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
@@ -89,7 +89,7 @@ def prepare(env: dict) -> list[dict]:
 import json, django
 django.setup()
 from django.contrib.auth.models import User
-from studio.sessions import SessionStore
+from config.sessions import SessionStore
 from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
 from interview.models import Question
 from interview import flow

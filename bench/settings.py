@@ -1,6 +1,6 @@
 """Settings for `make bench`: the app's own, plus a trivial view to compare against."""
 
-from studio.settings import *  # noqa: F403
+from config.settings import *  # noqa: F403
 
 ROOT_URLCONF = "bench.urls"
 DEBUG = False

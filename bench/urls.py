@@ -21,5 +21,5 @@ def signed_in_floor(request, attempt_id):
 urlpatterns = [
     path("__bench__/minimal", minimal),
     path("__bench__/signed-in-floor/<int:attempt_id>", signed_in_floor),
-    path("", include("studio.urls")),
+    path("", include("config.urls")),
 ]

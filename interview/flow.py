@@ -20,7 +20,7 @@ from django.utils import timezone
 from interview.content import STEP_KEYS
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
-from studio.rows import update_where
+from config.rows import update_where
 
 log = logging.getLogger(__name__)
 

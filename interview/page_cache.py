@@ -24,7 +24,7 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 
 from interview.models import Attempt, StepAnswer
-from studio.rows import get_values
+from config.rows import get_values
 
 AnswerKey = tuple[str, str]  # (step key, follow-up id)
 

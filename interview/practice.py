@@ -17,7 +17,7 @@ from interview.content import STEP_KEYS
 from interview.flow import FlowError
 from interview.models import Attempt, Grade, StepAnswer, Submission
 from interview.slo import SLO_FIELDS, TEXT_FIELDS, review_card
-from studio.rows import get_row
+from config.rows import get_row
 
 CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_kind"]
 CREDIT = {"hit": 1.0, "partial": 0.5, "miss": 0.0}

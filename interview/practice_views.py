@@ -18,7 +18,7 @@ from interview import flow, page_cache, practice, selectors
 from interview.content import STEP_KEYS
 from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
-from studio.rows import get_row
+from config.rows import get_row
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:

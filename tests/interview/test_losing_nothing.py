@@ -132,7 +132,7 @@ class Workers:
         self.env.pop("DJANGO_ENV", None)
         self.env.update(
             DATABASE_URL=database_url(),
-            DJANGO_SETTINGS_MODULE="studio.settings",
+            DJANGO_SETTINGS_MODULE="config.settings",
             PYTHONUNBUFFERED="1",
             GRADER_BASE_URL=model.base_url,
             GRADER_TIMEOUT_S="30",

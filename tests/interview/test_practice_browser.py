@@ -48,7 +48,7 @@ def task_worker(live_server_url):
         host, port = db["HOST"] or "127.0.0.1", db["PORT"] or 5432
         url = f"postgres://{db['USER']}@{host}:{port}/{db['NAME']}"
     env = {k: v for k, v in os.environ.items() if k not in ("GRADER_BASE_URL",)}
-    env.update({"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "studio.settings"})
+    env.update({"DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings"})
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from studio.serve import web_command
+from config.serve import web_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,7 @@ def start(command: list[str], tmp_path: Path, **extra_env: str) -> subprocess.Po
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
 def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_signal):
     port = free_port()
-    proc = start([sys.executable, "-m", "studio.serve"], tmp_path, PORT=str(port), WEB_WORKERS="1")
+    proc = start([sys.executable, "-m", "config.serve"], tmp_path, PORT=str(port), WEB_WORKERS="1")
     try:
         deadline = time.monotonic() + 60
         status = None
@@ -114,7 +114,7 @@ def socket_inodes(pid: int) -> set[str]:
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc")
 def test_each_web_worker_listens_on_its_own_socket(tmp_path):
     # One shared socket hands new connections to the busiest worker; with a socket each the
-    # kernel spreads them (studio.serve.web_command).
+    # kernel spreads them (config.serve.web_command).
     port = free_port()
     proc = start(web_command(f"127.0.0.1:{port}", "2"), tmp_path)
     try:

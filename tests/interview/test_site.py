@@ -23,7 +23,7 @@ def django_subprocess(code: str, **env) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "studio.settings", **env},
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
     )
 
 
@@ -239,6 +239,6 @@ def test_without_redis_the_cache_is_local_memory():
         capture_output=True,
         text=True,
         timeout=120,
-        env={**env, "DJANGO_SETTINGS_MODULE": "studio.settings"},
+        env={**env, "DJANGO_SETTINGS_MODULE": "config.settings"},
     )
     assert "LocMemCache" in result.stdout

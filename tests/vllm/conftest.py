@@ -142,7 +142,7 @@ def vllm_grader_env(vllm_server, tmp_path_factory) -> dict[str, str]:
         GRADER_BASE_URL=vllm_server,
         GRADER_MODEL=SERVED_MODEL_NAME,
         DATABASE_URL=f"sqlite:///{db}",
-        DJANGO_SETTINGS_MODULE="studio.settings",
+        DJANGO_SETTINGS_MODULE="config.settings",
         PYTHONUNBUFFERED="1",
     )
     _run_manage(env, "migrate", "--noinput")

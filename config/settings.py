@@ -63,8 +63,8 @@ AUTHENTICATION_BACKENDS = [
     "accounts.backends.AccountBackend",
 ]
 
-ROOT_URLCONF = "studio.urls"
-WSGI_APPLICATION = "studio.wsgi.application"
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
@@ -91,8 +91,8 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Django's backend, with writers queued on a file lock rather than SQLite's sleeping
-    # busy handler (see studio/sqlite/base.py).
-    DATABASES["default"]["ENGINE"] = "studio.sqlite"
+    # busy handler (see config/sqlite/base.py).
+    DATABASES["default"]["ENGINE"] = "config.sqlite"
     # The web server and the task worker write to the same file: wait for locks instead of
     # failing, and let readers run beside the writer. Connections persist per thread (opening
     # one and setting its pragmas on every request cost more than the page's own queries).
@@ -144,7 +144,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # Sessions live in the database and are read on every signed-in request, by primary key
 # without the ORM's compiler (a shared cache would save no more than that read costs; a
 # per-process one would keep a signed-out session alive in the other processes).
-SESSION_ENGINE = "studio.sessions"
+SESSION_ENGINE = "config.sessions"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"

@@ -33,7 +33,7 @@ def web_command(bind: str, workers: str, threads: str = WEB_THREADS) -> list[str
     2.4-3x). The cost: a worker that dies drops the connections still queued on its socket.
     """
     return [
-        sys.executable, "-m", "gunicorn", "studio.wsgi:application",
+        sys.executable, "-m", "gunicorn", "config.wsgi:application",
         "--bind", bind,
         "--workers", workers,
         "--threads", threads,

@@ -1,7 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from studio import health
+from config import health
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),

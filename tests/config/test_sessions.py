@@ -6,8 +6,8 @@ import logging
 import pytest
 from django.core import signing
 
-from studio import sessions
-from studio.sessions import SessionStore
+from config import sessions
+from config.sessions import SessionStore
 
 
 @pytest.fixture

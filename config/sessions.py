@@ -1,7 +1,7 @@
 """Database sessions, read with one prepared primary-key lookup and a remembered decoding.
 
 Django's database store, except for the two steps every signed-in request takes:
-- loading the row goes through `studio.rows.get_row` instead of the ORM's query compiler: the
+- loading the row goes through `config.rows.get_row` instead of the ORM's query compiler: the
   same row, the same expiry rule, about a fifth of the cost;
 - decoding it (check the signature, base64, zlib, JSON: about 20 us) happens once per distinct
   `session_data` string. The string is the signed value itself, so equal strings decode
@@ -19,7 +19,7 @@ from django.contrib.sessions.backends import db
 from django.core.signing import JSONSerializer
 from django.utils import timezone
 
-from studio.rows import get_row
+from config.rows import get_row
 
 _DECODED: dict[str, str] = {}  # session_data -> its data as JSON
 _DECODED_MAX = 4096

@@ -1,4 +1,4 @@
-"""SQLite writers queue on a file lock (studio/sqlite) instead of SQLite's sleeping busy wait.
+"""SQLite writers queue on a file lock (config/sqlite) instead of SQLite's sleeping busy wait.
 
 The lock is probed from outside, as another process would meet it: a non-blocking flock on the
 same file fails exactly while a connection is writing, and succeeds again once it commits,

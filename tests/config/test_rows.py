@@ -1,6 +1,6 @@
 """Per-request lookups without the ORM's compiler: the session, the user and the attempt.
 
-`studio.rows.get_row` must return exactly the instance the ORM returns (every field, after the
+`config.rows.get_row` must return exactly the instance the ORM returns (every field, after the
 database's converters: datetimes, JSON, booleans, foreign keys), on SQLite and PostgreSQL, and
 the session store and the auth backend built on it must keep Django's rules: an expired or
 signed-out session is gone, an inactive user is signed out.
@@ -17,8 +17,8 @@ from django.utils import timezone
 
 from interview import flow
 from interview.models import Attempt, Grade, Question, StepAnswer
-from studio.rows import get_row
-from studio.sessions import SessionStore
+from config.rows import get_row
+from config.sessions import SessionStore
 
 
 def field_values(instance: Model) -> dict:
@@ -117,7 +117,7 @@ def test_a_deactivated_user_is_signed_out_on_the_next_request(candidate):
 
 
 def test_update_where_writes_what_a_queryset_update_writes(attempt):
-    from studio.rows import update_where
+    from config.rows import update_where
 
     answer = flow.answer_open(attempt=attempt, step_key="estimate")
     twin = flow.answer_open(attempt=attempt, step_key="architecture")
@@ -149,7 +149,7 @@ def test_update_where_writes_what_a_queryset_update_writes(attempt):
 
 
 def test_an_id_no_column_can_hold_matches_nothing(attempt, candidate):
-    from studio.rows import update_where
+    from config.rows import update_where
 
     for huge in (2**63, 10**30, -(2**63) - 1):
         assert get_row(Attempt, pk=huge, user_id=candidate.pk) is None

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from studio.sqlite import base
+from config.sqlite import base
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "sqlite", reason="the conversion is part of the SQLite backend only"
