@@ -100,5 +100,7 @@ def save_screenshot(page, name: str) -> Path:
     """Save a full-page PNG under tests/artifacts/ (kept as a CI artifact)."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    # caret="initial": hiding the caret (the default) leaves style="" on the focused field,
+    # which htmx then copies on its next swap, and the page's CSP rightly refuses it.
+    page.screenshot(path=str(path), full_page=True, caret="initial")
     return path
