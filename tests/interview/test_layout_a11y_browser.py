@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
-
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -108,4 +107,3 @@ def test_every_page_fits_a_phone_and_passes_axe(
             problems += [f"{path} [{viewport['width']} px]: {v}" for v in _axe_serious(page)]
         context.close()
     assert problems == [], "\n".join(problems)
-
