@@ -1,21 +1,39 @@
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from accounts.usernames import username_look_alike
+
 
 class SignupForm(UserCreationForm):
+    """Django's sign-up form (NFKC usernames, case-insensitive uniqueness, the password
+    validators), refusing also a name that would pass for an existing one."""
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+    def clean_username(self) -> str:
+        username = super().clean_username()
+        if username and username_look_alike(username):
+            raise ValidationError(
+                "That name looks the same as an account that already exists (some of its "
+                "letters are look-alikes from another alphabet). Please choose another.",
+                code="look_alike",
+            )
+        return username
 
 
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account and sign in; then go where the visitor was heading."""
     next_url = request.POST.get("next") or request.GET.get("next") or ""
-    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+    if not url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         next_url = ""
     if request.user.is_authenticated:
         return redirect(next_url or "home")

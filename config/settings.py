@@ -149,10 +149,25 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
-# Login throttling: five failures lock that username from that address for 15 minutes.
-AXES_FAILURE_LIMIT = 5
+# Log-in throttling (accounts/lockout.py): within 15 minutes, 5 failures lock one username
+# from one address, and 20 failures lock an address across usernames (spraying, floods).
+AXES_HANDLER = "accounts.lockout.AccountLockoutHandler"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+LOCKOUT_LIMITS = (5, 20)  # one per entry of AXES_LOCKOUT_PARAMETERS, in order
+AXES_FAILURE_LIMIT = min(LOCKOUT_LIMITS)
 AXES_COOLOFF_TIME = 0.25  # hours
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Behind N reverse proxies, the client address is the Nth from the right of X-Forwarded-For;
+# with none (the default) it is the socket's address, and the header is ignored, so a client
+# cannot pick a fresh address for every guess.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+if TRUSTED_PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
+    AXES_IPWARE_PROXY_ORDER = "right-most"
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
+else:
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+# Sign-ups per address per hour: each costs a password hash and creates a row.
+SIGNUPS_PER_ADDRESS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_ADDRESS_PER_HOUR", "10"))
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 

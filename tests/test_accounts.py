@@ -1,0 +1,112 @@
+"""Sign-up and log-in under abuse: look-alike names, weak passwords, open redirects, spraying."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from accounts.usernames import username_look_alike, username_skeleton
+
+pytestmark = pytest.mark.django_db
+PASSWORD = "a-long-Passphrase-42"
+
+
+def _signup(client, username, password=PASSWORD, **extra):
+    data = {"username": username, "password1": password, "password2": password}
+    return client.post(reverse("signup") + extra.pop("query", ""), data, **extra)
+
+
+def test_a_cyrillic_look_alike_of_an_existing_name_is_refused(client):
+    User.objects.create_user("paypal", password=PASSWORD)
+    response = _signup(client, "раураl")  # Cyrillic р, а, у
+    assert response.status_code == 200
+    assert "looks the same as an account that already exists" in response.content.decode()
+    assert not User.objects.filter(username="раураl").exists()
+
+
+def test_a_look_alike_of_an_existing_non_latin_name_is_refused_too():
+    User.objects.create_user("аda", password=PASSWORD)  # Cyrillic а
+    assert username_look_alike("ada") == "аda"
+    assert username_look_alike("ADA") == "аda"
+
+
+def test_a_name_in_another_alphabet_that_imitates_nobody_is_welcome(client):
+    User.objects.create_user("ada", password=PASSWORD)
+    response = _signup(client, "дмитрий")
+    assert response.status_code == 302
+    assert User.objects.filter(username="дмитрий").exists()
+
+
+def test_full_width_letters_are_normalised_so_they_cannot_copy_a_name(client):
+    User.objects.create_user("ada", password=PASSWORD)
+    response = _signup(client, "ａｄａ")  # full-width: NFKC makes it "ada"
+    assert response.status_code == 200
+    assert User.objects.filter(username__iexact="ada").count() == 1
+
+
+def test_skeleton_maps_look_alikes_to_latin_and_folds_case():
+    assert username_skeleton("АDA") == username_skeleton("ada") == "ada"
+
+
+def test_a_weak_password_is_refused_with_the_reason(client):
+    response = _signup(client, "newcomer", password="weak3")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "too short" in body
+    assert not User.objects.filter(username="newcomer").exists()
+
+
+def test_next_to_plain_http_is_dropped_on_an_https_site(client, settings):
+    settings.ALLOWED_HOSTS = ["example.com"]
+    response = _signup(
+        client,
+        "secure",
+        query="?next=http://example.com/questions/",
+        secure=True,
+        HTTP_HOST="example.com",
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+
+
+def test_next_on_the_same_site_is_followed(client):
+    response = _signup(client, "heading", query="?next=/concepts/")
+    assert response["Location"] == "/concepts/"
+
+
+def _login(client, username, password="wrong-guess"):
+    return client.post(reverse("login"), {"username": username, "password": password})
+
+
+def test_one_account_from_one_address_is_locked_after_five_failures(client):
+    User.objects.create_user("ada", password=PASSWORD)
+    for _ in range(4):
+        assert _login(client, "ada").status_code == 200
+    assert _login(client, "ada").status_code == 429  # the fifth failure locks
+    # Even the right password is refused while locked out.
+    assert _login(client, "ada", PASSWORD).status_code == 429
+
+
+def test_password_spraying_from_one_address_is_cut_off_before_the_40th_guess(client):
+    for n in range(10):
+        User.objects.create_user(f"user{n}", password=PASSWORD)
+    statuses = [_login(client, f"user{n}").status_code for _ in range(4) for n in range(10)]
+    assert 429 in statuses
+    first_refused = statuses.index(429)
+    assert first_refused < 39
+    assert all(s == 429 for s in statuses[first_refused:])
+    # Each name saw only 4 guesses, under the per-account limit: the address limit did it.
+    assert first_refused == 19  # the 20th failure from the address locks it
+
+
+def test_another_address_is_not_locked_by_a_sprayer(client):
+    User.objects.create_user("ada", password=PASSWORD)
+    for n in range(25):
+        _login(client, f"nobody{n}")
+    other = client.post(
+        reverse("login"),
+        {"username": "ada", "password": PASSWORD},
+        REMOTE_ADDR="10.9.8.7",
+    )
+    assert other.status_code == 302
