@@ -1,10 +1,12 @@
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.usernames import username_look_alike
 
@@ -43,3 +45,16 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="accounts.backends.AccountBackend")
         return redirect(next_url or "home")
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+@require_GET
+@never_cache
+def session_state(request: HttpRequest) -> JsonResponse:
+    """Whether this browser is signed in, and the CSRF token for its current session.
+
+    A practice page whose session expired lets the candidate sign in again in another tab;
+    signing in rotates the CSRF token, so the page asks here for the new one before saving.
+    """
+    return JsonResponse(
+        {"signed_in": request.user.is_authenticated, "csrf_token": get_token(request)}
+    )

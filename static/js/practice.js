@@ -93,12 +93,86 @@
       } catch (e) { /* ignore */ }
     }
   });
-  document.body.addEventListener("htmx:sendError", () => {
+  // Every way a save can fail says so next to the answer; the text stays in the page and in
+  // this browser's copy (cleared only by a 2xx), so nothing is lost whatever the server said.
+  const KEPT = " Your text is kept in this page and in this browser.";
+  function showProblem(message, extra) {
     const el = status();
-    if (el) {
-      el.className = "save-status is-error";
-      el.textContent = "Connection lost. Your text is kept in this browser and saves when the connection is back.";
+    if (!el) return;
+    el.className = "save-status is-error";
+    el.textContent = "";
+    const strong = document.createElement("strong");
+    strong.textContent = "Not saved. ";
+    el.append(strong, message + KEPT);
+    if (extra) el.append(" ", extra);
+  }
+  const ours = (elt) => elt === form || elt.id === "autosave";
+  const loginPath = form.dataset.loginUrl || "/accounts/login/";
+
+  function signInAgain() {
+    // A new tab signs in without leaving this page; back here, "Save now" fetches the new
+    // session's CSRF token (signing in rotates it) and saves.
+    const span = document.createElement("span");
+    const link = document.createElement("a");
+    link.href = loginPath + "?next=" + encodeURIComponent(form.dataset.signedInUrl || "/");
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.textContent = "Sign in again in a new tab";
+    const retry = document.createElement("button");
+    retry.type = "button";
+    retry.className = "button button-small";
+    retry.textContent = "Save now";
+    retry.addEventListener("click", () => refreshSession(true));
+    span.append(link, ", then ", retry);
+    return span;
+  }
+
+  function refreshSession(save) {
+    return fetch(form.dataset.sessionUrl || "/accounts/session/", { credentials: "same-origin" })
+      .then((r) => r.json())
+      .then((session) => {
+        if (!session.signed_in) {
+          showProblem("You are still signed out.", signInAgain());
+          return;
+        }
+        document.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach((i) => { i.value = session.csrf_token; });
+        document.body.setAttribute("hx-headers", JSON.stringify({ "x-csrftoken": session.csrf_token }));
+        if (save) form.dispatchEvent(new Event("change", { bubbles: true }));
+      })
+      .catch(() => showProblem("The server cannot be reached.", null));
+  }
+
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    const xhr = event.detail.xhr;
+    if (!ours(event.detail.elt) || !xhr || !xhr.responseURL) return;
+    // An expired session answers with a redirect to the log-in page, which the browser
+    // follows: never swap that page into the answer form.
+    if (new URL(xhr.responseURL).pathname.startsWith(loginPath)) {
+      event.detail.shouldSwap = false;
+      event.detail.isError = false;
+      showProblem("Your session has expired.", signInAgain());
     }
+  });
+  document.body.addEventListener("htmx:responseError", (event) => {
+    if (!ours(event.detail.elt)) return;
+    const code = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (code === 403) {
+      // Most often a CSRF token from before a sign-in elsewhere: fetch the current one.
+      showProblem("Your session changed since this page loaded.", signInAgain());
+      refreshSession(false);
+    } else if (code === 400 || code === 413) {
+      showProblem("This answer is too large to send. Shorten it and it will save.", null);
+    } else if (code === 502 || code === 503 || code === 504) {
+      showProblem("The server is unavailable right now (" + code + "); it saves on your next edit once it is back.", null);
+    } else {
+      showProblem("The server had an error (" + code + "); it saves on your next edit.", null);
+    }
+  });
+  document.body.addEventListener("htmx:sendError", (event) => {
+    if (ours(event.detail.elt)) showProblem("Connection lost; it saves when the connection is back.", null);
+  });
+  document.body.addEventListener("htmx:timeout", (event) => {
+    if (ours(event.detail.elt)) showProblem("The server took too long to answer; it saves on your next edit.", null);
   });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {
