@@ -106,7 +106,12 @@
     el.append(strong, message + KEPT);
     if (extra) el.append(" ", extra);
   }
-  const ours = (elt) => elt === form || elt.id === "autosave";
+  // htmx names the element that sent the request in requestConfig; `elt` is where the event
+  // fired, which for a swap is the target.
+  const ours = (detail) => {
+    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
+    return elt === form || elt.id === "autosave";
+  };
   const loginPath = form.dataset.loginUrl || "/accounts/login/";
 
   function signInAgain() {
@@ -144,7 +149,7 @@
 
   document.body.addEventListener("htmx:beforeSwap", (event) => {
     const xhr = event.detail.xhr;
-    if (!ours(event.detail.elt) || !xhr || !xhr.responseURL) return;
+    if (!ours(event.detail) || !xhr || !xhr.responseURL) return;
     // An expired session answers with a redirect to the log-in page, which the browser
     // follows: never swap that page into the answer form.
     if (new URL(xhr.responseURL).pathname.startsWith(loginPath)) {
@@ -154,7 +159,7 @@
     }
   });
   document.body.addEventListener("htmx:responseError", (event) => {
-    if (!ours(event.detail.elt)) return;
+    if (!ours(event.detail)) return;
     const code = event.detail.xhr ? event.detail.xhr.status : 0;
     if (code === 403) {
       // Most often a CSRF token from before a sign-in elsewhere: fetch the current one.
@@ -169,10 +174,10 @@
     }
   });
   document.body.addEventListener("htmx:sendError", (event) => {
-    if (ours(event.detail.elt)) showProblem("Connection lost; it saves when the connection is back.", null);
+    if (ours(event.detail)) showProblem("Connection lost; it saves when the connection is back.", null);
   });
   document.body.addEventListener("htmx:timeout", (event) => {
-    if (ours(event.detail.elt)) showProblem("The server took too long to answer; it saves on your next edit.", null);
+    if (ours(event.detail)) showProblem("The server took too long to answer; it saves on your next edit.", null);
   });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {

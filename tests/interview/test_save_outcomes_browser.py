@@ -1,0 +1,141 @@
+"""Every outcome of an autosave is told truthfully next to the answer, and the text survives.
+
+Conflicts, oversized answers, an expired session and a dropped connection are produced for
+real against the live server; a 500 and a proxy's 429 are answers the server can give but the
+test cannot provoke on demand, so the browser is handed them for the draft URL alone.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
+from django.core.cache import cache
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+PASSWORD = "a-long-Passphrase-42"
+SAVED = "Draft saved"
+
+
+@pytest.fixture
+def step_page(browser, live_server_url, client):
+    """A signed-in candidate's architecture step, open in a fresh browser context."""
+    from interview import flow
+    from interview.models import Question
+
+    user = User.objects.create_user("saver", password=PASSWORD)
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    client.force_login(user)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")
+    yield page, attempt
+    context.close()
+
+
+def _type(page, text: str) -> None:
+    page.locator("#answer-text").fill(text)
+    page.locator("#answer-text").dispatch_event("input")
+
+
+def _status(page):
+    return page.locator("#save-status")
+
+
+def _browser_copy(page) -> str:
+    copies = page.evaluate(
+        "Object.keys(localStorage).map(k => JSON.parse(localStorage.getItem(k)).data.text)"
+    )
+    return "".join(c or "" for c in copies)
+
+
+def _saved(page, text: str) -> None:
+    _type(page, text)
+    expect(_status(page)).to_contain_text("Draft saved")
+
+
+def test_a_conflict_from_another_tab_is_shown_and_the_text_kept(step_page):
+    from interview import flow
+
+    page, attempt = step_page
+    _saved(page, "A gateway, a router and ten replicas.")
+    answer = attempt.answers.get(step_key="architecture")
+    flow.draft_save(answer=answer, text="Written in another tab.", fields={}, base_version=1)
+    _type(page, "A gateway, a router and eleven replicas.")
+    page.wait_for_selector("#save-status.is-conflict")
+    assert "Not saved" in _status(page).inner_text()
+    assert page.locator("#answer-text").input_value() == "A gateway, a router and eleven replicas."
+    assert "eleven replicas" in _browser_copy(page)
+
+
+def test_an_answer_over_the_limit_is_refused_with_the_limit(step_page):
+    page, _ = step_page
+    long = "word " * 4_100  # 20,500 characters
+    _type(page, long)
+    page.wait_for_selector("#save-status.is-error")
+    assert "the limit is 20,000" in _status(page).inner_text()
+    assert page.locator("#answer-text").input_value() == long
+
+
+def test_a_body_too_large_to_accept_is_told_as_such(step_page):
+    page, _ = step_page
+    huge = "x" * 3_000_000  # past Django's DATA_UPLOAD_MAX_MEMORY_SIZE: a 400
+    _type(page, huge)
+    expect(_status(page)).to_contain_text("too large to send")
+    assert "Not saved" in _status(page).inner_text()
+    assert len(page.locator("#answer-text").input_value()) == 3_000_000
+
+
+@pytest.mark.parametrize(
+    "code,expected",
+    [(500, "server had an error (500)"), (503, "unavailable right now (503)")],
+)
+def test_a_server_error_is_not_called_saved(step_page, code, expected):
+    page, attempt = step_page
+    _saved(page, "Before the outage.")
+    page.route("**/steps/architecture/draft/", lambda route: route.fulfill(status=code, body=""))
+    _type(page, "During the outage.")
+    expect(_status(page)).to_contain_text(expected)
+    assert SAVED not in _status(page).inner_text()
+    assert page.locator("#answer-text").input_value() == "During the outage."
+    assert "During the outage." in _browser_copy(page)
+
+
+def test_a_dropped_connection_is_told_and_the_text_kept(step_page):
+    page, _ = step_page
+    _saved(page, "Online.")
+    page.context.set_offline(True)
+    _type(page, "Offline now.")
+    expect(_status(page)).to_contain_text("Connection lost")
+    assert "Offline now." in _browser_copy(page)
+    page.context.set_offline(False)
+
+
+def test_an_expired_session_offers_sign_in_and_then_saves(step_page, live_server_url):
+    page, attempt = step_page
+    _saved(page, "Before the session ends.")
+    Session.objects.all().delete()
+    cache.clear()
+    _type(page, "Typed after the session ended.")
+    expect(_status(page)).to_contain_text("session has expired")
+    # The log-in page was not swapped into the form; the text is where it was.
+    assert page.locator("#answer-text").input_value() == "Typed after the session ended."
+    assert page.locator("#answer-form input[name=username]").count() == 0
+    with page.context.expect_page() as new_tab:
+        page.get_by_role("link", name="Sign in again in a new tab").click()
+    login = new_tab.value
+    login.get_by_label("Username").fill("saver")
+    login.get_by_label("Password").fill(PASSWORD)
+    login.get_by_role("button", name="Log in").click()
+    login.wait_for_load_state()
+    page.bring_to_front()
+    page.get_by_role("button", name="Save now").click()
+    expect(_status(page)).to_contain_text("Draft saved")
+    answer = attempt.answers.get(step_key="architecture")
+    assert answer.text == "Typed after the session ended."
