@@ -6,7 +6,7 @@ from accounts import views
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("session/", views.session_state, name="session_state"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", views.login_view, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "password/",

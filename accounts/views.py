@@ -1,4 +1,6 @@
+from axes.handlers.proxy import AxesProxyHandler
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -6,6 +8,8 @@ from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.usernames import username_look_alike
@@ -58,3 +62,17 @@ def session_state(request: HttpRequest) -> JsonResponse:
     return JsonResponse(
         {"signed_in": request.user.is_authenticated, "csrf_token": get_token(request)}
     )
+
+
+@sensitive_post_parameters()
+@csrf_protect
+@never_cache
+def login_view(request: HttpRequest) -> HttpResponse:
+    """Django's log-in view, behind a lock-out check that runs before the form, so a locked-out
+    guess never reaches the password hasher or axes' bookkeeping (a locked-out address is
+    refused earlier still, by accounts.lockout.AddressLockoutMiddleware)."""
+    if request.method == "POST":
+        credentials = {"username": request.POST.get("username", "")}
+        if AxesProxyHandler.is_locked(request, credentials):
+            return render(request, "registration/locked_out.html", status=429)
+    return auth_views.LoginView.as_view()(request)

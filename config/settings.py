@@ -45,6 +45,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before sessions and CSRF: a locked-out address's log-in flood costs one cache read.
+    "accounts.lockout.AddressLockoutMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -153,9 +155,12 @@ LOGOUT_REDIRECT_URL = "home"
 # from one address, and 20 failures lock an address across usernames (spraying, floods).
 AXES_HANDLER = "accounts.lockout.AccountLockoutHandler"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
-LOCKOUT_LIMITS = (5, 20)  # one per entry of AXES_LOCKOUT_PARAMETERS, in order
+LOCKOUT_LIMITS = (5, 20)  # one per entry of AXES_LOCKOUT_PARAMETERS, in order; address last
 AXES_FAILURE_LIMIT = min(LOCKOUT_LIMITS)
 AXES_COOLOFF_TIME = 0.25  # hours
+# A guess refused during a lock-out writes nothing: a flood then costs reads, not writes, and
+# the lock-out still ends 15 minutes after the failures that caused it.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # Behind N reverse proxies, the client address is the Nth from the right of X-Forwarded-For;
 # with none (the default) it is the socket's address, and the header is ignored, so a client
 # cannot pick a fresh address for every guess.
