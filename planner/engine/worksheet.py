@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import lru_cache
@@ -12,26 +11,12 @@ from sympy import Rational
 
 from .errors import FormulaError, NapkinError
 from .evaluator import Evaluator, Quantity
+from .numbers import format_number
 from .parser import Line, Name, UnitSpec, check_definable, parse_line, parse_units
 from .render import line_latex, line_mathml, unit_latex
 from .units import describe_dim, readable_unit
 
 MAX_LINES = 200
-
-
-def format_number(x: float) -> str:
-    """About four significant digits, all integer digits kept: 21.54, 7.812, 57344, 1.2e12."""
-    if x == 0 or not math.isfinite(x):
-        return "0" if x == 0 else str(x)
-    magnitude = abs(x)
-    if magnitude >= 1e6 or magnitude < 1e-3:
-        mantissa, _, exponent = f"{x:.4g}".partition("e")
-        return f"{mantissa}e{int(exponent)}"
-    decimals = max(0, 3 - math.floor(math.log10(magnitude)))
-    text = f"{x:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
 
 
 def _prefers_binary(q: Quantity) -> bool:
