@@ -64,6 +64,7 @@ class ShownLine:
     mathml: str
     error: str | None
     caret: str
+    notes: list[str]
 
 
 def _shown(result: LineResult) -> ShownLine:
@@ -72,8 +73,9 @@ def _shown(result: LineResult) -> ShownLine:
     mathml = mark_safe(result.mathml) if result.kind == "value" else ""
     caret = " " * result.position if result.position is not None else ""
     return ShownLine(
-        result.line_no, result.input, result.kind, result.display, mathml, result.error, caret
-    )
+        result.line_no, result.input, result.kind, result.display, mathml, result.error, caret,
+        result.notes if result.kind == "value" else [],
+    )  # fmt: skip
 
 
 def _question_givens(slug: str) -> tuple[list[Given], dict[str, str], str | None]:

@@ -98,9 +98,9 @@ def number_parts(text: str) -> tuple[str, str | None, str]:
     """A number as typed, for display: (mantissa, exponent or None, suffix letter or "").
     `7.6e9` -> ("7.6", "9", ""), `2k` -> ("2", None, "k"), `1_000` -> ("1000", None, "")."""
     text = text.replace("_", "")
-    suffix = ""
-    if text and text[-1] in "kKMGT":
-        text, suffix = text[:-1], text[-1]
+    found = re.search(r"(?:[KMGT]i|[kKMGT])?%?$", text)
+    suffix = found.group() if found else ""
+    text = text[: len(text) - len(suffix)]
     mantissa, sep, exponent = text.lower().partition("e")
     return mantissa, exponent.lstrip("+") if sep else None, suffix
 
@@ -111,6 +111,8 @@ def number_latex(text: str) -> str:
     if exponent is not None:
         power = f"10^{{{exponent}}}"
         out = power if mantissa == "1" else rf"{mantissa} \times {power}"
+    if suffix.endswith("%"):
+        return out + (rf"\,\text{{{suffix[:-1]}}}" if suffix[:-1] else "") + r"\%"
     return out + (rf"\,\text{{{suffix}}}" if suffix else "")
 
 
@@ -250,7 +252,10 @@ def number_mathml(text: str) -> str:
     if exponent is not None:
         power = f"<msup><mn>10</mn><mrow>{_number_mathml(exponent)}</mrow></msup>"
         out = power if mantissa == "1" else f"{out}{_mo('\u00d7')}{power}"
-    return out + (f'<mspace width="0.167em" /><mtext>{suffix}</mtext>' if suffix else "")
+    percent = "<mo>%</mo>" if suffix.endswith("%") else ""
+    suffix = suffix.removesuffix("%")
+    spaced = f'<mspace width="0.167em" /><mtext>{suffix}</mtext>' if suffix else ""
+    return out + spaced + percent
 
 
 def to_mathml(node: Node) -> str:

@@ -59,6 +59,7 @@ class Result:
     position: int | None = None
     name: str | None = None
     quantity: Quantity | None = field(default=None, repr=False)
+    notes: list[str] = field(default_factory=list)  # readings the candidate may not mean
 
     @property
     def ok(self) -> bool:
@@ -83,8 +84,12 @@ class Result:
     def as_json(self) -> dict:
         """The `napkin --json` object."""
         if self.error is not None:
-            return {"input": self.input, "error": self.error, "position": self.position}
-        return {"input": self.input, "value": self.value, "unit": self.unit, "latex": self.latex}
+            out = {"input": self.input, "error": self.error, "position": self.position}
+        else:
+            out = {"input": self.input, "value": self.value, "unit": self.unit, "latex": self.latex}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 @dataclass
@@ -113,6 +118,7 @@ def evaluate_expression(
         read = _read(text)
         line = read.line
         result.name, result.latex = line.name, read.latex
+        result.notes = list(line.notes)
         quantity = evaluate_line(line, env or {})
         target, target_pos = line.target, line.target_pos
         if to_unit is not None:
@@ -120,8 +126,13 @@ def evaluate_expression(
         result.value, result.unit = shown_in(quantity, target, target_pos)
         result.quantity = quantity
     except NapkinError as error:
-        result.error, result.position = error.message, error.position
+        result.error, result.position = _explained(error.message, result.notes), error.position
     return result
+
+
+def _explained(message: str, notes: list[str]) -> str:
+    """An error, followed by the readings of the line that may explain it (7B as bytes)."""
+    return " ".join([message, *notes])
 
 
 def evaluate(text: str, env: Mapping[str, Quantity] | None = None) -> Quantity:
@@ -235,6 +246,7 @@ def evaluate_worksheet(
             read = _read(text)
             line = read.line
             result.name, result.latex = line.name, read.latex
+            result.notes = list(line.notes)
             inputs = tuple((name, scope.get(name)) for name in read.names)
             quantity, result.value, result.unit = _line_value(text, inputs)
             result.quantity = quantity
@@ -243,7 +255,8 @@ def evaluate_worksheet(
                 broken.discard(line.name)
         except NapkinError as error:
             result.kind = "error"
-            result.error, result.position = error.message, error.position
+            result.error = _explained(error.message, result.notes)
+            result.position = error.position
             missing = _unknown_name(error.message)
             if missing in broken and error.position is not None:
                 result.error = (
