@@ -377,13 +377,17 @@ def check_quantity(
         if wrong.dim == judge.dim
     ]
     candidates += _unit_slips(judge, raw, line.notes)
-    # A whole answer to a count says too little to blame one given's unit on it.
-    if not (judge.rounding and abs(value - round(value)) < 1e-9):
+    # A whole answer to a count is the mistaken count exactly or not at all, and says too
+    # little to blame one given's unit on it.
+    whole_count = bool(judge.rounding) and abs(value - round(value)) < 1e-9
+    if not whole_count:
         candidates += _input_slips(judge, env)
     best: tuple[float, _Candidate] | None = None
     for c in candidates:
-        for w in {c.value, judge.rounded(c.value)}:
+        for w in {judge.rounded(c.value)} if whole_count else {c.value, judge.rounded(c.value)}:
             gap = _rel(value, w)
+            if whole_count and round(value) != w:
+                continue
             if _rel(w, raw) > 1e-9 and gap <= judge.tolerance and gap < distance:
                 if best is None or gap < best[0] - 1e-12:
                     best = (gap, c)
