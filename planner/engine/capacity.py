@@ -31,7 +31,6 @@ GiB = 1024**3
 # run, CUDA graphs and the CUDA context. About 1.5 GiB for a 7B model at the default batch
 # sizes; in GiB like every other memory figure of the catalogue and the question files.
 DEFAULT_OVERHEAD_GIB = 1.5
-DEFAULT_OVERHEAD_GB = DEFAULT_OVERHEAD_GIB * 1024**3 / 1e9  # the same amount, for old callers
 
 
 @dataclass(frozen=True)

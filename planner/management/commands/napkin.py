@@ -4,6 +4,8 @@ napkin "EXPR" [--to UNIT] --json      one JSON object; exit 2 on an error
 napkin --batch FILE --json            one JSON object per line, each with elapsed_ms; the
                                       lines form one worksheet (`W = 15.2 GB`, then `W / bw`)
 napkin --check SLUG QUANTITY_ID "EXPR" --json [--reveal]
+                                      {verdict, value, unit, hint, expected (with --reveal),
+                                      mistake (the kind of a known mistake, when it has one)}
 napkin --solve SLUG QUANTITY_ID GIVEN "TARGET" --json
                                       the GIVEN that makes the quantity equal TARGET, e.g.
                                       --solve chat-api-50qps n_inst qps_peak "10": what peak
