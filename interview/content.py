@@ -41,7 +41,7 @@ RUBRIC_KEYS = {"id", "says", "weight", "recognise", "concepts"}
 RECOGNISE_KEYS = {"all", "partial"}
 GIVEN_KEYS = {"name", "label", "value"}
 QUANTITY_KEYS = {"id", "label", "formula", "unit", "tolerance", "rounding", "mistakes"}
-MISTAKE_KEYS = {"formula", "hint"}
+MISTAKE_KEYS = {"formula", "replace", "hint", "kind"}  # planner.engine.checker.MISTAKE_KEYS
 FOLLOW_UP_KEYS = {"id", "prompt", "rubric", "reference", "concepts"}
 CONCEPT_KEYS = {"slug", "title", "summary", "related"}
 
@@ -382,7 +382,17 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
             if not isinstance(mistake, dict):
                 cf.problem(mpath, "a mistake must be a mapping with formula and hint")
                 continue
-            _check_keys(cf, mpath, mistake, MISTAKE_KEYS, MISTAKE_KEYS, "mistake")
+            _check_keys(cf, mpath, mistake, MISTAKE_KEYS, {"hint"}, "mistake")
+            if ("formula" in mistake) == ("replace" in mistake):
+                cf.problem(mpath, "a mistake needs exactly one of formula or replace")
+            if isinstance(mistake.get("replace"), dict):
+                for name, text in mistake["replace"].items():
+                    error = None if name in known else f"'{name}' is not a given"
+                    error = error or formula_error(str(text), known)
+                    if error:
+                        cf.problem((*mpath, "replace", name), f"mistake of '{qid}': {error}")
+            elif "replace" in mistake:
+                cf.problem((*mpath, "replace"), "replace must map givens to expressions")
             if "formula" in mistake:
                 error = formula_error(str(mistake["formula"]), known)
                 if error:

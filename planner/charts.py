@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from planner.engine import fleet_curve, format_number, kv_curve
+from planner.engine import fleet_curve, format_number, kv_curve, memory_bound_curve
 
 WIDTH, HEIGHT = 640, 320
 LEFT, RIGHT, TOP, BOTTOM = 64, 24, 24, 52
@@ -170,6 +170,95 @@ def kv_chart(
             "y": scale.y(here / GiB),
             "css": "pl-here",
             "label": f"{format_number(context)} tokens → {format_number(here / GiB)} GiB",
+        }
+    )
+    chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]
+    chart.y_ticks = [{"y": scale.y(t), "label": format_number(t)} for t in y_ticks]
+    return chart
+
+
+def bounds_chart(
+    *,
+    r_speed_req_s: float,
+    kv_pool_bytes: float,
+    kv_bytes_per_token: float,
+    hold_s: float,
+    context: int,
+    max_context: int,
+    binding: str | None,
+) -> Chart:
+    """The two bounds on one instance's rate against context length, side by side: the speed
+    bound (knee throughput per request, flat) and the memory bound (streams that fit over the
+    time each holds its slot, falling as contexts grow). r_inst is the lower of the two."""
+    here = memory_bound_curve(
+        kv_pool_bytes=kv_pool_bytes,
+        kv_bytes_per_token=kv_bytes_per_token,
+        hold_s=hold_s,
+        contexts=[context],
+    )[0][1]
+    binds = {"memory": "the memory bound binds", "speed": "the speed bound binds"}.get(
+        binding or "", "nothing fits"
+    )
+    chart = Chart(
+        title=f"Requests per instance: speed bound and memory bound ({binds})",
+        description=(
+            f"At {format_number(context)} tokens the speed bound is "
+            f"{format_number(r_speed_req_s)} req/s and the memory bound "
+            f"{format_number(here)} req/s; an instance sustains the lower, so {binds}."
+        ),
+        x_label="Context length (k tokens)",
+        y_label="req/s per instance",
+    )
+    x_ticks = nice_ticks(max(2 * context, max_context, 131072) / 1000)
+    x_top = x_ticks[-1] * 1000
+    contexts = sorted({max(1, int(x_top * i / 200)) for i in range(201)} | {context})
+    curve = memory_bound_curve(
+        kv_pool_bytes=kv_pool_bytes,
+        kv_bytes_per_token=kv_bytes_per_token,
+        hold_s=hold_s,
+        contexts=contexts,
+    )
+    # The memory bound soars at short contexts; the chart shows the range where it matters.
+    y_ticks = nice_ticks(max(2 * r_speed_req_s, 1.3 * here, 1e-3))
+    scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
+    memory_path = "M" + "L".join(f"{scale.x(c / 1000)},{scale.y(r)}" for c, r in curve)
+    speed_y = scale.y(r_speed_req_s)
+    chart.paths += [
+        {
+            "d": f"M{chart.plot_left},{speed_y}H{chart.plot_right}",
+            "css": "pl-bound pl-speed",
+            "label": f"Speed bound {format_number(r_speed_req_s)} req/s",
+        },
+        {
+            "d": memory_path,
+            "css": "pl-bound pl-mem",
+            "label": f"Memory bound ({format_number(hold_s)} s per request)",
+        },
+    ]
+    chart.notes += [
+        {
+            "x": chart.plot_right - 4,
+            "y": speed_y - 6,
+            "css": "pl-speed",
+            "text": f"speed bound {format_number(r_speed_req_s)} req/s",
+        },
+        {
+            "x": chart.plot_right - 4,
+            "y": chart.plot_top + 14,
+            "css": "pl-mem",
+            "text": f"memory bound: streams that fit / {format_number(hold_s)} s",
+        },
+    ]
+    r_inst = min(r_speed_req_s, here)
+    chart.points.append(
+        {
+            "x": scale.x(context / 1000),
+            "y": scale.y(r_inst),
+            "css": "pl-here",
+            "label": (
+                f"{format_number(context)} tokens → speed {format_number(r_speed_req_s)}, "
+                f"memory {format_number(here)} req/s; {binds}"
+            ),
         }
     )
     chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]

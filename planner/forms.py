@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 
 from planner.engine import load_catalog
-from planner.engine.capacity import DEFAULT_OVERHEAD_GB
+from planner.engine.capacity import DEFAULT_OVERHEAD_GIB
 
 DEFAULTS = {
     "model": "qwen2.5-7b-instruct",
@@ -22,7 +22,8 @@ DEFAULTS = {
     "qps": 50,
     "rho": 0.7,
     "tpot_slo_ms": 50,
-    "overhead_gb": DEFAULT_OVERHEAD_GB,
+    "overhead_gib": DEFAULT_OVERHEAD_GIB,
+    "hold_s": None,
 }
 
 
@@ -50,7 +51,15 @@ class CapacityForm(forms.Form):
     tpot_slo_ms = forms.FloatField(
         label="p99 TPOT SLO (ms)", required=False, min_value=0.001, max_value=1e6
     )
-    overhead_gb = forms.FloatField(label="Non-KV overhead per GPU (GB)", min_value=0, max_value=1e4)
+    overhead_gib = forms.FloatField(
+        label="Non-KV overhead per GPU (GiB)", min_value=0, max_value=1e4
+    )
+    hold_s = forms.FloatField(
+        label="Measured time a request holds its KV slot (s; blank: its decode at the floor)",
+        required=False,
+        min_value=0.001,
+        max_value=1e6,
+    )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)

@@ -19,7 +19,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from planner.charts import fleet_chart, kv_chart
+from planner.charts import bounds_chart, fleet_chart, kv_chart
 from planner.engine import (
     LineResult,
     NapkinError,
@@ -64,6 +64,7 @@ class ShownLine:
     mathml: str
     error: str | None
     caret: str
+    notes: list[str]
 
 
 def _shown(result: LineResult) -> ShownLine:
@@ -72,8 +73,9 @@ def _shown(result: LineResult) -> ShownLine:
     mathml = mark_safe(result.mathml) if result.kind == "value" else ""
     caret = " " * result.position if result.position is not None else ""
     return ShownLine(
-        result.line_no, result.input, result.kind, result.display, mathml, result.error, caret
-    )
+        result.line_no, result.input, result.kind, result.display, mathml, result.error, caret,
+        result.notes if result.kind == "value" else [],
+    )  # fmt: skip
 
 
 def _question_givens(slug: str) -> tuple[list[Given], dict[str, str], str | None]:
@@ -199,7 +201,7 @@ def _brief_defaults(slug: str) -> dict[str, Any]:
 
 @require_GET
 def capacity(request: HttpRequest) -> HttpResponse:
-    """The capacity planner: the form, every derived number with its formula, two charts."""
+    """The capacity planner: the form, every derived number with its formula, the charts."""
     submitted = any(name in request.GET for name in CapacityForm.base_fields)
     if submitted:
         form = CapacityForm(request.GET)
@@ -220,13 +222,20 @@ def capacity(request: HttpRequest) -> HttpResponse:
             step["substituted_mathml"] = mark_safe(latex_to_mathml(step["substituted"]))
             step["display"] = f"{format_number(step['value'])} {step['unit']}".strip()
         charts = [
-            fleet_chart(r_inst_req_s=result["r_inst_req_s"], rho=form.cleaned_data["rho"],
-                        tp=result["tp"], qps=form.cleaned_data["qps"]),
+            bounds_chart(r_speed_req_s=result["r_speed_req_s"],
+                         kv_pool_bytes=result["kv_pool_bytes"],
+                         kv_bytes_per_token=result["kv_bytes_per_token"],
+                         hold_s=result["hold_s"], context=result["context"],
+                         max_context=model.max_context, binding=result["binding"]),
             kv_chart(kv_bytes_per_token=result["kv_bytes_per_token"],
                      kv_pool_bytes=result["kv_pool_bytes"],
                      memory_bytes=result["memory_bytes"] * result["tp"],
                      context=result["context"], max_context=model.max_context),
         ]  # fmt: skip
+        if result["n_inst"] is not None:
+            charts.insert(1, fleet_chart(r_inst_req_s=result["r_inst_req_s"],
+                                         rho=form.cleaned_data["rho"], tp=result["tp"],
+                                         qps=form.cleaned_data["qps"]))  # fmt: skip
     context = {"form": form, "result": result, "charts": charts, "problem": problem}
     template = "planner/capacity.html#plan-result" if request.htmx else "planner/capacity.html"
     status = 200 if result is not None or not request.htmx else 422

@@ -9,7 +9,10 @@ Public API:
                    given_labels=None) -> CheckResult
     givens_from_estimate(estimate, upto=None) -> dict[str, str]
     solve_for(formula, unknown, target, givens, to_unit=None) -> Result
-    plan(model=..., gpu=..., ...) -> dict, and the named capacity formulas
+    plan(model=..., gpu=..., ..., hold_s=None, overhead_gib=1.5) -> dict, and the named capacity
+        formulas (r_inst takes optional max_seqs and hold_s for the memory bound)
+    fleet_curve, kv_curve, memory_bound_curve: the planner charts' series
+    render.latex_to_mathml(latex, *, display=False) -> str: sanitised MathML
 """
 
 from .capacity import (
@@ -20,6 +23,7 @@ from .capacity import (
     kv_curve,
     kv_pool_bytes,
     max_concurrent_seqs,
+    memory_bound_curve,
     n_gpu,
     n_inst,
     plan,
@@ -65,6 +69,7 @@ __all__ = [
     "kv_pool_bytes",
     "load_catalog",
     "max_concurrent_seqs",
+    "memory_bound_curve",
     "n_gpu",
     "n_inst",
     "plan",

@@ -19,12 +19,18 @@ from sympy import Integer, Rational
 from .catalog import DEFAULT_DIR, load_catalog
 from .errors import NapkinError
 from .evaluator import Evaluator, Quantity, bounded
+from .numbers import format_number
 from .parser import Line, UnitSpec, parse_line, parse_units
 from .render import latex_number_unit, name_latex, to_latex
 from .units import DIMENSIONLESS
 from .worksheet import shown_in
 
-DEFAULT_OVERHEAD_GB = 2.0
+GiB = 1024**3
+
+# Non-KV memory per GPU that vLLM holds besides the weights: the activation peak of a profile
+# run, CUDA graphs and the CUDA context. About 1.5 GiB for a 7B model at the default batch
+# sizes; in GiB like every other memory figure of the catalogue and the question files.
+DEFAULT_OVERHEAD_GIB = 1.5
 
 
 @dataclass(frozen=True)
@@ -35,25 +41,47 @@ class Formula:
     unit: str | None  # the unit its value is shown in ("" a plain number, None readable)
 
 
-# In the order of the derivation. Symbols: P params, P_emb embedding params, b_w / b_emb bytes
-# per param, L layers, H_kv KV heads, d_head head dim, b_kv bytes per KV element, mem GPU
-# memory, u memory utilisation, overhead non-KV memory per GPU, TP tensor parallelism, ctx
-# context length, eta bandwidth efficiency, beta GPU bandwidth, T_out knee throughput,
-# o_bar mean output length, lambda_peak peak QPS, rho utilisation target.
+# In the order of the derivation. Symbols: P params, P_emb embedding and LM-head params, P_in
+# the input embedding table (0 when tied to the LM head), b_w / b_emb bytes per param, L
+# layers, H_kv KV heads, d_head head dim, b_kv bytes per KV element, mem GPU memory as the
+# driver reports it, u memory utilisation, overhead non-KV memory per GPU, TP tensor
+# parallelism, ctx context length, eta bandwidth efficiency, beta GPU bandwidth, T_out knee
+# throughput, o_bar mean output length, hold a measured slot-holding time, lambda_peak peak
+# QPS, rho utilisation target.
 FORMULAS: dict[str, Formula] = {
     f.name: f
     for f in [
         Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
-        Formula("kappa", "KV bytes per token", "2 * L * H_kv * d_head * b_kv / tok", "KiB/tok"),
+        # A decode step gathers one row of the input embedding table per sequence but reads
+        # the whole LM head, so only the LM head counts towards the floor.
+        Formula("W_step", "Weights read per decode step (LM head, not the input embedding)",
+                "W - P_in * b_emb", "GB"),
+        # vLLM keeps at least one KV head on every GPU: past TP = H_kv the heads replicate.
+        Formula("H_gpu", "KV heads per GPU", "max(H_kv / TP, 1)", ""),
+        Formula("kappa", "KV bytes per token", "2 * L * H_gpu * TP * d_head * b_kv / tok",
+                "KiB/tok"),
         Formula("pool", "KV pool", "TP * (mem * u - overhead) - W", "GiB"),
         Formula("kv_stream", "KV per stream", "kappa * ctx", None),
         Formula("N_seq", "Concurrent streams (VRAM gate)", "max(floor(pool / kv_stream), 0)", ""),
-        Formula("tpot", "TPOT floor (speed gate)", "W / (TP * eta * beta)", "ms"),
-        Formula("r_inst", "Requests per instance", "T_out / o_bar", "req/s"),
+        Formula("tpot", "TPOT floor (speed gate)", "W_step / (TP * eta * beta)", "ms"),
+        Formula("r_speed", "Speed bound: knee throughput per request", "T_out / o_bar", "req/s"),
+        # Without a measured hold time, a request holds its slot at least for its decode at
+        # the floor's pace: the most the VRAM gate could ever carry.
+        Formula("t_hold", "Time a request holds its KV slot (decode at the floor)",
+                "o_bar * tpot / tok", "s/req"),
+        Formula("r_memory", "Memory bound: slots / hold time (Little's law)", "N_seq / t_hold",
+                "req/s"),
+        Formula("r_inst", "Requests per instance: the smaller bound", "min(r_speed, r_memory)",
+                "req/s"),
         Formula("N_inst", "Instances", "ceil(lambda_peak / (rho * r_inst))", ""),
         Formula("N_GPU", "GPUs", "N_inst * TP", ""),
     ]
-}
+}  # fmt: skip
+# The hold time when the caller measured it (e.g. suffix prefill plus a short decode).
+MEASURED_HOLD = Formula("t_hold", "Time a request holds its KV slot (measured)", "hold", "s/req")
+# The seed's simple floor, every weight read every step: shown where a question asks for it.
+SIMPLE_TPOT = Formula("tpot_simple", "TPOT floor, all weights read", "W / (TP * eta * beta)", "ms")
+_EXTRA = {"tpot_simple": SIMPLE_TPOT, "t_hold_measured": MEASURED_HOLD}
 
 
 class PlanError(ValueError):
@@ -79,7 +107,8 @@ def _q(x: float | int, unit: str = "") -> Quantity:
 
 @cache
 def _parsed(name: str) -> Line:
-    return parse_line(FORMULAS[name].expr)
+    formula = FORMULAS.get(name) or _EXTRA[name]
+    return parse_line(formula.expr)
 
 
 def _run(name: str, env: dict[str, Quantity]) -> Quantity:
@@ -111,17 +140,23 @@ def weights_bytes(
     return float(_run("W", env).magnitude)
 
 
-def kv_bytes_per_token(*, layers: int, kv_heads: int, head_dim: int, kv_bytes: float) -> float:
-    """KV-cache bytes per token (B/tok): 2 (K and V) × layers × KV heads × head dim × bytes.
+def kv_bytes_per_token(
+    *, layers: int, kv_heads: int, head_dim: int, kv_bytes: float, tp: int = 1
+) -> float:
+    """KV-cache bytes per token of one instance (B/tok): 2 (K and V) × layers × KV heads ×
+    head dim × bytes, where the KV heads are max(kv_heads / tp, 1) on each of the tp GPUs.
 
-    Qwen2.5-7B in BF16: 2 × 28 × 4 × 128 × 2 = 57344 B/tok = 56 KiB/tok.
+    Qwen2.5-7B in BF16: 2 × 28 × 4 × 128 × 2 = 57344 B/tok = 56 KiB/tok; at TP = 8 its 4 KV
+    heads replicate to one per GPU, and the instance holds 112 KiB/tok.
     """
     env = {
         "L": _q(layers),
         "H_kv": _q(kv_heads),
+        "TP": _q(tp),
         "d_head": _q(head_dim),
         "b_kv": _q(kv_bytes, "B"),
     }
+    env["H_gpu"] = _run("H_gpu", env)
     return float(_run("kappa", env).magnitude)
 
 
@@ -168,11 +203,13 @@ def tpot_floor(
 ) -> float:
     """The decode TPOT floor in seconds (s): W / (TP × η × β).
 
-    Every decode step reads all weights once; weights_bytes in B, bandwidth_bytes_s in B/s
-    per GPU, bw_eff the achievable fraction (0.7 typical). 15.2 GB on a 4090 at 0.7: 21.5 ms.
+    Every decode step reads the weights once; weights_bytes (B) is what a step reads (the
+    planner passes all but the input embedding table; the seed's simple figure passes all),
+    bandwidth_bytes_s in B/s per GPU, bw_eff the achievable fraction (0.7 typical). 15.2 GB on
+    a 4090 at 0.7: 21.5 ms.
     """
     env = {
-        "W": _q(weights_bytes, "B"),
+        "W_step": _q(weights_bytes, "B"),
         "TP": _q(tp),
         "eta": _q(bw_eff),
         "beta": _q(bandwidth_bytes_s, "B/s"),
@@ -180,13 +217,27 @@ def tpot_floor(
     return float(_run("tpot", env).magnitude)
 
 
-def r_inst(*, knee_tok_s: float, out_len_tok: float) -> float:
-    """Requests per second one instance sustains (req/s): T_out / ō.
+def r_inst(
+    *,
+    knee_tok_s: float,
+    out_len_tok: float,
+    max_seqs: int | None = None,
+    hold_s: float | None = None,
+) -> float:
+    """Requests per second one instance sustains (req/s): min(T_out / ō, N_seq / t_hold).
 
     knee_tok_s is the measured output throughput at the SLO knee (tok/s); out_len_tok the mean
-    output length (tok/req). 2000 tok/s over 256 tok/req is 7.8 req/s.
+    output length (tok/req). 2000 tok/s over 256 tok/req is 7.8 req/s. With max_seqs (streams
+    that fit) and hold_s (seconds a request holds its slot), the memory bound by Little's law
+    applies too: 16 slots held 4 s each carry 4 req/s.
     """
     env = {"T_out": _q(knee_tok_s, "tok/s"), "o_bar": _q(out_len_tok, "tok/req")}
+    speed = _run("r_speed", env)
+    if max_seqs is None or hold_s is None:
+        return float(speed.magnitude)
+    env |= {"r_speed": speed, "N_seq": _q(max_seqs), "hold": _q(hold_s, "s/req")}
+    env["t_hold"] = _run("t_hold_measured", env)
+    env["r_memory"] = _run("r_memory", env)
     return float(_run("r_inst", env).magnitude)
 
 
@@ -217,7 +268,7 @@ def _value_latex(q: Quantity, target: UnitSpec | None = None) -> str:
     return latex_number_unit(*shown_in(q, target))
 
 
-def _check_inputs(**values: float) -> None:
+def _check_inputs(**values: float | None) -> None:
     rules = {
         "context": (1, 10**7, "tokens"),
         "mem_util": (0.01, 1.0, ""),
@@ -227,12 +278,32 @@ def _check_inputs(**values: float) -> None:
         "out_len": (1, 10**7, "tokens"),
         "qps": (0.0001, 10**9, "req/s"),
         "rho": (0.01, 1.0, ""),
+        "overhead_gib": (0, 10**4, "GiB"),
         "overhead_gb": (0, 10**4, "GB"),
+        "hold_s": (0.001, 10**6, "s"),
+        "tpot_slo_ms": (0.001, 10**6, "ms"),
     }
     for name, value in values.items():
+        if value is None:
+            continue
         low, high, unit = rules[name]
         if not low <= value <= high:
             raise PlanError(f"{name} must be between {low} and {high} {unit}".rstrip() + ".")
+
+
+def _step(formula: Formula, value: Quantity) -> dict[str, Any]:
+    target = parse_units(formula.unit) if formula.unit else None
+    if formula.unit == "" and value.dim != DIMENSIONLESS:  # pragma: no cover - authoring
+        raise PlanError(f"{formula.label} should be a plain number.")
+    shown, unit = shown_in(value, target)
+    return {
+        "name": formula.name,
+        "label": formula.label,
+        "formula_latex": f"{name_latex(formula.name)} = {to_latex(parse_line(formula.expr).expr)}",
+        "substituted": "",
+        "value": shown,
+        "unit": unit,
+    }
 
 
 def plan(
@@ -250,38 +321,52 @@ def plan(
     qps: float = 50,
     rho: float = 0.7,
     tpot_slo_ms: float | None = None,
-    overhead_gb: float = DEFAULT_OVERHEAD_GB,
+    overhead_gb: float | None = None,
+    overhead_gib: float = DEFAULT_OVERHEAD_GIB,
+    hold_s: float | None = None,
     catalog_dir: Path = DEFAULT_DIR,
 ) -> dict[str, Any]:
     """Size a fleet. Returns the `plan --json` object.
 
     Inputs: catalogue keys (or names/aliases) for model, gpu, weights and kv dtypes; context
-    (tokens per sequence), mem_util (vLLM --gpu-memory-utilization), bw_eff (achievable share
-    of the memory bandwidth), tp (GPUs per instance), knee_tok_s (measured output tok/s at
-    the SLO), out_len (mean output tokens), qps (peak req/s), rho (target utilisation),
-    tpot_slo_ms (optional), overhead_gb (non-KV memory per GPU, decimal GB).
+    (tokens per sequence), mem_util (vLLM --gpu-memory-utilization, applied to the memory the
+    driver reports), bw_eff (achievable share of the memory bandwidth), tp (GPUs per
+    instance), knee_tok_s (measured output tok/s at the SLO), out_len (mean output tokens),
+    qps (peak req/s), rho (target utilisation), tpot_slo_ms (optional), overhead_gib (non-KV
+    memory per GPU, GiB; overhead_gb, decimal GB, overrides it), hold_s (optional measured
+    seconds a request holds its KV slot; without it, its decode at the TPOT floor).
 
-    Output: weights_bytes, kv_bytes_per_token, kv_pool_bytes, kv_bytes_per_stream (B),
-    max_seqs, tpot_floor_ms, r_inst_req_s, n_inst, n_gpu, feasible (TPOT SLO ≥ floor; None
-    without an SLO), fits (at least one sequence fits), and `steps`: one
-    {name, label, formula_latex, substituted, value, unit} per formula.
+    Output: weights_bytes, weights_read_per_step_bytes, kv_bytes_per_token, kv_pool_bytes,
+    kv_bytes_per_stream, memory_bytes (as the driver reports), memory_datasheet_bytes (B);
+    kv_heads_per_gpu, max_seqs; tpot_floor_ms (LM head only) and tpot_floor_simple_ms (all
+    weights, the seed's figure); r_speed_req_s, r_memory_req_s, hold_s, r_inst_req_s (the
+    smaller bound) and binding ("speed" | "memory"); n_inst and n_gpu (None when nothing
+    fits); feasible (False when nothing fits or the TPOT SLO is below the floor, True when an
+    SLO is met, None without an SLO), fits, reason (why it is infeasible, else None), notes,
+    and `steps`: one {name, label, formula_latex, substituted, value, unit} per formula.
     Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence message.
     """
     _check_inputs(
         context=context, mem_util=mem_util, bw_eff=bw_eff, tp=tp, knee_tok_s=knee_tok_s,
-        out_len=out_len, qps=qps, rho=rho, overhead_gb=overhead_gb,
+        out_len=out_len, qps=qps, rho=rho, overhead_gib=overhead_gib, overhead_gb=overhead_gb,
+        hold_s=hold_s, tpot_slo_ms=tpot_slo_ms,
     )  # fmt: skip
-    if tpot_slo_ms is not None and not 0 < tpot_slo_ms <= 10**6:
-        raise PlanError("tpot_slo_ms must be a positive number of milliseconds.")
     catalog = load_catalog(catalog_dir)
     m = catalog.model(model)
     g = catalog.gpu(gpu)
     w = catalog.weight_dtype(weights)
     k = catalog.kv_dtype(kv)
+    # vLLM shards KV heads over TP only when one count divides the other.
+    if m.kv_heads % tp and tp % m.kv_heads:
+        raise PlanError(
+            f"tp must divide {m.name}'s {m.kv_heads} KV heads or be a multiple of them."
+        )
+    overhead = _q(overhead_gb, "GB") if overhead_gb is not None else _q(overhead_gib, "GiB")
 
     env: dict[str, Quantity] = {
         "P": _q(m.params),
         "P_emb": _q(m.embedding_params),
+        "P_in": _q(m.unread_embedding_params),
         "b_w": _q(w.bytes_per_param, "B"),
         "b_emb": _q(w.embedding_bytes_per_param, "B"),
         "L": _q(m.layers),
@@ -291,7 +376,7 @@ def plan(
         "TP": _q(tp),
         "mem": g.memory,
         "u": _q(mem_util),
-        "overhead": _q(overhead_gb, "GB"),
+        "overhead": overhead,
         "ctx": _q(context, "tok"),
         "eta": _q(bw_eff),
         "beta": g.bandwidth,
@@ -300,45 +385,88 @@ def plan(
         "lambda_peak": _q(qps, "req/s"),
         "rho": _q(rho),
     }
-    steps = []
-    for formula in FORMULAS.values():
-        line = _parsed(formula.name)
+    if hold_s is not None:
+        env["hold"] = _q(hold_s, "s/req")
+    formulas = dict(FORMULAS)
+    if hold_s is not None:
+        formulas["t_hold"] = MEASURED_HOLD
+    steps: list[dict[str, Any]] = []
+    parsed: dict[str, Line] = {}
+    fits = True
+    for formula in formulas.values():
+        if not fits and formula.name in ("N_inst", "N_GPU"):
+            break  # no fleet of instances that hold nothing
+        line = parse_line(formula.expr)
         try:
             value = Evaluator(env).eval(line.expr)
         except NapkinError as error:  # only a degenerate input can get here (e.g. tiny r_inst)
             raise PlanError(f"{formula.label}: {error.message}") from None
         env[formula.name] = value
-        target = parse_units(formula.unit) if formula.unit else None
-        if formula.unit == "" and value.dim != DIMENSIONLESS:  # pragma: no cover - authoring
-            raise PlanError(f"{formula.label} should be a plain number.")
-        shown, unit = shown_in(value, target)
-        steps.append(
-            {
-                "name": formula.name,
-                "label": formula.label,
-                "formula_latex": f"{name_latex(formula.name)} = {to_latex(line.expr)}",
-                "substituted": "",
-                "value": shown,
-                "unit": unit,
-            }
-        )
+        parsed[formula.name] = line
+        steps.append(_step(formula, value))
+        if formula.name == "N_seq":
+            fits = int(value.magnitude) >= 1
+    env["tpot_simple"] = _run("tpot_simple", env)
     # Every symbol of a substituted line, inputs and earlier results alike, shows its value,
     # so a reader can follow each line with a calculator.
     values_latex = {name: _value_latex(q) for name, q in env.items()}
-    for formula in FORMULAS.values():
-        target = parse_units(formula.unit) if formula.unit else None
-        values_latex[formula.name] = _value_latex(env[formula.name], target)
+    for formula in formulas.values():
+        if formula.name in parsed:
+            target = parse_units(formula.unit) if formula.unit else None
+            values_latex[formula.name] = _value_latex(env[formula.name], target)
     for step in steps:
-        step["substituted"] = to_latex(_parsed(step["name"]).expr, values_latex)
-    tpot_ms = float(env["tpot"].magnitude) * 1000
-    max_seqs = int(env["N_seq"].magnitude)
-    notes = []
+        step["substituted"] = to_latex(parsed[step["name"]].expr, values_latex)
+
+    def number(name: str) -> float:
+        return float(env[name].magnitude)
+
+    tpot_ms = number("tpot") * 1000
+    max_seqs = int(number("N_seq"))
+    notes, reason = [], None
     if context > m.max_context:
         notes.append(
             f"{m.name} is configured for {m.max_context} tokens; {context} needs rope scaling."
         )
-    if max_seqs == 0:
-        notes.append("Not even one sequence of this context fits in the KV pool.")
+    if tp > m.kv_heads:
+        notes.append(
+            f"TP = {tp} is above {m.name}'s {m.kv_heads} KV heads: each GPU keeps one KV head, "
+            f"so the instance caches {tp // m.kv_heads}× the KV of one copy."
+        )
+    notes.append(
+        f"The TPOT floor counts the weights a decode step reads, the LM head but not the input "
+        f"embedding table: {format_number(tpot_ms)} ms. Counting every weight, as the simple "
+        f"napkin figure does, gives {format_number(number('tpot_simple') * 1000)} ms."
+    )
+    usable = number("mem") * mem_util - number("overhead")  # B per GPU for weights and KV
+    weights_per_gpu = number("W") / tp
+    if weights_per_gpu > usable:
+        reason = (
+            f"The weights alone do not fit: {format_number(weights_per_gpu / 1e9)} GB per GPU, "
+            f"but vLLM may use {format_number(usable / GiB)} GiB per GPU "
+            f"({format_number(number('mem') / GiB)} GiB × {format_number(mem_util)} − "
+            f"{format_number(number('overhead') / GiB)} GiB overhead). Raise tp, quantise the "
+            "weights or pick a larger GPU."
+        )
+    elif not fits:
+        reason = (
+            f"Not even one sequence of {context} tokens fits: it needs "
+            f"{format_number(number('kv_stream') / GiB)} GiB of KV and the pool holds "
+            f"{format_number(number('pool') / GiB)} GiB. Shorten the context, use FP8 KV or "
+            "raise tp."
+        )
+    feasible: bool | None = None
+    if tpot_slo_ms is not None:
+        feasible = tpot_slo_ms >= tpot_ms
+        if not feasible:
+            reason = reason or (
+                f"The TPOT SLO of {format_number(tpot_slo_ms)} ms is below the floor of "
+                f"{format_number(tpot_ms)} ms."
+            )
+    if not fits:
+        feasible = False
+    binding = None
+    if fits:
+        binding = "memory" if number("r_memory") < number("r_speed") else "speed"
     return {
         "model": m.name,
         "gpu": g.name,
@@ -346,18 +474,28 @@ def plan(
         "kv": k.name,
         "context": context,
         "tp": tp,
-        "weights_bytes": float(env["W"].magnitude),
-        "kv_bytes_per_token": float(env["kappa"].magnitude),
-        "kv_pool_bytes": float(env["pool"].magnitude),
-        "kv_bytes_per_stream": float(env["kv_stream"].magnitude),
-        "memory_bytes": float(g.memory.magnitude),
+        "weights_bytes": number("W"),
+        "weights_read_per_step_bytes": number("W_step"),
+        "kv_heads_per_gpu": number("H_gpu"),
+        "kv_bytes_per_token": number("kappa"),
+        "kv_pool_bytes": number("pool"),
+        "kv_bytes_per_stream": number("kv_stream"),
+        "memory_bytes": number("mem"),
+        "memory_datasheet_bytes": float(g.memory_datasheet.magnitude),
+        "overhead_bytes": number("overhead"),
         "max_seqs": max_seqs,
         "tpot_floor_ms": tpot_ms,
-        "r_inst_req_s": float(env["r_inst"].magnitude),
-        "n_inst": int(env["N_inst"].magnitude),
-        "n_gpu": int(env["N_GPU"].magnitude),
-        "feasible": None if tpot_slo_ms is None else tpot_slo_ms >= tpot_ms,
-        "fits": max_seqs >= 1,
+        "tpot_floor_simple_ms": number("tpot_simple") * 1000,
+        "r_speed_req_s": number("r_speed"),
+        "hold_s": number("t_hold"),
+        "r_memory_req_s": number("r_memory"),
+        "r_inst_req_s": number("r_inst"),
+        "binding": binding,
+        "n_inst": int(number("N_inst")) if fits else None,
+        "n_gpu": int(number("N_GPU")) if fits else None,
+        "feasible": feasible,
+        "fits": fits,
+        "reason": reason,
         "notes": notes,
         "steps": steps,
     }
@@ -373,6 +511,23 @@ def fleet_curve(
         instances = _run("N_inst", {"lambda_peak": _q(qps, "req/s"), "rho": _q(rho), "r_inst": r})
         gpus = _run("N_GPU", {"N_inst": instances, "TP": _q(tp)})
         points.append((qps, int(gpus.magnitude)))
+    return points
+
+
+def memory_bound_curve(
+    *, kv_pool_bytes: float, kv_bytes_per_token: float, hold_s: float, contexts: list[int]
+) -> list[tuple[int, float]]:
+    """(context tokens, memory bound in req/s) points: the streams that fit at each context,
+    over the time each holds its slot, for the planner's bounds chart."""
+    pool = _q(kv_pool_bytes, "B")
+    kappa = _q(kv_bytes_per_token, "B/tok")
+    hold = _q(hold_s, "s/req")
+    points = []
+    for ctx in contexts:
+        stream = _run("kv_stream", {"kappa": kappa, "ctx": _q(ctx, "tok")})
+        seqs = _run("N_seq", {"pool": pool, "kv_stream": stream})
+        rate = _run("r_memory", {"N_seq": seqs, "t_hold": hold})
+        points.append((ctx, float(rate.magnitude)))
     return points
 
 
@@ -393,6 +548,7 @@ __all__ = [
     "kv_curve",
     "kv_pool_bytes",
     "max_concurrent_seqs",
+    "memory_bound_curve",
     "n_gpu",
     "n_inst",
     "plan",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -21,14 +21,9 @@ _MODEL_KEYS = {
     "hidden_size", "intermediate_size", "vocab_size", "tie_word_embeddings", "max_context",
 }  # fmt: skip
 _GPU_KEYS = {
-    "name",
-    "aliases",
-    "memory",
-    "memory_marketed",
-    "bandwidth",
-    "bf16_tflops",
-    "fp8_tflops",
-}
+    "name", "aliases", "memory", "memory_datasheet", "bandwidth", "bf16_tflops", "fp8_tflops",
+}  # fmt: skip
+_GPU_REQUIRED = {"name", "memory", "memory_datasheet", "bandwidth"}
 _WEIGHT_KEYS = {"name", "aliases", "bytes_per_param", "embedding_bytes_per_param"}
 _KV_KEYS = {"name", "aliases", "bytes"}
 
@@ -53,16 +48,32 @@ class Model:
         """Parameters of the embedding table and lm_head (counted once when tied)."""
         return self.vocab_size * self.hidden_size * (1 if self.tie_word_embeddings else 2)
 
+    @property
+    def unread_embedding_params(self) -> int:
+        """Parameters a decode step does not read: the input embedding table, of which a step
+        gathers one row per sequence. When it is tied to the LM head it is read in full."""
+        return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+
 
 @dataclass(frozen=True)
 class GPU:
     key: str
     name: str
-    memory: Quantity  # bytes
-    memory_marketed: str
+    memory: Quantity  # bytes the driver reports (what vLLM multiplies by mem_util)
+    memory_datasheet: Quantity  # bytes as the datasheet prints them
     bandwidth: Quantity  # B/s
     bf16_tflops: float | None
     fp8_tflops: float | None
+
+    @property
+    def memory_marketed(self) -> str:
+        """The datasheet capacity as text, e.g. '24 GB'."""
+        return self.memory_datasheet_text
+
+    @property
+    def memory_datasheet_text(self) -> str:
+        gb = float(self.memory_datasheet.magnitude) / 1e9
+        return f"{gb:g} GB"
 
 
 @dataclass(frozen=True)
@@ -87,9 +98,13 @@ class Catalog:
     weight_dtypes: dict[str, WeightDtype]
     kv_dtypes: dict[str, KVDtype]
     aliases: dict[str, dict[str, str]]
+    ambiguous: dict[str, list[str]] = field(default_factory=dict)  # GPU names of 2+ cards
 
     def _find(self, kind: str, table: dict[str, Any], key: str) -> Any:
         wanted = key.strip().lower()
+        if kind == "GPU" and wanted in self.ambiguous:
+            choices = " or ".join(f"{k} ({table[k].name})" for k in self.ambiguous[wanted])
+            raise KeyError(f"{key!r} names more than one GPU; choose {choices}.")
         found = self.aliases[kind].get(wanted)
         if found is None:
             known = ", ".join(table)
@@ -145,13 +160,19 @@ def load_catalog(directory: Path = DEFAULT_DIR) -> Catalog:
         models[key] = Model(key=key, **fields)
         register("model", key, entry)
     gpus = {}
-    for key, entry in _read(directory / "gpus.yaml")["gpus"].items():
+    gpu_file = _read(directory / "gpus.yaml")
+    for key, entry in gpu_file["gpus"].items():
         _check_keys(f"gpus.yaml {key}", entry, _GPU_KEYS)
+        missing = _GPU_REQUIRED - set(entry)
+        if missing:
+            raise FormulaError(f"gpus.yaml {key}: missing {sorted(missing)}.")
         gpus[key] = GPU(
             key=key,
             name=entry["name"],
             memory=_quantity(f"gpus.yaml {key} memory", entry["memory"], INFORMATION),
-            memory_marketed=str(entry.get("memory_marketed", entry["memory"])),
+            memory_datasheet=_quantity(
+                f"gpus.yaml {key} memory_datasheet", entry["memory_datasheet"], INFORMATION
+            ),
             bandwidth=_quantity(
                 f"gpus.yaml {key} bandwidth", entry["bandwidth"], dim_div(INFORMATION, TIME)
             ),
@@ -174,4 +195,11 @@ def load_catalog(directory: Path = DEFAULT_DIR) -> Catalog:
         _check_keys(f"dtypes.yaml kv {key}", entry, _KV_KEYS)
         kv_dtypes[key] = KVDtype(key=key, name=entry["name"], bytes=float(entry["bytes"]))
         register("KV dtype", key, entry)
-    return Catalog(models, gpus, weight_dtypes, kv_dtypes, aliases)
+    ambiguous = {
+        str(name).lower(): [str(k) for k in keys]
+        for name, keys in (gpu_file.get("ambiguous") or {}).items()
+    }
+    for name, keys in ambiguous.items():
+        if name in aliases["GPU"] or not set(keys) <= set(gpus):
+            raise FormulaError(f"gpus.yaml ambiguous {name!r}: not a choice of listed GPUs.")
+    return Catalog(models, gpus, weight_dtypes, kv_dtypes, aliases, ambiguous)

@@ -1,15 +1,27 @@
 """Judge a candidate's napkin-math answer against a question's quantity.
 
-Order of judgement: dimension first, then the relative tolerance, then rounding (a fleet
-size is a whole number, rounded up), then known mistakes: the quantity's authored wrong
-formulas, then the generic ones (×1000, GB vs GiB, ms vs s, bits vs bytes, K and V, query vs
-KV heads, ρ forgotten, mean instead of peak), each named in the hint. The expected value is
-only returned when the caller asks for it (after the step was submitted).
+Order of judgement: dimension first, then the relative tolerance, then rounding (a count is a
+whole number, rounded the way the quantity says, and the hint says which way the answer went),
+then known mistakes, the nearest one winning: the quantity's own `mistakes:` from the question
+file, and the slips that depend on no question (a factor of 1000, GB vs GiB to the right power,
+bits vs bytes, 32k read as 32,000, one given read in GB where it is GiB or the other way). The
+engine knows nothing about any one question: every mistake that needs its meaning is declared
+in the file. The expected value is only returned when the caller asks for it (after the step
+was submitted).
+
+A mistake in the question file is a mapping:
+    formula  napkin expression over the givens and earlier quantities (the wrong answer), or
+    replace  {given: expression}: the quantity's own formula with those givens replaced
+             (e.g. {kv_heads: q_heads}); exactly one of the two
+    hint     one or two sentences shown when the answer matches
+    kind     optional short tag naming the mistake (e.g. utilisation-target), returned with the
+             verdict
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -37,28 +49,32 @@ from .worksheet import build_env, evaluate, evaluate_line, format_number, shown_
 
 VERDICTS = ("correct", "close", "wrong_unit", "not_rounded", "known_mistake", "wrong")
 DEFAULT_TOLERANCE = 0.05
+MISTAKE_KEYS = frozenset({"formula", "replace", "hint", "kind"})
 _ROUNDING = {"ceil": math.ceil, "floor": math.floor, "round": lambda x: math.floor(x + 0.5)}
 _ROUNDING_WORDS = {
     "ceil": "rounded up",
     "floor": "rounded down",
     "round": "rounded to the nearest whole number",
 }
+_ROUNDED = re.compile(r"^\s*(ceil|floor|round)\((.*)\)\s*$")
 
 
 @dataclass
 class CheckResult:
     """verdict: one of VERDICTS; value/unit: the candidate's answer (in the quantity's unit
     when the dimension matches); hint: one or two sentences; expected: the instructor's value
-    in `unit`, only when revealed."""
+    in `unit`, only when revealed; mistake: the `kind` of the known mistake matched, if any."""
 
     verdict: str
     value: float | None
     unit: str
     hint: str
     expected: float | None = None
+    mistake: str | None = None
 
     def as_json(self, reveal: bool = False) -> dict[str, Any]:
-        """The `napkin --check --json` object; `expected` only when revealed."""
+        """The `napkin --check --json` object; `expected` only when revealed, `mistake` only
+        when a known mistake with a kind matched."""
         out: dict[str, Any] = {
             "verdict": self.verdict,
             "value": self.value,
@@ -67,6 +83,8 @@ class CheckResult:
         }
         if reveal:
             out["expected"] = self.expected
+        if self.mistake:
+            out["mistake"] = self.mistake
         return out
 
 
@@ -84,8 +102,14 @@ def givens_from_estimate(estimate: Mapping[str, Any], upto: str | None = None) -
     return givens
 
 
-def _labels(estimate_givens: Mapping[str, str], labels: Mapping[str, str] | None) -> dict[str, str]:
-    return {name: f"{name} {(labels or {}).get(name, '')}".lower() for name in estimate_givens}
+def _unrounded(givens: Mapping[str, str]) -> dict[str, str]:
+    """The givens with every outer ceil/floor/round taken off, so a count derived from another
+    count can be compared with the value before any rounding (9.14 instances, not 10)."""
+    out = {}
+    for name, text in givens.items():
+        match = _ROUNDED.match(text)
+        out[name] = match.group(2) if match else text
+    return out
 
 
 def _has_units(node: Node, env: Mapping[str, Quantity]) -> bool:
@@ -117,7 +141,7 @@ def _rel(a: float, b: float) -> float:
 class _Judge:
     spec: Mapping[str, Any]
     givens: Mapping[str, str]
-    labels: dict[str, str]
+    labels: Mapping[str, str]
     target: UnitSpec | None
     tolerance: float
     rounding: str | None
@@ -130,14 +154,46 @@ class _Judge:
     def dim(self) -> tuple:
         return self.target.dim if self.target else DIMENSIONLESS
 
-    def value_of(self, formula: str, overrides: Mapping[str, Quantity] | None = None) -> Quantity:
-        env = build_env(self.givens, overrides)
+    def value_of(
+        self,
+        formula: str,
+        overrides: Mapping[str, Quantity] | None = None,
+        givens: Mapping[str, str] | None = None,
+    ) -> Quantity:
+        env = build_env(self.givens if givens is None else givens, overrides)
         try:
             return evaluate(formula, env)
         except NapkinError as error:
             raise FormulaError(
                 f"The formula {formula!r} of {self.spec.get('id')!r}: {error.message}"
             ) from None
+
+    def mistake_value(self, mistake: Mapping[str, Any]) -> Quantity:
+        """The wrong answer a declared mistake gives."""
+        unknown = set(mistake) - MISTAKE_KEYS
+        if unknown or "hint" not in mistake or ("formula" in mistake) == ("replace" in mistake):
+            raise FormulaError(
+                f"A mistake of {self.spec.get('id')!r} needs a hint and exactly one of formula "
+                f"or replace (and no {sorted(unknown)})."
+                if unknown
+                else f"A mistake of {self.spec.get('id')!r} needs a hint and exactly one of "
+                "formula or replace."
+            )
+        if "formula" in mistake:
+            return self.value_of(str(mistake["formula"]))
+        env = build_env(self.givens)
+        overrides = {}
+        for name, text in dict(mistake["replace"]).items():
+            if name not in env:
+                raise FormulaError(f"A mistake of {self.spec.get('id')!r} replaces {name!r}, "
+                                   "which is not a given.")  # fmt: skip
+            try:
+                overrides[str(name)] = evaluate(str(text), env)
+            except NapkinError as error:
+                raise FormulaError(
+                    f"A mistake of {self.spec.get('id')!r}: {error.message}"
+                ) from None
+        return self.value_of(str(self.spec["formula"]), overrides)
 
     def in_unit(self, q: Quantity) -> float:
         return float(q.magnitude / self.scale)
@@ -146,94 +202,78 @@ class _Judge:
         return float(_ROUNDING[self.rounding](x)) if self.rounding else x
 
 
-def _find_given(labels: Mapping[str, str], *wanted: str, avoid: tuple[str, ...] = ()) -> str | None:
-    for name, text in labels.items():
-        if all(w in text for w in wanted) and not any(a in text for a in avoid):
-            return name
-    return None
+@dataclass(frozen=True)
+class _Candidate:
+    """A wrong answer the checker can name: its value in the quantity's unit, and why."""
+
+    value: float
+    hint: str
+    kind: str | None
 
 
-def _generic_replays(judge: _Judge, env: Mapping[str, Quantity]) -> list[tuple[dict, str]]:
-    """Mistakes replayed on the givens: (overrides, hint)."""
-    replays: list[tuple[dict, str]] = []
-    labels = judge.labels
-    rho = next((n for n in labels if n.lower() in ("rho", "ρ")), None) or _find_given(
-        labels, "utili", "target"
-    )
-    if rho and rho in env:
-        replays.append(
-            (
-                {rho: Quantity(Rational(1))},
-                "You left out the utilisation target ρ: a fleet sized at 100% busy has no "
-                "room for bursts; divide by ρ as well.",
-            )
-        )
-    peak = _find_given(labels, "peak")
-    means = [
-        name
-        for name, text in labels.items()
-        if any(word in text for word in ("mean", "average", "avg"))
-        and peak in env
-        and name in env
-        and env[name].dim == env[peak].dim
-    ]
-    if peak and means:
-        replays.append(
-            (
-                {peak: env[means[0]]},
-                "That is sized for the mean traffic; capacity has to cover the peak QPS.",
-            )
-        )
-    kv_heads = _find_given(labels, "kv", "head")
-    q_heads = _find_given(labels, "head", avoid=("kv", "dim", "size")) if kv_heads else None
-    if kv_heads and q_heads and kv_heads in env and q_heads in env:
-        replays.append(
-            (
-                {kv_heads: env[q_heads]},
-                "You used the query heads; only the KV heads are cached (GQA: 4 KV heads for "
-                "28 query heads in Qwen2.5-7B).",
-            )
-        )
-    return replays
-
-
-def _generic_factors(
-    dim: tuple, env: Mapping[str, Quantity], labels: Mapping[str, str]
-) -> list[tuple[float, str]]:
-    """Mistakes seen as a ratio to the right answer: (factor, hint)."""
-    factors: list[tuple[float, str]] = []
+def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Candidate]:
+    """Slips that depend on no question, seen as a ratio to the right answer."""
+    dim = judge.dim
+    out: list[_Candidate] = []
     if dim[1] != 0:
         thousand = "Off by a factor of 1000: milliseconds versus seconds?"
     elif dim[0] != 0:
         thousand = "Off by a factor of 1000: one unit prefix too many or too few (MB vs GB)?"
     else:
         thousand = "Off by a factor of 1000: check the unit prefixes (k, M, G)."
-    factors += [(1000.0, thousand), (1 / 1000, thousand)]
+    out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
+    k_note = _k_note(notes)
+    if k_note:
+        hint = f"Off by 1024/1000: {k_note}"
+        out += [_Candidate(raw * f, hint, "k-vs-ki") for f in (1 / 1.024, 1.024)]
     if dim[0] != 0:
-        for n in (1, 2, 3, 4):
+        # Slips of one prefix per power of 1000 the value spans: KB vs KiB for 56 KiB, up to
+        # GB vs GiB for 15.7 GB, never TB vs TiB for it.
+        top = max(1, min(4, int(math.log10(max(abs(raw * float(judge.scale)), 1)) // 3)))
+        for n in range(1, top + 1):
             hint = (
-                f"Off by (1024/1000)^{n}: GB versus GiB? 1 GiB is 1.074 GB, and the gap grows "
-                "with each prefix."
+                f"Off by (1024/1000)^{n} = {1.024**n:.3f}: decimal versus binary units "
+                f"({_PREFIX_PAIRS[n]})? The gap grows with each prefix."
             )
-            factors += [(1.024**n, hint), (1 / 1.024**n, hint)]
+            out += [_Candidate(raw * f, hint, "gb-vs-gib") for f in (1.024**n, 1 / 1.024**n)]
         bits = "Off by a factor of 8: bits versus bytes (1 B = 8 bit)?"
-        factors += [(8.0, bits), (1 / 8, bits)]
-        two = "Off by a factor of 2: both K and V are cached (and BF16 takes 2 bytes)."
-        factors += [(2.0, two), (0.5, two)]
-    if dim[0] == 0:
-        return factors
-    # The GQA ratio: KV bytes computed with the query heads come out this many times too big.
-    gqa = 7.0
-    kv_heads = _find_given(labels, "kv", "head")
-    q_heads = _find_given(labels, "head", avoid=("kv", "dim", "size"))
-    if kv_heads in env and q_heads in env and float(env[kv_heads].magnitude):
-        gqa = float(env[q_heads].magnitude / env[kv_heads].magnitude) or 7.0
-    heads = (
-        f"Off by a factor of {format_number(gqa)}: query heads instead of KV heads? Only the "
-        "KV heads are cached."
-    )
-    factors += [(gqa, heads), (1 / gqa, heads)]
-    return factors
+        out += [_Candidate(raw * f, bits, "bits-vs-bytes") for f in (8.0, 1 / 8)]
+    return out
+
+
+def _k_note(notes: tuple[str, ...]) -> str | None:
+    """The line's note that a k-suffixed count was read as a power of 1000, if any."""
+    return next((n for n in notes if " reads as " in n and "Ki." in n), None)
+
+
+_PREFIX_PAIRS = {1: "KB vs KiB", 2: "MB vs MiB", 3: "GB vs GiB", 4: "TB vs TiB"}
+
+
+def _input_slips(judge: _Judge, env: Mapping[str, Quantity]) -> list[_Candidate]:
+    """One given read with the wrong prefix, binary for decimal or the other way round (24 GB
+    taken as 24 GiB): the quantity's formula replayed with that given off by (1024/1000)^n."""
+    out: list[_Candidate] = []
+    formula = str(judge.spec["formula"])
+    for name, q in env.items():
+        if q.dim[0] == 0 or name not in judge.givens or _ROUNDED.match(judge.givens[name]):
+            continue
+        label = judge.labels.get(name)
+        named = f"{name} ({label})" if label else name
+        for n in (3, 1):
+            ratio = Rational(1024**n, 1000**n)
+            misread = Quantity(q.magnitude / ratio if q.binary else q.magnitude * ratio, q.dim)
+            decimal, binary = _PREFIX_PAIRS[n].split(" vs ")
+            given_as, read_as = (binary, decimal) if q.binary else (decimal, binary)
+            try:
+                wrong = judge.in_unit(judge.value_of(formula, {name: misread}))
+            except FormulaError:
+                continue
+            hint = (
+                f"Check the unit of {named}: its value is in {given_as}, and reading it as "
+                f"{read_as} moves it by a factor of {1.024**n:.3f}."
+            )
+            out.append(_Candidate(wrong, hint, "input-unit"))
+    return out
 
 
 def check_quantity(
@@ -247,14 +287,14 @@ def check_quantity(
 ) -> CheckResult:
     """Judge `answer_text` (a napkin-math expression) against one quantity of a question.
 
-    quantity_spec: {id, label, formula, unit, tolerance?, rounding?, mistakes?: [{formula,
-    hint}]}; givens: name -> napkin expression (see givens_from_estimate); worksheet_env:
-    the candidate's own worksheet names (they may be used in the answer); given_labels: name
-    -> label, which lets the checker recognise ρ, peak/mean QPS and query/KV heads by meaning.
-    A bare number is read in the quantity's unit ("21.5" for a quantity in ms).
+    quantity_spec: {id, label, formula, unit, tolerance?, rounding?, mistakes?: [{formula or
+    replace, hint, kind?}]}; givens: name -> napkin expression (see givens_from_estimate);
+    worksheet_env: the candidate's own worksheet names (they may be used in the answer);
+    given_labels: name -> label, quoted when a hint names a given. A bare number is read in
+    the quantity's unit ("21.5" for a quantity in ms).
 
     Raises NapkinError when the answer does not evaluate (the caller shows that error), and
-    FormulaError when the authored formula or givens do not.
+    FormulaError when the authored formula, a mistake or the givens do not.
     """
     unit_text = str(quantity_spec.get("unit") or "")
     try:
@@ -267,7 +307,7 @@ def check_quantity(
     judge = _Judge(
         spec=quantity_spec,
         givens=givens,
-        labels=_labels(givens, given_labels),
+        labels=dict(given_labels or {}),
         target=target,
         tolerance=float(quantity_spec.get("tolerance", DEFAULT_TOLERANCE)),
         rounding=rounding,
@@ -281,6 +321,7 @@ def check_quantity(
         )
     raw = judge.in_unit(expected_q)
     expected = judge.rounded(raw)
+    mistakes = [(m, judge.mistake_value(m)) for m in quantity_spec.get("mistakes") or []]
 
     # The candidate's answer, in their worksheet's scope.
     scope = {**env, **(worksheet_env or {})}
@@ -291,19 +332,21 @@ def check_quantity(
         if not _has_units(line.expr, scope):
             answer = Quantity(answer.magnitude * judge.scale, judge.dim, answer.binary)
 
-    def result(verdict: str, hint: str, value: float | None, unit: str) -> CheckResult:
-        return CheckResult(verdict, value, unit, hint, expected if reveal else None)
+    def result(
+        verdict: str, hint: str, value: float | None, unit: str, kind: str | None = None
+    ) -> CheckResult:
+        return CheckResult(verdict, value, unit, hint, expected if reveal else None, kind)
 
     if answer.dim != judge.dim:
-        # An authored mistake may have another dimension (e.g. tok/s where req/s was asked).
-        for mistake in quantity_spec.get("mistakes") or []:
-            wrong = judge.value_of(str(mistake["formula"]))
+        # A declared mistake may have another dimension (e.g. tok/s where req/s was asked).
+        for mistake, wrong in mistakes:
             if (
                 wrong.dim == answer.dim
                 and _rel(float(answer.magnitude), float(wrong.magnitude)) <= judge.tolerance
             ):
                 value, unit = shown_in(answer)
-                return result("known_mistake", str(mistake["hint"]), value, unit)
+                return result("known_mistake", str(mistake["hint"]), value, unit,
+                              mistake.get("kind"))  # fmt: skip
         value, unit = shown_in(answer)
         example = unit_text or "a plain number"
         return result(
@@ -317,44 +360,47 @@ def check_quantity(
     value = judge.in_unit(answer)
     distance = _rel(value, expected)
     if judge.rounding:
-        whole = abs(value - round(value)) < 1e-9
-        if whole and round(value) == round(expected):
-            return result("correct", "", value, unit_text)
-        if _rel(value, raw) <= judge.tolerance or (whole and abs(value - raw) < 1):
-            return result(
-                "not_rounded",
-                f"Right value, but it must be a whole number, "
-                f"{_ROUNDING_WORDS[judge.rounding]}: {format_number(raw)} becomes "
-                f"{format_number(expected)}."
-                if reveal
-                else f"Right value, but it must be a whole number, "
-                f"{_ROUNDING_WORDS[judge.rounding]}.",
-                value,
-                unit_text,
-            )
+        verdict = _judge_count(judge, value, raw, expected, reveal)
+        if verdict is not None:
+            return result(verdict[0], verdict[1], value, unit_text)
     elif distance <= judge.tolerance:
+        # Within tolerance, but a 32k that meant 32,768 still deserves a word.
+        k_note = _k_note(line.notes)
+        if k_note and _rel(value, raw / 1.024) < distance:
+            return result("correct", k_note, value, unit_text, "k-vs-ki")
         return result("correct", "", value, unit_text)
 
-    # Known mistakes: a match that is closer than the right answer is.
-    def matches(wrong_value: float) -> bool:
-        gap = _rel(value, wrong_value)
-        return gap <= judge.tolerance and gap < distance
+    # Known mistakes: of those within tolerance and nearer than the right answer, the nearest.
+    candidates = [
+        _Candidate(judge.in_unit(wrong), str(mistake["hint"]), mistake.get("kind"))
+        for mistake, wrong in mistakes
+        if wrong.dim == judge.dim
+    ]
+    candidates += _unit_slips(judge, raw, line.notes)
+    # A whole answer to a count is the mistaken count exactly or not at all, and says too
+    # little to blame one given's unit on it.
+    whole_count = bool(judge.rounding) and abs(value - round(value)) < 1e-9
+    if not whole_count:
+        candidates += _input_slips(judge, env)
+    best: tuple[float, _Candidate] | None = None
+    for c in candidates:
+        for w in {judge.rounded(c.value)} if whole_count else {c.value, judge.rounded(c.value)}:
+            gap = _rel(value, w)
+            if whole_count and round(value) != w:
+                continue
+            if _rel(w, raw) > 1e-9 and gap <= judge.tolerance and gap < distance:
+                if best is None or gap < best[0] - 1e-12:
+                    best = (gap, c)
+    if best is not None:
+        return result("known_mistake", best[1].hint, value, unit_text, best[1].kind)
 
-    for mistake in quantity_spec.get("mistakes") or []:
-        wrong = judge.value_of(str(mistake["formula"]))
-        if wrong.dim == judge.dim:
-            w = judge.in_unit(wrong)
-            if matches(w) or matches(judge.rounded(w)):
-                return result("known_mistake", str(mistake["hint"]), value, unit_text)
-    for overrides, hint in _generic_replays(judge, env):
-        w = judge.in_unit(judge.value_of(str(quantity_spec["formula"]), overrides))
-        if _rel(w, raw) > 1e-9 and (matches(w) or matches(judge.rounded(w))):
-            return result("known_mistake", hint, value, unit_text)
-    for factor, hint in _generic_factors(judge.dim, env, judge.labels):
-        w = raw * factor
-        if matches(w) or matches(judge.rounded(w)):
-            return result("known_mistake", hint, value, unit_text)
-
+    if judge.rounding and abs(value - round(value)) < 1e-9 and distance <= judge.tolerance:
+        return result(
+            "close",
+            "A whole number, but not the one this count comes to; check the inputs you rounded.",
+            value,
+            unit_text,
+        )
     if distance <= 2 * judge.tolerance:
         return result(
             "close",
@@ -368,3 +414,39 @@ def check_quantity(
         value,
         unit_text,
     )
+
+
+def _judge_count(
+    judge: _Judge, value: float, raw: float, expected: float, reveal: bool
+) -> tuple[str, str] | None:
+    """The verdict on an answer to a rounded quantity, when rounding decides it: correct, the
+    right value not yet whole, or whole but rounded the other way. None to judge on."""
+    whole = abs(value - round(value)) < 1e-9
+    if whole and round(value) == round(expected):
+        return "correct", ""
+    try:
+        unrounded = judge.in_unit(
+            judge.value_of(str(judge.spec["formula"]), givens=_unrounded(judge.givens))
+        )
+    except FormulaError:
+        unrounded = raw
+    words = _ROUNDING_WORDS[judge.rounding or "round"]
+    shown = f": {format_number(unrounded)} becomes {format_number(expected)}." if reveal else "."
+    if not whole:
+        if _rel(value, raw) <= judge.tolerance or _rel(value, unrounded) <= judge.tolerance:
+            return "not_rounded", f"Right value, but it must be a whole number, {words}{shown}"
+        return None
+    for x in {raw, unrounded}:
+        if x == round(x):
+            continue
+        for way, other in (("ceil", math.ceil(x)), ("floor", math.floor(x))):
+            if other == round(value) and other != expected:
+                went = _ROUNDING_WORDS[way]
+                return (
+                    "not_rounded",
+                    f"Right value, but {went}; this count must be {words}{shown}",
+                )
+    return None
+
+
+__all__ = ["VERDICTS", "MISTAKE_KEYS", "CheckResult", "check_quantity", "givens_from_estimate"]

@@ -11,14 +11,25 @@ Grammar (loosest first):
     expr     := term (('+' | '-') term)*
     term     := unary (('*' | '/') unary)*
     unary    := ('-' | '+') unary | power
-    power    := atom ['^' exponent] [units]          -- units attach after a number or ')'
+    power    := atom ['^' exponent] [COUNT | units]  -- both attach after a number or ')'
     exponent := ('-' | '+') exponent | atom ['^' exponent]
-    atom     := NUMBER [SUFFIX] | NAME | UNIT | FUNC '(' expr (',' expr)* ')' | '(' expr ')'
+    atom     := number | '$' number | NAME | UNIT | FUNC '(' expr (',' expr)* ')'
+              | '(' expr ')'
+    number   := NUMBER [SUFFIX] ['%']
     units    := unit ['^' INT] (('*' | '/') unit ['^' INT])*
+
+SUFFIX is k K M G T (powers of 1000) or Ki Mi Gi Ti (powers of 1024), written straight after
+the number: 32k is 32,000 and 32Ki is 32,768. '%' divides by 100 (70% is 0.7); '$' before a
+number is USD ($2.5/h is 2.5 USD/h). COUNT is a word that labels a count (GPUs, instances,
+streams, replicas, params, ...): `10 GPUs` is the plain number 10.
+
+Readings a candidate may not mean are kept as notes on the line rather than refused: `7B`
+is 7 bytes (not 7 billion parameters) and `32k` is 32,000 (not 32,768).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,7 +37,17 @@ from functools import lru_cache
 from sympy import Integer, Rational
 
 from .errors import NapkinError
-from .units import SUFFIXES, UNITS, Dim, Unit, dim_div, dim_mul, dim_pow
+from .units import (
+    COUNT_WORDS,
+    DIMENSIONLESS,
+    SUFFIXES,
+    UNITS,
+    Dim,
+    Unit,
+    dim_div,
+    dim_mul,
+    dim_pow,
+)
 
 MAX_INPUT_CHARS = 500
 MAX_TOKENS = 250
@@ -58,7 +79,7 @@ _TOKEN_RE = re.compile(
     (?P<ws>[ \t]+)
   | (?P<number>(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?)
   | (?P<name>[{_NAME_CHARS}][{_NAME_CHARS}0-9_]*)
-  | (?P<op>\*\*|[-+*/^(),=])
+  | (?P<op>\*\*|[-+*/^(),=%$])
     """,
     re.VERBOSE,
 )
@@ -189,6 +210,7 @@ class Line:
     expr: Node
     target: UnitSpec | None
     target_pos: int | None
+    notes: tuple[str, ...] = ()  # readings worth telling the candidate about (7B, 32k)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,6 +243,9 @@ def _number(token: Token) -> Rational:
     return value
 
 
+_USD = UnitSpec("USD", UNITS["USD"].scale, UNITS["USD"].dim, False, (("USD", 1),))
+
+
 def _is_unit_name(token: Token) -> bool:
     return token.kind == "name" and token.text in UNITS
 
@@ -231,6 +256,7 @@ class _Parser:
         self.i = 0
         self.nodes = 0
         self.depth = 0
+        self.notes: list[str] = []
 
     # -- helpers
     def peek(self, offset: int = 0) -> Token:
@@ -278,9 +304,16 @@ class _Parser:
         token = self.peek()
         if token.kind != "end":
             raise self.unexpected(token)
-        return Line(name, expr, target, target_pos)
+        return Line(name, expr, target, target_pos, tuple(dict.fromkeys(self.notes)))
 
     def unexpected(self, token: Token) -> NapkinError:
+        previous = self.tokens[self.i - 1] if self.i else None
+        if (
+            token.kind == "name"
+            and previous is not None
+            and (previous.kind == "number" or previous.text == ")" or previous.text in SUFFIXES)
+        ):
+            return _not_a_unit(token)
         if token.text == "=":
             return NapkinError(
                 f"Unexpected '=' at column {token.pos + 1}; only 'name = expression' defines "
@@ -289,6 +322,17 @@ class _Parser:
             )
         if token.text == ")":
             return NapkinError(f"Unmatched ')' at column {token.pos + 1}.", token.pos)
+        if token.text == "$":
+            return NapkinError(
+                f"'$' at column {token.pos + 1} must come straight before a number, as in "
+                "$2.5/h (or write 2.5 USD/h).",
+                token.pos,
+            )
+        if token.text == "%":
+            return NapkinError(
+                f"'%' at column {token.pos + 1} must follow its number with no space, as in 70%.",
+                token.pos,
+            )
         if token.kind in ("name", "number") or token.text == "(":
             return NapkinError(
                 f"Missing an operator before {token.text!r} at column {token.pos + 1}.",
@@ -332,11 +376,18 @@ class _Parser:
             self.count(op.pos)
             node = BinOp("^", node, self.exponent(), op.pos)
         last = self.tokens[self.i - 1]
+        after_value = last.kind == "number" or last.text in (")", "%") or last.text in SUFFIXES
+        nxt = self.peek()
+        if nxt.kind == "name" and nxt.text in COUNT_WORDS and after_value:
+            self.advance()
+            self.count(nxt.pos)
+            label = UnitSpec(nxt.text, Integer(1), DIMENSIONLESS, False, ((nxt.text, 1),))
+            return WithUnit(node, label, nxt.pos)
         # Units follow a number or a closing parenthesis: `1008 GB/s`, `2^10 B`, `(a+b) tok`.
         if _is_unit_name(self.peek()) and self.peek(1).text != "(":
             if (
                 last.kind == "number"
-                or last.text == ")"
+                or last.text in (")", "%")
                 or last.kind == "name"
                 and (last.text in SUFFIXES and last.attached)
             ):
@@ -366,22 +417,21 @@ class _Parser:
         token = self.peek()
         self.count(token.pos)
         if token.kind == "number":
+            return self.number()
+        if token.kind == "op" and token.text == "$":
             self.advance()
-            value = _number(token)
-            text = token.text
-            nxt = self.peek()
-            if nxt.kind == "name" and nxt.attached:
-                if nxt.text in SUFFIXES:
-                    self.advance()
-                    value = value * SUFFIXES[nxt.text]
-                    text += nxt.text
-                elif nxt.text not in UNITS:
-                    raise NapkinError(
-                        f"{nxt.text!r} after the number at column {token.pos + 1} is neither a "
-                        "unit nor a suffix (k, M, G, T).",
-                        nxt.pos,
-                    )
-            return Num(value, text, token.pos)
+            if self.peek().kind != "number" or not self.peek().attached:
+                raise NapkinError(
+                    f"'$' at column {token.pos + 1} must come straight before a number, as in "
+                    "$2.5/h (or write 2.5 USD/h).",
+                    token.pos,
+                )
+            self.count(token.pos)
+            return WithUnit(self.number(), _USD, token.pos)
+        if token.kind == "op" and token.text == "%":
+            raise NapkinError(
+                f"'%' at column {token.pos + 1} must follow a number, as in 70%.", token.pos
+            )
         if token.kind == "name":
             self.advance()
             if self.peek().text == "(" and self.peek().kind == "op":
@@ -416,6 +466,36 @@ class _Parser:
         if token.kind == "end":
             raise NapkinError("The expression ends too early.", token.pos)
         raise NapkinError(f"Unexpected {token.text!r} at column {token.pos + 1}.", token.pos)
+
+    def number(self) -> Num:
+        """NUMBER [SUFFIX] ['%'], noting the readings a candidate may not mean."""
+        token = self.advance()
+        value = _number(token)
+        text = token.text
+        nxt = self.peek()
+        if nxt.kind == "name" and nxt.attached:
+            if nxt.text in SUFFIXES:
+                self.advance()
+                value = value * SUFFIXES[nxt.text]
+                text += nxt.text
+                if nxt.text in ("k", "K"):
+                    self.notes.append(
+                        f"{text} reads as {format_count(value)}; for a power of two such as "
+                        f"{format_count(_number(token) * 1024)} write {token.text}Ki."
+                    )
+            elif nxt.text == "B":
+                self.notes.append(
+                    f"{text}B reads as {text} bytes; for {text} billion parameters write "
+                    f"{text}e9 or {text}G."
+                )
+            elif nxt.text not in UNITS and nxt.text not in COUNT_WORDS:
+                raise _not_a_unit(nxt)
+        nxt = self.peek()
+        if nxt.kind == "op" and nxt.text == "%" and nxt.attached:
+            self.advance()
+            value = value / 100
+            text += "%"
+        return Num(value, text, token.pos)
 
     def call(self, token: Token) -> Node:
         name = token.text
@@ -508,6 +588,25 @@ class _Parser:
                 continue
             break
         return UnitSpec("".join(text_parts), scale, dim, binary, tuple(factors))
+
+
+def format_count(value: Rational) -> str:
+    """A whole count with thousands separators (32,000); other values as they come."""
+    if value.q == 1:
+        return f"{int(value):,}"
+    return str(float(value))
+
+
+def _not_a_unit(token: Token) -> NapkinError:
+    """A word after a number that is neither a unit nor a count label, with the close ones."""
+    close = difflib.get_close_matches(token.text, [*UNITS, *COUNT_WORDS], n=3, cutoff=0.6)
+    hint = f" Close ones: {', '.join(close)}." if close else ""
+    return NapkinError(
+        f"{token.text!r} at column {token.pos + 1} is not a unit.{hint} Count words such as "
+        "GPUs, instances, streams, replicas or params may follow a number; to multiply by a "
+        "name, write '*'.",
+        token.pos,
+    )
 
 
 def check_definable(name: str, pos: int = 0) -> None:

@@ -11,6 +11,10 @@ import re
 from functools import lru_cache
 from html import escape
 
+import nh3
+from latex2mathml.converter import convert
+
+from .numbers import format_number
 from .parser import BinOp, Call, Group, Line, Name, Neg, Node, Num, UnitRef, UnitSpec, WithUnit
 
 # Greek letter names a napkin name may use, with the letter MathML shows for each.
@@ -94,9 +98,9 @@ def number_parts(text: str) -> tuple[str, str | None, str]:
     """A number as typed, for display: (mantissa, exponent or None, suffix letter or "").
     `7.6e9` -> ("7.6", "9", ""), `2k` -> ("2", None, "k"), `1_000` -> ("1000", None, "")."""
     text = text.replace("_", "")
-    suffix = ""
-    if text and text[-1] in "kKMGT":
-        text, suffix = text[:-1], text[-1]
+    found = re.search(r"(?:[KMGT]i|[kKMGT])?%?$", text)
+    suffix = found.group() if found else ""
+    text = text[: len(text) - len(suffix)]
     mantissa, sep, exponent = text.lower().partition("e")
     return mantissa, exponent.lstrip("+") if sep else None, suffix
 
@@ -107,6 +111,8 @@ def number_latex(text: str) -> str:
     if exponent is not None:
         power = f"10^{{{exponent}}}"
         out = power if mantissa == "1" else rf"{mantissa} \times {power}"
+    if suffix.endswith("%"):
+        return out + (rf"\,\text{{{suffix[:-1]}}}" if suffix[:-1] else "") + r"\%"
     return out + (rf"\,\text{{{suffix}}}" if suffix else "")
 
 
@@ -246,7 +252,10 @@ def number_mathml(text: str) -> str:
     if exponent is not None:
         power = f"<msup><mn>10</mn><mrow>{_number_mathml(exponent)}</mrow></msup>"
         out = power if mantissa == "1" else f"{out}{_mo('\u00d7')}{power}"
-    return out + (f'<mspace width="0.167em" /><mtext>{suffix}</mtext>' if suffix else "")
+    percent = "<mo>%</mo>" if suffix.endswith("%") else ""
+    suffix = suffix.removesuffix("%")
+    spaced = f'<mspace width="0.167em" /><mtext>{suffix}</mtext>' if suffix else ""
+    return out + spaced + percent
 
 
 def to_mathml(node: Node) -> str:
@@ -300,18 +309,49 @@ def line_mathml(line: Line) -> str:
     return f"{_MATH_OPEN}<mrow>{out}</mrow></math>"
 
 
-@lru_cache(maxsize=2048)
-def latex_to_mathml(latex: str) -> str:
-    """MathML for browsers (Chromium and Firefox render MathML Core natively)."""
-    from latex2mathml.converter import convert
+# The MathML that latex2mathml and our own printer emit, and nothing else: a formula shown on
+# a page may come from an instructor, so its MathML is sanitised like any authored HTML.
+MATHML_TAGS = frozenset({
+    "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace",
+    "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot", "munder", "mover", "munderover",
+    "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom", "menclose", "merror", "code",
+})  # fmt: skip
+MATHML_ATTRIBUTES = {
+    "math": {"display", "xmlns"},
+    "mo": {"stretchy", "fence", "separator", "lspace", "rspace", "form", "largeop",
+           "movablelimits", "accent"},
+    "mi": {"mathvariant"},
+    "mtext": {"mathvariant"},
+    "mspace": {"width"},
+    "mstyle": {"displaystyle", "scriptlevel"},
+    "mtd": {"columnalign"},
+    "mtable": {"columnalign", "rowspacing", "columnspacing"},
+    "mover": {"accent"},
+    "munder": {"accentunder"},
+    "mfrac": {"linethickness"},
+    "menclose": {"notation"},
+}  # fmt: skip
 
-    return convert(latex)
+
+def sanitise_mathml(html: str) -> str:
+    """MathML (or any HTML) reduced to the MathML allow-list above: no scripts, no event
+    handlers, no links, no hx-* attributes."""
+    return nh3.clean(html, tags=set(MATHML_TAGS), attributes=MATHML_ATTRIBUTES, url_schemes=set())
+
+
+@lru_cache(maxsize=2048)
+def latex_to_mathml(latex: str, *, display: bool = False) -> str:
+    """LaTeX source -> sanitised MathML (inline, or block when `display`), which Chromium and
+    Firefox render natively. On a conversion error, the escaped source in <code>."""
+    try:
+        mathml = convert(latex, display="block" if display else "inline")
+    except Exception:  # latex2mathml raises many kinds; the reader sees the source instead
+        return sanitise_mathml(f"<code>{escape(latex)}</code>")
+    return sanitise_mathml(mathml)
 
 
 def latex_number_unit(value: float, unit: str) -> str:
     """A value as LaTeX, about four significant digits: 7.616e9 GB -> 7.616 \\times 10^{9}\\,GB."""
-    from .worksheet import format_number  # worksheet imports this module
-
     mantissa, sep, exponent = format_number(value).partition("e")
     text = rf"{mantissa} \times 10^{{{exponent}}}" if sep else mantissa
     return text + (rf"\,{unit_latex(unit)}" if unit else "")

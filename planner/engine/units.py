@@ -69,6 +69,7 @@ def _units() -> dict[str, Unit]:
     add("min mins minute minutes", 60, TIME)
     add("h hr hour hours", 3600, TIME)
     add("day days", 86400, TIME)
+    add("week weeks", 7 * 86400, TIME)
     add("tok token tokens", 1, TOKENS)
     add("ktok", 1000, TOKENS)
     add("Mtok", 10**6, TOKENS)
@@ -86,14 +87,25 @@ def _units() -> dict[str, Unit]:
 
 UNITS: dict[str, Unit] = _units()
 
-# Magnitude suffixes written straight after a number: 32k, 2M.
+# Magnitude suffixes written straight after a number: 32k, 2M, and the binary 32Ki (32768).
 SUFFIXES: dict[str, Integer] = {
     "k": Integer(10**3),
     "K": Integer(10**3),
     "M": Integer(10**6),
     "G": Integer(10**9),
     "T": Integer(10**12),
+    "Ki": Integer(2**10),
+    "Mi": Integer(2**20),
+    "Gi": Integer(2**30),
+    "Ti": Integer(2**40),
 }
+
+# Words that only label a count after a number (`10 GPUs`, `7e9 params`): they are plain
+# numbers, so they never change a value. Anywhere else they are ordinary names.
+COUNT_WORDS = frozenset({
+    "GPU", "GPUs", "instance", "instances", "stream", "streams", "replica", "replicas",
+    "param", "params", "parameters", "seq", "seqs", "sequences",
+})  # fmt: skip
 
 
 def describe_dim(dim: Dim) -> str:

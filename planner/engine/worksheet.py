@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import lru_cache
@@ -12,26 +11,12 @@ from sympy import Rational
 
 from .errors import FormulaError, NapkinError
 from .evaluator import Evaluator, Quantity
+from .numbers import format_number
 from .parser import Line, Name, UnitSpec, check_definable, parse_line, parse_units
 from .render import line_latex, line_mathml, unit_latex
 from .units import describe_dim, readable_unit
 
 MAX_LINES = 200
-
-
-def format_number(x: float) -> str:
-    """About four significant digits, all integer digits kept: 21.54, 7.812, 57344, 1.2e12."""
-    if x == 0 or not math.isfinite(x):
-        return "0" if x == 0 else str(x)
-    magnitude = abs(x)
-    if magnitude >= 1e6 or magnitude < 1e-3:
-        mantissa, _, exponent = f"{x:.4g}".partition("e")
-        return f"{mantissa}e{int(exponent)}"
-    decimals = max(0, 3 - math.floor(math.log10(magnitude)))
-    text = f"{x:.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
 
 
 def _prefers_binary(q: Quantity) -> bool:
@@ -74,6 +59,7 @@ class Result:
     position: int | None = None
     name: str | None = None
     quantity: Quantity | None = field(default=None, repr=False)
+    notes: list[str] = field(default_factory=list)  # readings the candidate may not mean
 
     @property
     def ok(self) -> bool:
@@ -98,8 +84,12 @@ class Result:
     def as_json(self) -> dict:
         """The `napkin --json` object."""
         if self.error is not None:
-            return {"input": self.input, "error": self.error, "position": self.position}
-        return {"input": self.input, "value": self.value, "unit": self.unit, "latex": self.latex}
+            out = {"input": self.input, "error": self.error, "position": self.position}
+        else:
+            out = {"input": self.input, "value": self.value, "unit": self.unit, "latex": self.latex}
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
 
 
 @dataclass
@@ -128,6 +118,7 @@ def evaluate_expression(
         read = _read(text)
         line = read.line
         result.name, result.latex = line.name, read.latex
+        result.notes = list(line.notes)
         quantity = evaluate_line(line, env or {})
         target, target_pos = line.target, line.target_pos
         if to_unit is not None:
@@ -135,8 +126,13 @@ def evaluate_expression(
         result.value, result.unit = shown_in(quantity, target, target_pos)
         result.quantity = quantity
     except NapkinError as error:
-        result.error, result.position = error.message, error.position
+        result.error, result.position = _explained(error.message, result.notes), error.position
     return result
+
+
+def _explained(message: str, notes: list[str]) -> str:
+    """An error, followed by the readings of the line that may explain it (7B as bytes)."""
+    return " ".join([message, *notes])
 
 
 def evaluate(text: str, env: Mapping[str, Quantity] | None = None) -> Quantity:
@@ -250,6 +246,7 @@ def evaluate_worksheet(
             read = _read(text)
             line = read.line
             result.name, result.latex = line.name, read.latex
+            result.notes = list(line.notes)
             inputs = tuple((name, scope.get(name)) for name in read.names)
             quantity, result.value, result.unit = _line_value(text, inputs)
             result.quantity = quantity
@@ -258,7 +255,8 @@ def evaluate_worksheet(
                 broken.discard(line.name)
         except NapkinError as error:
             result.kind = "error"
-            result.error, result.position = error.message, error.position
+            result.error = _explained(error.message, result.notes)
+            result.position = error.position
             missing = _unknown_name(error.message)
             if missing in broken and error.position is not None:
                 result.error = (

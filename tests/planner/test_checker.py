@@ -67,7 +67,7 @@ def test_n_inst_quantity_is_10() -> None:
         ("tpot_floor", "W / (eta * bw)", "correct"),
         ("tpot_floor", "0.0215 s", "correct"),
         ("tpot_floor", "21.5", "correct"),  # a bare number is read in the quantity's unit
-        ("tpot_floor", "23.5 ms", "close"),
+        ("r_inst", "8.3 req/s", "close"),
         ("tpot_floor", "15 GB", "wrong_unit"),
         ("tpot_floor", "172 ms", "wrong"),
         ("n_inst", "10", "correct"),
@@ -91,14 +91,14 @@ def test_authored_mistake_hint() -> None:
     assert "efficiency" in check("tpot_floor", "15.1 ms").hint
 
 
-# --- generic mistakes --------------------------------------------------------------------------
+# --- generic slips and the mistakes the fixture declares ------------------------------------
 
 
 @pytest.mark.parametrize(
     ("quantity_id", "answer", "words"),
     [
         ("kv_per_token", "56 MiB", "factor of 1000"),
-        ("kv_32k", "1.75 GB", "GB versus GiB"),
+        ("kv_32k", "1.75 GB", "(1024/1000)^3 = 1.074: decimal versus binary units (GB vs GiB)"),
         ("tpot_floor", "0.0215", "milliseconds versus seconds"),
         ("tpot_floor", "21540", "milliseconds versus seconds"),
         ("kv_per_token", "448 KiB", "bits versus bytes"),
@@ -107,6 +107,7 @@ def test_authored_mistake_hint() -> None:
         ("kv_per_token", "392 KiB", "query heads"),
         ("n_inst", "7", "utilisation target"),
         ("n_inst", "4", "mean traffic"),
+        ("tpot_floor", "23.13 ms", "Check the unit of W (Weight bytes of Qwen2.5-7B in BF16)"),
     ],
 )
 def test_generic_mistakes_are_named(quantity_id: str, answer: str, words: str) -> None:

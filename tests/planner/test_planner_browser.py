@@ -56,11 +56,13 @@ def test_capacity_planner_renders_derivation_and_charts(page, live_server_url) -
     page.goto(f"{live_server_url}/planner/capacity/")
     assert page.locator("#plan-n-gpu").inner_text() == "10"
     steps = page.locator("#plan-steps tbody tr")
-    assert steps.count() == 9
+    assert steps.count() == 14
     assert "33" in page.locator("#step-N_seq").inner_text()
     assert page.locator("#step-kappa math").count() == 2
-    assert page.locator("svg.pl-svg").count() == 2
+    assert page.locator("svg.pl-svg").count() == 3
     assert page.locator("svg.pl-svg path.pl-series").count() == 2
+    assert page.locator("svg.pl-svg path.pl-bound").count() == 2
+    assert "the speed bound binds" in page.locator("#bound-r-inst").inner_text()
     save_screenshot(page, "planner-capacity")
     # Doubling the peak QPS re-plans in place (htmx) and pushes the URL.
     page.fill("#id_qps", "100")
@@ -74,10 +76,31 @@ def test_capacity_planner_long_context(page, live_server_url) -> None:
     page.goto(
         f"{live_server_url}/planner/capacity/?model=qwen2.5-7b-instruct&gpu=rtx-4090"
         "&weights=awq-int4&kv=bf16&context=131072&mem_util=0.9&bw_eff=0.7&tp=1"
-        "&knee_tok_s=2000&out_len=256&qps=50&rho=0.7&tpot_slo_ms=50&overhead_gb=2"
+        "&knee_tok_s=2000&out_len=256&qps=50&rho=0.7&tpot_slo_ms=50&overhead_gib=1.5"
     )
     assert "7 GiB" in page.locator("#step-kv_stream").inner_text()
     save_screenshot(page, "planner-capacity-128k")
+    assert page.js_errors == []
+
+
+def test_capacity_planner_shows_the_memory_bound_binding_for_long_context_rag(
+    page, live_server_url
+) -> None:
+    page.goto(
+        f"{live_server_url}/planner/capacity/?model=qwen2.5-7b-instruct&gpu=rtx-4090"
+        "&weights=awq-int4&kv=fp8&context=32768&mem_util=0.9&bw_eff=0.7&tp=1"
+        "&knee_tok_s=2000&out_len=128&qps=10&rho=0.7&overhead_gib=1.5&hold_s=4"
+    )
+    assert page.locator("#plan-n-gpu").inner_text() == "4"
+    memory = page.locator("#bound-memory")
+    assert "4 req/s" in memory.inner_text().replace("4.00", "4") and "binds" in memory.inner_text()
+    assert "binds" not in page.locator("#bound-speed").inner_text()
+    chart = page.locator("svg.pl-svg").first
+    assert "the memory bound binds" in chart.locator("title").first.text_content()
+    # Both bounds are drawn: the flat speed bound and the falling memory bound.
+    assert chart.locator("path.pl-speed").count() == 1
+    assert chart.locator("path.pl-mem").count() == 1
+    save_screenshot(page, "planner-capacity-bounds-rag")
     assert page.js_errors == []
 
 
@@ -94,6 +117,6 @@ def test_capacity_planner_works_without_javascript(browser, live_server_url) -> 
 
 def test_capacity_planner_in_dark_mode(dark_page, live_server_url) -> None:
     dark_page.goto(f"{live_server_url}/planner/capacity/?question=long-context-rag")
-    assert dark_page.locator("svg.pl-svg").count() == 2
+    assert dark_page.locator("svg.pl-svg").count() == 3
     save_screenshot(dark_page, "planner-capacity-dark")
     assert dark_page.js_errors == []

@@ -151,6 +151,24 @@ def test_plan_json_reproduces_q1() -> None:
     assert set(obj["steps"][0]) >= {"name", "formula_latex", "substituted", "value", "unit"}
 
 
+def test_plan_reproduces_the_long_context_rag_fleet_with_the_questions_inputs() -> None:
+    obj = run(
+        "plan", "--model", "qwen2.5-7b-instruct", "--gpu", "rtx-4090", "--weights", "awq-int4",
+        "--kv", "fp8", "--context", "32768", "--out-len", "128", "--qps", "10", "--rho", "0.7",
+        "--hold-s", "4", "--json",
+    )[0][0]  # fmt: skip
+    steps = {step["name"]: step for step in obj["steps"]}
+    assert (steps["r_speed"]["value"], steps["r_memory"]["value"]) == (15.625, 4)
+    assert steps["r_inst"]["value"] == 4 and obj["binding"] == "memory"
+    assert (obj["max_seqs"], obj["n_inst"], obj["n_gpu"]) == (16, 4, 4)
+
+
+def test_plan_gives_no_fleet_when_the_weights_do_not_fit() -> None:
+    obj = run("plan", "--model", "qwen2.5-72b", "--gpu", "h200", "--json")[0][0]
+    assert (obj["feasible"], obj["n_inst"], obj["n_gpu"]) == (False, None, None)
+    assert obj["reason"].startswith("The weights alone do not fit")
+
+
 def test_plan_bad_input_is_one_sentence() -> None:
     with pytest.raises(CommandError, match="Unknown model 'gpt-5'"):
         run("plan", "--model", "gpt-5", "--json")

@@ -101,13 +101,44 @@ def test_evaluate_is_rate_limited_per_client(htmx: HtmxClient, monkeypatch) -> N
     assert other.post(EVALUATE, {"lines": "1"}, htmx=True).status_code == 200
 
 
+Q3 = {
+    "model": "qwen2.5-7b-instruct", "gpu": "rtx-4090", "weights": "awq-int4", "kv": "fp8",
+    "context": 32768, "mem_util": 0.9, "bw_eff": 0.7, "tp": 1, "knee_tok_s": 2000,
+    "out_len": 128, "qps": 10, "rho": 0.7, "overhead_gib": 1.5,
+}  # fmt: skip
+
+
 def test_capacity_page_defaults_to_the_seed_q1(client: Client) -> None:
     response = client.get("/planner/capacity/")
     html = response.content.decode()
     assert response.status_code == 200
     assert 'id="plan-n-gpu">10<' in html
-    assert html.count('<svg viewBox="0 0 640 320"') == 2
+    assert html.count('<svg viewBox="0 0 640 320"') == 3
     assert 'id="step-N_seq"' in html and "<math" in html
+
+
+def test_capacity_page_shows_both_bounds_side_by_side_and_which_binds(client: Client) -> None:
+    html = client.get("/planner/capacity/").content.decode()
+    assert 'id="bound-speed"' in html and 'id="bound-memory"' in html
+    assert "7.81 req/s" in html  # 2000 tok/s over 256 tokens
+    assert "Requests per instance: speed bound and memory bound (the speed bound binds)" in html
+    assert 'class="pl-bound pl-speed"' in html and 'class="pl-bound pl-mem"' in html
+
+
+def test_capacity_page_says_the_memory_bound_binds_for_long_context_rag(client: Client) -> None:
+    query = {**Q3, "hold_s": 4}
+    html = client.get("/planner/capacity/", query).content.decode()
+    assert 'id="plan-n-gpu">4<' in html
+    assert "(the memory bound binds)" in html
+    assert '<li class="pl-binds" id="bound-memory">' in html
+
+
+def test_capacity_page_gives_no_fleet_and_a_reason_when_nothing_fits(client: Client) -> None:
+    html = client.get("/planner/capacity/", {**Q3, "weights": "bf16", "kv": "bf16",
+                                             "context": 131072}).content.decode()  # fmt: skip
+    assert 'id="plan-n-gpu">no<' in html
+    assert "Not even one sequence of 131072 tokens fits" in html
+    assert "Fleet size against peak QPS" not in html
 
 
 def test_capacity_htmx_returns_the_result_fragment(htmx: HtmxClient) -> None:
@@ -126,7 +157,7 @@ def test_capacity_htmx_returns_the_result_fragment(htmx: HtmxClient) -> None:
             "out_len": 256,
             "qps": 50,
             "rho": 0.7,
-            "overhead_gb": 2,
+            "overhead_gib": 1.5,
         },
         htmx=True,
     )

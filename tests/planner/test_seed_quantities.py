@@ -38,6 +38,11 @@ def expected(slug: str, quantity_id: str) -> tuple[float, str]:
         ("chat-api-50qps", "n_inst", 10, "", 0),
         ("long-context-rag", "kv_stream", 1.75, "GiB", 0),
         ("long-context-rag", "kv_stream_128k", 7, "GiB", 0),
+        ("long-context-rag", "kv_stream_fp8", 0.875, "GiB", 0),
+        ("long-context-rag", "max_streams", 16, "", 0),
+        ("long-context-rag", "prefill_full", 6, "s", 0.1),
+        ("long-context-rag", "r_inst", 4, "req/s", 0),
+        ("long-context-rag", "n_inst", 4, "", 0),
     ],
 )
 def test_seed_figure_from_the_question(
@@ -58,3 +63,21 @@ def test_every_shipped_quantity_evaluates_and_its_mistakes_are_distinct() -> Non
             verdict = check_quantity(quantity, quantity["formula"], givens).verdict
             assert verdict in ("correct", "not_rounded"), (path.name, quantity["id"], verdict)
             assert right is not None
+
+
+def test_the_question_files_agree_with_the_planner() -> None:
+    """The VRAM gate and fleet the questions derive are the ones `plan` gives for their inputs."""
+    from planner.engine import plan
+
+    q1 = plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", kv="bf16", context=8192,
+              knee_tok_s=2000, out_len=256, qps=50, rho=0.7)  # fmt: skip
+    assert q1["max_seqs"] == expected("chat-api-50qps", "max_seqs")[0]
+    assert q1["n_inst"] == expected("chat-api-50qps", "n_inst")[0]
+    q3 = plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", kv="fp8", context=32768,
+              out_len=128, qps=10, rho=0.7, hold_s=4)  # fmt: skip
+    assert q3["max_seqs"] == expected("long-context-rag", "max_streams")[0]
+    assert q3["r_inst_req_s"] == expected("long-context-rag", "r_inst")[0]
+    assert q3["n_inst"] == expected("long-context-rag", "n_inst")[0]
+    assert q3["kv_pool_bytes"] == pytest.approx(
+        expected("long-context-rag", "kv_pool")[0] * 1e9, rel=0.01
+    )

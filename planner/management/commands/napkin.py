@@ -1,8 +1,11 @@
 """`manage.py napkin`: evaluate napkin math, in batches, or check an answer to a question.
 
 napkin "EXPR" [--to UNIT] --json      one JSON object; exit 2 on an error
-napkin --batch FILE --json            one JSON object per line, each with elapsed_ms
+napkin --batch FILE --json            one JSON object per line, each with elapsed_ms; the
+                                      lines form one worksheet (`W = 15.2 GB`, then `W / bw`)
 napkin --check SLUG QUANTITY_ID "EXPR" --json [--reveal]
+                                      {verdict, value, unit, hint, expected (with --reveal),
+                                      mistake (the kind of a known mistake, when it has one)}
 napkin --solve SLUG QUANTITY_ID GIVEN "TARGET" --json
                                       the GIVEN that makes the quantity equal TARGET, e.g.
                                       --solve chat-api-50qps n_inst qps_peak "10": what peak
@@ -23,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from planner.engine import (
     FormulaError,
     NapkinError,
+    Quantity,
     check_quantity,
     evaluate_expression,
     givens_from_estimate,
@@ -95,9 +99,15 @@ class Command(BaseCommand):
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as error:
             raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+        scope: dict[str, Quantity] = {}  # names defined by earlier lines, as on the page
         for line in lines:
             started = time.perf_counter()
-            result = evaluate_expression(line, to_unit=to_unit)
+            result = evaluate_expression(line, env=scope, to_unit=to_unit)
+            if result.name:
+                if result.ok and result.quantity is not None:
+                    scope[result.name] = result.quantity
+                else:
+                    scope.pop(result.name, None)
             out = result.as_json()
             out["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 3)
             if as_json:

@@ -8,11 +8,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from planner.engine import PlanError, format_number, plan
-from planner.engine.capacity import DEFAULT_OVERHEAD_GB
+from planner.engine.capacity import DEFAULT_OVERHEAD_GIB
 
 
 class Command(BaseCommand):
-    help = "Capacity plan: weights, KV, VRAM gate, TPOT floor, r_inst, N_inst, N_GPU."
+    help = (
+        "Capacity plan: weights, KV, VRAM gate, TPOT floor, the speed and memory bounds, "
+        "r_inst, N_inst, N_GPU."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--model", default="qwen2.5-7b-instruct")
@@ -29,7 +32,19 @@ class Command(BaseCommand):
         parser.add_argument("--rho", type=float, default=0.7, help="target utilisation")
         parser.add_argument("--tpot-slo-ms", type=float, default=None)
         parser.add_argument(
-            "--overhead-gb", type=float, default=DEFAULT_OVERHEAD_GB, help="non-KV GB per GPU"
+            "--overhead-gib",
+            type=float,
+            default=DEFAULT_OVERHEAD_GIB,
+            help="non-KV memory per GPU, GiB",
+        )
+        parser.add_argument(
+            "--overhead-gb", type=float, default=None, help="the same in decimal GB (overrides)"
+        )
+        parser.add_argument(
+            "--hold-s",
+            type=float,
+            default=None,
+            help="measured seconds a request holds its KV slot (default: its decode at the floor)",
         )
         parser.add_argument("--json", action="store_true")
 
@@ -50,6 +65,8 @@ class Command(BaseCommand):
                 rho=options["rho"],
                 tpot_slo_ms=options["tpot_slo_ms"],
                 overhead_gb=options["overhead_gb"],
+                overhead_gib=options["overhead_gib"],
+                hold_s=options["hold_s"],
             )
         except (PlanError, KeyError) as error:
             raise CommandError(str(error).strip("\"'")) from None
@@ -63,7 +80,11 @@ class Command(BaseCommand):
         for step in result["steps"]:
             value = f"{format_number(step['value'])} {step['unit']}".strip()
             self.stdout.write(f"  {step['label']:<32} {value}")
+        if result["binding"]:
+            self.stdout.write(f"  the {result['binding']} bound sets r_inst")
         if result["feasible"] is not None:
-            self.stdout.write(f"  TPOT SLO {'met' if result['feasible'] else 'NOT met'}")
+            self.stdout.write(f"  feasible: {'yes' if result['feasible'] else 'NO'}")
+        if result["reason"]:
+            self.stdout.write(f"  reason: {result['reason']}")
         for note in result["notes"]:
             self.stdout.write(f"  note: {note}")
