@@ -1,6 +1,10 @@
 """Questions (as immutable revisions of their content files) and concept notes."""
 
+from functools import cached_property
+
 from django.db import models
+
+from questionbank import QuestionSpec
 
 
 class Concept(models.Model):
@@ -73,12 +77,15 @@ class QuestionRevision(models.Model):
             raise RevisionImmutableError("a published revision is immutable; publish a new one")
         super().save(*args, **kwargs)
 
-    @property
-    def brief(self) -> dict:
-        return self.spec.get("brief", {})
+    @cached_property
+    def question_spec(self) -> QuestionSpec:
+        """The question as typed data, built from the stored front matter on first use."""
+        return QuestionSpec.from_meta(self.spec, scenario=self.scenario_markdown)
 
-    def step(self, key: str) -> dict:
-        return self.spec["steps"][key]
+    def html(self, step_key: str, follow_up_id: str = "") -> dict[str, str]:
+        """The rendered {"prompt", "reference"} HTML of a step, or of one of its follow-ups."""
+        step = self.rendered["steps"][step_key]
+        return step["follow_ups"][follow_up_id] if follow_up_id else step
 
 
 class Attempt(models.Model):

@@ -13,11 +13,10 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from interview import selectors
-from interview.content import STEP_KEYS
-from interview.flow import FlowError
+from interview.flow import FlowError, step_spec
 from interview.models import Attempt, Grade, StepAnswer, Submission
 from interview.slo import SLO_FIELDS, TEXT_FIELDS, review_card
-from config.rows import get_row
+from questionbank import STEP_KEYS, StepSpec
 
 CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_kind"]
 CREDIT = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
@@ -73,7 +72,7 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
     for s in steps:
         s["submitted"] = any(key == s["key"] for key, _ in submitted)
         s["url"] = step_url(attempt, s["key"])
-    spec = revision.step(answer.step_key)
+    spec = revision.question_spec.step(answer.step_key)
     context = {
         "attempt": attempt,
         "revision": revision,
@@ -89,23 +88,18 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         "submitted_count": sum(1 for s in steps if s["submitted"]),
     }
     if answer.follow_up_id:
-        fu = next(f for f in spec["follow_ups"] if f["id"] == answer.follow_up_id)
         context["follow_up"] = {
-            "id": fu["id"],
-            "prompt_html": revision.rendered["steps"]["tradeoffs"]["follow_ups"][fu["id"]][
-                "prompt"
-            ],
+            "id": answer.follow_up_id,
+            "prompt_html": revision.html(answer.step_key, answer.follow_up_id)["prompt"],
         }
     if answer.step_key == "tradeoffs":
         context["follow_ups"] = _follow_up_states(attempt, spec, submitted)
     if answer.step_key == "clarify":
         context["card"] = _card_form(answer.fields)
     if answer.step_key == "estimate":
-        context["givens"] = spec.get("givens", [])
-        context["quantities"] = [
-            {**q, "check": (answer.fields.get("checks") or {}).get(q["id"])}
-            for q in spec.get("quantities", [])
-        ]
+        checks = answer.fields.get("checks") or {}
+        context["givens"] = spec.givens
+        context["quantities"] = [{"spec": q, "check": checks.get(q.id)} for q in spec.quantities]
         context["worksheet_text"] = answer.fields.get("worksheet", "")
         context["predefined"] = _card_names(attempt)
         try:
@@ -127,18 +121,18 @@ def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:
     return reverse(name, kwargs=kwargs)
 
 
-def _follow_up_states(attempt: Attempt, spec: dict, submitted: set) -> list[dict]:
+def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[dict]:
     """Follow-ups arrive one at a time: each opens once the one before it is submitted."""
     states, open_next = [], True
-    for number, fu in enumerate(spec.get("follow_ups", []), start=1):
-        done = ("tradeoffs", fu["id"]) in submitted
+    for number, fu in enumerate(spec.follow_ups, start=1):
+        done = ("tradeoffs", fu.id) in submitted
         states.append(
             {
-                "id": fu["id"],
+                "id": fu.id,
                 "number": number,
                 "submitted": done,
                 "open": done or open_next,
-                "url": step_url(attempt, "tradeoffs", fu["id"]),
+                "url": step_url(attempt, "tradeoffs", fu.id),
             }
         )
         open_next = done
@@ -158,18 +152,22 @@ def _card_form(fields: dict) -> dict:
 
 def _card_names(attempt: Attempt) -> dict[str, str]:
     """Numbers from the candidate's SLO card, as names for their worksheet."""
-    clarify = get_row(StepAnswer, attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
+    clarify = (
+        StepAnswer.objects.filter(attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
+        .only("fields")
+        .first()
+    )
     if clarify is None:
         return {}
-    return review_card(clarify.fields, attempt.revision.brief).names
+    return review_card(clarify.fields, attempt.revision.question_spec.brief).names
 
 
 # --- napkin math ------------------------------------------------------------------------
 
 
 def _givens(attempt: Attempt) -> dict[str, str]:
-    spec = attempt.revision.step("estimate")
-    givens = {g["name"]: str(g["value"]) for g in spec.get("givens", [])}
+    spec = attempt.revision.question_spec.step("estimate")
+    givens = {g.name: g.value for g in spec.givens}
     # The card's names come first so a question's own given of the same name wins.
     return {**{k: v for k, v in _card_names(attempt).items() if k not in givens}, **givens}
 
@@ -226,21 +224,22 @@ def quantity_check(
     """Check one required quantity against the candidate's expression; store the verdict."""
     from planner.engine import NapkinError, check_quantity, givens_from_estimate
 
-    spec = attempt.revision.step("estimate")
-    quantity = next((q for q in spec.get("quantities", []) if q["id"] == quantity_id), None)
-    if quantity is None:
-        raise FlowError("There is no such quantity in this question.")
+    spec = attempt.revision.question_spec.step("estimate")
+    try:
+        quantity = spec.quantity(quantity_id)
+    except LookupError:
+        raise FlowError("There is no such quantity in this question.") from None
     if not expression.strip():
         raise FlowError("Type a name from your worksheet or an expression to check.")
-    givens = givens_from_estimate(spec, upto=quantity_id)
-    labels = {g["name"]: g.get("label", "") for g in spec.get("givens", [])}
+    givens = givens_from_estimate(spec.estimate_dict(), upto=quantity_id)
+    labels = {g.name: g.label for g in spec.givens}
     env = {}
     for line in _evaluated(attempt, worksheet):
         if line.name and line.quantity is not None:
             env[line.name] = line.quantity
     try:
         result = check_quantity(
-            quantity, expression, givens, worksheet_env=env, given_labels=labels
+            quantity.as_dict(), expression, givens, worksheet_env=env, given_labels=labels
         )
     except NapkinError as exc:
         raise FlowError(str(exc)) from None
@@ -305,21 +304,16 @@ def feedback_context(
     current = next((s for s in versions if s.pk == submission.pk), None)
     grades = list(current.grades.all()) if current else list(submission.grades.all())
     main = primary_grade(grades)
-    step = attempt.revision.step(answer.step_key)
-    spec = step
-    rendered = attempt.revision.rendered["steps"][answer.step_key]
-    if answer.follow_up_id:
-        spec = next(f for f in step["follow_ups"] if f["id"] == answer.follow_up_id)
-        rendered = rendered["follow_ups"][answer.follow_up_id]
-    points_by_id = {p["id"]: p for p in spec.get("rubric", [])}
-    concept_slugs = {c for p in spec.get("rubric", []) for c in p.get("concepts", [])}
-    concepts = selectors.concepts_by_slug(concept_slugs)
+    spec = step_spec(attempt.revision, answer.step_key, answer.follow_up_id)
+    rendered = attempt.revision.html(answer.step_key, answer.follow_up_id)
+    points_by_id = {p.id: p for p in spec.rubric}
+    concepts = selectors.concepts_by_slug({c for p in spec.rubric for c in p.concepts})
     done = submission.grade_status in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE)
     points = []
     if main is not None:
         for verdict in main.points:
-            rubric = points_by_id.get(verdict.get("id"), {})
-            says = rubric.get("says", "")
+            rubric = points_by_id.get(verdict.get("id"))
+            says = rubric.says if rubric else ""
             comment = verdict.get("comment") or ""
             # Graders restate the point in their comment; the panel already shows it above.
             if says and comment.endswith(f": {says}"):
@@ -329,7 +323,9 @@ def feedback_context(
                     **verdict,
                     "comment": comment,
                     "says": says,
-                    "concepts": [concepts[c] for c in rubric.get("concepts", []) if c in concepts],
+                    "concepts": [concepts[c] for c in rubric.concepts if c in concepts]
+                    if rubric
+                    else [],
                 }
             )
     by = {g.grader: g for g in grades}
@@ -430,12 +426,12 @@ def scorecard(attempt: Attempt) -> dict:
         seconds_by_step[answer.step_key] += answer.seconds_spent
     rows, all_points, graders, checks = [], [], [], []
     for number, key in enumerate(STEP_KEYS, start=1):
-        spec = revision.step(key)
+        spec = revision.question_spec.step(key)
         entries = [v for (k, _), v in best.items() if k == key]
         scores = [e["score"] for e in entries if e["score"] is not None]
-        rubric_specs = {p["id"]: p for p in spec.get("rubric", [])}
-        for fu in spec.get("follow_ups", []):
-            rubric_specs.update({p["id"]: p for p in fu.get("rubric", [])})
+        rubric_specs = {p.id: p for p in spec.rubric}
+        for fu in spec.follow_ups:
+            rubric_specs.update({p.id: p for p in fu.rubric})
         for e in entries:
             main = primary_grade(e["grades"])
             for g in e["grades"]:
@@ -453,14 +449,14 @@ def scorecard(attempt: Attempt) -> dict:
                     checks = g.points
             if main:
                 for p in main.points:
-                    rs = rubric_specs.get(p.get("id"), {})
+                    rs = rubric_specs.get(p.get("id"))
                     all_points.append(
                         {
                             "id": p.get("id"),
                             "verdict": p.get("verdict"),
-                            "says": rs.get("says", p.get("id")),
-                            "weight": rs.get("weight", 1),
-                            "concepts": rs.get("concepts", []),
+                            "says": rs.says if rs else p.get("id"),
+                            "weight": rs.weight if rs else 1,
+                            "concepts": rs.concepts if rs else (),
                             "step": key,
                         }
                     )
@@ -472,7 +468,7 @@ def scorecard(attempt: Attempt) -> dict:
                 "score": round(sum(scores) / len(scores), 3) if scores else None,
                 "parts": len(entries),
                 "minutes_spent": round(seconds_by_step[key] / 60, 1),
-                "minutes_suggested": spec.get("minutes"),
+                "minutes_suggested": spec.minutes,
                 "url": step_url(attempt, key),
             }
         )
@@ -565,13 +561,10 @@ def history(user) -> dict:
 def _rubric_says(attempts: list[Attempt]) -> dict[str, str]:
     says: dict[str, str] = {}
     for revision in {a.revision for a in attempts}:
-        for key in STEP_KEYS:
-            step = revision.step(key)
-            for p in step.get("rubric", []):
-                says[p["id"]] = p.get("says", p["id"])
-            for fu in step.get("follow_ups", []):
-                for p in fu.get("rubric", []):
-                    says[p["id"]] = p.get("says", p["id"])
+        for step in revision.question_spec.steps:
+            for part in (step, *step.follow_ups):
+                for p in part.rubric:
+                    says[p.id] = p.says
     return says
 
 

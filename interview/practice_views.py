@@ -14,11 +14,11 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from config.rows import get_row
 from interview import flow, page_cache, practice, selectors
-from interview.content import STEP_KEYS
 from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
-from config.rows import get_row
+from questionbank import STEP_KEYS
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from questionbank import Brief
+
 # field, label, brief key, unit in the worksheet, worksheet name
 SLO_FIELDS = [
     ("context_length", "Context length", "context_length", "tok", "ctx_len"),
@@ -71,7 +73,7 @@ def parse_number(raw: object) -> float | None:
     return value
 
 
-def review_card(card: dict, brief: dict) -> CardReview:
+def review_card(card: dict, brief: Brief) -> CardReview:
     """Compare an SLO card with the question's brief.
 
     A peak-QPS figure marked as a mean does not count as pinning the peak: sizing on the mean
@@ -87,7 +89,7 @@ def review_card(card: dict, brief: dict) -> CardReview:
         except ValueError as exc:
             errors[field] = str(exc)
             theirs = None
-        expected = brief.get(brief_key)
+        expected = brief.value_of(brief_key)
         if expected is not None:
             relevant += 1
         if theirs is None:
@@ -115,7 +117,7 @@ def review_card(card: dict, brief: dict) -> CardReview:
             differs.append({"label": label, "theirs": _fmt(theirs), "brief": _fmt(expected)})
     for field, label in TEXT_FIELDS:
         value = str(card.get(field) or "").strip()
-        expected = brief.get(field)
+        expected = brief.value_of(field)
         if field in ("model", "gpu", "tenancy") and expected:
             relevant += 1
             if not value:

@@ -306,9 +306,9 @@ def test_clarify_numbers_become_worksheet_names(client_in, attempt):
 )
 def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression, verdict):
     tpot_id = next(
-        q["id"]
-        for q in attempt.revision.step("estimate")["quantities"]
-        if "tpot" in q["id"].lower()
+        q.id
+        for q in attempt.revision.question_spec.step("estimate").quantities
+        if "tpot" in q.id.lower()
     )
     response = client_in.post(
         reverse("attempt_check", args=[attempt.pk]),
@@ -329,20 +329,19 @@ def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression
 
 
 def test_quantity_check_uses_worksheet_names(client_in, attempt):
-    q = attempt.revision.step("estimate")["quantities"][0]
+    q = attempt.revision.question_spec.step("estimate").quantities[0]
     response = client_in.post(
         reverse("attempt_check", args=[attempt.pk]),
         {
-            "quantity": q["id"],
+            "quantity": q.id,
             "expression": "mine",
-            "worksheet": f"mine = {q['formula']}",
+            "worksheet": f"mine = {q.formula}",
         },
         htmx=True,
     )
     assert response.status_code == 200
     assert (
-        StepAnswer.objects.get(step_key="estimate").fields["checks"][q["id"]]["verdict"]
-        == "correct"
+        StepAnswer.objects.get(step_key="estimate").fields["checks"][q.id]["verdict"] == "correct"
     )
 
 
@@ -391,7 +390,7 @@ def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, a
     )
     assert response.status_code == 422
     assert "givens do not evaluate" in response.content.decode()
-    quantity = attempt.revision.step("estimate")["quantities"][0]["id"]
+    quantity = attempt.revision.question_spec.step("estimate").quantities[0].id
     check = client_in.post(
         reverse("attempt_check", args=[attempt.pk]),
         {"quantity": quantity, "expression": "1", "worksheet": "x = 1 GB"},
@@ -410,18 +409,18 @@ def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, a
 
 
 def test_follow_ups_open_one_at_a_time(client_in, attempt, django_capture_on_commit_callbacks):
-    follow_ups = attempt.revision.step("tradeoffs")["follow_ups"]
+    follow_ups = [fu.id for fu in attempt.revision.question_spec.step("tradeoffs").follow_ups]
     page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
-    assert f"follow-ups/{follow_ups[0]['id']}/" in page
-    assert f"follow-ups/{follow_ups[1]['id']}/" not in page
-    url = f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{follow_ups[0]['id']}/submit/"
+    assert f"follow-ups/{follow_ups[0]}/" in page
+    assert f"follow-ups/{follow_ups[1]}/" not in page
+    url = f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{follow_ups[0]}/submit/"
     with django_capture_on_commit_callbacks(execute=False):
         response = client_in.post(
             url, {"base_version": 0, "text": "Replicas scale out."}, htmx=True
         )
     assert response.status_code == 200
     page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
-    assert f"follow-ups/{follow_ups[1]['id']}/" in page
+    assert f"follow-ups/{follow_ups[1]}/" in page
 
 
 def test_grading_is_rate_limited_with_a_message(
@@ -468,7 +467,7 @@ def test_another_users_attempt_is_invisible_everywhere(
     intruder = User.objects.create_user("eve", password="eve-Passphrase-1")
     other = HtmxClient()
     other.force_login(intruder)
-    fu = attempt.revision.step("tradeoffs")["follow_ups"][0]["id"]
+    fu = attempt.revision.question_spec.step("tradeoffs").follow_ups[0].id
     gets = [
         f"/attempts/{attempt.pk}/",
         step_url(attempt, "architecture"),
