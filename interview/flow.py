@@ -116,6 +116,19 @@ def draft_save(
     return answer
 
 
+def quantity_check_store(*, answer: StepAnswer, quantity_id: str, check: dict) -> None:
+    """Keep a quantity's latest check on the napkin-math answer, beside the other checks.
+
+    Checks are written without a new draft version (a check is not an edit of the text); the
+    row lock keeps two checks at once from dropping one another.
+    """
+    with transaction.atomic():
+        locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
+        fields = dict(locked.fields)
+        fields["checks"] = {**(fields.get("checks") or {}), quantity_id: check}
+        StepAnswer.objects.filter(pk=locked.pk).update(fields=fields)
+
+
 @dataclass
 class SubmitOutcome:
     submission: Submission

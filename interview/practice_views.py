@@ -14,16 +14,17 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from config.rows import get_row
-from interview import flow, page_cache, practice, selectors
+from interview import feedback, flow, page_cache, selectors, step_page, worksheet
+from interview.history import candidate_history
 from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
+from interview.scorecard import scorecard
 from questionbank import STEP_KEYS
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
     """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
-    attempt = get_row(Attempt, pk=attempt_id, user_id=request.user.pk)
+    attempt = Attempt.objects.filter(pk=attempt_id, user_id=request.user.pk).first()
     if attempt is None:
         raise Http404("No such attempt.")
     attempt.revision = selectors.revision_cached(attempt.revision_id)
@@ -40,10 +41,11 @@ def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = 
 def _own_answer(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> tuple[Attempt, StepAnswer]:
-    """The signed-in user's attempt and their draft for a step (the autosave path, several times
-    a minute per writer): two prepared lookups once the draft exists."""
+    """The signed-in user's attempt and their draft for a step (created on first use)."""
     attempt = _own_attempt(request, attempt_id)
-    answer = get_row(StepAnswer, attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up)
+    answer = StepAnswer.objects.filter(
+        attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up
+    ).first()
     if answer is None:
         return attempt, _answer(request, attempt, step, follow_up)
     answer.attempt = attempt
@@ -60,7 +62,7 @@ def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
             "The form was incomplete; reload the page (your draft is saved)."
         ) from None
     text = request.POST.get("text", "")
-    fields = practice.fields_from_post(step, request.POST)
+    fields = step_page.fields_from_post(step, request.POST)
     return text, fields, base_version, seconds
 
 
@@ -107,7 +109,7 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    return redirect("attempt_step", attempt_id=attempt.pk, step=practice.next_step(attempt))
+    return redirect("attempt_step", attempt_id=attempt.pk, step=step_page.next_step(attempt))
 
 
 @login_required
@@ -121,7 +123,7 @@ def attempt_step(
 
     def build() -> HttpResponse:
         answer = _answer(request, attempt, step, follow_up)
-        context = practice.step_context(attempt=attempt, answer=answer)
+        context = step_page.step_context(attempt=attempt, answer=answer)
         return render(request, "interview/attempt_step.html", context)
 
     # The page shows its own draft, and napkin math shows the SLO card's numbers as names.
@@ -169,12 +171,12 @@ def step_submit(
     if not request.htmx:
         # Without JavaScript: back to the step page, where the feedback (or error) shows.
         if status == 200:
-            return redirect(practice.step_url(attempt, step, follow_up) + "#feedback")
-        full = practice.step_context(attempt=attempt, answer=answer)
+            return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
+        full = step_page.step_context(attempt=attempt, answer=answer)
         full["form_error"] = context.get("error") or context.get("conflict")
         return render(request, "interview/attempt_step.html", full, status=status)
     context.update(
-        practice.feedback_context(
+        feedback.feedback_context(
             attempt=attempt, answer=answer, submission=context.get("submission")
         )
     )
@@ -190,7 +192,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
         submission = get_object_or_404(
             Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
         )
-        context = practice.feedback_context(
+        context = feedback.feedback_context(
             attempt=attempt, answer=submission.answer, submission=submission
         )
         response = render(request, "interview/partials/feedback.html", context)
@@ -210,7 +212,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
         check_rate(
             user_id=request.user.pk, action="check", per_minute=settings.NAPKIN_RATE_PER_MINUTE
         )
-        result = practice.quantity_check(
+        result = worksheet.quantity_check(
             attempt=attempt,
             answer=answer,
             quantity_id=quantity_id,
@@ -241,7 +243,7 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="worksheet evaluation",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+        lines = worksheet.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}
@@ -264,10 +266,10 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_GET
 def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    return render(request, "interview/scorecard.html", practice.scorecard(attempt))
+    return render(request, "interview/scorecard.html", scorecard(attempt))
 
 
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
-    return render(request, "interview/history.html", practice.history(request.user))
+    return render(request, "interview/history.html", candidate_history(request.user))

@@ -583,3 +583,37 @@ def test_the_question_page_lists_only_my_attempts(client_in, attempt, db):
         f'href="/attempts/{attempt.pk}/"'
         not in other.get("/questions/chat-api-50qps/").content.decode()
     )
+
+
+def _graded(attempt, step_key, scores, follow_up_id=""):
+    """Submissions of one part, graded by the offline rubric grader with these scores."""
+    answer, _ = StepAnswer.objects.get_or_create(
+        attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
+    )
+    for number, score in enumerate(scores, start=1):
+        submission = Submission.objects.create(
+            answer=answer,
+            number=number,
+            text=f"answer {number}",
+            draft_version=number,
+            grade_status=Submission.GradeStatus.DONE,
+        )
+        Grade.objects.create(submission=submission, grader="rubric", score=score, points=[])
+
+
+def test_scorecard_and_history_agree_after_retries_of_steps_and_follow_ups(client_in, attempt):
+    fu = attempt.revision.question_spec.step("tradeoffs").follow_ups[0].id
+    _graded(attempt, "architecture", [0.8, 0.6])  # a worse retry: the best counts
+    _graded(attempt, "tradeoffs", [0.5, 1.0])  # a better retry of the main answer
+    _graded(attempt, "tradeoffs", [0.2, 0.4], follow_up_id=fu)  # and of a follow-up
+
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).context
+    history = client_in.get(reverse("history")).context
+    on_card = {row["key"]: row["score"] for row in card["rows"]}
+    (in_history,) = history["rows"]
+    assert in_history["steps"] == [on_card[key] for key in on_card]
+    assert in_history["overall"] == card["overall"]
+    # Each part counts its best submission; a step is the mean of its parts.
+    assert on_card["architecture"] == 0.8
+    assert on_card["tradeoffs"] == 0.7  # (1.0 + 0.4) / 2
+    assert card["overall"] == 0.75
