@@ -9,12 +9,9 @@ from interview import selectors
 from interview.feedback import feedback_context
 from interview.flow import FlowError
 from interview.models import Attempt, StepAnswer, Submission
-from interview.slo import SLO_FIELDS, TEXT_FIELDS
+from interview.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
 from interview.worksheet import card_names, worksheet_lines
 from questionbank import STEP_KEYS, StepSpec
-
-CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_kind"]
-
 
 # --- forms ------------------------------------------------------------------------------
 
@@ -22,9 +19,9 @@ CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_
 def fields_from_post(step: str, post) -> dict:
     """The structured part of an answer form: the SLO card, or the napkin worksheet."""
     if step == "clarify":
-        fields = {name: str(post.get(name, ""))[:200].strip() for name in CARD_FIELDS}
-        if fields["qps_kind"] not in ("peak", "mean"):
-            fields["qps_kind"] = "peak"
+        fields = {name: str(post.get(name, ""))[:200].strip() for name in CARD_FIELD_NAMES}
+        if fields[QPS_KIND] not in ("peak", "mean"):
+            fields[QPS_KIND] = "peak"
         return fields
     if step == "estimate":
         return {"worksheet": str(post.get("worksheet", ""))}
@@ -134,11 +131,16 @@ def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[
 
 
 def _card_form(fields: dict) -> dict:
-    rows = [
-        {"name": f, "label": label, "unit": unit, "value": fields.get(f, "")}
-        for f, label, _, unit, _ in SLO_FIELDS
-    ]
-    text_rows = [
-        {"name": f, "label": label, "value": fields.get(f, "")} for f, label in TEXT_FIELDS
-    ]
-    return {"numbers": rows, "texts": text_rows, "qps_kind": fields.get("qps_kind") or "peak"}
+    """The SLO card's inputs, each with what the candidate typed so far."""
+
+    def rows(card_fields: tuple[CardField, ...]) -> list[dict]:
+        return [
+            {"name": f.name, "label": f.label, "unit": f.unit, "value": fields.get(f.name, "")}
+            for f in card_fields
+        ]
+
+    return {
+        "numbers": rows(NUMBER_FIELDS),
+        "texts": rows(TEXT_FIELDS),
+        "qps_kind": fields.get(QPS_KIND) or "peak",
+    }
