@@ -21,6 +21,7 @@ from config.rows import update_where
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
+from rate_limits import check_daily_quota, check_rate, user_client
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +144,6 @@ def step_submit(
     The grading task is enqueued only after the transaction commits, so the worker always finds
     the answer it is asked to grade.
     """
-    from interview.limits import grading_limits
-
     if not (text.strip() or any(str(v).strip() for v in fields.values())):
         raise FlowError("There is nothing to submit yet: write your answer first.")
     answer = draft_save(
@@ -153,7 +152,9 @@ def step_submit(
     existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
     if existing:
         return SubmitOutcome(existing, False)
-    grading_limits(answer.attempt.user_id)
+    client = user_client(answer.attempt.user_id)
+    check_rate(client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE)
+    check_daily_quota(client=client, action="grading", per_day=settings.GRADING_DAILY_QUOTA)
     try:
         with transaction.atomic():
             locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)

@@ -16,10 +16,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from interview import feedback, flow, page_cache, selectors, step_page, worksheet
 from interview.history import candidate_history
-from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scorecard import scorecard
 from questionbank import STEP_KEYS
+from rate_limits import LimitExceeded, check_rate, client_key
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
@@ -210,7 +210,9 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
     try:
         check_rate(
-            user_id=request.user.pk, action="check", per_minute=settings.NAPKIN_RATE_PER_MINUTE
+            client=client_key(request),
+            action="check",
+            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
         result = worksheet.quantity_check(
             attempt=attempt,
@@ -239,7 +241,7 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     try:
         check_rate(
-            user_id=request.user.pk,
+            client=client_key(request),
             action="worksheet evaluation",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
