@@ -94,7 +94,7 @@ def _save_status(
         "saved_at": saved_at,
         "oob": False,
     }
-    return _fragment("interview/partials/save_status.html", context, status)
+    return _fragment("interview/attempt_step.html#save-status", context, status)
 
 
 @login_required
@@ -180,7 +180,7 @@ def step_submit(
             attempt=attempt, answer=answer, submission=context.get("submission")
         )
     )
-    return render(request, "interview/partials/submit_result.html", context, status=status)
+    return render(request, "interview/attempt_step.html#submit-result", context, status=status)
 
 
 @login_required
@@ -195,7 +195,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
         context = feedback.feedback_context(
             attempt=attempt, answer=submission.answer, submission=submission
         )
-        response = render(request, "interview/partials/feedback.html", context)
+        response = render(request, "interview/attempt_step.html#feedback", context)
         response["Vary"] = "HX-Request"
         return response
 
@@ -224,13 +224,13 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except (flow.FlowError, LimitExceeded) as exc:
         return render(
             request,
-            "interview/partials/check_result.html",
+            "interview/attempt_step.html#check-result",
             {"quantity_id": quantity_id, "error": str(exc)},
             status=422,
         )
     return render(
         request,
-        "interview/partials/check_result.html",
+        "interview/attempt_step.html#check-result",
         {"quantity_id": quantity_id, "check": result},
     )
 
@@ -249,8 +249,8 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}
-        return _fragment("interview/partials/worksheet_lines.html", context, status)
-    return _fragment("interview/partials/worksheet_lines.html", {"error": "", "lines": lines})
+        return _fragment("interview/attempt_step.html#worksheet-lines", context, status)
+    return _fragment("interview/attempt_step.html#worksheet-lines", {"error": "", "lines": lines})
 
 
 @login_required
