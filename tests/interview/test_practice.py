@@ -356,8 +356,7 @@ def test_worksheet_errors_show_inline_with_position(client_in, attempt):
 
 
 def test_worksheet_lines_follow_the_values_they_read(client_in, attempt):
-    """Each line's HTML is remembered, but per what it shows: an unchanged line whose input
-    changed above it is shown with its new value."""
+    """An unchanged line whose input changed above it is shown with its new value."""
     url = reverse("attempt_worksheet", args=[attempt.pk])
     first = client_in.post(url, {"worksheet": "a = 2 GB\nb = a * 2"}, htmx=True)
     again = client_in.post(url, {"worksheet": "a = 3 GB\nb = a * 2"}, htmx=True)
