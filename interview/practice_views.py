@@ -24,10 +24,16 @@ from rate_limits import LimitExceeded, check_rate, client_key
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
     """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
-    attempt = Attempt.objects.filter(pk=attempt_id, user_id=request.user.pk).first()
+    attempt = (
+        Attempt.objects.select_related("revision__question")
+        # The typed spec is kept per process (QuestionRevision.question_spec): the stored
+        # front matter and source are read only when it is not there yet.
+        .defer("revision__spec", "revision__source_text")
+        .filter(pk=attempt_id, user_id=request.user.pk)
+        .first()
+    )
     if attempt is None:
         raise Http404("No such attempt.")
-    attempt.revision = selectors.revision_cached(attempt.revision_id)
     return attempt
 
 

@@ -1,5 +1,6 @@
 """The practice flow: attempts, autosave, submissions, grading, feedback, access control."""
 
+import copy
 import re
 import threading
 
@@ -374,16 +375,25 @@ def test_worksheet_evaluation_is_rate_limited_per_user(client_in, attempt, setti
     assert "faster than 2 worksheet evaluations a minute" in responses[2].content.decode()
 
 
-def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, attempt):
+def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, candidate, attempt):
     """An authoring slip in a question's givens is a clear message, on the endpoint and on the
     page, not a server error; the candidate's worksheet text stays on the page."""
-    from interview import selectors
-
-    # Published revisions refuse save(); content checks would catch this, so write it past them.
-    spec = attempt.revision.spec
+    # Content checks would refuse this file, so publish the revision past them.
+    published = attempt.revision
+    spec = copy.deepcopy(published.spec)
     spec["steps"]["estimate"]["givens"].append({"name": "broken", "value": "1 GB + 1 s"})
-    QuestionRevision.objects.filter(pk=attempt.revision_id).update(spec=spec)
-    selectors.revision_cached.cache_clear()
+    broken = QuestionRevision.objects.create(
+        question=published.question,
+        number=published.number + 1,
+        content_hash="broken-givens",
+        source_text="",
+        title=published.title,
+        summary=published.summary,
+        difficulty=published.difficulty,
+        spec=spec,
+        rendered=published.rendered,
+    )
+    attempt = Attempt.objects.create(user=candidate, revision=broken)
     response = client_in.post(
         reverse("attempt_worksheet", args=[attempt.pk]), {"worksheet": "x = 1 GB"}, htmx=True
     )
