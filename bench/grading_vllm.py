@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from questionbank import StepSpec, load_question_spec  # noqa: E402
 from tools.vllm.server import (  # noqa: E402
     SERVED_MODEL_NAME,
     VLLMServer,
@@ -82,18 +83,16 @@ def make_answers(n: int) -> list[str]:
     return answers
 
 
-def load_step(slug: str, step: str) -> tuple[dict, dict]:
+def load_step(slug: str, step: str) -> tuple[StepSpec, dict]:
     """The step spec and the grader's question context, from content/questions/<slug>.md."""
-    from interview.content import load_question_spec
-
     spec = load_question_spec(slug)
     context = {
         "slug": slug,
-        "title": spec.get("title", slug),
-        "brief": spec.get("brief") or {},
+        "title": spec.title,
+        "brief": spec.brief.as_dict(),
         "step_key": step,
     }
-    return spec["steps"][step], context
+    return spec.step(step), context
 
 
 def read_metrics(root_url: str) -> dict[str, float]:

@@ -224,6 +224,7 @@ GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
 GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
 # The calculator is cheap but not free: per-user caps on worksheet evaluations and checks.
 NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))
+PLANNER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("PLANNER_RATE_LIMIT_PER_MINUTE", "120"))
 # A model that stays down: re-grade with backoff (seconds), up to this many tries.
 GRADING_RETRY_BACKOFF_S = [
     float(s) for s in os.environ.get("GRADING_RETRY_BACKOFF_S", "30,120,600,1800,3600").split(",")

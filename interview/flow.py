@@ -17,10 +17,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from interview.content import STEP_KEYS
+from config.rows import update_where
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
-from config.rows import update_where
+from questionbank import STEP_KEYS, FollowUp, StepSpec
+from rate_limits import check_daily_quota, check_rate, user_client
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +51,7 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
     if step_key not in STEP_KEYS:
         raise FlowError("There is no such step.")
     if follow_up_id:
-        ids = [fu["id"] for fu in attempt.revision.step("tradeoffs").get("follow_ups", [])]
-        if step_key != "tradeoffs" or follow_up_id not in ids:
-            raise FlowError("There is no such follow-up.")
+        step_spec(attempt.revision, step_key, follow_up_id)  # FlowError when there is none
     try:
         answer, _ = StepAnswer.objects.get_or_create(
             attempt=attempt,
@@ -118,6 +117,19 @@ def draft_save(
     return answer
 
 
+def quantity_check_store(*, answer: StepAnswer, quantity_id: str, check: dict) -> None:
+    """Keep a quantity's latest check on the napkin-math answer, beside the other checks.
+
+    Checks are written without a new draft version (a check is not an edit of the text); the
+    row lock keeps two checks at once from dropping one another.
+    """
+    with transaction.atomic():
+        locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
+        fields = dict(locked.fields)
+        fields["checks"] = {**(fields.get("checks") or {}), quantity_id: check}
+        StepAnswer.objects.filter(pk=locked.pk).update(fields=fields)
+
+
 @dataclass
 class SubmitOutcome:
     submission: Submission
@@ -132,8 +144,6 @@ def step_submit(
     The grading task is enqueued only after the transaction commits, so the worker always finds
     the answer it is asked to grade.
     """
-    from interview.limits import grading_limits
-
     if not (text.strip() or any(str(v).strip() for v in fields.values())):
         raise FlowError("There is nothing to submit yet: write your answer first.")
     answer = draft_save(
@@ -142,7 +152,9 @@ def step_submit(
     existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
     if existing:
         return SubmitOutcome(existing, False)
-    grading_limits(answer.attempt.user_id)
+    client = user_client(answer.attempt.user_id)
+    check_rate(client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE)
+    check_daily_quota(client=client, action="grading", per_day=settings.GRADING_DAILY_QUOTA)
     try:
         with transaction.atomic():
             locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
@@ -230,15 +242,15 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     revision = answer.attempt.revision
     step = step_spec(revision, answer.step_key, answer.follow_up_id)
     context = {
-        "slug": revision.spec.get("slug"),
+        "slug": revision.question_spec.slug,
         "title": revision.title,
-        "brief": revision.brief,
+        "brief": revision.question_spec.brief.as_dict(),
         "step_key": answer.step_key,
     }
     text = grading_text(answer.step_key, submission.text, submission.fields)
 
     if answer.step_key == "clarify":
-        review = review_card(submission.fields, revision.brief)
+        review = review_card(submission.fields, revision.question_spec.brief)
         _store(
             submission,
             "slo",
@@ -277,15 +289,18 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     return submission
 
 
-def step_spec(revision: QuestionRevision, step_key: str, follow_up_id: str = "") -> dict:
-    """The step (or follow-up) as the graders read it: prompt, rubric, reference, concepts."""
-    step = revision.step(step_key)
-    if follow_up_id:
-        for fu in step.get("follow_ups", []):
-            if fu["id"] == follow_up_id:
-                return fu
-        raise FlowError("There is no such follow-up.")
-    return step
+def step_spec(
+    revision: QuestionRevision, step_key: str, follow_up_id: str = ""
+) -> StepSpec | FollowUp:
+    """The step (or one of its follow-ups) as the graders read it: prompt, rubric, reference,
+    concepts. FlowError when the revision has no such step or follow-up."""
+    try:
+        step = revision.question_spec.step(step_key)
+        return step.follow_up(follow_up_id) if follow_up_id else step
+    except LookupError:
+        raise FlowError(
+            "There is no such follow-up." if follow_up_id else "There is no such step."
+        ) from None
 
 
 def _store_result(submission: Submission, result) -> None:
@@ -328,22 +343,23 @@ def _store_checker(submission: Submission, revision: QuestionRevision, checks: d
     """The napkin-math verdicts as a grade, with each expected value (revealed on submit)."""
     from planner.engine import evaluate_worksheet, givens_from_estimate
 
-    estimate = revision.step("estimate")
-    quantities = estimate.get("quantities", [])
+    estimate = revision.question_spec.step("estimate")
+    quantities = estimate.quantities
     points, total = [], 0.0
     for qty in quantities:
-        check = checks.get(qty["id"]) or {}
+        check = checks.get(qty.id) or {}
         verdict = check.get("verdict", "unchecked")
         credit = {"correct": 1.0, "close": 0.5}.get(verdict, 0.0)
         total += credit
-        formula = f"{qty['rounding']}({qty['formula']})" if qty.get("rounding") else qty["formula"]
-        lines = [f"{k} = {v}" for k, v in givens_from_estimate(estimate, upto=qty["id"]).items()]
-        target = f"{formula} in {qty['unit']}" if qty.get("unit") else formula
+        givens = givens_from_estimate(estimate.estimate_dict(), upto=qty.id)
+        lines = [f"{k} = {v}" for k, v in givens.items()]
+        formula = qty.rounded_formula
+        target = f"{formula} in {qty.unit}" if qty.unit else formula
         expected = evaluate_worksheet([*lines, target])[-1]
         points.append(
             {
-                "id": qty["id"],
-                "label": qty["label"],
+                "id": qty.id,
+                "label": qty.label,
                 "verdict": verdict,
                 "answer": check.get("answer", ""),
                 "hint": check.get("hint", ""),

@@ -1,6 +1,10 @@
 """Questions (as immutable revisions of their content files) and concept notes."""
 
+from functools import cached_property
+
 from django.db import models
+
+from questionbank import QuestionSpec
 
 
 class Concept(models.Model):
@@ -38,6 +42,12 @@ class Question(models.Model):
         return self.slug
 
 
+# Typed specs by content hash: building one from its JSON costs more than a page's own work,
+# and the same text always gives the same spec, so a process keeps the ones it has built.
+QUESTION_SPECS_KEPT = 256
+_question_specs: dict[str, QuestionSpec] = {}
+
+
 class RevisionImmutableError(Exception):
     pass
 
@@ -73,12 +83,22 @@ class QuestionRevision(models.Model):
             raise RevisionImmutableError("a published revision is immutable; publish a new one")
         super().save(*args, **kwargs)
 
-    @property
-    def brief(self) -> dict:
-        return self.spec.get("brief", {})
+    @cached_property
+    def question_spec(self) -> QuestionSpec:
+        """The question as typed data, built from the stored front matter once per process
+        for each content hash (a published revision never changes)."""
+        spec = _question_specs.get(self.content_hash)
+        if spec is None:
+            spec = QuestionSpec.from_meta(self.spec, scenario=self.scenario_markdown)
+            if len(_question_specs) >= QUESTION_SPECS_KEPT:
+                _question_specs.clear()
+            _question_specs[self.content_hash] = spec
+        return spec
 
-    def step(self, key: str) -> dict:
-        return self.spec["steps"][key]
+    def html(self, step_key: str, follow_up_id: str = "") -> dict[str, str]:
+        """The rendered {"prompt", "reference"} HTML of a step, or of one of its follow-ups."""
+        step = self.rendered["steps"][step_key]
+        return step["follow_ups"][follow_up_id] if follow_up_id else step
 
 
 class Attempt(models.Model):

@@ -14,19 +14,26 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from interview import flow, page_cache, practice, selectors
-from interview.content import STEP_KEYS
-from interview.limits import LimitExceeded, check_rate
+from interview import feedback, flow, page_cache, selectors, step_page, worksheet
+from interview.history import candidate_history
 from interview.models import Attempt, StepAnswer, Submission
-from config.rows import get_row
+from interview.scorecard import scorecard
+from questionbank import STEP_KEYS
+from rate_limits import LimitExceeded, check_rate, client_key
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
     """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
-    attempt = get_row(Attempt, pk=attempt_id, user_id=request.user.pk)
+    attempt = (
+        Attempt.objects.select_related("revision__question")
+        # The typed spec is kept per process (QuestionRevision.question_spec): the stored
+        # front matter and source are read only when it is not there yet.
+        .defer("revision__spec", "revision__source_text")
+        .filter(pk=attempt_id, user_id=request.user.pk)
+        .first()
+    )
     if attempt is None:
         raise Http404("No such attempt.")
-    attempt.revision = selectors.revision_cached(attempt.revision_id)
     return attempt
 
 
@@ -40,10 +47,11 @@ def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = 
 def _own_answer(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> tuple[Attempt, StepAnswer]:
-    """The signed-in user's attempt and their draft for a step (the autosave path, several times
-    a minute per writer): two prepared lookups once the draft exists."""
+    """The signed-in user's attempt and their draft for a step (created on first use)."""
     attempt = _own_attempt(request, attempt_id)
-    answer = get_row(StepAnswer, attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up)
+    answer = StepAnswer.objects.filter(
+        attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up
+    ).first()
     if answer is None:
         return attempt, _answer(request, attempt, step, follow_up)
     answer.attempt = attempt
@@ -60,7 +68,7 @@ def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
             "The form was incomplete; reload the page (your draft is saved)."
         ) from None
     text = request.POST.get("text", "")
-    fields = practice.fields_from_post(step, request.POST)
+    fields = step_page.fields_from_post(step, request.POST)
     return text, fields, base_version, seconds
 
 
@@ -92,7 +100,7 @@ def _save_status(
         "saved_at": saved_at,
         "oob": False,
     }
-    return _fragment("interview/partials/save_status.html", context, status)
+    return _fragment("interview/attempt_step.html#save-status", context, status)
 
 
 @login_required
@@ -107,7 +115,7 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    return redirect("attempt_step", attempt_id=attempt.pk, step=practice.next_step(attempt))
+    return redirect("attempt_step", attempt_id=attempt.pk, step=step_page.next_step(attempt))
 
 
 @login_required
@@ -121,7 +129,7 @@ def attempt_step(
 
     def build() -> HttpResponse:
         answer = _answer(request, attempt, step, follow_up)
-        context = practice.step_context(attempt=attempt, answer=answer)
+        context = step_page.step_context(attempt=attempt, answer=answer)
         return render(request, "interview/attempt_step.html", context)
 
     # The page shows its own draft, and napkin math shows the SLO card's numbers as names.
@@ -169,16 +177,16 @@ def step_submit(
     if not request.htmx:
         # Without JavaScript: back to the step page, where the feedback (or error) shows.
         if status == 200:
-            return redirect(practice.step_url(attempt, step, follow_up) + "#feedback")
-        full = practice.step_context(attempt=attempt, answer=answer)
+            return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
+        full = step_page.step_context(attempt=attempt, answer=answer)
         full["form_error"] = context.get("error") or context.get("conflict")
         return render(request, "interview/attempt_step.html", full, status=status)
     context.update(
-        practice.feedback_context(
+        feedback.feedback_context(
             attempt=attempt, answer=answer, submission=context.get("submission")
         )
     )
-    return render(request, "interview/partials/submit_result.html", context, status=status)
+    return render(request, "interview/attempt_step.html#submit-result", context, status=status)
 
 
 @login_required
@@ -190,10 +198,10 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
         submission = get_object_or_404(
             Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
         )
-        context = practice.feedback_context(
+        context = feedback.feedback_context(
             attempt=attempt, answer=submission.answer, submission=submission
         )
-        response = render(request, "interview/partials/feedback.html", context)
+        response = render(request, "interview/attempt_step.html#feedback", context)
         response["Vary"] = "HX-Request"
         return response
 
@@ -208,9 +216,11 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
     try:
         check_rate(
-            user_id=request.user.pk, action="check", per_minute=settings.NAPKIN_RATE_PER_MINUTE
+            client=client_key(request),
+            action="check",
+            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        result = practice.quantity_check(
+        result = worksheet.quantity_check(
             attempt=attempt,
             answer=answer,
             quantity_id=quantity_id,
@@ -220,13 +230,13 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     except (flow.FlowError, LimitExceeded) as exc:
         return render(
             request,
-            "interview/partials/check_result.html",
+            "interview/attempt_step.html#check-result",
             {"quantity_id": quantity_id, "error": str(exc)},
             status=422,
         )
     return render(
         request,
-        "interview/partials/check_result.html",
+        "interview/attempt_step.html#check-result",
         {"quantity_id": quantity_id, "check": result},
     )
 
@@ -237,16 +247,16 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     try:
         check_rate(
-            user_id=request.user.pk,
+            client=client_key(request),
             action="worksheet evaluation",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        lines = practice.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+        lines = worksheet.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}
-        return _fragment("interview/partials/worksheet_lines.html", context, status)
-    return _fragment("interview/partials/worksheet_lines.html", {"error": "", "lines": lines})
+        return _fragment("interview/attempt_step.html#worksheet-lines", context, status)
+    return _fragment("interview/attempt_step.html#worksheet-lines", {"error": "", "lines": lines})
 
 
 @login_required
@@ -264,10 +274,10 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_GET
 def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    return render(request, "interview/scorecard.html", practice.scorecard(attempt))
+    return render(request, "interview/scorecard.html", scorecard(attempt))
 
 
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
-    return render(request, "interview/history.html", practice.history(request.user))
+    return render(request, "interview/history.html", candidate_history(request.user))

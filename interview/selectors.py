@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import time
 
 from django.http import Http404
 
-from interview.content import STEP_KEYS
 from interview.models import Concept, Question, QuestionRevision
+from questionbank import STEP_KEYS, Brief
 
 STEP_TITLES = {
     "clarify": "Clarify the requirements",
@@ -29,6 +28,7 @@ def question_list() -> list[QuestionRevision]:
 
 
 def question_current_revision(slug: str) -> QuestionRevision:
+    """The published revision of the question `slug`; Http404 when there is none."""
     revision = (
         QuestionRevision.objects.select_related("question")
         .filter(pk__in=Question.objects.filter(slug=slug).values("current_revision"))
@@ -37,13 +37,6 @@ def question_current_revision(slug: str) -> QuestionRevision:
     if revision is None:
         raise Http404("No such question.")
     return revision
-
-
-@functools.lru_cache(maxsize=256)
-def revision_cached(pk: int) -> QuestionRevision:
-    """A revision by id, kept in memory: revisions are immutable, and their parsed spec and
-    rendered HTML are the largest thing a practice page would otherwise load and decode."""
-    return QuestionRevision.objects.select_related("question").get(pk=pk)
 
 
 CONCEPT_CACHE_S = 30.0
@@ -69,24 +62,22 @@ def concepts_cache_clear() -> None:
 
 def question_steps(revision: QuestionRevision) -> list[dict]:
     """The five steps in order, each with its title, rendered prompt and linked concepts."""
-    slugs = set()
-    for key in STEP_KEYS:
-        slugs.update(revision.step(key).get("concepts", []))
-    concepts = concepts_by_slug(slugs)
+    question = revision.question_spec
+    concepts = concepts_by_slug({slug for step in question.steps for slug in step.concepts})
     steps = []
     for number, key in enumerate(STEP_KEYS, start=1):
-        spec = revision.step(key)
+        spec = question.step(key)
         steps.append(
             {
                 "number": number,
                 "key": key,
                 "title": STEP_TITLES[key],
-                "minutes": spec.get("minutes"),
-                "prompt_html": revision.rendered["steps"][key]["prompt"],
-                "concepts": [concepts[s] for s in spec.get("concepts", []) if s in concepts],
-                "rubric_count": len(spec.get("rubric", [])),
-                "follow_up_count": len(spec.get("follow_ups", [])),
-                "quantity_count": len(spec.get("quantities", [])),
+                "minutes": spec.minutes,
+                "prompt_html": revision.html(key)["prompt"],
+                "concepts": [concepts[s] for s in spec.concepts if s in concepts],
+                "rubric_count": len(spec.rubric),
+                "follow_up_count": len(spec.follow_ups),
+                "quantity_count": len(spec.quantities),
             }
         )
     return steps
@@ -107,12 +98,12 @@ BRIEF_LABELS = [
 ]
 
 
-def brief_rows(brief: dict) -> list[tuple[str, str]]:
+def brief_rows(brief: Brief) -> list[tuple[str, str]]:
     """The brief as (label, value with unit) rows, in a fixed order."""
     rows = []
     for key, label, unit in BRIEF_LABELS:
-        if key in brief:
-            value = brief[key]
+        value = brief.value_of(key)
+        if value is not None:
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             if isinstance(value, int) and value >= 10_000:
@@ -130,6 +121,6 @@ def concept_detail(slug: str) -> tuple[Concept, list[Concept], list[QuestionRevi
         Concept.objects.filter(slug__in=concept.related).only("slug", "title", "summary")
     )
     questions = [
-        r for r in question_list() if any(slug in r.step(k).get("concepts", []) for k in STEP_KEYS)
+        r for r in question_list() if any(slug in step.concepts for step in r.question_spec.steps)
     ]
     return concept, related, questions

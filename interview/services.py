@@ -8,10 +8,11 @@ from pathlib import Path
 
 from django.db import transaction
 
-from interview.content import ContentTree, Problem, read_tree, render_question
 from interview.models import Concept, Question, QuestionRevision
-from interview.rendering import render_markdown
 from interview.selectors import concepts_cache_clear
+from questionbank import ContentTree, Problem, QuestionSpec, read_tree
+from questionbank.files import question_spec
+from questionbank.rendering import render_markdown, render_question
 
 
 @dataclass
@@ -55,10 +56,9 @@ def content_load(*, root: Path) -> LoadReport:
             transaction.on_commit(concepts_cache_clear)
         for cf in tree.questions:
             label = question_revision_publish(
-                slug=cf.meta["slug"],
+                spec=question_spec(cf),
                 source_text=cf.text,
                 meta=cf.meta,
-                body=cf.body,
                 source_path=str(cf.path),
             )
             (report.created if label[1] else report.unchanged).append(label[0])
@@ -66,12 +66,14 @@ def content_load(*, root: Path) -> LoadReport:
 
 
 def question_revision_publish(
-    *, slug: str, source_text: str, meta: dict, body: str, source_path: str = ""
+    *, spec: QuestionSpec, source_text: str, meta: dict, source_path: str = ""
 ) -> tuple[str, bool]:
     """Publish a question's text as a new revision unless it equals the current one.
 
-    Returns ("slug rN", created). Call only with validated content.
+    `meta` is the file's validated front matter (stored as JSON, the revision's typed spec is
+    built from it) and `spec` the same, typed. Returns ("slug rN", created).
     """
+    slug = spec.slug
     digest = hashlib.sha256(source_text.encode("utf-8")).hexdigest()
     question, _ = Question.objects.select_for_update().get_or_create(slug=slug)
     current = question.current_revision
@@ -84,13 +86,13 @@ def question_revision_publish(
         content_hash=digest,
         source_text=source_text,
         source_path=source_path,
-        title=meta["title"],
-        summary=meta["summary"],
-        difficulty=meta["difficulty"],
-        tags=meta.get("tags", []),
+        title=spec.title,
+        summary=spec.summary,
+        difficulty=spec.difficulty,
+        tags=list(spec.tags),
         spec=meta,
-        scenario_markdown=body,
-        rendered=render_question(meta, body),
+        scenario_markdown=spec.scenario,
+        rendered=render_question(spec),
     )
     question.current_revision = revision
     question.save(update_fields=["current_revision"])

@@ -8,23 +8,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# field, label, brief key, unit in the worksheet, worksheet name
-SLO_FIELDS = [
-    ("context_length", "Context length", "context_length", "tok", "ctx_len"),
-    ("peak_qps", "Peak load", "peak_qps", "QPS", "qps_peak"),
-    ("ttft_p99_ms", "p99 TTFT", "ttft_p99_ms", "ms", "ttft_p99"),
-    ("tpot_p99_ms", "p99 TPOT", "tpot_p99_ms", "ms", "tpot_p99"),
-    ("e2e_p99_ms", "p99 end-to-end latency", "e2e_p99_ms", "ms", "e2e_p99"),
-    ("input_tokens", "Input length", "input_tokens", "tok/req", "in_len"),
-    ("output_tokens", "Output length", "output_tokens", "tok/req", "out_len"),
-]
-TEXT_FIELDS = [
-    ("model", "Model"),
-    ("gpu", "GPU class"),
-    ("tenancy", "Tenancy"),
-    ("cost", "Cost constraint"),
-    ("quality", "Quality constraint"),
-]
+from questionbank import Brief
+
+
+@dataclass(frozen=True)
+class CardField:
+    """One field of the SLO card. `name` is the form field, the card's key and the brief's
+    key it is compared with. A number field has a unit and a worksheet name (the candidate's
+    figure becomes `worksheet_name = value unit` in their napkin math); a text field is
+    compared with the brief only when `in_brief`."""
+
+    name: str
+    label: str
+    unit: str = ""
+    worksheet_name: str = ""
+    in_brief: bool = True
+
+
+NUMBER_FIELDS = (
+    CardField("context_length", "Context length", "tok", "ctx_len"),
+    CardField("peak_qps", "Peak load", "QPS", "qps_peak"),
+    CardField("ttft_p99_ms", "p99 TTFT", "ms", "ttft_p99"),
+    CardField("tpot_p99_ms", "p99 TPOT", "ms", "tpot_p99"),
+    CardField("e2e_p99_ms", "p99 end-to-end latency", "ms", "e2e_p99"),
+    CardField("input_tokens", "Input length", "tok/req", "in_len"),
+    CardField("output_tokens", "Output length", "tok/req", "out_len"),
+)
+TEXT_FIELDS = (
+    CardField("model", "Model"),
+    CardField("gpu", "GPU class"),
+    CardField("tenancy", "Tenancy"),
+    CardField("cost", "Cost constraint", in_brief=False),
+    CardField("quality", "Quality constraint", in_brief=False),
+)
+# Whether the load figure is the peak or the mean (a radio beside peak_qps).
+QPS_KIND = "qps_kind"
+CARD_FIELD_NAMES = (*(f.name for f in NUMBER_FIELDS + TEXT_FIELDS), QPS_KIND)
 MAX_NUMBER = 1e12
 RELATIVE_MATCH = 0.10  # a figure within 10% of the brief counts as the brief's
 
@@ -71,7 +90,7 @@ def parse_number(raw: object) -> float | None:
     return value
 
 
-def review_card(card: dict, brief: dict) -> CardReview:
+def review_card(card: dict, brief: Brief) -> CardReview:
     """Compare an SLO card with the question's brief.
 
     A peak-QPS figure marked as a mean does not count as pinning the peak: sizing on the mean
@@ -81,49 +100,49 @@ def review_card(card: dict, brief: dict) -> CardReview:
     errors: dict[str, str] = {}
     names: dict[str, str] = {}
     relevant = 0
-    for field, label, brief_key, unit, name in SLO_FIELDS:
+    for f in NUMBER_FIELDS:
         try:
-            theirs = parse_number(card.get(field))
+            theirs = parse_number(card.get(f.name))
         except ValueError as exc:
-            errors[field] = str(exc)
+            errors[f.name] = str(exc)
             theirs = None
-        expected = brief.get(brief_key)
+        expected = brief.value_of(f.name)
         if expected is not None:
             relevant += 1
         if theirs is None:
             if expected is not None:
-                missed.append(label)
+                missed.append(f.label)
             continue
-        names[name] = f"{_fmt(theirs)} {unit}"
-        if field == "peak_qps" and card.get("qps_kind") == "mean":
-            names.pop(name)
-            names["qps_mean"] = f"{_fmt(theirs)} {unit}"
+        figure = f"{_fmt(theirs)} {f.unit}"
+        if f.name == "peak_qps" and card.get(QPS_KIND) == "mean":
+            names["qps_mean"] = figure
             if expected is not None:
                 differs.append(
                     {
-                        "label": label,
+                        "label": f.label,
                         "theirs": f"{_fmt(theirs)} (as a mean)",
                         "brief": f"{_fmt(expected)} at peak",
                     }
                 )
             continue
+        names[f.worksheet_name] = figure
         if expected is None:
             continue
         if abs(theirs - float(expected)) <= RELATIVE_MATCH * float(expected):
-            pinned.append(label)
+            pinned.append(f.label)
         else:
-            differs.append({"label": label, "theirs": _fmt(theirs), "brief": _fmt(expected)})
-    for field, label in TEXT_FIELDS:
-        value = str(card.get(field) or "").strip()
-        expected = brief.get(field)
-        if field in ("model", "gpu", "tenancy") and expected:
+            differs.append({"label": f.label, "theirs": _fmt(theirs), "brief": _fmt(expected)})
+    for card_field in TEXT_FIELDS:
+        value = str(card.get(card_field.name) or "").strip()
+        expected = brief.value_of(card_field.name) if card_field.in_brief else None
+        if expected:
             relevant += 1
             if not value:
-                missed.append(label)
+                missed.append(card_field.label)
             elif _same_thing(value, str(expected)):
-                pinned.append(label)
+                pinned.append(card_field.label)
             else:
-                differs.append({"label": label, "theirs": value, "brief": str(expected)})
+                differs.append({"label": card_field.label, "theirs": value, "brief": str(expected)})
     score = (len(pinned) / relevant) if relevant else 0.0
     return CardReview(pinned, differs, missed, errors, names, round(score, 3))
 
@@ -159,7 +178,7 @@ def card_as_text(card: dict) -> str:
         slo.append(f"p99 end-to-end latency at most {value('e2e_p99_ms')} ms")
     load = ""
     if value("peak_qps"):
-        kind = "a mean load" if card.get("qps_kind") == "mean" else "the peak load"
+        kind = "a mean load" if card.get(QPS_KIND) == "mean" else "the peak load"
         load = f"{kind} of {value('peak_qps')} QPS (requests per second)"
     if slo:
         sentences.append(

@@ -1,16 +1,23 @@
+"""Public pages: the question bank, concept notes and the grading backend's status."""
+
+from datetime import timedelta
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from interview import selectors
-from interview.content import STEP_KEYS
-from interview.models import Attempt, Concept
+from interview.grader_status import percentile, server_status
+from interview.grading import GraderConfig
+from interview.models import Attempt, Concept, Grade, Submission
+from questionbank import STEP_KEYS
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     questions = selectors.question_list()
-    rows = [(r, selectors.brief_rows(r.brief)) for r in questions]
+    rows = [(r, selectors.brief_rows(r.question_spec.brief)) for r in questions]
     return render(request, "interview/home.html", {"rows": rows})
 
 
@@ -30,8 +37,8 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "revision": revision,
             "attempts": attempts,
-            "brief_rows": selectors.brief_rows(revision.brief),
-            "constraints": revision.brief.get("constraints", []),
+            "brief_rows": selectors.brief_rows(revision.question_spec.brief),
+            "constraints": revision.question_spec.brief.constraints,
             "steps": selectors.question_steps(revision),
         },
     )
@@ -44,7 +51,7 @@ def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
     steps = selectors.question_steps(revision)
     current = steps[STEP_KEYS.index(step)]
-    spec = revision.step(step)
+    spec = revision.question_spec.step(step)
     return render(
         request,
         "interview/step.html",
@@ -54,16 +61,11 @@ def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
             "steps": steps,
             "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
             "next": steps[current["number"]] if current["number"] < len(steps) else None,
-            "givens": spec.get("givens", []),
-            "quantities": spec.get("quantities", []),
+            "givens": spec.givens,
+            "quantities": spec.quantities,
             "follow_ups": [
-                {
-                    "id": fu["id"],
-                    "prompt_html": revision.rendered["steps"][step]["follow_ups"][fu["id"]][
-                        "prompt"
-                    ],
-                }
-                for fu in spec.get("follow_ups", [])
+                {"id": fu.id, "prompt_html": revision.html(step, fu.id)["prompt"]}
+                for fu in spec.follow_ups
             ],
         },
     )
@@ -87,20 +89,12 @@ def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
 @require_GET
 def grader_status(request: HttpRequest) -> HttpResponse:
     """The grading backend: endpoint, reachability, served models, live queue, our queue."""
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from interview import grader_status as status_mod
-    from interview.grading import GraderConfig
-    from interview.models import Grade, Submission
-
     try:
         config = GraderConfig.from_env()
         config_error = ""
     except ValueError as exc:
         config, config_error = GraderConfig(), str(exc)
-    server = status_mod.server_status(config)
+    server = server_status(config)
     since = timezone.now() - timedelta(days=1)
     latencies = {
         grader: list(
@@ -119,7 +113,7 @@ def grader_status(request: HttpRequest) -> HttpResponse:
         {
             "grader": grader,
             "count": len(values),
-            **{f"p{q}": status_mod.percentile(values, q) for q in (50, 90, 99)},
+            **{f"p{q}": percentile(values, q) for q in (50, 90, 99)},
         }
         for grader, values in latencies.items()
     ]

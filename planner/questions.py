@@ -1,16 +1,17 @@
 """Read a question file's napkin-math parts (givens and quantities) for the checker.
 
-The interview app owns question files and their parser; this module picks out the napkin-math
+The question bank owns question files and their parser; this module picks out the napkin-math
 parts of `content/questions/<slug>.md`, so `napkin --check` works on files straight from disk.
+It reads the front matter without the whole-question validation, so a file holding only an
+`estimate` step (a checker fixture) is enough.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
+from questionbank import ContentError, parse_file, question_file
 
 
 class QuestionFileError(ValueError):
@@ -18,10 +19,8 @@ class QuestionFileError(ValueError):
 
 
 def read_front_matter(path: Path) -> dict[str, Any]:
-    """The YAML front matter of a question file, read by the content parser all of the app
-    uses (interview.content), so the checker and the site agree on what a file says."""
-    from interview.content import parse_file
-
+    """The YAML front matter of a question file, read by the question bank's parser, so the
+    checker and the site agree on what a file says."""
     if not Path(path).is_file():
         raise QuestionFileError(f"No question file at {path}.")
     content = parse_file(path)
@@ -32,9 +31,10 @@ def read_front_matter(path: Path) -> dict[str, Any]:
 
 def question_path(slug: str, content_dir: Path) -> Path:
     """content/questions/<slug>.md; the slug is checked so it cannot walk out of the folder."""
-    if not SLUG_RE.match(slug):
-        raise QuestionFileError(f"{slug!r} is not a question slug.")
-    return content_dir / "questions" / f"{slug}.md"
+    try:
+        return question_file(slug, content_dir)
+    except ContentError:
+        raise QuestionFileError(f"{slug!r} is not a question slug.") from None
 
 
 def estimate_step(front_matter: dict[str, Any]) -> dict[str, Any]:

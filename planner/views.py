@@ -6,13 +6,11 @@ POST (it evaluates what a stranger typed), bounded in size and rate-limited per 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
@@ -33,9 +31,10 @@ from planner.engine.render import latex_to_mathml
 from planner.engine.worksheet import MAX_LINES
 from planner.forms import DEFAULTS, CapacityForm
 from planner.questions import QuestionFileError, estimate_step, question_path, read_front_matter
+from rate_limits import LimitExceeded, check_rate, client_key
 
 MAX_WORKSHEET_BYTES = 32 * 1024
-RATE_LIMIT_PER_MINUTE = getattr(settings, "PLANNER_RATE_LIMIT_PER_MINUTE", 120)
+RATE_LIMIT_PER_MINUTE = settings.PLANNER_RATE_LIMIT_PER_MINUTE
 EXAMPLE = """# One estimate per line; name = expression defines a name.
 W = 7.6e9 * 2 B
 bw = 0.7 * 1008 GB/s
@@ -102,27 +101,6 @@ def _evaluate(text: str, givens: dict[str, str]) -> tuple[list[ShownLine], str |
         return [], error.message
 
 
-def _client_key(request: HttpRequest) -> str:
-    if request.user.is_authenticated:
-        return f"user:{request.user.pk}"
-    # REMOTE_ADDR only: X-Forwarded-For is whatever the client says unless a proxy we run
-    # rewrites it, and trusting it would let anyone pick a fresh rate-limit bucket.
-    return f"addr:{request.META.get('REMOTE_ADDR', '')}"
-
-
-def _rate_limited(request: HttpRequest) -> bool:
-    """Fixed one-minute windows in the shared cache, so every web process counts together."""
-    window = int(time.time() // 60)
-    key = f"planner:evaluate:{_client_key(request)}:{window}"
-    cache.add(key, 0, timeout=120)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # the key expired between add and incr
-        cache.set(key, 1, timeout=120)
-        count = 1
-    return count > RATE_LIMIT_PER_MINUTE
-
-
 def _worksheet_page(
     request: HttpRequest, *, slug: str, text: str, status: int = 200, problem: str | None = None
 ) -> HttpResponse:
@@ -164,7 +142,10 @@ def evaluate(request: HttpRequest) -> HttpResponse:
         )  # fmt: skip
     slug = request.POST.get("question", "")[:80]
     text = request.POST.get("lines", "")
-    if _rate_limited(request):
+    try:
+        client = client_key(request)
+        check_rate(client=client, action="evaluation", per_minute=RATE_LIMIT_PER_MINUTE)
+    except LimitExceeded:
         return _worksheet_page(
             request, slug=slug, text=text, status=429,
             problem="Too many evaluations in the last minute; wait a moment, then keep typing.",

@@ -38,6 +38,7 @@ from interview.grading.text import (
 )
 from interview.grading.types import (
     VERDICTS,
+    GradedStep,
     GradeResult,
     RubricPoint,
     RubricPointVerdict,
@@ -45,6 +46,7 @@ from interview.grading.types import (
     rubric_points,
     weighted_score,
 )
+from questionbank.spec import as_step
 
 logger = logging.getLogger(__name__)
 
@@ -144,13 +146,14 @@ def _brief_lines(brief: Any) -> list[str]:
 Context = dict[str, Any] | str | None
 
 
-def step_context_message(step: dict[str, Any], points: list[RubricPoint], context: Context) -> str:
+def step_context_message(step: GradedStep, points: list[RubricPoint], context: Context) -> str:
     """The instructor's side of the prompt: question, step, rubric and reference.
 
     `context` is {slug, title, brief, step_key[, follow_up]} or a free-text description of
     the question. Depends only on the question and the step, so it is identical for every
     candidate and vLLM's prefix cache can reuse it.
     """
+    step = as_step(step)
     if isinstance(context, str):
         context = {"text": context}
     context = context or {}
@@ -168,12 +171,11 @@ def step_context_message(step: dict[str, Any], points: list[RubricPoint], contex
         step_name = f"{step_name}, follow-up {context['follow_up']}"
     if step_name:
         parts.append(f"Step: {step_name}")
-    parts.append("Interviewer's prompt:\n" + str(step.get("prompt", "")).strip())
+    parts.append("Interviewer's prompt:\n" + step.prompt.strip())
     rubric = "\n".join(f"- id: {p.id} (weight {p.weight:g}): {p.says}" for p in points)
     parts.append("Rubric points:\n" + rubric)
     parts.append(
-        "Reference answer (for you only; never quote it as evidence):\n"
-        + str(step.get("reference", "")).strip()
+        "Reference answer (for you only; never quote it as evidence):\n" + step.reference.strip()
     )
     return "\n\n".join(parts)
 

@@ -1,34 +1,28 @@
 """The shapes that go into and come out of a grader.
 
-A step spec (one step of a question file, or one `tradeoffs.follow_ups` entry) arrives as the
-plain dict parsed from the content file's front matter; `rubric_points` reads its rubric into
-`RubricPoint`s. Every grader answers with a `GradeResult` whose score is computed here from
-the per-point verdicts and the authored weights, never taken from a model.
+A step spec (one step of a question, or one of its follow-ups) arrives as the question bank's
+typed `StepSpec` or `FollowUp`; `rubric_points` returns its `RubricPoint`s. Every grader
+answers with a `GradeResult` whose score is computed here from the per-point verdicts and the
+authored weights, never taken from a model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+from questionbank.spec import FollowUp, RubricPoint, StepSpec, as_step
 
 Verdict = Literal["hit", "partial", "miss"]
 GraderName = Literal["rubric", "llm"]
 
+# A step or a follow-up; a mapping is its authored front matter (scripts and tests).
+GradedStep = StepSpec | FollowUp | Mapping[str, Any]
+
 VERDICTS: tuple[Verdict, ...] = ("hit", "partial", "miss")
 # Credit per verdict: the issue fixes these (hit 1, partial 0.5).
 VERDICT_CREDIT: dict[str, float] = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
-
-
-@dataclass(frozen=True)
-class RubricPoint:
-    """One rubric point of a step: what it says, its weight, and how to recognise it offline."""
-
-    id: str
-    says: str
-    weight: float = 1.0
-    all_groups: tuple[tuple[str, ...], ...] = ()
-    partial_groups: tuple[tuple[str, ...], ...] = ()
-    concepts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -94,49 +88,16 @@ class GradeResult:
         return cls(**fields)
 
 
-def _phrase_groups(value: Any) -> tuple[tuple[str, ...], ...]:
-    """Read `recognise.all` / `recognise.partial`: a list of groups of phrases.
-
-    A bare string where a group is expected is taken as a group of one, so a slightly
-    mis-authored file still grades instead of crashing the grader.
-    """
-    if not value:
-        return ()
-    groups = []
-    for group in value:
-        if isinstance(group, str):
-            group = [group]
-        phrases = tuple(str(p) for p in group if str(p).strip())
-        if phrases:
-            groups.append(phrases)
-    return tuple(groups)
-
-
-def rubric_points(step: dict[str, Any]) -> list[RubricPoint]:
-    """The rubric of a step spec as `RubricPoint`s, in authored order.
+def rubric_points(step: GradedStep) -> list[RubricPoint]:
+    """The rubric of a step (or follow-up) as `RubricPoint`s, in authored order; a mapping is
+    read as the step's authored front matter.
 
     Raises ValueError when the step has no rubric or a point has no id: a grade without
     rubric points would be meaningless.
     """
-    rubric = step.get("rubric") or []
-    if not isinstance(rubric, list) or not rubric:
+    points = list(as_step(step).rubric)
+    if not points:
         raise ValueError("this step has no rubric points to grade against")
-    points = []
-    for raw in rubric:
-        if not isinstance(raw, dict) or not raw.get("id"):
-            raise ValueError(f"rubric point without an id: {raw!r}")
-        recognise = raw.get("recognise") or {}
-        weight = raw.get("weight", 1)
-        points.append(
-            RubricPoint(
-                id=str(raw["id"]),
-                says=str(raw.get("says") or raw["id"]).strip(),
-                weight=float(weight) if isinstance(weight, int | float) and weight > 0 else 1.0,
-                all_groups=_phrase_groups(recognise.get("all")),
-                partial_groups=_phrase_groups(recognise.get("partial")),
-                concepts=tuple(raw.get("concepts") or ()),
-            )
-        )
     return points
 
 

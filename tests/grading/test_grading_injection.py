@@ -111,9 +111,9 @@ def test_the_set_is_large_enough():
 
 @pytest.fixture(scope="module")
 def steps():
-    from interview.content import load_question_spec
+    from questionbank import load_question_spec
 
-    return lambda slug, key: load_question_spec(slug)["steps"][key]
+    return lambda slug, key: load_question_spec(slug).step(key)
 
 
 @pytest.mark.parametrize(

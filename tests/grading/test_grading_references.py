@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from interview.grading import grade
+from questionbank import FollowUp, QuestionSpec, StepSpec, load_question_spec
 
 SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
 
@@ -22,12 +23,12 @@ OFF_TOPIC = (
 )
 
 
-def gradable_parts(spec: dict) -> list[tuple[str, dict]]:
-    parts = []
-    for key, step in spec["steps"].items():
-        parts.append((key, step))
-        for follow_up in step.get("follow_ups") or []:
-            parts.append((f"{key}/{follow_up['id']}", follow_up))
+def gradable_parts(spec: QuestionSpec) -> list[tuple[str, StepSpec | FollowUp]]:
+    parts: list[tuple[str, StepSpec | FollowUp]] = []
+    for step in spec.steps:
+        parts.append((step.key, step))
+        for follow_up in step.follow_ups:
+            parts.append((f"{step.key}/{follow_up.id}", follow_up))
     return parts
 
 
@@ -36,10 +37,10 @@ def test_every_shipped_question_is_there():
 
 
 @pytest.mark.parametrize("slug", SHIPPED_SLUGS)
-def test_reference_answers_score_at_least_eight_tenths(shipped_question, slug):
+def test_reference_answers_score_at_least_eight_tenths(slug):
     low = {}
-    for name, step in gradable_parts(shipped_question(slug)):
-        result = grade(step, step["reference"], mode="rubric")
+    for name, step in gradable_parts(load_question_spec(slug)):
+        result = grade(step, step.reference, mode="rubric")
         if result.score < 0.8:
             low[name] = (result.score, [p.id for p in result.points if p.verdict != "hit"])
     assert not low, f"{slug}: references below 0.8 (score, points not hit): {low}"
@@ -47,9 +48,9 @@ def test_reference_answers_score_at_least_eight_tenths(shipped_question, slug):
 
 @pytest.mark.parametrize("slug", SHIPPED_SLUGS)
 @pytest.mark.parametrize("answer", ["", OFF_TOPIC], ids=["empty", "off-topic"])
-def test_empty_and_off_topic_answers_score_at_most_a_tenth(shipped_question, slug, answer):
+def test_empty_and_off_topic_answers_score_at_most_a_tenth(slug, answer):
     high = {}
-    for name, step in gradable_parts(shipped_question(slug)):
+    for name, step in gradable_parts(load_question_spec(slug)):
         score = grade(step, answer, mode="rubric").score
         if score > 0.1:
             high[name] = score
@@ -57,9 +58,9 @@ def test_empty_and_off_topic_answers_score_at_most_a_tenth(shipped_question, slu
 
 
 @pytest.mark.parametrize("slug", SHIPPED_SLUGS)
-def test_a_reference_turned_into_a_bare_list_earns_little(shipped_question, slug):
+def test_a_reference_turned_into_a_bare_list_earns_little(slug):
     # The rubric's own words with nothing said about them: "X, Y, Z, ...".
-    for name, step in gradable_parts(shipped_question(slug)):
-        terms = [group[0] for p in step["rubric"] for group in p["recognise"].get("all", [])]
+    for name, step in gradable_parts(load_question_spec(slug)):
+        terms = [group[0] for p in step.rubric for group in p.all_groups]
         score = grade(step, "Covers: " + ", ".join(terms) + ".", mode="rubric").score
         assert score <= 0.1, (name, score)

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from interview.content import STEP_KEYS
 from interview.models import Concept, Question, QuestionRevision, RevisionImmutableError
 from interview.services import content_load
+from questionbank import STEP_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
@@ -79,15 +79,16 @@ def test_load_content_command_is_idempotent(capsys):
 @pytest.mark.parametrize("slug", SEED_SLUGS)
 def test_seed_question_is_complete(content_loaded, slug):
     revision = Question.objects.get(slug=slug).current_revision
-    steps = revision.spec["steps"]
-    assert list(sorted(steps)) == sorted(STEP_KEYS)
+    spec = revision.question_spec
+    assert [step.key for step in spec.steps] == list(STEP_KEYS)
     for key in ("clarify", "architecture", "bottlenecks", "tradeoffs"):
-        assert len(steps[key]["rubric"]) >= 3, key
-    assert len(steps["estimate"]["quantities"]) >= 4
+        assert len(spec.step(key).rubric) >= 3, key
+    assert len(spec.step("estimate").quantities) >= 4
     for key in STEP_KEYS:
-        assert len(steps[key]["reference"].split()) >= 60, f"{key} reference too short"
-        assert revision.rendered["steps"][key]["reference"].startswith("<")
-    follow_ups = steps["tradeoffs"]["follow_ups"]
+        assert len(spec.step(key).reference.split()) >= 60, f"{key} reference too short"
+        assert revision.html(key)["reference"].startswith("<")
+    follow_ups = spec.step("tradeoffs").follow_ups
     assert len(follow_ups) >= SEED_FOLLOW_UPS[slug]
     for fu in follow_ups:
-        assert fu["reference"].strip() and len(fu["rubric"]) >= 2
+        assert fu.reference.strip() and len(fu.rubric) >= 2
+        assert spec.follow_up(fu.id) is fu

@@ -1,5 +1,6 @@
 """The practice flow: attempts, autosave, submissions, grading, feedback, access control."""
 
+import copy
 import re
 import threading
 
@@ -306,9 +307,9 @@ def test_clarify_numbers_become_worksheet_names(client_in, attempt):
 )
 def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression, verdict):
     tpot_id = next(
-        q["id"]
-        for q in attempt.revision.step("estimate")["quantities"]
-        if "tpot" in q["id"].lower()
+        q.id
+        for q in attempt.revision.question_spec.step("estimate").quantities
+        if "tpot" in q.id.lower()
     )
     response = client_in.post(
         reverse("attempt_check", args=[attempt.pk]),
@@ -329,20 +330,19 @@ def test_quantity_check_gives_the_checker_verdict(client_in, attempt, expression
 
 
 def test_quantity_check_uses_worksheet_names(client_in, attempt):
-    q = attempt.revision.step("estimate")["quantities"][0]
+    q = attempt.revision.question_spec.step("estimate").quantities[0]
     response = client_in.post(
         reverse("attempt_check", args=[attempt.pk]),
         {
-            "quantity": q["id"],
+            "quantity": q.id,
             "expression": "mine",
-            "worksheet": f"mine = {q['formula']}",
+            "worksheet": f"mine = {q.formula}",
         },
         htmx=True,
     )
     assert response.status_code == 200
     assert (
-        StepAnswer.objects.get(step_key="estimate").fields["checks"][q["id"]]["verdict"]
-        == "correct"
+        StepAnswer.objects.get(step_key="estimate").fields["checks"][q.id]["verdict"] == "correct"
     )
 
 
@@ -357,8 +357,7 @@ def test_worksheet_errors_show_inline_with_position(client_in, attempt):
 
 
 def test_worksheet_lines_follow_the_values_they_read(client_in, attempt):
-    """Each line's HTML is remembered, but per what it shows: an unchanged line whose input
-    changed above it is shown with its new value."""
+    """An unchanged line whose input changed above it is shown with its new value."""
     url = reverse("attempt_worksheet", args=[attempt.pk])
     first = client_in.post(url, {"worksheet": "a = 2 GB\nb = a * 2"}, htmx=True)
     again = client_in.post(url, {"worksheet": "a = 3 GB\nb = a * 2"}, htmx=True)
@@ -376,22 +375,31 @@ def test_worksheet_evaluation_is_rate_limited_per_user(client_in, attempt, setti
     assert "faster than 2 worksheet evaluations a minute" in responses[2].content.decode()
 
 
-def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, attempt):
+def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, candidate, attempt):
     """An authoring slip in a question's givens is a clear message, on the endpoint and on the
     page, not a server error; the candidate's worksheet text stays on the page."""
-    from interview import selectors
-
-    # Published revisions refuse save(); content checks would catch this, so write it past them.
-    spec = attempt.revision.spec
+    # Content checks would refuse this file, so publish the revision past them.
+    published = attempt.revision
+    spec = copy.deepcopy(published.spec)
     spec["steps"]["estimate"]["givens"].append({"name": "broken", "value": "1 GB + 1 s"})
-    QuestionRevision.objects.filter(pk=attempt.revision_id).update(spec=spec)
-    selectors.revision_cached.cache_clear()
+    broken = QuestionRevision.objects.create(
+        question=published.question,
+        number=published.number + 1,
+        content_hash="broken-givens",
+        source_text="",
+        title=published.title,
+        summary=published.summary,
+        difficulty=published.difficulty,
+        spec=spec,
+        rendered=published.rendered,
+    )
+    attempt = Attempt.objects.create(user=candidate, revision=broken)
     response = client_in.post(
         reverse("attempt_worksheet", args=[attempt.pk]), {"worksheet": "x = 1 GB"}, htmx=True
     )
     assert response.status_code == 422
     assert "givens do not evaluate" in response.content.decode()
-    quantity = attempt.revision.step("estimate")["quantities"][0]["id"]
+    quantity = attempt.revision.question_spec.step("estimate").quantities[0].id
     check = client_in.post(
         reverse("attempt_check", args=[attempt.pk]),
         {"quantity": quantity, "expression": "1", "worksheet": "x = 1 GB"},
@@ -410,18 +418,18 @@ def test_worksheet_says_so_when_the_question_givens_do_not_evaluate(client_in, a
 
 
 def test_follow_ups_open_one_at_a_time(client_in, attempt, django_capture_on_commit_callbacks):
-    follow_ups = attempt.revision.step("tradeoffs")["follow_ups"]
+    follow_ups = [fu.id for fu in attempt.revision.question_spec.step("tradeoffs").follow_ups]
     page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
-    assert f"follow-ups/{follow_ups[0]['id']}/" in page
-    assert f"follow-ups/{follow_ups[1]['id']}/" not in page
-    url = f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{follow_ups[0]['id']}/submit/"
+    assert f"follow-ups/{follow_ups[0]}/" in page
+    assert f"follow-ups/{follow_ups[1]}/" not in page
+    url = f"/attempts/{attempt.pk}/steps/tradeoffs/follow-ups/{follow_ups[0]}/submit/"
     with django_capture_on_commit_callbacks(execute=False):
         response = client_in.post(
             url, {"base_version": 0, "text": "Replicas scale out."}, htmx=True
         )
     assert response.status_code == 200
     page = client_in.get(step_url(attempt, "tradeoffs")).content.decode()
-    assert f"follow-ups/{follow_ups[1]['id']}/" in page
+    assert f"follow-ups/{follow_ups[1]}/" in page
 
 
 def test_grading_is_rate_limited_with_a_message(
@@ -468,7 +476,7 @@ def test_another_users_attempt_is_invisible_everywhere(
     intruder = User.objects.create_user("eve", password="eve-Passphrase-1")
     other = HtmxClient()
     other.force_login(intruder)
-    fu = attempt.revision.step("tradeoffs")["follow_ups"][0]["id"]
+    fu = attempt.revision.question_spec.step("tradeoffs").follow_ups[0].id
     gets = [
         f"/attempts/{attempt.pk}/",
         step_url(attempt, "architecture"),
@@ -584,3 +592,37 @@ def test_the_question_page_lists_only_my_attempts(client_in, attempt, db):
         f'href="/attempts/{attempt.pk}/"'
         not in other.get("/questions/chat-api-50qps/").content.decode()
     )
+
+
+def _graded(attempt, step_key, scores, follow_up_id=""):
+    """Submissions of one part, graded by the offline rubric grader with these scores."""
+    answer, _ = StepAnswer.objects.get_or_create(
+        attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
+    )
+    for number, score in enumerate(scores, start=1):
+        submission = Submission.objects.create(
+            answer=answer,
+            number=number,
+            text=f"answer {number}",
+            draft_version=number,
+            grade_status=Submission.GradeStatus.DONE,
+        )
+        Grade.objects.create(submission=submission, grader="rubric", score=score, points=[])
+
+
+def test_scorecard_and_history_agree_after_retries_of_steps_and_follow_ups(client_in, attempt):
+    fu = attempt.revision.question_spec.step("tradeoffs").follow_ups[0].id
+    _graded(attempt, "architecture", [0.8, 0.6])  # a worse retry: the best counts
+    _graded(attempt, "tradeoffs", [0.5, 1.0])  # a better retry of the main answer
+    _graded(attempt, "tradeoffs", [0.2, 0.4], follow_up_id=fu)  # and of a follow-up
+
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).context
+    history = client_in.get(reverse("history")).context
+    on_card = {row["key"]: row["score"] for row in card["rows"]}
+    (in_history,) = history["rows"]
+    assert in_history["steps"] == [on_card[key] for key in on_card]
+    assert in_history["overall"] == card["overall"]
+    # Each part counts its best submission; a step is the mean of its parts.
+    assert on_card["architecture"] == 0.8
+    assert on_card["tradeoffs"] == 0.7  # (1.0 + 0.4) / 2
+    assert card["overall"] == 0.75

@@ -2,7 +2,7 @@
 
 import pytest
 
-from interview.rendering import render_markdown
+from questionbank.rendering import render_markdown
 
 HOSTILE = [
     "<script>alert(1)</script>",

@@ -2,11 +2,11 @@
 
 import pytest
 
-from interview.content import load_question_spec
 from interview.grading import grade
 from interview.slo import card_as_text, parse_number, review_card
+from questionbank import load_question_spec
 
-BRIEF = load_question_spec("chat-api-50qps")["brief"]
+BRIEF = load_question_spec("chat-api-50qps").brief
 FULL_CARD = {
     "model": "Qwen2.5-7B-Instruct",
     "gpu": "RTX 4090",
@@ -51,7 +51,7 @@ def test_a_stray_letter_does_not_name_the_gpu():
 
 
 def test_the_card_reads_as_sentences_the_rubric_recognises():
-    step = load_question_spec("chat-api-50qps")["steps"]["clarify"]
+    step = load_question_spec("chat-api-50qps").step("clarify")
     text = card_as_text({**FULL_CARD, "notes": "Every chat shares the same system prompt."})
     result = grade(step, text, mode="rubric")
     verdicts = {p.id: p.verdict for p in result.points}

@@ -310,22 +310,22 @@ def test_engine_records_token_usage_when_the_model_answered(engine_results):
 def test_engine_grades_a_shipped_step_by_the_model(vllm_server, vllm_model_name, vllm_report):
     """A full-size prompt (a shipped question's rubric and reference) fits the server and the
     model's reply is used: no 400 for context length, no finish_reason=length."""
-    from interview.content import load_question_spec
+    from questionbank import load_question_spec
 
     grade, GraderConfig = _grading()
     spec = load_question_spec("chat-api-50qps")
     context = {
         "slug": "chat-api-50qps",
-        "title": spec["title"],
-        "brief": spec["brief"],
+        "title": spec.title,
+        "brief": spec.brief.as_dict(),
         "step_key": "architecture",
     }
-    step = spec["steps"]["architecture"]
+    step = spec.step("architecture")
     config = GraderConfig(base_url=vllm_server, model=vllm_model_name)
     data = grade(step, GOOD, mode="llm", context=context, config=config).to_dict()
     vllm_report.append(f"engine  shipped/architecture   {_summary(data)}")
     assert data["grader"] == "llm", data
-    assert_sound_grade(data, GOOD, {p["id"] for p in step["rubric"]})
+    assert_sound_grade(data, GOOD, {p.id for p in step.rubric})
 
 
 def test_engine_survives_an_unreachable_server(vllm_model_name):
@@ -355,13 +355,13 @@ COMMAND_CASES = [
 
 
 def _question_rubric_ids(slug: str, step: str) -> set[str]:
-    from interview.content import ContentError, load_question_spec
+    from questionbank import ContentError, load_question_spec
 
     try:
         spec = load_question_spec(slug)
     except ContentError as e:
         pytest.skip(f"question {slug} is not shipped yet: {e}")
-    return {p["id"] for p in spec["steps"][step]["rubric"]}
+    return {p.id for p in spec.step(step).rubric}
 
 
 @pytest.mark.parametrize(("slug", "step", "answer_name"), COMMAND_CASES)

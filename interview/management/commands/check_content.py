@@ -4,7 +4,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from interview.content import concept_paths, parse_file, read_tree
+from questionbank.files import concept_paths, parse_file, read_tree
 
 
 class Command(BaseCommand):

@@ -19,8 +19,15 @@ from typing import Any
 from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from interview.content import STEP_KEYS, ContentError, load_question_spec
 from interview.grading import GraderConfig, GradeResult, grade
+from questionbank import (
+    STEP_KEYS,
+    ContentError,
+    FollowUp,
+    QuestionSpec,
+    StepSpec,
+    load_question_spec,
+)
 
 USAGE_ERROR = 2
 MAX_ANSWER_BYTES = 1024 * 1024
@@ -48,22 +55,23 @@ def read_answer_file(path: str) -> str:
         raise _fail(f"answer file {path} is not valid UTF-8 (byte {exc.start})") from None
 
 
-def step_to_grade(
-    spec: dict[str, Any], slug: str, step_key: str, follow_up: str | None
-) -> dict[str, Any]:
-    """The step dict (or one of its follow-ups) of a question spec; CommandError when absent."""
-    steps = spec.get("steps") or {}
-    if step_key not in steps:
-        raise _fail(f"question {slug} has no step {step_key!r} (steps: {', '.join(STEP_KEYS)})")
-    step = steps[step_key]
+def step_to_grade(spec: QuestionSpec, step_key: str, follow_up: str | None) -> StepSpec | FollowUp:
+    """A step (or one of its follow-ups) of a question; CommandError when absent."""
+    try:
+        step = spec.step(step_key)
+    except LookupError:
+        raise _fail(
+            f"question {spec.slug} has no step {step_key!r} (steps: {', '.join(STEP_KEYS)})"
+        ) from None
     if not follow_up:
         return step
-    follow_ups = step.get("follow_ups") or []
-    for entry in follow_ups:
-        if entry.get("id") == follow_up:
-            return entry
-    known = ", ".join(str(f.get("id")) for f in follow_ups) or "none"
-    raise _fail(f"step {step_key} of {slug} has no follow-up {follow_up!r} (follow-ups: {known})")
+    try:
+        return step.follow_up(follow_up)
+    except LookupError:
+        known = ", ".join(f.id for f in step.follow_ups) or "none"
+        raise _fail(
+            f"step {step_key} of {spec.slug} has no follow-up {follow_up!r} (follow-ups: {known})"
+        ) from None
 
 
 def command_json(result: GradeResult) -> dict[str, Any]:
@@ -95,7 +103,7 @@ class Command(BaseCommand):
             spec = load_question_spec(slug)
         except ContentError as exc:
             raise _fail(str(exc)) from None
-        step = step_to_grade(spec, slug, step_key, options["follow_up"])
+        step = step_to_grade(spec, step_key, options["follow_up"])
         answer = read_answer_file(options["answer_file"])
         try:
             config = GraderConfig.from_env()
@@ -104,8 +112,8 @@ class Command(BaseCommand):
 
         context = {
             "slug": slug,
-            "title": spec.get("title", slug),
-            "brief": spec.get("brief") or {},
+            "title": spec.title,
+            "brief": spec.brief.as_dict(),
             "step_key": step_key,
         }
         if options["follow_up"]:

@@ -1,8 +1,9 @@
-"""Question and concept files: parse, validate with line numbers, and render.
+"""Question and concept files: parse, validate with line numbers, load as a QuestionSpec.
 
 A content file is a YAML front-matter block between two `---` lines, then Markdown
-(content/README.md is the schema an instructor writes from). This module has no Django
-imports: `load_content` and `check_content` are thin commands over it.
+(content/README.md is the schema an instructor writes from). `load_question` is the one way
+from a file's text to a typed question; every problem it finds carries its file:line. No
+Django imports: `load_content` and `check_content` are thin commands over this module.
 """
 
 from __future__ import annotations
@@ -15,15 +16,14 @@ from typing import Any
 
 import yaml
 
-from interview.rendering import render_markdown
+from questionbank.spec import SLUG_RE, STEP_KEYS, QuestionSpec
 
-STEP_KEYS = ("clarify", "estimate", "architecture", "bottlenecks", "tradeoffs")
 DIFFICULTIES = ("intro", "core", "advanced")
 ROUNDINGS = ("ceil", "floor", "round")
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 RUBRIC_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_FILE_BYTES = 512 * 1024
+CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
 
 QUESTION_KEYS = {"slug", "title", "summary", "difficulty", "tags", "minutes", "brief", "steps"}
 QUESTION_REQUIRED = {"slug", "title", "summary", "difficulty", "brief", "steps"}
@@ -538,41 +538,43 @@ def read_tree(root: Path | str, *, known_concepts: set[str] | None = None) -> Co
     return ContentTree(questions, concepts, problems)
 
 
-# --- rendering for storage -------------------------------------------------------------
+def load_question(
+    path: str | Path, text: str | None = None, *, concept_slugs: set[str] | None = None
+) -> tuple[QuestionSpec | None, list[Problem]]:
+    """A question file (read from `path`, or `text` when given) as a typed spec.
+
+    Returns (spec, problems): the spec is None whenever there is a problem, and every problem
+    names its file:line. `concept_slugs` as for `validate_question`.
+    """
+    cf = parse_file(path, text)
+    problems = validate_question(cf, concept_slugs=concept_slugs)
+    if problems:
+        return None, problems
+    return question_spec(cf), []
 
 
-def render_question(meta: dict[str, Any], body: str) -> dict[str, Any]:
-    """The HTML of every Markdown field of a question, rendered once for storage."""
-    steps = {}
-    for key, step in meta["steps"].items():
-        steps[key] = {
-            "prompt": render_markdown(step.get("prompt", "")),
-            "reference": render_markdown(step.get("reference", "")),
-        }
-        if key == "tradeoffs":
-            steps[key]["follow_ups"] = {
-                fu["id"]: {
-                    "prompt": render_markdown(fu.get("prompt", "")),
-                    "reference": render_markdown(fu.get("reference", "")),
-                }
-                for fu in step.get("follow_ups", [])
-            }
-    return {"scenario": render_markdown(body), "steps": steps}
+def question_spec(cf: ContentFile) -> QuestionSpec:
+    """The typed spec of a question file that passed `validate_question`."""
+    return QuestionSpec.from_meta(cf.meta, scenario=cf.body)
 
 
-def load_question_spec(slug: str, root: Path | None = None) -> dict[str, Any]:
-    """The parsed front matter of content/questions/<slug>.md (for commands and tests).
+def question_file(slug: str, root: Path) -> Path:
+    """<root>/questions/<slug>.md; ContentError for a string that is not a slug (which also
+    keeps the path inside the folder)."""
+    if not SLUG_RE.match(slug or ""):
+        raise ContentError(f"'{slug}' is not a question slug")
+    return Path(root) / "questions" / f"{slug}.md"
+
+
+def load_question_spec(slug: str, root: Path | None = None) -> QuestionSpec:
+    """The shipped question `slug` (content/questions/<slug>.md, or under `root`).
 
     Raises ContentError with a one-line message for an unknown slug or a broken file.
     """
-    if not SLUG_RE.match(slug or ""):
-        raise ContentError(f"'{slug}' is not a question slug")
-    root = Path(root) if root else Path(__file__).resolve().parent.parent / "content"
-    path = root / "questions" / f"{slug}.md"
+    path = question_file(slug, Path(root) if root else CONTENT_DIR)
     if not path.is_file():
         raise ContentError(f"no question '{slug}' (no {path})")
-    cf = parse_file(path)
-    problems = validate_question(cf, concept_slugs=None)
-    if problems:
+    spec, problems = load_question(path)
+    if spec is None:
         raise ContentError(str(problems[0]))
-    return cf.meta
+    return spec

@@ -6,12 +6,17 @@ server to MathML, which browsers display natively, so pages need no math script 
 stays strict.
 """
 
+from __future__ import annotations
+
 import re
 import secrets
+from typing import Any
 
 import latex2mathml.converter
 import markdown
 import nh3
+
+from questionbank.spec import QuestionSpec
 
 MATHML_TAGS = {
     "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace",
@@ -96,3 +101,23 @@ def render_markdown(text: str) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_question(spec: QuestionSpec) -> dict[str, Any]:
+    """The HTML of every Markdown field of a question, rendered once for storage:
+    {"scenario", "steps": {key: {"prompt", "reference"[, "follow_ups": {id: {...}}]}}}."""
+    steps: dict[str, Any] = {}
+    for step in spec.steps:
+        steps[step.key] = {
+            "prompt": render_markdown(step.prompt),
+            "reference": render_markdown(step.reference),
+        }
+        if step.follow_ups:
+            steps[step.key]["follow_ups"] = {
+                fu.id: {
+                    "prompt": render_markdown(fu.prompt),
+                    "reference": render_markdown(fu.reference),
+                }
+                for fu in step.follow_ups
+            }
+    return {"scenario": render_markdown(spec.scenario), "steps": steps}

@@ -1,0 +1,127 @@
+"""The feedback panel of a submission: grading status, per-point verdicts with the
+candidate's own words highlighted as evidence, the reference answer, and earlier versions."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+
+from interview import selectors
+from interview.flow import step_spec
+from interview.grading import DISAGREEMENT_THRESHOLD
+from interview.models import Attempt, StepAnswer, Submission
+from interview.scoring import primary_grade, submission_score
+
+
+def feedback_context(
+    *, attempt: Attempt, answer: StepAnswer, submission: Submission | None
+) -> dict:
+    """The feedback panel for a submission: status, per-point verdicts, reference, history."""
+    if submission is None:
+        return {"submission": None}
+    feedback_url = reverse(
+        "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
+    )
+    if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+        # Polled every second until graded: answer with the status alone, cheaply.
+        return {"submission": submission, "graded": False, "feedback_url": feedback_url}
+    # One query for every version of this step with its grades: the history needs them all.
+    versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
+    current = next((s for s in versions if s.pk == submission.pk), None)
+    grades = list(current.grades.all()) if current else list(submission.grades.all())
+    main = primary_grade(grades)
+    spec = step_spec(attempt.revision, answer.step_key, answer.follow_up_id)
+    rendered = attempt.revision.html(answer.step_key, answer.follow_up_id)
+    points_by_id = {p.id: p for p in spec.rubric}
+    concepts = selectors.concepts_by_slug({c for p in spec.rubric for c in p.concepts})
+    done = submission.grade_status in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE)
+    points = []
+    if main is not None:
+        for verdict in main.points:
+            rubric = points_by_id.get(verdict.get("id"))
+            says = rubric.says if rubric else ""
+            comment = verdict.get("comment") or ""
+            # Graders restate the point in their comment; the panel already shows it above.
+            if says and comment.endswith(f": {says}"):
+                comment = comment[: -len(says) - 2]
+            points.append(
+                {
+                    **verdict,
+                    "comment": comment,
+                    "says": says,
+                    "concepts": [concepts[c] for c in rubric.concepts if c in concepts]
+                    if rubric
+                    else [],
+                }
+            )
+    by = {g.grader: g for g in grades}
+    history = []
+    for sub in versions:
+        history.append(
+            {
+                "number": sub.number,
+                "submitted_at": sub.submitted_at,
+                "status": sub.get_grade_status_display(),
+                "score": submission_score(answer.step_key, list(sub.grades.all())),
+                "current": sub.pk == submission.pk,
+            }
+        )
+    # A part scores its best submission (interview.scoring), so that is the figure to show.
+    scored = [h["score"] for h in history if h["score"] is not None]
+    return {
+        "submission": submission,
+        "graded": done and main is not None,
+        "grade": main,
+        "grades": by,
+        "points": points,
+        "score": submission_score(answer.step_key, grades),
+        "best_score": max(scored) if scored else None,
+        "highlighted": highlight_evidence(
+            submission.text,
+            [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")],
+        ),
+        "reference_html": rendered["reference"] if done else "",
+        "history": history,
+        "disagreement": (
+            abs(by["llm"].score - by["rubric"].score) > DISAGREEMENT_THRESHOLD
+            if "llm" in by and "rubric" in by
+            else False
+        ),
+        "slo_review": (by["slo"].usage.get("review") if "slo" in by else None),
+        "checks": by["checker"].points if "checker" in by else [],
+        "feedback_url": feedback_url,
+    }
+
+
+def _normalise_ws(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def highlight_evidence(text: str, quotes: list[str]) -> SafeString:
+    """The candidate's own text, escaped, with each evidence quote wrapped in <mark>.
+
+    Quotes are matched ignoring case and runs of whitespace, as the graders matched them.
+    """
+    spans: list[tuple[int, int]] = []
+    for quote in quotes:
+        words = [re.escape(w) for w in _normalise_ws(quote).split(" ") if w]
+        if not words:
+            continue
+        match = re.search(r"\s+".join(words), text, flags=re.IGNORECASE)
+        if match:
+            spans.append(match.span())
+    spans.sort()
+    out, cursor = [], 0
+    for start, end in spans:
+        if start < cursor:
+            start = cursor
+        if start >= end:
+            continue
+        out.append(html.escape(text[cursor:start]))
+        out.append(f"<mark>{html.escape(text[start:end])}</mark>")
+        cursor = end
+    out.append(html.escape(text[cursor:]))
+    return mark_safe("".join(out))  # every piece above is escaped

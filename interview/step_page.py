@@ -1,0 +1,146 @@
+"""The practice step page: the answer form's fields, the links between steps and
+follow-ups, and everything the page shows (prompt, editor, worksheet, feedback so far)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from interview import selectors
+from interview.feedback import feedback_context
+from interview.flow import FlowError
+from interview.models import Attempt, StepAnswer, Submission
+from interview.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
+from interview.worksheet import card_names, worksheet_lines
+from questionbank import STEP_KEYS, StepSpec
+
+# --- forms ------------------------------------------------------------------------------
+
+
+def fields_from_post(step: str, post) -> dict:
+    """The structured part of an answer form: the SLO card, or the napkin worksheet."""
+    if step == "clarify":
+        fields = {name: str(post.get(name, ""))[:200].strip() for name in CARD_FIELD_NAMES}
+        if fields[QPS_KIND] not in ("peak", "mean"):
+            fields[QPS_KIND] = "peak"
+        return fields
+    if step == "estimate":
+        return {"worksheet": str(post.get("worksheet", ""))}
+    return {}
+
+
+# --- navigation -------------------------------------------------------------------------
+
+
+def step_url(attempt: Attempt, step: str, follow_up: str = "") -> str:
+    if follow_up:
+        return reverse(
+            "attempt_follow_up",
+            kwargs={"attempt_id": attempt.pk, "step": step, "follow_up": follow_up},
+        )
+    return reverse("attempt_step", kwargs={"attempt_id": attempt.pk, "step": step})
+
+
+def _submitted_keys(attempt: Attempt) -> set[tuple[str, str]]:
+    return set(
+        Submission.objects.filter(answer__attempt=attempt).values_list(
+            "answer__step_key", "answer__follow_up_id"
+        )
+    )
+
+
+def next_step(attempt: Attempt) -> str:
+    """The first step without a submission (the last step when all are done)."""
+    done = {key for key, _ in _submitted_keys(attempt)}
+    return next((key for key in STEP_KEYS if key not in done), STEP_KEYS[-1])
+
+
+def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
+    """Everything the step page shows: the prompt, the editor, feedback so far, navigation."""
+    revision = attempt.revision
+    steps = selectors.question_steps(revision)
+    current = steps[STEP_KEYS.index(answer.step_key)]
+    submitted = _submitted_keys(attempt)
+    for s in steps:
+        s["submitted"] = any(key == s["key"] for key, _ in submitted)
+        s["url"] = step_url(attempt, s["key"])
+    spec = revision.question_spec.step(answer.step_key)
+    context = {
+        "attempt": attempt,
+        "revision": revision,
+        "answer": answer,
+        "steps": steps,
+        "step": current,
+        "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
+        "next": steps[current["number"]] if current["number"] < len(steps) else None,
+        "draft_url": _action_url("attempt_draft", attempt, answer),
+        "submit_url": _action_url("attempt_submit", attempt, answer),
+        "follow_up": None,
+        "all_submitted": all(s["submitted"] for s in steps),
+        "submitted_count": sum(1 for s in steps if s["submitted"]),
+    }
+    if answer.follow_up_id:
+        context["follow_up"] = {
+            "id": answer.follow_up_id,
+            "prompt_html": revision.html(answer.step_key, answer.follow_up_id)["prompt"],
+        }
+    if answer.step_key == "tradeoffs":
+        context["follow_ups"] = _follow_up_states(attempt, spec, submitted)
+    if answer.step_key == "clarify":
+        context["card"] = _card_form(answer.fields)
+    if answer.step_key == "estimate":
+        checks = answer.fields.get("checks") or {}
+        context["givens"] = spec.givens
+        context["quantities"] = [{"spec": q, "check": checks.get(q.id)} for q in spec.quantities]
+        context["worksheet_text"] = answer.fields.get("worksheet", "")
+        context["predefined"] = card_names(attempt)
+        try:
+            context["worksheet_lines"] = worksheet_lines(
+                attempt=attempt, text=context["worksheet_text"]
+            )
+        except FlowError as exc:
+            context["worksheet_error"] = str(exc)
+    latest = answer.submissions.order_by("-number").first()
+    context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
+    return context
+
+
+def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:
+    kwargs = {"attempt_id": attempt.pk, "step": answer.step_key}
+    if answer.follow_up_id:
+        kwargs["follow_up"] = answer.follow_up_id
+        name += "_follow_up"
+    return reverse(name, kwargs=kwargs)
+
+
+def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[dict]:
+    """Follow-ups arrive one at a time: each opens once the one before it is submitted."""
+    states, open_next = [], True
+    for number, fu in enumerate(spec.follow_ups, start=1):
+        done = ("tradeoffs", fu.id) in submitted
+        states.append(
+            {
+                "id": fu.id,
+                "number": number,
+                "submitted": done,
+                "open": done or open_next,
+                "url": step_url(attempt, "tradeoffs", fu.id),
+            }
+        )
+        open_next = done
+    return states
+
+
+def _card_form(fields: dict) -> dict:
+    """The SLO card's inputs, each with what the candidate typed so far."""
+
+    def rows(card_fields: tuple[CardField, ...]) -> list[dict]:
+        return [
+            {"name": f.name, "label": f.label, "unit": f.unit, "value": fields.get(f.name, "")}
+            for f in card_fields
+        ]
+
+    return {
+        "numbers": rows(NUMBER_FIELDS),
+        "texts": rows(TEXT_FIELDS),
+        "qps_kind": fields.get(QPS_KIND) or "peak",
+    }

@@ -1,0 +1,301 @@
+"""A design question as typed, immutable data: the one shape every consumer reads.
+
+`QuestionSpec.from_meta` builds it from a question file's front matter once that front matter
+has passed `questionbank.files.validate_question` (or from the same JSON stored on a published
+revision). It does not validate: a mapping that skipped validation may raise KeyError here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+STEP_KEYS = ("clarify", "estimate", "architecture", "bottlenecks", "tradeoffs")
+# The one slug pattern (questions and concepts): it also keeps a slug inside its folder.
+SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class RubricPoint:
+    """One rubric point: what it says, its weight, and the phrases the offline grader looks for
+    (`all_groups`: every group must be matched in one sentence for a hit; `partial_groups`
+    likewise for a partial)."""
+
+    id: str
+    says: str
+    weight: float = 1.0
+    all_groups: tuple[tuple[str, ...], ...] = ()
+    partial_groups: tuple[tuple[str, ...], ...] = ()
+    concepts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """An interviewer's follow-up of the trade-offs step, answered and graded on its own."""
+
+    id: str
+    prompt: str
+    reference: str
+    rubric: tuple[RubricPoint, ...]
+    concepts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Given:
+    """A name predefined in the candidate's worksheet; `value` is a napkin-math expression."""
+
+    name: str
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong formula for a quantity, with the hint shown when an answer matches it."""
+
+    formula: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number the candidate must compute: the instructor's formula over the givens (and
+    earlier quantities), its unit, a relative tolerance and an optional rounding."""
+
+    id: str
+    label: str
+    formula: str
+    unit: str
+    tolerance: float
+    rounding: str | None = None
+    mistakes: tuple[Mistake, ...] = ()
+
+    @property
+    def rounded_formula(self) -> str:
+        """The formula wrapped in its rounding (`ceil(...)`), as later quantities use it."""
+        return f"{self.rounding}({self.formula})" if self.rounding else self.formula
+
+    def as_dict(self) -> dict[str, Any]:
+        """The authored mapping, for the napkin-math checker (which takes plain data)."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "label": self.label,
+            "formula": self.formula,
+            "unit": self.unit,
+            "tolerance": self.tolerance,
+        }
+        if self.rounding:
+            out["rounding"] = self.rounding
+        if self.mistakes:
+            out["mistakes"] = [{"formula": m.formula, "hint": m.hint} for m in self.mistakes]
+        return out
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """One of the five steps: prompt, rubric, reference and concepts, plus the napkin math
+    (estimate) or the follow-ups (tradeoffs)."""
+
+    key: str
+    prompt: str
+    reference: str
+    rubric: tuple[RubricPoint, ...]
+    concepts: tuple[str, ...] = ()
+    minutes: float | None = None
+    givens: tuple[Given, ...] = ()
+    quantities: tuple[Quantity, ...] = ()
+    follow_ups: tuple[FollowUp, ...] = ()
+
+    def follow_up(self, follow_up_id: str) -> FollowUp:
+        """The follow-up with this id; LookupError when the step has none by that id."""
+        for follow_up in self.follow_ups:
+            if follow_up.id == follow_up_id:
+                return follow_up
+        raise LookupError(f"no follow-up {follow_up_id!r}")
+
+    def quantity(self, quantity_id: str) -> Quantity:
+        """The quantity with this id; LookupError when the step has none by that id."""
+        for quantity in self.quantities:
+            if quantity.id == quantity_id:
+                return quantity
+        raise LookupError(f"no quantity {quantity_id!r}")
+
+    def estimate_dict(self) -> dict[str, Any]:
+        """Givens and quantities as the napkin-math engine takes them (plain data)."""
+        return {
+            "givens": [{"name": g.name, "label": g.label, "value": g.value} for g in self.givens],
+            "quantities": [q.as_dict() for q in self.quantities],
+        }
+
+
+@dataclass(frozen=True)
+class Brief:
+    """The requirements the candidate must pin down (figures in tokens, QPS and ms)."""
+
+    model: str
+    gpu: str = ""
+    context_length: float | None = None
+    peak_qps: float | None = None
+    mean_qps: float | None = None
+    ttft_p99_ms: float | None = None
+    tpot_p99_ms: float | None = None
+    e2e_p99_ms: float | None = None
+    input_tokens: float | None = None
+    output_tokens: float | None = None
+    tenancy: str = ""
+    constraints: tuple[str, ...] = ()
+
+    def value_of(self, key: str) -> Any:
+        """The authored value of a brief key, or None when the brief leaves it out."""
+        value = getattr(self, key, None)
+        return value if value not in ("", ()) else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The authored keys and values, in the schema's order (for the model grader's prompt)."""
+        out: dict[str, Any] = {}
+        for key in BRIEF_ORDER:
+            value = self.value_of(key)
+            if value is not None:
+                out[key] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+BRIEF_ORDER = tuple(Brief.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """A whole question: what the list shows, the brief, and the five steps in order."""
+
+    slug: str
+    title: str
+    summary: str
+    difficulty: str
+    brief: Brief
+    steps: tuple[StepSpec, ...]
+    tags: tuple[str, ...] = ()
+    minutes: float | None = None
+    scenario: str = ""  # the Markdown after the front matter
+
+    def step(self, key: str) -> StepSpec:
+        """The step with this key; LookupError for a key that is not one of STEP_KEYS."""
+        for step in self.steps:
+            if step.key == key:
+                return step
+        raise LookupError(f"no step {key!r}")
+
+    def follow_up(self, follow_up_id: str) -> FollowUp:
+        """A follow-up of the trade-offs step by id; LookupError when there is none."""
+        return self.step("tradeoffs").follow_up(follow_up_id)
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any], *, scenario: str = "") -> QuestionSpec:
+        """The spec from validated front matter (or the JSON stored from it) and the
+        scenario's Markdown."""
+        steps = meta["steps"]
+        return cls(
+            slug=meta["slug"],
+            title=meta["title"],
+            summary=meta["summary"],
+            difficulty=meta["difficulty"],
+            brief=brief_from_dict(meta["brief"]),
+            steps=tuple(step_from_dict(key, steps[key]) for key in STEP_KEYS if key in steps),
+            tags=tuple(meta.get("tags") or ()),
+            minutes=meta.get("minutes"),
+            scenario=scenario,
+        )
+
+
+def brief_from_dict(brief: Mapping[str, Any]) -> Brief:
+    values = {key: brief[key] for key in BRIEF_ORDER if key in brief}
+    if "constraints" in values:
+        values["constraints"] = tuple(values["constraints"] or ())
+    return Brief(**values)
+
+
+def step_from_dict(key: str, step: Mapping[str, Any]) -> StepSpec:
+    """A step from its authored mapping."""
+    return StepSpec(
+        key=key,
+        prompt=str(step.get("prompt") or ""),
+        reference=str(step.get("reference") or ""),
+        rubric=rubric_from_list(step.get("rubric")),
+        concepts=tuple(step.get("concepts") or ()),
+        minutes=step.get("minutes"),
+        givens=tuple(
+            Given(str(g["name"]), str(g.get("label", "")), str(g["value"]))
+            for g in step.get("givens") or ()
+        ),
+        quantities=tuple(_quantity(q) for q in step.get("quantities") or ()),
+        follow_ups=tuple(
+            FollowUp(
+                id=fu["id"],
+                prompt=str(fu.get("prompt") or ""),
+                reference=str(fu.get("reference") or ""),
+                rubric=rubric_from_list(fu.get("rubric")),
+                concepts=tuple(fu.get("concepts") or ()),
+            )
+            for fu in step.get("follow_ups") or ()
+        ),
+    )
+
+
+def _quantity(q: Mapping[str, Any]) -> Quantity:
+    return Quantity(
+        id=str(q["id"]),
+        label=str(q.get("label", "")),
+        formula=str(q["formula"]),
+        unit=str(q.get("unit") or ""),
+        tolerance=float(q["tolerance"]),
+        rounding=q.get("rounding"),
+        mistakes=tuple(Mistake(str(m["formula"]), str(m["hint"])) for m in q.get("mistakes") or ()),
+    )
+
+
+def rubric_from_list(rubric: Iterable[Mapping[str, Any]] | None) -> tuple[RubricPoint, ...]:
+    """Rubric points from their authored mappings, in order.
+
+    Raises ValueError for a point without an id. A bare phrase where a group is expected is
+    read as a group of one, and a weight that is not a positive number as 1, so a mapping
+    written by hand (a test, a script) reads the way the validator would have asked for.
+    """
+    points = []
+    for raw in rubric or ():
+        if not isinstance(raw, Mapping) or not raw.get("id"):
+            raise ValueError(f"rubric point without an id: {raw!r}")
+        recognise = raw.get("recognise") or {}
+        weight = raw.get("weight", 1)
+        points.append(
+            RubricPoint(
+                id=str(raw["id"]),
+                says=str(raw.get("says") or raw["id"]).strip(),
+                weight=float(weight)
+                if isinstance(weight, int | float) and not isinstance(weight, bool) and weight > 0
+                else 1.0,
+                all_groups=_phrase_groups(recognise.get("all")),
+                partial_groups=_phrase_groups(recognise.get("partial")),
+                concepts=tuple(raw.get("concepts") or ()),
+            )
+        )
+    return tuple(points)
+
+
+def _phrase_groups(value: Any) -> tuple[tuple[str, ...], ...]:
+    groups = []
+    for group in value or ():
+        if isinstance(group, str):
+            group = [group]
+        phrases = tuple(str(p) for p in group if str(p).strip())
+        if phrases:
+            groups.append(phrases)
+    return tuple(groups)
+
+
+def as_step(step: StepSpec | FollowUp | Mapping[str, Any]) -> StepSpec | FollowUp:
+    """A gradable part (a step or a follow-up) as typed data; a mapping is read as a step's
+    authored front matter."""
+    if isinstance(step, StepSpec | FollowUp):
+        return step
+    return step_from_dict(str(step.get("key", "")), step)
