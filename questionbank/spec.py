@@ -53,10 +53,37 @@ class Given:
 
 @dataclass(frozen=True)
 class Mistake:
-    """A known wrong formula for a quantity, with the hint shown when an answer matches it."""
+    """A known wrong way to a quantity, with the hint shown when an answer matches it.
 
-    formula: str
+    Exactly one of `formula` (a napkin expression over the givens and earlier quantities) and
+    `replace` (the quantity's own formula with these givens swapped for these expressions,
+    e.g. {"rho": "1"}) is set; `kind` is an optional tag the checker reports back.
+    """
+
     hint: str
+    formula: str = ""
+    replace: tuple[tuple[str, str], ...] = ()
+    kind: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The authored mapping, for the napkin-math checker."""
+        out: dict[str, Any] = {"hint": self.hint}
+        if self.formula:
+            out["formula"] = self.formula
+        if self.replace:
+            out["replace"] = dict(self.replace)
+        if self.kind:
+            out["kind"] = self.kind
+        return out
+
+    @classmethod
+    def from_meta(cls, m: Mapping[str, Any]) -> Mistake:
+        return cls(
+            hint=str(m["hint"]),
+            formula=str(m.get("formula") or ""),
+            replace=tuple((str(k), str(v)) for k, v in (m.get("replace") or {}).items()),
+            kind=str(m.get("kind") or ""),
+        )
 
 
 @dataclass(frozen=True)
@@ -89,7 +116,7 @@ class Quantity:
         if self.rounding:
             out["rounding"] = self.rounding
         if self.mistakes:
-            out["mistakes"] = [{"formula": m.formula, "hint": m.hint} for m in self.mistakes]
+            out["mistakes"] = [m.as_dict() for m in self.mistakes]
         return out
 
 
@@ -250,7 +277,7 @@ def _quantity(q: Mapping[str, Any]) -> Quantity:
         unit=str(q.get("unit") or ""),
         tolerance=float(q["tolerance"]),
         rounding=q.get("rounding"),
-        mistakes=tuple(Mistake(str(m["formula"]), str(m["hint"])) for m in q.get("mistakes") or ()),
+        mistakes=tuple(Mistake.from_meta(m) for m in q.get("mistakes") or ()),
     )
 
 
