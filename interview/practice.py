@@ -12,12 +12,12 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
+from config.rows import get_row
 from interview import selectors
 from interview.content import STEP_KEYS
 from interview.flow import FlowError
 from interview.models import Attempt, Grade, StepAnswer, Submission
 from interview.slo import SLO_FIELDS, TEXT_FIELDS, review_card
-from config.rows import get_row
 
 CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_kind"]
 CREDIT = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
@@ -359,12 +359,8 @@ def feedback_context(
         ),
         "reference_html": rendered["reference"] if done else "",
         "history": history,
-        "disagreement": (
-            abs(by["llm"].score - by["rubric"].score) > 0.4
-            if "llm" in by and "rubric" in by
-            else False
-        ),
-        "slo_review": (by["slo"].usage.get("review") if "slo" in by else None),
+        "disagreement": submission.review_reason or "",
+        "slo_review": by["slo"].slo_review if "slo" in by else None,
         "checks": by["checker"].points if "checker" in by else [],
         "feedback_url": feedback_url,
     }
