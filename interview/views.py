@@ -86,51 +86,24 @@ def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def grader_status(request: HttpRequest) -> HttpResponse:
-    """The grading backend: endpoint, reachability, served models, live queue, our queue."""
-    from datetime import timedelta
+    """Whether the model is grading and how long our queue is; the details for staff only."""
+    from django.conf import settings
+    from django.core.cache import cache
 
-    from django.utils import timezone
-
-    from interview import grader_status as status_mod
+    from interview import grader_status as status
     from interview.grading import GraderConfig
-    from interview.models import Grade, Submission
 
     try:
-        config = GraderConfig.from_env()
+        config: GraderConfig | None = GraderConfig.from_settings(settings.GRADER)
         config_error = ""
     except ValueError as exc:
-        config, config_error = GraderConfig(), str(exc)
-    server = status_mod.server_status(config)
-    since = timezone.now() - timedelta(days=1)
-    latencies = {
-        grader: list(
-            Grade.objects.filter(grader=grader, created_at__gte=since)
-            .order_by("-created_at")
-            .values_list("latency_ms", flat=True)[:1000]
+        config, config_error = None, str(exc)
+    context: dict = {"public": status.public_status(config, cache=cache)}
+    if request.user.is_staff:
+        context.update(
+            config_error=config_error,
+            server=status.server_status(config or GraderConfig(), cache=cache),
+            percentiles=status.grading_latencies(),
+            inflight_cap=(config or GraderConfig()).max_inflight,
         )
-        for grader in ("llm", "rubric")
-    }
-    queue = {
-        "queued": Submission.objects.filter(grade_status=Submission.GradeStatus.QUEUED).count(),
-        "grading": Submission.objects.filter(grade_status=Submission.GradeStatus.GRADING).count(),
-        "offline": Submission.objects.filter(grade_status=Submission.GradeStatus.OFFLINE).count(),
-    }
-    percentiles = [
-        {
-            "grader": grader,
-            "count": len(values),
-            **{f"p{q}": status_mod.percentile(values, q) for q in (50, 90, 99)},
-        }
-        for grader, values in latencies.items()
-    ]
-    return render(
-        request,
-        "interview/grader_status.html",
-        {
-            "server": server,
-            "config_error": config_error,
-            "queue": queue,
-            "percentiles": percentiles,
-            "inflight_cap": config.max_inflight,
-        },
-    )
+    return render(request, "interview/grader_status.html", context)
