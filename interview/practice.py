@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 from collections import defaultdict
 from functools import lru_cache
 
@@ -16,6 +15,7 @@ from config.rows import get_row
 from interview import selectors
 from interview.content import STEP_KEYS
 from interview.flow import FlowError
+from interview.grading.text import quote_span
 from interview.models import Attempt, Grade, StepAnswer, Submission
 from interview.slo import SLO_FIELDS, TEXT_FIELDS, review_card
 
@@ -366,24 +366,12 @@ def feedback_context(
     }
 
 
-def _normalise_ws(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
-
-
 def highlight_evidence(text: str, quotes: list[str]) -> SafeString:
     """The candidate's own text, escaped, with each evidence quote wrapped in <mark>.
 
-    Quotes are matched ignoring case and runs of whitespace, as the graders matched them.
+    Quotes are found by the graders' own matcher (case and runs of whitespace ignored).
     """
-    spans: list[tuple[int, int]] = []
-    for quote in quotes:
-        words = [re.escape(w) for w in _normalise_ws(quote).split(" ") if w]
-        if not words:
-            continue
-        match = re.search(r"\s+".join(words), text, flags=re.IGNORECASE)
-        if match:
-            spans.append(match.span())
-    spans.sort()
+    spans = sorted(span for quote in quotes if (span := quote_span(text, quote)) is not None)
     out, cursor = [], 0
     for start, end in spans:
         if start < cursor:
