@@ -12,22 +12,14 @@ it imports nothing from Django.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import importlib
+from typing import TYPE_CHECKING, Any, Literal
 
 from interview.grading.config import DEFAULT_MODEL, GraderConfig
-from interview.grading.health import (
-    HealthCache,
-    HealthSnapshot,
-    TTLCache,
-    check_health,
-    last_health,
-    mark_model_down,
-    model_is_up,
-)
 from interview.grading.inflight import InflightStats, inflight_stats
-from interview.grading.llm import PROMPT_VERSION, Context, grade_llm
 from interview.grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from interview.grading.types import (
+    VERDICT_CREDIT,
     GradeResult,
     RubricPoint,
     RubricPointVerdict,
@@ -35,6 +27,42 @@ from interview.grading.types import (
     rubric_points,
     weighted_score,
 )
+
+if TYPE_CHECKING:
+    from interview.grading.health import (
+        HealthCache,
+        HealthSnapshot,
+        TTLCache,
+        check_health,
+        last_health,
+        mark_model_down,
+        model_is_up,
+    )
+    from interview.grading.llm import PROMPT_VERSION, Context, grade_llm
+
+# What needs the openai client is imported on first use: importing openai takes seconds on a
+# busy machine, and web processes that only read grades (highlighting, the feedback page)
+# should not pay it at start-up.
+_LAZY = {
+    "HealthCache": "health",
+    "HealthSnapshot": "health",
+    "TTLCache": "health",
+    "check_health": "health",
+    "last_health": "health",
+    "mark_model_down": "health",
+    "model_is_up": "health",
+    "PROMPT_VERSION": "llm",
+    "Context": "llm",
+    "grade_llm": "llm",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"interview.grading.{module}"), name)
+
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -51,6 +79,7 @@ __all__ = [
     "RubricPoint",
     "RubricPointVerdict",
     "TTLCache",
+    "VERDICT_CREDIT",
     "Usage",
     "check_health",
     "grade",
@@ -58,6 +87,7 @@ __all__ = [
     "grade_offline",
     "grader_inflight",
     "last_health",
+    "mark_model_down",
     "model_is_up",
     "review_reason",
     "rubric_points",
@@ -91,15 +121,17 @@ def grade(
 
     mode "rubric": the offline grader. "llm": the model, falling back to the offline grade
     (with `fallback_reason`) on any failure. "auto": the model when the cached health check
-    says it is up, else the offline grade with fallback_reason
-    "model unavailable". Without a `config` no model is configured (the caller builds one
-    with GraderConfig.from_settings); `cache` is any object with get/set (Django's cache),
-    in-process by default.
+    says it is up, else the offline grade with fallback_reason "model unavailable". Without a
+    `config` no model is configured (the caller builds one with GraderConfig.from_settings);
+    `cache` is any object with get/set (Django's cache), in-process by default.
     """
     if mode not in ("auto", "rubric", "llm"):
         raise ValueError(f"unknown grading mode {mode!r} (auto, rubric or llm)")
     if mode == "rubric":
         return grade_offline(step, answer)
+    from interview.grading.health import mark_model_down, model_is_up
+    from interview.grading.llm import grade_llm
+
     config = config or GraderConfig()
     if mode == "auto" and not model_is_up(config, cache=cache):
         return _unavailable(step, answer, config)
