@@ -8,7 +8,19 @@ from dataclasses import dataclass
 DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"
 
 
-def _number(values: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
+# A retry re-sends the whole prompt and waits up to the timeout again; the task retries on a
+# scale of minutes, so more than this only holds a worker on a server that is not answering.
+MAX_RETRIES_CAP = 3
+
+
+def _number(
+    values: Mapping[str, str],
+    name: str,
+    default: float,
+    *,
+    minimum: float,
+    maximum: float = float("inf"),
+) -> float:
     raw = str(values.get(name) or "").strip()
     if not raw:
         return default
@@ -18,6 +30,8 @@ def _number(values: Mapping[str, str], name: str, default: float, *, minimum: fl
         raise ValueError(f"{name}={raw!r} is not a number") from None
     if value < minimum:
         raise ValueError(f"{name}={raw!r} must be at least {minimum:g}")
+    if value > maximum:
+        raise ValueError(f"{name}={raw!r} must be at most {maximum:g}")
     return value
 
 
@@ -72,7 +86,15 @@ class GraderConfig:
             model=text("GRADER_MODEL") or DEFAULT_MODEL,
             api_key=text("GRADER_API_KEY"),
             timeout_s=_number(values, "GRADER_TIMEOUT_S", cls.timeout_s, minimum=0.1),
-            max_retries=int(_number(values, "GRADER_MAX_RETRIES", cls.max_retries, minimum=0)),
+            max_retries=int(
+                _number(
+                    values,
+                    "GRADER_MAX_RETRIES",
+                    cls.max_retries,
+                    minimum=0,
+                    maximum=MAX_RETRIES_CAP,
+                )
+            ),
             max_inflight=int(_number(values, "GRADER_MAX_INFLIGHT", cls.max_inflight, minimum=1)),
             health_ttl_s=_number(values, "GRADER_HEALTH_TTL_S", cls.health_ttl_s, minimum=0),
             max_output_tokens=int(

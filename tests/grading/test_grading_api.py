@@ -53,7 +53,12 @@ def test_config_reads_every_setting():
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("GRADER_TIMEOUT_S", "soon"), ("GRADER_MAX_INFLIGHT", "0"), ("GRADER_MAX_RETRIES", "-1")],
+    [
+        ("GRADER_TIMEOUT_S", "soon"),
+        ("GRADER_MAX_INFLIGHT", "0"),
+        ("GRADER_MAX_RETRIES", "-1"),
+        ("GRADER_MAX_RETRIES", "50"),  # retries are capped, the client's own too
+    ],
 )
 def test_a_malformed_number_is_refused_naming_the_setting(name, value):
     with pytest.raises(ValueError, match=name):
