@@ -140,4 +140,3 @@ def test_weighted_score_ignores_unknown_ids_and_counts_missing_ones_as_misses(ar
         RubricPointVerdict("no-such-point", "hit"),
     ]
     assert weighted_score(points, verdicts_given) == pytest.approx(2 / 5)
-
