@@ -217,8 +217,22 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
 }
 
-# The grading backend (GRADER_BASE_URL, GRADER_MODEL, GRADER_API_KEY, GRADER_MAX_INFLIGHT, ...)
-# is read from the environment by interview.grading.GraderConfig.from_env, its one reader.
+# The model grader, read from the environment here and nowhere else. Values stay strings (empty
+# means the default); interview.grading.GraderConfig.from_settings checks and converts them.
+# GRADER_BASE_URL empty: no model, every answer is graded offline.
+GRADER = {
+    name: os.environ.get(name, "")
+    for name in (
+        "GRADER_BASE_URL",  # an OpenAI-compatible API root, e.g. http://127.0.0.1:8001/v1
+        "GRADER_MODEL",
+        "GRADER_API_KEY",
+        "GRADER_TIMEOUT_S",
+        "GRADER_MAX_RETRIES",
+        "GRADER_MAX_INFLIGHT",
+        "GRADER_HEALTH_TTL_S",
+        "GRADER_MAX_TOKENS",
+    )
+}
 # Per-user limits on the expensive endpoints (a rate limit is not a budget: hence the quota).
 GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
 GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))

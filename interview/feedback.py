@@ -4,14 +4,13 @@ candidate's own words highlighted as evidence, the reference answer, and earlier
 from __future__ import annotations
 
 import html
-import re
 
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from interview import selectors
 from interview.flow import step_spec
-from interview.grading import DISAGREEMENT_THRESHOLD
+from interview.grading.text import quote_span
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scoring import primary_grade, submission_score
 
@@ -85,35 +84,20 @@ def feedback_context(
         ),
         "reference_html": rendered["reference"] if done else "",
         "history": history,
-        "disagreement": (
-            abs(by["llm"].score - by["rubric"].score) > DISAGREEMENT_THRESHOLD
-            if "llm" in by and "rubric" in by
-            else False
-        ),
-        "slo_review": (by["slo"].usage.get("review") if "slo" in by else None),
+        # Both graders' scores and the gap, when it is over the threshold (stored at grading).
+        "disagreement": submission.review_reason or "",
+        "slo_review": by["slo"].slo_review if "slo" in by else None,
         "checks": by["checker"].points if "checker" in by else [],
         "feedback_url": feedback_url,
     }
 
 
-def _normalise_ws(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().lower()
-
-
 def highlight_evidence(text: str, quotes: list[str]) -> SafeString:
     """The candidate's own text, escaped, with each evidence quote wrapped in <mark>.
 
-    Quotes are matched ignoring case and runs of whitespace, as the graders matched them.
+    Quotes are found by the graders' own matcher (case and runs of whitespace ignored).
     """
-    spans: list[tuple[int, int]] = []
-    for quote in quotes:
-        words = [re.escape(w) for w in _normalise_ws(quote).split(" ") if w]
-        if not words:
-            continue
-        match = re.search(r"\s+".join(words), text, flags=re.IGNORECASE)
-        if match:
-            spans.append(match.span())
-    spans.sort()
+    spans = sorted(span for quote in quotes if (span := quote_span(text, quote)) is not None)
     out, cursor = [], 0
     for start, end in spans:
         if start < cursor:

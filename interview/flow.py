@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -22,6 +23,9 @@ from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submi
 from interview.slo import card_as_text, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
 from rate_limits import check_daily_quota, check_rate, user_client
+
+if TYPE_CHECKING:
+    from interview.grading import GradeResult
 
 log = logging.getLogger(__name__)
 
@@ -219,12 +223,13 @@ def grading_text(step_key: str, text: str, fields: dict) -> str:
 def submission_grade(*, submission_id: int) -> Submission | None:
     """Grade a submission with every grader that applies; safe to run twice.
 
-    The offline rubric grade is always stored. With a model configured, the LLM grade is tried
-    too; if the model is unavailable the submission is marked offline and re-graded later with
-    backoff. Grades are upserted per (submission, grader), so re-runs never duplicate.
+    The offline rubric grade is always stored. With a model configured, the model grade is
+    tried too: when it succeeds it is stored beside the offline one, and a gap between them
+    larger than DISAGREEMENT_THRESHOLD marks the submission for review; when it fails for any
+    reason the submission ends "offline" with the reason on the rubric grade, and a re-grade
+    is queued with backoff, a bounded number of times. Grades are upserted per (submission,
+    grader), so re-runs never duplicate. No path leaves the submission "grading".
     """
-    from interview.grading import GraderConfig, grade
-
     submission = (
         Submission.objects.select_related("answer__attempt__revision")
         .filter(pk=submission_id)
@@ -238,6 +243,26 @@ def submission_grade(*, submission_id: int) -> Submission | None:
         grade_attempts=F("grade_attempts") + 1,
     )
     submission.refresh_from_db()
+    try:
+        status, review = _grade_with_every_grader(submission)
+    except Exception:
+        # A bug or a database error, not a model failure (those end in an offline grade):
+        # hand it back to the queue so the sweeper retries it, and let the task fail loudly.
+        Submission.objects.filter(pk=submission.pk).update(
+            grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
+        )
+        raise
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=status, review_reason=review or None, status_changed_at=timezone.now()
+    )
+    submission.refresh_from_db()
+    return submission
+
+
+def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
+    """Store every grade of a submission; return its grade status and any review reason."""
+    from interview.grading import GraderConfig, grade, grade_offline, review_reason
+
     answer = submission.answer
     revision = answer.attempt.revision
     step = step_spec(revision, answer.step_key, answer.follow_up_id)
@@ -251,42 +276,43 @@ def submission_grade(*, submission_id: int) -> Submission | None:
 
     if answer.step_key == "clarify":
         review = review_card(submission.fields, revision.question_spec.brief)
-        _store(
-            submission,
-            "slo",
-            score=review.score,
-            points=[],
-            feedback="",
-            extra={"review": review.to_dict()},
-        )
+        _store(submission, "slo", score=review.score, slo_review=review.to_dict())
     if answer.step_key == "estimate":
-        checks = submission.fields.get("checks", {})
-        _store_checker(submission, revision, checks)
+        _store_checker(submission, revision, submission.fields.get("checks", {}))
 
-    rubric = grade(step, text, mode="rubric", context=context)
+    rubric = grade_offline(step, text)
     _store_result(submission, rubric)
-    status = Submission.GradeStatus.DONE
-    config = GraderConfig.from_env()
-    if config.configured:
+    try:
+        config = GraderConfig.from_settings(settings.GRADER)
+    except ValueError as exc:  # a retry cannot fix the settings: say so once, do not queue
+        _store_fallback_reason(submission, f"grader settings invalid: {exc}")
+        return Submission.GradeStatus.OFFLINE, ""
+    if not config.configured:
+        return Submission.GradeStatus.DONE, ""
+
+    backoff = settings.GRADING_RETRY_BACKOFF_S
+    tries_left = submission.grade_attempts <= len(backoff) + settings.GRADING_RETRY_TAIL
+    if submission.grade_attempts > len(backoff) + settings.GRADING_RETRY_TAIL + 1:
+        # Reached through the sweeper after the last scheduled try: no more model calls.
+        _store_fallback_reason(submission, "model unavailable; no tries left")
+        return Submission.GradeStatus.OFFLINE, ""
+    try:
         result = grade(step, text, mode="auto", context=context, config=config, cache=cache)
+    except Exception as exc:  # whatever breaks in the model path, the offline grade stands
+        log.exception("model grading of submission %s failed", submission.pk)
+        reason = f"model grader error ({type(exc).__name__})"
+    else:
         if result.grader == "llm":
             _store_result(submission, result)
-        else:
-            status = Submission.GradeStatus.OFFLINE
-            Grade.objects.filter(submission=submission, grader="rubric").update(
-                fallback_reason=(result.fallback_reason or "model unavailable")[:300]
-            )
-            # Back off, then keep trying at the longest interval: a model that is down for
-            # hours must still re-grade once it is back. A day of tries is the limit.
-            backoff = settings.GRADING_RETRY_BACKOFF_S
-            if submission.grade_attempts <= len(backoff) + settings.GRADING_RETRY_TAIL:
-                step_s = backoff[min(submission.grade_attempts, len(backoff)) - 1]
-                grading_enqueue(submission.pk, delay_s=step_s)
-    Submission.objects.filter(pk=submission.pk).update(
-        grade_status=status, status_changed_at=timezone.now()
-    )
-    submission.refresh_from_db()
-    return submission
+            return Submission.GradeStatus.DONE, review_reason(result, rubric)
+        reason = result.fallback_reason or "model unavailable"
+    _store_fallback_reason(submission, reason)
+    # Back off, then keep trying at the longest interval: a model that is down for hours must
+    # still re-grade once it is back. A day of tries is the limit.
+    if tries_left:
+        step_s = backoff[min(submission.grade_attempts, len(backoff)) - 1]
+        grading_enqueue(submission.pk, delay_s=step_s)
+    return Submission.GradeStatus.OFFLINE, ""
 
 
 def step_spec(
@@ -303,38 +329,35 @@ def step_spec(
         ) from None
 
 
-def _store_result(submission: Submission, result) -> None:
-    data = result.to_dict()
-    _store(
+def _store_result(submission: Submission, result: GradeResult) -> Grade:
+    return _store(
         submission,
-        data["grader"],
-        score=data["score"],
-        points=data["points"],
-        feedback=data.get("feedback", ""),
-        model=data.get("model") or "",
-        prompt_version=data.get("prompt_version") or "",
-        warnings=data.get("warnings", []),
-        fallback_reason=data.get("fallback_reason") or "",
-        latency_ms=data.get("latency_ms", 0),
-        usage=data.get("usage") or {},
+        result.grader,
+        score=result.score,
+        points=[p.to_dict() for p in result.points],
+        feedback=result.feedback,
+        model=result.model or "",
+        prompt_version=result.prompt_version,
+        warnings=result.warnings,
+        fallback_reason=(result.fallback_reason or "")[:300],
+        latency_ms=result.latency_ms,
+        usage={
+            "prompt_tokens": result.usage.prompt_tokens,
+            "completion_tokens": result.usage.completion_tokens,
+        },
     )
 
 
-def _store(
-    submission: Submission,
-    grader: str,
-    *,
-    score: float,
-    points: list,
-    feedback: str,
-    extra: dict | None = None,
-    **fields,
-) -> Grade:
-    defaults = {"score": score, "points": points, "feedback": feedback, **fields}
-    if extra:
-        defaults["usage"] = {**defaults.get("usage", {}), **extra}
+def _store_fallback_reason(submission: Submission, reason: str) -> None:
+    """Label the stored offline grade with why the model did not grade."""
+    Grade.objects.filter(submission=submission, grader="rubric").update(
+        fallback_reason=reason[:300]
+    )
+
+
+def _store(submission: Submission, grader: str, *, score: float, **fields: Any) -> Grade:
     grade, _ = Grade.objects.update_or_create(
-        submission=submission, grader=grader, defaults=defaults
+        submission=submission, grader=grader, defaults={"score": score, **fields}
     )
     return grade
 

@@ -180,6 +180,11 @@ class Submission(models.Model):
     grade_attempts = models.PositiveIntegerField(default=0)
     status_changed_at = models.DateTimeField(auto_now_add=True)
     submitted_at = models.DateTimeField(auto_now_add=True)
+    # Set when the model's and the offline grader's scores are too far apart to trust either
+    # alone (interview.grading.review_reason): the candidate sees both, an instructor reviews.
+    # None: nothing to review. Nullable so that SQLite adds the column in place: rebuilding this
+    # table would drop the triggers migration 0003 keeps on it.
+    review_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         ordering = ["answer", "number"]
@@ -195,6 +200,10 @@ class Submission(models.Model):
     def __str__(self) -> str:
         return f"submission {self.number} of {self.answer}"
 
+    @property
+    def needs_review(self) -> bool:
+        return bool(self.review_reason)
+
 
 class Grade(models.Model):
     """One grader's verdict on a submission; at most one per grader, so re-runs never duplicate."""
@@ -209,7 +218,9 @@ class Grade(models.Model):
     warnings = models.JSONField(default=list)
     fallback_reason = models.CharField(max_length=300, blank=True)
     latency_ms = models.FloatField(default=0)
-    usage = models.JSONField(default=dict)
+    usage = models.JSONField(default=dict)  # the model's token counts
+    # The clarify card compared with the brief (interview.slo.CardReview.to_dict), "slo" only.
+    slo_review = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

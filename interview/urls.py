@@ -10,7 +10,7 @@ urlpatterns = [
     path("concepts/", views.concept_list, name="concepts"),
     path("concepts/<slug:slug>/", views.concept_page, name="concept"),
     path("history/", practice_views.history, name="history"),
-    path("grader/", views.grader_status, name="grader_status"),
+    path("grader/", views.grader_status_page, name="grader_status"),
     path("attempts/<int:attempt_id>/", practice_views.attempt_resume, name="attempt"),
     path(
         "attempts/<int:attempt_id>/scorecard/",

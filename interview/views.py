@@ -1,16 +1,15 @@
 """Public pages: the question bank, concept notes and the grading backend's status."""
 
-from datetime import timedelta
 
+from django.conf import settings
+from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from interview import selectors
-from interview.grader_status import percentile, server_status
+from interview import grader_status, selectors
 from interview.grading import GraderConfig
-from interview.models import Attempt, Concept, Grade, Submission
+from interview.models import Attempt, Concept
 from questionbank import STEP_KEYS
 
 
@@ -87,44 +86,19 @@ def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_GET
-def grader_status(request: HttpRequest) -> HttpResponse:
-    """The grading backend: endpoint, reachability, served models, live queue, our queue."""
+def grader_status_page(request: HttpRequest) -> HttpResponse:
+    """Whether the model is grading and how long our queue is; the details for staff only."""
     try:
-        config = GraderConfig.from_env()
+        config: GraderConfig | None = GraderConfig.from_settings(settings.GRADER)
         config_error = ""
     except ValueError as exc:
-        config, config_error = GraderConfig(), str(exc)
-    server = server_status(config)
-    since = timezone.now() - timedelta(days=1)
-    latencies = {
-        grader: list(
-            Grade.objects.filter(grader=grader, created_at__gte=since)
-            .order_by("-created_at")
-            .values_list("latency_ms", flat=True)[:1000]
+        config, config_error = None, str(exc)
+    context: dict = {"public": grader_status.public_status(config, cache=cache)}
+    if request.user.is_staff:
+        context.update(
+            config_error=config_error,
+            server=grader_status.server_status(config or GraderConfig(), cache=cache),
+            percentiles=grader_status.grading_latencies(),
+            inflight_cap=(config or GraderConfig()).max_inflight,
         )
-        for grader in ("llm", "rubric")
-    }
-    queue = {
-        "queued": Submission.objects.filter(grade_status=Submission.GradeStatus.QUEUED).count(),
-        "grading": Submission.objects.filter(grade_status=Submission.GradeStatus.GRADING).count(),
-        "offline": Submission.objects.filter(grade_status=Submission.GradeStatus.OFFLINE).count(),
-    }
-    percentiles = [
-        {
-            "grader": grader,
-            "count": len(values),
-            **{f"p{q}": percentile(values, q) for q in (50, 90, 99)},
-        }
-        for grader, values in latencies.items()
-    ]
-    return render(
-        request,
-        "interview/grader_status.html",
-        {
-            "server": server,
-            "config_error": config_error,
-            "queue": queue,
-            "percentiles": percentiles,
-            "inflight_cap": config.max_inflight,
-        },
-    )
+    return render(request, "interview/grader_status.html", context)

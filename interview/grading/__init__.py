@@ -12,15 +12,14 @@ it imports nothing from Django.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+import importlib
+from typing import TYPE_CHECKING, Any, Literal
 
 from interview.grading.config import DEFAULT_MODEL, GraderConfig
-from interview.grading.health import HealthCache, TTLCache, mark_model_down, model_is_up
 from interview.grading.inflight import InflightStats, inflight_stats
-from interview.grading.llm import PROMPT_VERSION, Context, grade_llm
 from interview.grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from interview.grading.types import (
+    VERDICT_CREDIT,
     GradeResult,
     RubricPoint,
     RubricPointVerdict,
@@ -29,6 +28,42 @@ from interview.grading.types import (
     weighted_score,
 )
 
+if TYPE_CHECKING:
+    from interview.grading.health import (
+        HealthCache,
+        HealthSnapshot,
+        TTLCache,
+        check_health,
+        last_health,
+        mark_model_down,
+        model_is_up,
+    )
+    from interview.grading.llm import PROMPT_VERSION, Context, grade_llm
+
+# What needs the openai client is imported on first use: importing openai takes seconds on a
+# busy machine, and web processes that only read grades (highlighting, the feedback page)
+# should not pay it at start-up.
+_LAZY = {
+    "HealthCache": "health",
+    "HealthSnapshot": "health",
+    "TTLCache": "health",
+    "check_health": "health",
+    "last_health": "health",
+    "mark_model_down": "health",
+    "model_is_up": "health",
+    "PROMPT_VERSION": "llm",
+    "Context": "llm",
+    "grade_llm": "llm",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"interview.grading.{module}"), name)
+
+
 __all__ = [
     "DEFAULT_MODEL",
     "DISAGREEMENT_THRESHOLD",
@@ -36,36 +71,38 @@ __all__ = [
     "PROMPT_VERSION",
     "RUBRIC_GRADER_VERSION",
     "GradeMode",
-    "GradePair",
     "GradeResult",
     "GraderConfig",
     "HealthCache",
+    "HealthSnapshot",
     "InflightStats",
     "RubricPoint",
     "RubricPointVerdict",
     "TTLCache",
+    "VERDICT_CREDIT",
     "Usage",
+    "check_health",
     "grade",
-    "grade_both",
     "grade_llm",
     "grade_offline",
     "grader_inflight",
+    "last_health",
+    "mark_model_down",
     "model_is_up",
+    "review_reason",
     "rubric_points",
     "weighted_score",
 ]
 
 GradeMode = Literal["auto", "rubric", "llm"]
 MODEL_UNAVAILABLE = "model unavailable"
-# Two graders whose scores differ by more than this disagree (the issue's threshold).
+# Two graders whose scores differ by more than this disagree, and a person should look.
 DISAGREEMENT_THRESHOLD = 0.4
 
 
 def _unavailable(step: dict[str, Any], answer: str, config: GraderConfig) -> GradeResult:
     result = grade_offline(step, answer)
     result.fallback_reason = MODEL_UNAVAILABLE
-    # Without an endpoint a re-grade could never succeed; with one, it will once it is back.
-    result.needs_regrade = config.configured
     detail = "no GRADER_BASE_URL configured" if not config.configured else "health check failed"
     result.warnings.insert(0, f"{MODEL_UNAVAILABLE} ({detail}); offline rubric grade used")
     return result
@@ -83,16 +120,19 @@ def grade(
     """Grade one answer to one step.
 
     mode "rubric": the offline grader. "llm": the model, falling back to the offline grade
-    (with `fallback_reason` and `needs_regrade`) on any failure. "auto": the model when the
-    cached health check says it is up, else the offline grade with fallback_reason
-    "model unavailable". `config` defaults to GraderConfig.from_env(); `cache` is any
-    object with get/set (Django's cache), in-process by default.
+    (with `fallback_reason`) on any failure. "auto": the model when the cached health check
+    says it is up, else the offline grade with fallback_reason "model unavailable". Without a
+    `config` no model is configured (the caller builds one with GraderConfig.from_settings);
+    `cache` is any object with get/set (Django's cache), in-process by default.
     """
     if mode not in ("auto", "rubric", "llm"):
         raise ValueError(f"unknown grading mode {mode!r} (auto, rubric or llm)")
     if mode == "rubric":
         return grade_offline(step, answer)
-    config = config or GraderConfig.from_env()
+    from interview.grading.health import mark_model_down, model_is_up
+    from interview.grading.llm import grade_llm
+
+    config = config or GraderConfig()
     if mode == "auto" and not model_is_up(config, cache=cache):
         return _unavailable(step, answer, config)
     return grade_llm(
@@ -100,65 +140,25 @@ def grade(
         answer,
         config=config,
         context=context,
-        on_server_down=lambda: mark_model_down(config, cache=cache),
+        on_server_down=lambda reason: mark_model_down(config, reason, cache=cache),
     )
 
 
-@dataclass
-class GradePair:
-    """Both graders' view of one answer, for storing side by side.
+def review_reason(model: GradeResult, offline: GradeResult) -> str:
+    """Why a model grade needs a human look, or "" when it does not.
 
-    `primary` is what the candidate is shown: the model's grade when it succeeded, else the
-    offline grade carrying the fallback reason. `llm` is None when the model did not grade.
+    The graders disagree when their scores differ by more than DISAGREEMENT_THRESHOLD: either
+    the model found a paraphrase the rubric phrases cannot see, or it was lenient (or misled).
+    Only a person can tell which, so both scores are kept and shown with this reason.
     """
-
-    primary: GradeResult
-    rubric: GradeResult
-    llm: GradeResult | None
-
-    @property
-    def disagreement(self) -> float | None:
-        """The absolute score difference between the graders, when both graded."""
-        if self.llm is None:
-            return None
-        return round(abs(self.llm.score - self.rubric.score), 4)
-
-    @property
-    def disagrees(self) -> bool:
-        """Whether the graders differ by more than DISAGREEMENT_THRESHOLD."""
-        gap = self.disagreement
-        return gap is not None and gap > DISAGREEMENT_THRESHOLD
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "primary": self.primary.to_dict(),
-            "rubric": self.rubric.to_dict(),
-            "llm": self.llm.to_dict() if self.llm else None,
-            "disagreement": self.disagreement,
-            "disagrees": self.disagrees,
-        }
-
-
-def grade_both(
-    step: dict[str, Any],
-    answer: str,
-    *,
-    mode: GradeMode = "auto",
-    context: Context = None,
-    config: GraderConfig | None = None,
-    cache: HealthCache | None = None,
-) -> GradePair:
-    """Grade with the offline grader and (per `mode`) the model, keeping both results.
-
-    mode "rubric" never calls the model; "auto" calls it when the health check says up;
-    "llm" always tries it.
-    """
-    rubric = grade_offline(step, answer)
-    if mode == "rubric":
-        return GradePair(primary=rubric, rubric=rubric, llm=None)
-    primary = grade(step, answer, mode=mode, context=context, config=config, cache=cache)
-    llm = primary if primary.grader == "llm" else None
-    return GradePair(primary=primary, rubric=rubric, llm=llm)
+    gap = abs(model.score - offline.score)
+    if gap <= DISAGREEMENT_THRESHOLD:
+        return ""
+    higher = "model" if model.score > offline.score else "offline rubric grader"
+    return (
+        f"the model scored {model.score:.0%} and the offline rubric grader {offline.score:.0%}: "
+        f"a gap of {gap:.0%} (more than {DISAGREEMENT_THRESHOLD:.0%}), the {higher} higher"
+    )
 
 
 def grader_inflight(config: GraderConfig) -> InflightStats:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float) -> float:
-    raw = env.get(name, "").strip()
+# A retry re-sends the whole prompt and waits up to the timeout again; the task retries on a
+# scale of minutes, so more than this only holds a worker on a server that is not answering.
+MAX_RETRIES_CAP = 3
+
+
+def _number(
+    values: Mapping[str, str],
+    name: str,
+    default: float,
+    *,
+    minimum: float,
+    maximum: float = float("inf"),
+) -> float:
+    raw = str(values.get(name) or "").strip()
     if not raw:
         return default
     try:
@@ -19,6 +30,8 @@ def _number(env: Mapping[str, str], name: str, default: float, *, minimum: float
         raise ValueError(f"{name}={raw!r} is not a number") from None
     if value < minimum:
         raise ValueError(f"{name}={raw!r} must be at least {minimum:g}")
+    if value > maximum:
+        raise ValueError(f"{name}={raw!r} must be at most {maximum:g}")
     return value
 
 
@@ -58,22 +71,33 @@ class GraderConfig:
         return bool(self.endpoint)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> GraderConfig:
-        """Read GRADER_BASE_URL, GRADER_MODEL, GRADER_API_KEY, GRADER_TIMEOUT_S,
-        GRADER_MAX_INFLIGHT, GRADER_MAX_RETRIES, GRADER_HEALTH_TTL_S and GRADER_MAX_TOKENS.
+    def from_settings(cls, values: Mapping[str, str]) -> GraderConfig:
+        """Build the configuration from the GRADER_* settings (strings; empty means default).
 
-        Raises ValueError naming the variable when a number is malformed.
+        `values` is Django's `settings.GRADER`, read from the environment once at start-up.
+        Raises ValueError naming the setting when a number is malformed or out of range.
         """
-        env = os.environ if env is None else env
+
+        def text(name: str) -> str:
+            return str(values.get(name) or "").strip()
+
         return cls(
-            base_url=env.get("GRADER_BASE_URL", "").strip(),
-            model=env.get("GRADER_MODEL", "").strip() or DEFAULT_MODEL,
-            api_key=env.get("GRADER_API_KEY", "").strip(),
-            timeout_s=_number(env, "GRADER_TIMEOUT_S", cls.timeout_s, minimum=0.1),
-            max_retries=int(_number(env, "GRADER_MAX_RETRIES", cls.max_retries, minimum=0)),
-            max_inflight=int(_number(env, "GRADER_MAX_INFLIGHT", cls.max_inflight, minimum=1)),
-            health_ttl_s=_number(env, "GRADER_HEALTH_TTL_S", cls.health_ttl_s, minimum=0),
+            base_url=text("GRADER_BASE_URL"),
+            model=text("GRADER_MODEL") or DEFAULT_MODEL,
+            api_key=text("GRADER_API_KEY"),
+            timeout_s=_number(values, "GRADER_TIMEOUT_S", cls.timeout_s, minimum=0.1),
+            max_retries=int(
+                _number(
+                    values,
+                    "GRADER_MAX_RETRIES",
+                    cls.max_retries,
+                    minimum=0,
+                    maximum=MAX_RETRIES_CAP,
+                )
+            ),
+            max_inflight=int(_number(values, "GRADER_MAX_INFLIGHT", cls.max_inflight, minimum=1)),
+            health_ttl_s=_number(values, "GRADER_HEALTH_TTL_S", cls.health_ttl_s, minimum=0),
             max_output_tokens=int(
-                _number(env, "GRADER_MAX_TOKENS", cls.max_output_tokens, minimum=64)
+                _number(values, "GRADER_MAX_TOKENS", cls.max_output_tokens, minimum=64)
             ),
         )

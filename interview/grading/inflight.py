@@ -43,10 +43,6 @@ class InflightGate:
                 self.current -= 1
             self._slots.release()
 
-    def reset_max_seen(self) -> None:
-        with self._lock:
-            self.max_seen = self.current
-
 
 @dataclass(frozen=True)
 class InflightStats:

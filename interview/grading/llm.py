@@ -4,8 +4,8 @@ The model only proposes verdicts. Everything it returns is checked in code: ids 
 rubric, verdicts against the enum, and every awarded point against the answer itself (its
 evidence must be a real quote of at least 12 characters from a sentence that may earn). The
 score is computed here from the surviving verdicts. When the call or the output fails in any
-way, the offline rubric grade is returned instead, marked for re-grading: a failed parse is
-never a zero.
+way, the offline rubric grade is returned instead, with the reason: a failed parse is never a
+zero.
 
 Message order serves vLLM's prefix cache: the fixed system prompt and the step's rubric and
 reference come first and are byte-identical for every candidate answering that step; only the
@@ -18,7 +18,6 @@ import json
 import logging
 import re
 import secrets
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,16 +25,18 @@ from typing import Any
 
 import openai
 
+from interview.grading.client import client_for
 from interview.grading.config import GraderConfig
+from interview.grading.evidence import (
+    Backing,
+    StepVocabulary,
+    evidence_problem,
+    limit_shared_sentences,
+    step_vocabulary,
+)
 from interview.grading.inflight import GateTimeout, gate_for
 from interview.grading.offline import grade_offline
-from interview.grading.text import (
-    AnswerReading,
-    normalise_for_quote,
-    quote_in_answer,
-    read_answer,
-    strip_special_tokens,
-)
+from interview.grading.text import AnswerReading, read_answer, strip_special_tokens
 from interview.grading.types import (
     VERDICTS,
     GradedStep,
@@ -52,7 +53,6 @@ logger = logging.getLogger(__name__)
 
 PROMPT_VERSION = "llm-v1"
 SCHEMA_NAME = "rubric_grade"
-MIN_EVIDENCE_CHARS = 12
 MAX_EVIDENCE_CHARS = 240
 MAX_COMMENT_CHARS = 200
 MAX_FEEDBACK_CHARS = 500
@@ -267,14 +267,17 @@ def _trim_quote(evidence: str) -> str:
 
 
 def validate_model_grade(
-    data: dict[str, Any], points: list[RubricPoint], reading: AnswerReading
+    data: dict[str, Any],
+    points: list[RubricPoint],
+    reading: AnswerReading,
+    vocabulary: StepVocabulary,
 ) -> ValidatedGrade:
     """Turn the model's parsed reply into verdicts we can stand behind.
 
     Unknown and duplicate ids are dropped, missing ids are misses, unknown verdicts are
-    misses, and a hit or partial whose evidence is shorter than 12 characters, is not found
-    verbatim in the answer, or lies only in sentences that may not earn (bare lists, text
-    addressed to the grader) becomes a miss. Each change leaves a warning.
+    misses, and a hit or partial whose quote fails the evidence rules (`evidence.py`: verbatim,
+    12 characters, in a sentence that may earn, on the step's subject, one sentence per point
+    unless it states each) becomes a miss. Each change leaves a warning.
     Raises ModelOutputError when the reply has no list of points at all.
     """
     raw_points = data.get("points")
@@ -298,7 +301,8 @@ def validate_model_grade(
             continue
         proposed[point_id] = item
 
-    verdicts = []
+    verdicts: list[RubricPointVerdict] = []
+    backings: list[Backing] = []
     for point in points:
         item = proposed.get(point.id)
         if item is None:
@@ -319,20 +323,24 @@ def validate_model_grade(
         if verdict == "miss":
             verdicts.append(RubricPointVerdict(point.id, "miss", comment=comment))
             continue
-        rejection = _evidence_problem(evidence, reading)
+        rejection, sentences = evidence_problem(evidence, reading, vocabulary)
         if rejection:
             warnings.append(f"evidence rejected for {point.id} ({rejection}); counted as a miss")
-            verdicts.append(
-                RubricPointVerdict(
-                    point.id,
-                    "miss",
-                    comment=f"Not awarded: the grader's quote {rejection}. {point.says}"[
-                        :MAX_COMMENT_CHARS
-                    ],
-                )
-            )
+            verdicts.append(_not_awarded(point, f"the grader's quote {rejection}"))
             continue
         verdicts.append(RubricPointVerdict(point.id, verdict, evidence=evidence, comment=comment))
+        backings.append(Backing(point.id, evidence, frozenset(s.index for s in sentences)))
+
+    shared = limit_shared_sentences(backings, vocabulary)
+    if shared:
+        says = {p.id: p for p in points}
+        for i, verdict in enumerate(verdicts):
+            keeper = shared.get(verdict.id)
+            if keeper is None:
+                continue
+            why = f"quotes the sentence that backs {keeper} and says nothing of this point"
+            warnings.append(f"evidence rejected for {verdict.id} ({why}); counted as a miss")
+            verdicts[i] = _not_awarded(says[verdict.id], f"the grader's quote {why}")
 
     return ValidatedGrade(
         verdicts=verdicts,
@@ -342,38 +350,12 @@ def validate_model_grade(
     )
 
 
-def _evidence_problem(evidence: str, reading: AnswerReading) -> str | None:
-    """Why a quote cannot back an awarded point, or None when it can."""
-    if len(normalise_for_quote(evidence)) < MIN_EVIDENCE_CHARS:
-        return f"is shorter than {MIN_EVIDENCE_CHARS} characters"
-    sentences = quote_in_answer(evidence, reading)
-    if sentences is None:
-        return "is not found in the answer"
-    if any(s.injection for s in sentences):
-        return "comes from text addressed to the grader"
-    if sentences and all(not s.earns for s in sentences):
-        return "comes from a bare list of terms"
-    return None
+def _not_awarded(point: RubricPoint, why: str) -> RubricPointVerdict:
+    comment = f"Not awarded: {why}. {point.says}"
+    return RubricPointVerdict(point.id, "miss", comment=comment[:MAX_COMMENT_CHARS])
 
 
 # --- the call -------------------------------------------------------------------------------------
-
-_clients: dict[GraderConfig, openai.OpenAI] = {}
-_clients_lock = threading.Lock()
-
-
-def client_for(config: GraderConfig) -> openai.OpenAI:
-    """One OpenAI client per configuration, shared by threads (its connection pool is)."""
-    with _clients_lock:
-        client = _clients.get(config)
-        if client is None:
-            client = _clients[config] = openai.OpenAI(
-                base_url=config.endpoint,
-                api_key=config.api_key or "EMPTY",
-                timeout=config.timeout_s,
-                max_retries=config.max_retries,
-            )
-        return client
 
 
 class ModelCallFailed(Exception):
@@ -426,7 +408,12 @@ def call_model(
             f"model timed out after {config.timeout_s:g}s", server_down=True
         ) from exc
     except openai.APIConnectionError as exc:
-        raise ModelCallFailed("model server unreachable", server_down=True) from exc
+        # A refused connection and a body cut off mid-way both land here (the client has
+        # already spent its retries); the cause's name tells them apart in the logs.
+        cause = type(exc.__cause__).__name__ if exc.__cause__ else "no reply"
+        raise ModelCallFailed(
+            f"model server unreachable or reply cut off ({cause})", server_down=True
+        ) from exc
     except openai.APIStatusError as exc:
         raise ModelCallFailed(
             f"model server answered HTTP {exc.status_code}: {_error_message(exc)}",
@@ -434,22 +421,36 @@ def call_model(
         ) from exc
     except openai.OpenAIError as exc:
         raise ModelCallFailed(f"model call failed: {type(exc).__name__}") from exc
+    except ValueError as exc:  # a 200 whose body is not JSON: the client does not wrap it
+        raise ModelCallFailed("model server answered with a body that is not JSON") from exc
+    return _reply_text(response, max_tokens)
 
-    usage = Usage()
-    if getattr(response, "usage", None) is not None:
-        usage = Usage(
-            prompt_tokens=int(response.usage.prompt_tokens or 0),
-            completion_tokens=int(response.usage.completion_tokens or 0),
-        )
-    choices = getattr(response, "choices", None) or []
-    if not choices:
+
+def _reply_text(response: Any, max_tokens: int) -> tuple[str, Usage]:
+    """The reply's text and usage. The client builds its objects without validating them, so
+    a body of the wrong shape surfaces here as a wrong type, never as an exception upstream."""
+    try:
+        usage = Usage()
+        if getattr(response, "usage", None) is not None:
+            usage = Usage(
+                prompt_tokens=int(response.usage.prompt_tokens or 0),
+                completion_tokens=int(response.usage.completion_tokens or 0),
+            )
+    except (AttributeError, TypeError, ValueError):
+        usage = Usage()
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list) or not choices:
         raise ModelCallFailed("model reply had no choices", usage=usage)
     choice = choices[0]
-    if choice.finish_reason == "length":
+    finish_reason = getattr(choice, "finish_reason", None)
+    content = getattr(getattr(choice, "message", None), "content", None)
+    if finish_reason == "length":
         raise ModelCallFailed(
             f"model output cut off at max_tokens={max_tokens} (finish_reason=length)", usage=usage
         )
-    return choice.message.content or "", usage
+    if content is not None and not isinstance(content, str):
+        raise ModelCallFailed("model reply is not in the chat completion shape", usage=usage)
+    return content or "", usage
 
 
 def _fallback(
@@ -462,7 +463,6 @@ def _fallback(
 ) -> GradeResult:
     result = grade_offline(step, answer)
     result.fallback_reason = reason
-    result.needs_regrade = True
     result.usage = usage
     result.warnings = [
         f"model grader failed ({reason}); offline rubric grade used",
@@ -479,14 +479,14 @@ def grade_llm(
     *,
     config: GraderConfig,
     context: Context = None,
-    on_server_down: Callable[[], None] | None = None,
+    on_server_down: Callable[[str], None] | None = None,
 ) -> GradeResult:
-    """Grade an answer with the model; on any failure, the offline grade marked for re-grading.
+    """Grade an answer with the model; on any failure, the offline grade with the reason.
 
     `step` is the step (or follow-up) dict, `context` {slug, title, brief, step_key[,
-    follow_up]} or a free-text description of the question. `on_server_down`, when given,
-    is called after a failure that suggests the endpoint is down (timeout, unreachable, 5xx),
-    so the caller can stop sending gradings to it for a while.
+    follow_up]} or a free-text description of the question. `on_server_down`, when given, is
+    called with the reason after a failure that suggests the endpoint is down (timeout,
+    unreachable, a cut-off reply, 5xx), so the caller can stop sending gradings to it a while.
     """
     started = time.perf_counter()
     points = rubric_points(step)
@@ -501,14 +501,15 @@ def grade_llm(
         )
     except ModelCallFailed as failure:
         if failure.server_down and on_server_down is not None:
-            on_server_down()
+            on_server_down(failure.reason)
         return _fallback(step, answer, failure.reason, started, warnings, failure.usage)
 
     # Quotes are checked against what the candidate really wrote, and so are the flags for
     # bare lists and text addressed to the grader.
     reading = read_answer(answer[: config.max_answer_chars + 1000])
     try:
-        checked = validate_model_grade(parse_model_output(text), points, reading)
+        vocabulary = step_vocabulary(step, points, context)
+        checked = validate_model_grade(parse_model_output(text), points, reading, vocabulary)
     except ModelOutputError as exc:
         return _fallback(step, answer, str(exc), started, warnings, usage)
     except Exception as exc:  # the model's output must never crash a grading

@@ -33,7 +33,9 @@ class ScriptedReply:
 
     With `status` 200 it sends a chat completion holding `content` and `finish_reason`;
     otherwise it sends `error_body` (see `vllm_error`). `raw_body`, when set, is sent as is.
-    `delay_s` is slept before answering (to be slower than a client's timeout).
+    `delay_s` is slept before answering (to be slower than a client's timeout). `cut_at`, when
+    set, sends only that many bytes of the body (the headers still announce all of it) and
+    closes the connection, as a proxy or a crashing server does.
     """
 
     content: str | None = None
@@ -42,6 +44,7 @@ class ScriptedReply:
     error_body: dict[str, Any] | None = None
     raw_body: str | None = None
     delay_s: float = 0.0
+    cut_at: int | None = None
     prompt_tokens: int = 420
     completion_tokens: int = 96
 
@@ -201,18 +204,19 @@ class FakeChatServer:
         with self._lock:
             self._active -= 1
 
-    def _chat(self, request: dict[str, Any], headers: dict[str, str]) -> tuple[int, str, float]:
+    def _chat(
+        self, request: dict[str, Any], headers: dict[str, str]
+    ) -> tuple[int, str, ScriptedReply]:
         with self._lock:
             self.requests.append(request)
             self.headers.append(headers)
             prompt = "".join(str(m.get("content", "")) for m in request.get("messages", []))
             self.prefix_cache.record(prompt)
         reply = self.responder(request)
-        delay = self.latency_s + reply.delay_s
         if reply.raw_body is not None:
-            return reply.status, reply.raw_body, delay
+            return reply.status, reply.raw_body, reply
         if reply.status != 200:
-            return reply.status, json.dumps(reply.error_body or {}), delay
+            return reply.status, json.dumps(reply.error_body or {}), reply
         body = {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
@@ -247,7 +251,7 @@ class FakeChatServer:
             "prompt_logprobs": None,
             "kv_transfer_params": None,
         }
-        return 200, json.dumps(body), delay
+        return 200, json.dumps(body), reply
 
     def metrics_text(self) -> str:
         labels = f'{{engine="0",model_name="{self.model}"}}'
@@ -271,14 +275,26 @@ def _handler_for(fake: FakeChatServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
             pass  # keep test output clean
 
-        def _send(self, status: int, body: str, content_type: str = "application/json") -> None:
+        def _send(
+            self,
+            status: int,
+            body: str,
+            content_type: str = "application/json",
+            *,
+            cut_at: int | None = None,
+        ) -> None:
             data = body.encode("utf-8")
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                if cut_at is None:
+                    self.wfile.write(data)
+                else:
+                    self.wfile.write(data[:cut_at])
+                    self.wfile.flush()
+                    self.close_connection = True
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (its timeout); nothing to do
 
@@ -319,10 +335,11 @@ def _handler_for(fake: FakeChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             fake._enter()
             try:
-                status, body, delay = fake._chat(request, dict(self.headers.items()))
+                status, body, reply = fake._chat(request, dict(self.headers.items()))
+                delay = fake.latency_s + reply.delay_s
                 if delay:
                     time.sleep(delay)
-                self._send(status, body)
+                self._send(status, body, cut_at=reply.cut_at)
             finally:
                 fake._leave()
 

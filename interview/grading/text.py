@@ -556,17 +556,31 @@ def _quote_index(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
-def quote_in_answer(quote: str, reading: AnswerReading) -> list[Sentence] | None:
-    """The sentences a quote overlaps, or None when it is not found verbatim in the answer.
+def quote_span(text: str, quote: str) -> tuple[int, int] | None:
+    """Where a quote sits in a text, as [start, end) offsets of the text; None when absent.
 
-    Compared after normalising whitespace and case only.
+    The one verbatim matcher: compared after folding case and collapsing whitespace only, so
+    a span found here is what the candidate typed. Highlighting and both graders use it.
     """
     wanted = normalise_for_quote(quote)
     if not wanted:
         return None
-    form, origin = _quote_index(reading.text)
+    form, origin = _quote_index(text)
     where = form.find(wanted)
     if where < 0:
         return None
-    start, end = origin[where], origin[where + len(wanted) - 1] + 1
+    return origin[where], origin[where + len(wanted) - 1] + 1
+
+
+def quote_in_answer(quote: str, reading: AnswerReading) -> list[Sentence] | None:
+    """The sentences a quote overlaps, or None when it is not found verbatim in the answer."""
+    span = quote_span(reading.text, quote)
+    if span is None:
+        return None
+    start, end = span
     return [s for s in reading.sentences if s.start < end and start < s.end]
+
+
+def folded_words(text: str) -> list[str]:
+    """The words of any text in matching form (normalised, case and plurals folded)."""
+    return [fold_word(w) for w in _TOKEN_RE.findall(_prepare(text))]

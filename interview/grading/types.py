@@ -21,7 +21,7 @@ GraderName = Literal["rubric", "llm"]
 GradedStep = StepSpec | FollowUp | Mapping[str, Any]
 
 VERDICTS: tuple[Verdict, ...] = ("hit", "partial", "miss")
-# Credit per verdict: the issue fixes these (hit 1, partial 0.5).
+# Credit per verdict, the one table every score is computed with (hit 1, partial 0.5).
 VERDICT_CREDIT: dict[str, float] = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
 
 
@@ -57,7 +57,7 @@ class GradeResult:
 
     `score` is the weighted share of credit in [0, 1]; `grader` names who produced the
     verdicts ("rubric" also when the offline grader stood in for a failed model call, in which
-    case `fallback_reason` says why and `needs_regrade` asks the caller to try the model again).
+    case `fallback_reason` says why).
     """
 
     points: list[RubricPointVerdict]
@@ -71,21 +71,12 @@ class GradeResult:
     warnings: list[str] = field(default_factory=list)
     fallback_reason: str | None = None
     injection_suspected: bool = False
-    needs_regrade: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (points as dicts, usage as a dict)."""
         data = asdict(self)
         data["points"] = [p.to_dict() for p in self.points]
         return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GradeResult:
-        """The inverse of `to_dict`, for results stored as JSON."""
-        fields = dict(data)
-        fields["points"] = [RubricPointVerdict(**p) for p in data.get("points", [])]
-        fields["usage"] = Usage(**(data.get("usage") or {}))
-        return cls(**fields)
 
 
 def rubric_points(step: GradedStep) -> list[RubricPoint]:

@@ -7,6 +7,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.conf import settings
 
 from interview.grading import (
     GraderConfig,
@@ -15,15 +16,15 @@ from interview.grading import (
     grader_inflight,
     model_is_up,
 )
-from interview.grading.health import probe_model
+from interview.grading.health import last_health, mark_model_down, probe_model
 from interview.grading.inflight import GateTimeout, InflightGate
 from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
 
 # --- configuration ----------------------------------------------------------------------------
 
 
-def test_config_from_an_empty_environment_has_the_documented_defaults():
-    config = GraderConfig.from_env({})
+def test_config_from_empty_settings_has_the_documented_defaults():
+    config = GraderConfig.from_settings({name: "" for name in settings.GRADER})
     assert config.base_url == "" and not config.configured
     assert config.model == "Qwen/Qwen2.5-7B-Instruct"
     assert config.api_key == ""
@@ -31,19 +32,19 @@ def test_config_from_an_empty_environment_has_the_documented_defaults():
     assert config.timeout_s > 0 and config.max_retries >= 0
 
 
-def test_config_reads_every_variable():
-    config = GraderConfig.from_env(
-        {
-            "GRADER_BASE_URL": " http://127.0.0.1:8001/v1/ ",
-            "GRADER_MODEL": "Qwen/Qwen2.5-7B-Instruct-AWQ",
-            "GRADER_API_KEY": "k",
-            "GRADER_TIMEOUT_S": "12.5",
-            "GRADER_MAX_INFLIGHT": "3",
-            "GRADER_MAX_RETRIES": "0",
-            "GRADER_HEALTH_TTL_S": "5",
-            "GRADER_MAX_TOKENS": "900",
-        }
-    )
+def test_config_reads_every_setting():
+    values = {
+        "GRADER_BASE_URL": " http://127.0.0.1:8001/v1/ ",
+        "GRADER_MODEL": "Qwen/Qwen2.5-7B-Instruct-AWQ",
+        "GRADER_API_KEY": "k",
+        "GRADER_TIMEOUT_S": "12.5",
+        "GRADER_MAX_INFLIGHT": "3",
+        "GRADER_MAX_RETRIES": "0",
+        "GRADER_HEALTH_TTL_S": "5",
+        "GRADER_MAX_TOKENS": "900",
+    }
+    assert set(values) == set(settings.GRADER)  # settings reads exactly these
+    config = GraderConfig.from_settings(values)
     assert config.endpoint == "http://127.0.0.1:8001/v1"
     assert config.model == "Qwen/Qwen2.5-7B-Instruct-AWQ" and config.api_key == "k"
     assert (config.timeout_s, config.max_inflight, config.max_retries) == (12.5, 3, 0)
@@ -52,11 +53,16 @@ def test_config_reads_every_variable():
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("GRADER_TIMEOUT_S", "soon"), ("GRADER_MAX_INFLIGHT", "0"), ("GRADER_MAX_RETRIES", "-1")],
+    [
+        ("GRADER_TIMEOUT_S", "soon"),
+        ("GRADER_MAX_INFLIGHT", "0"),
+        ("GRADER_MAX_RETRIES", "-1"),
+        ("GRADER_MAX_RETRIES", "50"),  # retries are capped, the client's own too
+    ],
 )
-def test_a_malformed_number_is_refused_naming_the_variable(name, value):
+def test_a_malformed_number_is_refused_naming_the_setting(name, value):
     with pytest.raises(ValueError, match=name):
-        GraderConfig.from_env({name: value})
+        GraderConfig.from_settings({name: value})
 
 
 def test_an_unknown_mode_is_refused(fixture_question):
@@ -82,14 +88,14 @@ class RecordingCache:
         self.timeouts[key] = timeout
 
 
-def test_health_check_uses_an_injected_cache_with_the_ttl(fake_server):
+def test_health_check_uses_an_injected_cache(fake_server):
     config = GraderConfig(base_url=fake_server.base_url, health_ttl_s=7)
     cache = RecordingCache()
     assert model_is_up(config, cache=cache)
     assert model_is_up(config, cache=cache)
     assert fake_server.get_paths.count("/v1/models") == 1
-    assert list(cache.values.values()) == ["up"]
-    assert list(cache.timeouts.values()) == [7]
+    [stored] = cache.values.values()
+    assert stored["up"] is True and stored["reason"] == ""
 
 
 def test_health_check_expires_after_its_ttl(fake_server):
@@ -109,6 +115,27 @@ def test_health_check_says_why_the_model_is_down(fake_server):
     fake_server.model_list_status = 500
     up, reason = probe_model(GraderConfig(base_url=fake_server.base_url))
     assert not up and "HTTP 500" in reason
+
+
+def test_the_last_health_answer_is_read_without_asking_the_server(fake_server):
+    config = GraderConfig(base_url=fake_server.base_url)
+    cache = TTLCache()
+    assert last_health(config, cache=cache) is None  # never checked: unknown, not "down"
+    fake_server.model_list_status = 503
+    assert not model_is_up(config, cache=cache)
+    asked = list(fake_server.get_paths)
+    last = last_health(config, cache=cache)
+    assert last is not None and not last.up and "HTTP 503" in last.reason
+    assert fake_server.get_paths == asked
+
+
+def test_a_failed_grading_call_is_remembered_with_its_reason(fake_server):
+    config = GraderConfig(base_url=fake_server.base_url)
+    cache = TTLCache()
+    mark_model_down(config, "model timed out after 60s", cache=cache)
+    assert not model_is_up(config, cache=cache)
+    assert last_health(config, cache=cache).reason == "model timed out after 60s"
+    assert fake_server.get_paths == []
 
 
 def test_without_an_endpoint_the_model_is_never_up():

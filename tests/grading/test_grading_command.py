@@ -24,9 +24,9 @@ GOOD = (
 
 
 @pytest.fixture(autouse=True)
-def no_model(monkeypatch):
+def no_model(settings):
     """Unless a test says otherwise, no model endpoint is configured."""
-    monkeypatch.delenv("GRADER_BASE_URL", raising=False)
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": ""}
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def test_a_follow_up_is_graded_against_its_own_rubric(answer_file, shipped_quest
     assert data["score"] >= 0.8
 
 
-def test_the_llm_grader_is_used_when_asked(answer_file, fake_server, monkeypatch):
+def test_the_llm_grader_is_used_when_asked(answer_file, fake_server, settings):
     def honest(request):
         return ScriptedReply(content=grade_content(
             [{"id": i, "evidence": "We autoscale on the queue", "verdict": "hit", "comment": "ok"}
@@ -85,19 +85,23 @@ def test_the_llm_grader_is_used_when_asked(answer_file, fake_server, monkeypatch
         ))  # fmt: skip
 
     fake_server.responder = honest
-    monkeypatch.setenv("GRADER_BASE_URL", fake_server.base_url)
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": fake_server.base_url}
     data = run_json(*ARCH.split(), "--grader", "llm", "--answer-file", answer_file(GOOD))
     assert data["grader"] == "llm" and data["model"] == "Qwen/Qwen2.5-7B-Instruct"
-    assert data["score"] == 1.0
+    # One quote about queue autoscaling keeps the two points that speak of it (weights 2 + 1
+    # of 11), not every point the model marked with it.
+    hits = {p["id"] for p in data["points"] if p["verdict"] == "hit"}
+    assert hits == {"arch-autoscale-queue", "arch-drain-cold-start"}
+    assert data["score"] == pytest.approx(3 / 11, abs=1e-4)
     sent = fake_server.requests[0]["messages"][1]["content"]
     assert "Design a chat completion API" in sent and "Step: architecture" in sent
 
 
 def test_a_failing_model_still_exits_zero_with_the_offline_grade(
-    answer_file, fake_server, monkeypatch
+    answer_file, fake_server, settings
 ):
     fake_server.responder = lambda request: ScriptedReply(content="not json")
-    monkeypatch.setenv("GRADER_BASE_URL", fake_server.base_url)
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": fake_server.base_url}
     data = run_json(*ARCH.split(), "--grader", "llm", "--answer-file", answer_file(GOOD))
     assert data["grader"] == "rubric" and data["score"] > 0
     assert any("offline rubric grade used" in w for w in data["warnings"])

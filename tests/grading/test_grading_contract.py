@@ -12,7 +12,7 @@ import socket
 
 import pytest
 
-from interview.grading import GraderConfig, grade, grade_both
+from interview.grading import DISAGREEMENT_THRESHOLD, GraderConfig, grade, review_reason
 from interview.grading.llm import SYSTEM_PROMPT
 from interview.grading.offline import grade_offline
 from interview.grading.testing import (
@@ -65,7 +65,6 @@ def assert_fell_back(result, step, answer, reason_part: str) -> None:
     """The offline grade stood in, with the reason recorded: never a zero from a failure."""
     assert result.grader == "rubric"
     assert result.fallback_reason and reason_part in result.fallback_reason
-    assert result.needs_regrade
     assert result.score == grade_offline(step, answer).score
     assert any("offline rubric grade used" in w for w in result.warnings)
 
@@ -85,7 +84,7 @@ def test_a_valid_reply_becomes_an_llm_grade_scored_by_us(fake_server, llm_config
     assert result.score == pytest.approx((2 + 2 + 0.5) / 5)
     assert result.usage.prompt_tokens == 420 and result.usage.completion_tokens == 96
     assert result.feedback == "Solid answer; say more about the gateway."
-    assert result.fallback_reason is None and not result.needs_regrade
+    assert result.fallback_reason is None
     assert result.prompt_version.startswith("llm-")
 
 
@@ -473,7 +472,6 @@ def test_auto_goes_offline_when_the_model_is_not_served(fake_server, step):
     config = GraderConfig(base_url=fake_server.base_url, model="some/other-model", max_retries=0)
     result = grade(step, GOOD_ANSWER, mode="auto", config=config)
     assert result.grader == "rubric" and result.fallback_reason == "model unavailable"
-    assert result.needs_regrade
     assert fake_server.requests == []
 
 
@@ -495,37 +493,25 @@ def test_a_timeout_marks_the_model_down_for_later_auto_gradings(fake_server, ste
     assert len(fake_server.requests) == 1
 
 
-def test_grade_both_keeps_both_and_flags_a_large_disagreement(fake_server, llm_config, step):
-    # The model finds a paraphrase the rubric phrases cannot see.
+def test_a_paraphrase_the_rubric_cannot_see_is_flagged_for_review(fake_server, llm_config, step):
     answer = (
-        "Conversations opening with identical instructions go to whichever machine "
-        "already processed that opening, so nobody redoes it."
+        "Conversations opening with identical instructions go to whichever GPU already "
+        "processed that opening, so nobody redoes it."
     )
-
-    def sees_paraphrase(request):
-        return ScriptedReply(
-            content=grade_content(
-                [
-                    {"id": i, "evidence": answer[:60], "verdict": "hit", "comment": "c"}
-                    for i in response_ids(request)
-                ]
-            )
+    fake_server.responder = lambda request: ScriptedReply(
+        content=grade_content(
+            [{"id": "prefix-aware-router", "evidence": answer, "verdict": "hit", "comment": "c"}]
         )
-
-    fake_server.responder = sees_paraphrase
-    pair = grade_both(step, answer, mode="llm", config=llm_config)
-    assert pair.rubric.grader == "rubric" and pair.rubric.score == 0
-    assert pair.llm is not None and pair.llm.score == 1.0
-    assert pair.primary is pair.llm
-    assert pair.disagreement == 1.0 and pair.disagrees
-    assert pair.to_dict()["disagrees"] is True
-
-
-def test_grade_both_without_the_model_has_no_llm_grade(step):
-    pair = grade_both(step, GOOD_ANSWER, mode="auto", config=GraderConfig(base_url=""))
-    assert pair.llm is None and pair.disagreement is None and not pair.disagrees
-    assert pair.primary.fallback_reason == "model unavailable"
-    assert not pair.primary.needs_regrade  # nothing to wait for without an endpoint
+    )
+    model = grade(step, answer, mode="llm", config=llm_config)
+    offline = grade_offline(step, answer)
+    assert (model.score, offline.score) == (0.4, 0.0)
+    assert DISAGREEMENT_THRESHOLD == 0.4
+    # 0.4 apart is not more than the threshold: no review yet.
+    assert review_reason(model, offline) == ""
+    model.score = 0.41
+    reason = review_reason(model, offline)
+    assert "the model scored 41%" in reason and "offline rubric grader 0%" in reason
 
 
 def test_a_free_text_context_is_accepted(fake_server, llm_config, step):
@@ -536,10 +522,10 @@ def test_a_free_text_context_is_accepted(fake_server, llm_config, step):
     assert fake_server.requests[-1]["messages"][1]["content"].startswith("Question:\n" + text)
 
 
-def test_the_stored_form_carries_the_fallback_and_regrade_flags(fake_server, llm_config, step):
+def test_the_stored_form_carries_the_fallback_reason(fake_server, llm_config, step):
     fake_server.responder = lambda request: error_reply(500)
     data = grade(step, GOOD_ANSWER, mode="llm", config=llm_config).to_dict()
-    assert data["grader"] == "rubric" and data["needs_regrade"] is True
+    assert data["grader"] == "rubric"
     assert "HTTP 500" in data["fallback_reason"]
     assert set(data) >= {
         "points",

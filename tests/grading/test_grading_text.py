@@ -12,6 +12,7 @@ from interview.grading.text import (
     fold_word,
     normalise_for_quote,
     quote_in_answer,
+    quote_span,
     read_answer,
     strip_special_tokens,
 )
@@ -272,3 +273,11 @@ def test_text_addressed_to_the_grader_is_flagged(text):
 )
 def test_ordinary_design_talk_is_not_flagged(text):
     assert not read_answer(text).injection_suspected
+
+
+def test_quote_span_gives_offsets_in_the_original_text():
+    text = "Intro.\nThe Router is   prefix-aware,\nso caches stay warm."
+    start, end = quote_span(text, "the router is prefix-aware, so caches")
+    assert text[start:end] == "The Router is   prefix-aware,\nso caches"
+    assert quote_span(text, "the router is prefix aware") is None
+    assert quote_span(text, "   ") is None

@@ -1,48 +1,137 @@
-"""/grader/: the configured endpoint, reachability, served models, live queue, our queue."""
+"""/grader/: anyone sees whether the model grades and our queue; staff see the server's details.
+
+The public part must come from the stored health answer without asking the model server
+(a hung server must not hold a web worker per visit), and must not name internal hosts.
+"""
 
 import pytest
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.test import Client
 
+from interview import flow
 from interview.grader_status import parse_metrics, percentile
+from interview.grading import GraderConfig, mark_model_down
 from interview.grading.testing import FakeChatServer
 from interview.models import Grade, Question
 
 
-@pytest.mark.django_db
-def test_without_a_model_the_page_says_grading_is_offline(client, monkeypatch):
-    monkeypatch.delenv("GRADER_BASE_URL", raising=False)
-    html = client.get("/grader/").content.decode()
-    assert "not configured" in html
-    assert "every answer is graded offline" in html
-
-
-@pytest.mark.django_db
-def test_a_reachable_server_shows_models_version_and_live_queue(client, monkeypatch):
+@pytest.fixture
+def model_server(settings):
     with FakeChatServer() as server:
-        server.prefix_cache.queries, server.prefix_cache.hits = 400, 300
-        base_url = server.base_url
-        monkeypatch.setenv("GRADER_BASE_URL", base_url)
-        html = client.get("/grader/").content.decode()
-    assert base_url in html
-    assert "Qwen/Qwen2.5-7B-Instruct" in html
-    assert "verdict-correct" in html  # reachable: yes
-    assert "75%" in html  # prefix-cache hit rate from /metrics
-    assert {"/v1/models", "/version", "/metrics"} <= set(server.get_paths)
+        settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": server.base_url}
+        yield server
+
+
+@pytest.fixture
+def staff_client(db):
+    """A signed-in staff member's client (separate from `client`, the anonymous visitor)."""
+    staff = Client()
+    staff.force_login(User.objects.create_user("ops", password="ops-Passphrase-1", is_staff=True))
+    return staff
+
+
+def submit(text: str = "A prefix-aware router."):
+    user = User.objects.create_user(f"c{User.objects.count()}", password="c-Passphrase-1")
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    answer = flow.answer_open(attempt=attempt, step_key="architecture")
+    return flow.step_submit(answer=answer, text=text, fields={}, base_version=0).submission
+
+
+# --- the public part ---------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
-def test_an_unreachable_server_is_reported_not_raised(client, monkeypatch):
-    monkeypatch.setenv("GRADER_BASE_URL", "http://127.0.0.1:9/v1")
-    response = client.get("/grader/")
+def test_without_a_model_the_page_says_grading_is_offline(client, settings):
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": ""}
+    html = client.get("/grader/").content.decode()
+    assert "not configured: every answer is graded offline" in html
+
+
+@pytest.mark.django_db
+def test_the_public_page_never_asks_the_model_server(client, model_server):
+    model_server.latency_s = 30  # a hung server: any request from the view would hang too
+    html = client.get("/grader/").content.decode()
+    assert "not checked yet" in html
+    assert model_server.get_paths == [] and model_server.requests == []
+
+
+@pytest.mark.django_db
+def test_the_public_page_shows_the_stored_health_answer_without_details(client, model_server):
+    config = GraderConfig(base_url=model_server.base_url)
+    mark_model_down(config, "model timed out after 60s", cache=cache)
+    html = client.get("/grader/").content.decode()
+    assert "down: answers are graded offline" in html
+    assert "Last checked" in html
+    assert model_server.base_url not in html and "127.0.0.1" not in html
+    assert "timed out" not in html  # the reason is for staff
+    assert "Details (staff only)" not in html
+    assert model_server.get_paths == []
+
+
+@pytest.mark.django_db
+def test_the_public_page_shows_our_queue(
+    client, content_loaded, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        submit("First answer.")
+        submit("Second answer.")
+    html = client.get("/grader/").content.decode()
+    assert "<dt>Queued</dt><dd>2</dd>" in html
+
+
+@pytest.mark.django_db
+def test_malformed_settings_show_as_down_to_the_public_and_the_error_to_staff(
+    client, staff_client, settings
+):
+    settings.GRADER = {**settings.GRADER, "GRADER_MAX_INFLIGHT": "lots"}
+    public = client.get("/grader/").content.decode()
+    assert "down" in public and "GRADER_MAX_INFLIGHT" not in public
+    staff = staff_client.get("/grader/")
+    assert staff.status_code == 200
+    assert "GRADER_MAX_INFLIGHT" in staff.content.decode()
+
+
+# --- the staff details -------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_staff_see_endpoint_models_version_and_live_queue(staff_client, model_server):
+    model_server.prefix_cache.queries, model_server.prefix_cache.hits = 400, 300
+    html = staff_client.get("/grader/").content.decode()
+    assert model_server.base_url in html
+    assert "Qwen/Qwen2.5-7B-Instruct" in html
+    assert "0.32.0" in html  # /version
+    assert "75%" in html  # prefix-cache hit rate from /metrics
+    assert {"/v1/models", "/version", "/metrics"} <= set(model_server.get_paths)
+
+
+@pytest.mark.django_db
+def test_a_staff_visit_refreshes_the_answer_the_public_sees(client, staff_client, model_server):
+    staff_client.get("/grader/")
+    html = client.get("/grader/").content.decode()
+    assert "verdict-correct" in html  # the public state says "up"
+    assert model_server.base_url not in html
+
+
+@pytest.mark.django_db
+def test_an_unreachable_server_is_reported_to_staff_not_raised(staff_client, settings):
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": "http://127.0.0.1:9/v1"}
+    response = staff_client.get("/grader/")
     assert response.status_code == 200
     assert "unreachable" in response.content.decode()
 
 
 @pytest.mark.django_db
-def test_a_malformed_setting_is_shown_as_an_error(client, monkeypatch):
-    monkeypatch.setenv("GRADER_MAX_INFLIGHT", "lots")
-    response = client.get("/grader/")
-    assert response.status_code == 200
-    assert "GRADER_MAX_INFLIGHT" in response.content.decode()
+def test_latency_percentiles_come_from_stored_grades(staff_client, content_loaded):
+    sub = submit()
+    Grade.objects.create(submission=sub, grader="rubric", score=0.5, latency_ms=3.0)
+    html = staff_client.get("/grader/").content.decode()
+    assert "3 ms" in html
+
+
+# --- helpers ---------------------------------------------------------------------------------
 
 
 def test_parse_metrics_sums_label_sets_and_skips_comments():
@@ -63,19 +152,3 @@ def test_percentiles_by_nearest_rank():
     assert percentile(values, 50) == 50
     assert percentile(values, 99) == 99
     assert percentile([], 50) is None
-
-
-@pytest.mark.django_db
-def test_latency_percentiles_come_from_stored_grades(client, content_loaded, django_user_model):
-    from interview import flow
-
-    user = django_user_model.objects.create_user("lat", password="lat-Passphrase-1")
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    attempt = flow.attempt_start(user=user, revision=revision)
-    answer = flow.answer_open(attempt=attempt, step_key="architecture")
-    sub = flow.step_submit(
-        answer=answer, text="A prefix-aware router.", fields={}, base_version=0
-    ).submission
-    Grade.objects.create(submission=sub, grader="rubric", score=0.5, latency_ms=3.0)
-    html = client.get("/grader/").content.decode()
-    assert "3 ms" in html

@@ -280,7 +280,7 @@ def test_clarify_card_is_compared_with_the_brief(
         )
     submission = Submission.objects.get()
     submission_grade(submission_id=submission.pk)
-    review = Grade.objects.get(grader="slo").usage["review"]
+    review = Grade.objects.get(grader="slo").slo_review
     assert "p99 TTFT" in review["pinned"] and "Model" in review["pinned"]
     assert any(d["label"] == "Peak load" for d in review["differs"])
     assert "Output length" in review["missed"]
@@ -565,7 +565,7 @@ def test_a_model_down_for_longer_than_the_backoff_is_still_retried(
 
     settings.GRADING_RETRY_BACKOFF_S = [1.0, 2.0]
     settings.GRADING_RETRY_TAIL = 3
-    monkeypatch.setenv("GRADER_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": "http://127.0.0.1:9/v1"}  # dead
     delays = []
     monkeypatch.setattr(flow, "grading_enqueue", lambda pk, delay_s=0: delays.append(delay_s))
     with django_capture_on_commit_callbacks(execute=False):

@@ -15,7 +15,7 @@ Fixtures meant for reuse (e.g. a test of a grading task run by the worker):
 - `vllm_grader_env`: an environment dict for app subprocesses (a command, a worker) with
   GRADER_BASE_URL / GRADER_MODEL pointing at the server and a private SQLite database that
   has been migrated and loaded with the shipped content.
-- `use_vllm_grader`: sets GRADER_BASE_URL / GRADER_MODEL in this process for one test.
+- `use_vllm_grader`: points settings.GRADER at the server in this process for one test.
 """
 
 from __future__ import annotations
@@ -101,11 +101,14 @@ def openai_client(vllm_server):
 
 
 @pytest.fixture
-def use_vllm_grader(vllm_server, monkeypatch):
-    """GRADER_* variables pointing at the real server, in this process, for one test."""
-    monkeypatch.setenv("GRADER_BASE_URL", vllm_server)
-    monkeypatch.setenv("GRADER_MODEL", SERVED_MODEL_NAME)
-    monkeypatch.delenv("GRADER_API_KEY", raising=False)
+def use_vllm_grader(vllm_server, settings):
+    """The GRADER setting pointing at the real server, in this process, for one test."""
+    settings.GRADER = {
+        **settings.GRADER,
+        "GRADER_BASE_URL": vllm_server,
+        "GRADER_MODEL": SERVED_MODEL_NAME,
+        "GRADER_API_KEY": "",
+    }
     return vllm_server
 
 

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -106,7 +107,7 @@ class Command(BaseCommand):
         step = step_to_grade(spec, step_key, options["follow_up"])
         answer = read_answer_file(options["answer_file"])
         try:
-            config = GraderConfig.from_env()
+            config = GraderConfig.from_settings(settings.GRADER)
         except ValueError as exc:
             raise _fail(str(exc)) from None
 

@@ -1,0 +1,164 @@
+"""A lenient or misled model cannot hand out points: what a quote must be to back a point.
+
+Each test runs the real model grader against FakeChatServer (a real HTTP server) scripted to
+answer as a model would, and checks what the app lets through.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from interview.grading import GraderConfig, grade, grade_offline
+from interview.grading.evidence import content_terms, step_vocabulary
+from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
+from interview.grading.types import rubric_points
+
+GENERIC = "I would use some servers for this system here. It should work fine."
+GENERIC_QUOTE = "I would use some servers for this system here."
+
+# A strong answer to the fixture's architecture step in words its recognise phrases do not
+# know: no "router", "prefix", "autoscale", "gateway".
+PARAPHRASE = {
+    "prefix-aware-router": (
+        "Conversations that open with the same instructions are steered to the GPU box that "
+        "already holds that opening in memory, so it is never computed twice."
+    ),
+    "queue-autoscaling": (
+        "We grow the fleet when the line of unanswered calls gets long, instead of watching "
+        "how busy the GPUs look."
+    ),
+    "gateway": (
+        "Every call first passes a front service that checks credentials and caps how often "
+        "each tenant may call."
+    ),
+}
+PARAPHRASED_ANSWER = " ".join(PARAPHRASE.values())
+
+
+def every_point_hit_with(quote: str):
+    """A model that marks every rubric point hit, quoting the same words each time."""
+
+    def respond(request: dict) -> ScriptedReply:
+        return ScriptedReply(
+            content=grade_content(
+                [
+                    {"id": i, "evidence": quote, "verdict": "hit", "comment": "Covered."}
+                    for i in response_ids(request)
+                ]
+            )
+        )
+
+    return respond
+
+
+def quoting(evidence: dict[str, str]):
+    """A model that marks each point hit with its own quote."""
+
+    def respond(request: dict) -> ScriptedReply:
+        return ScriptedReply(
+            content=grade_content(
+                [
+                    {"id": i, "evidence": evidence[i], "verdict": "hit", "comment": "Covered."}
+                    for i in response_ids(request)
+                ]
+            )
+        )
+
+    return respond
+
+
+@pytest.fixture
+def step(fixture_question):
+    return fixture_question["steps"]["architecture"]
+
+
+def llm_grade(step, answer, responder, context=None):
+    with FakeChatServer(responder) as server:
+        config = GraderConfig(base_url=server.base_url, timeout_s=5, max_retries=0)
+        return grade(step, answer, mode="llm", context=context, config=config)
+
+
+def test_one_generic_sentence_marked_hit_everywhere_earns_nothing(step):
+    result = llm_grade(step, GENERIC, every_point_hit_with(GENERIC_QUOTE))
+    assert result.grader == "llm"
+    assert result.score <= 0.25
+    assert result.score == 0.0
+    assert sum("no term of this step's subject" in w for w in result.warnings) == 3
+
+
+@pytest.mark.parametrize("slug", ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"])
+@pytest.mark.parametrize("step_key", ["architecture", "bottlenecks", "tradeoffs"])
+def test_the_generic_sentence_earns_nothing_on_any_shipped_step(shipped_question, slug, step_key):
+    spec = shipped_question(slug)
+    context = {"slug": slug, "title": spec["title"], "brief": spec["brief"], "step_key": step_key}
+    result = llm_grade(
+        spec["steps"][step_key], GENERIC, every_point_hit_with(GENERIC_QUOTE), context
+    )
+    assert result.score <= 0.25, [(p.id, p.verdict) for p in result.points]
+
+
+def test_a_paraphrased_strong_answer_keeps_the_models_credit(step):
+    offline = grade_offline(step, PARAPHRASED_ANSWER)
+    model = llm_grade(step, PARAPHRASED_ANSWER, quoting(PARAPHRASE))
+    assert offline.score == 0.0  # the recogniser knows none of these words
+    assert model.score == 1.0
+    assert [p.evidence for p in model.points] == [q.rstrip(".") for q in PARAPHRASE.values()]
+    assert not any("evidence rejected" in w for w in model.warnings)
+
+
+def test_one_on_topic_sentence_backs_only_the_point_it_states(step):
+    answer = (
+        "A prefix-aware router sends chats that share the system prompt to the same replica. "
+        "The rest is standard."
+    )
+    quote = "A prefix-aware router sends chats that share the system prompt to the same replica."
+    result = llm_grade(step, answer, every_point_hit_with(quote))
+    verdicts = {p.id: p.verdict for p in result.points}
+    assert verdicts == {
+        "prefix-aware-router": "hit",
+        "queue-autoscaling": "miss",
+        "gateway": "miss",
+    }
+    assert result.score == pytest.approx(2 / 5)
+    shared = [w for w in result.warnings if "backs prefix-aware-router" in w]
+    assert len(shared) == 2
+
+
+def test_a_sentence_that_states_two_points_backs_both(step):
+    answer = (
+        "An API gateway checks keys and rate limits, and behind it a prefix-aware router "
+        "sends shared prompts to one replica."
+    )
+    result = llm_grade(
+        step,
+        answer,
+        quoting(
+            {
+                "gateway": "An API gateway checks keys and rate limits",
+                "prefix-aware-router": "a prefix-aware router sends shared prompts to one replica",
+                "queue-autoscaling": "An API gateway checks keys and rate limits",
+            }
+        ),
+    )
+    verdicts = {p.id: p.verdict for p in result.points}
+    assert verdicts == {"prefix-aware-router": "hit", "queue-autoscaling": "miss", "gateway": "hit"}
+
+
+def test_when_no_sharing_point_is_stated_the_first_keeps_the_sentence(step):
+    # On topic (memory, the peak) but in none of the points' own words: the model's word
+    # backs one point at most.
+    answer = "We buy enough memory for the peak. Nothing else matters."
+    result = llm_grade(step, answer, every_point_hit_with("We buy enough memory for the peak."))
+    verdicts = {p.id: p.verdict for p in result.points}
+    assert verdicts == {
+        "prefix-aware-router": "hit",
+        "queue-autoscaling": "miss",
+        "gateway": "miss",
+    }
+
+
+def test_generic_words_are_not_subject_terms(step, fixture_question):
+    vocabulary = step_vocabulary(step, rubric_points(step), None)
+    assert not content_terms(GENERIC) & vocabulary.step
+    for sentence in PARAPHRASE.values():
+        assert content_terms(sentence) & vocabulary.step, sentence
