@@ -23,7 +23,7 @@ both sides, so it only has to be consistent, not linguistically right.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ from interview.grading.text import (
     normalise_for_quote,
     quote_in_answer,
 )
-from interview.grading.types import RubricPoint
+from interview.grading.types import GradedStep, RubricPoint
 
 MIN_EVIDENCE_CHARS = 12
 
@@ -125,6 +125,11 @@ def _text_of(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def _field(step: GradedStep, name: str) -> Any:
+    """A field of a typed step or follow-up, or of its authored mapping."""
+    return step.get(name) if isinstance(step, Mapping) else getattr(step, name, None)
+
+
 @dataclass(frozen=True)
 class StepVocabulary:
     """The terms a quote may carry to count as evidence: for the step, and for each point."""
@@ -134,7 +139,7 @@ class StepVocabulary:
 
 
 def step_vocabulary(
-    step: dict[str, Any], points: list[RubricPoint], context: dict[str, Any] | str | None
+    step: GradedStep, points: list[RubricPoint], context: dict[str, Any] | str | None
 ) -> StepVocabulary:
     """The subject-matter terms of a step (see the module docstring for what goes in)."""
     own = {
@@ -142,8 +147,8 @@ def step_vocabulary(
     }
     described = " ".join(
         [
-            _text_of(step.get("prompt")),
-            _text_of(step.get("reference")),
+            _text_of(_field(step, "prompt")),
+            _text_of(_field(step, "reference")),
             " ".join(_text_of((p.all_groups, p.partial_groups)) for p in points),
             _text_of(context.get("title") if isinstance(context, dict) else context),
             _text_of(context.get("brief") if isinstance(context, dict) else None).replace("_", " "),

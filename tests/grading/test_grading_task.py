@@ -15,7 +15,7 @@ from django.core.cache import caches
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
-from interview import flow, practice
+from interview import feedback, flow
 from interview.grading import grade_offline
 from interview.grading.testing import FakeChatServer, ScriptedReply, error_reply, grade_content
 from interview.models import Grade, Question, Submission
@@ -200,7 +200,7 @@ def test_a_large_disagreement_is_stored_for_review_and_shown_with_both_scores(
     assert "the model scored 55%" in submission.review_reason
     assert "offline rubric grader 0%" in submission.review_reason
 
-    context = practice.feedback_context(
+    context = feedback.feedback_context(
         attempt=submission.answer.attempt, answer=submission.answer, submission=submission
     )
     assert context["disagreement"] == submission.review_reason
@@ -210,7 +210,7 @@ def test_a_large_disagreement_is_stored_for_review_and_shown_with_both_scores(
 @pytest.mark.django_db(transaction=True)
 def test_graders_that_agree_leave_nothing_to_review(content_loaded, model_server):
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    offline = grade_offline(revision.step("architecture"), ANSWER)
+    offline = grade_offline(revision.question_spec.step("architecture"), ANSWER)
 
     def agrees_with_the_rubric(request):
         return ScriptedReply(content=grade_content([p.to_dict() for p in offline.points]))
