@@ -89,7 +89,7 @@ def prepare(env: dict) -> list[dict]:
 import json, django
 django.setup()
 from django.contrib.auth.models import User
-from config.sessions import SessionStore
+from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
 from interview.models import Question
 from interview import flow
@@ -107,7 +107,7 @@ for i in range({CLIENTS}):
                                base_version=0).submission
     s = SessionStore()
     s[SESSION_KEY] = str(user.pk)
-    s[BACKEND_SESSION_KEY] = "accounts.backends.AccountBackend"
+    s[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     s[HASH_SESSION_KEY] = user.get_session_auth_hash()
     s.create()
     out.append({{"session": s.session_key, "attempt": attempt.pk, "submission": sub.pk,

@@ -3,6 +3,12 @@
 Views call these; the grading task calls `submission_grade`. Every write that could race (two
 tabs, a double click, a re-run task) is guarded by a database constraint or a version check,
 so nothing a candidate wrote is lost or duplicated.
+
+Every write here also moves a version that cached pages are keyed on (`interview.page_cache`):
+an edit of an answer bumps its `row_version` in the same UPDATE; an answer created, a
+submission created, a grade or a grading status written bump the attempt's `state_version`
+(`attempt_touch`), after the write, so a page rendered from the old rows can only have been
+cached under the old version.
 """
 
 from __future__ import annotations
@@ -20,7 +26,6 @@ from django.utils import timezone
 from interview.content import STEP_KEYS
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
-from config.rows import update_where
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +45,12 @@ class StaleDraft(FlowError):
         )
 
 
+def attempt_touch(attempt_id: int) -> None:
+    """Mark the attempt's pages out of date: call after writing its answers' submissions or
+    grades, or creating an answer."""
+    Attempt.objects.filter(pk=attempt_id).update(state_version=F("state_version") + 1)
+
+
 def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
     """A new attempt against this exact revision (later edits of the question don't move it)."""
     return Attempt.objects.create(user=user, revision=revision)
@@ -54,7 +65,7 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         if step_key != "tradeoffs" or follow_up_id not in ids:
             raise FlowError("There is no such follow-up.")
     try:
-        answer, _ = StepAnswer.objects.get_or_create(
+        answer, created = StepAnswer.objects.get_or_create(
             attempt=attempt,
             step_key=step_key,
             follow_up_id=follow_up_id,
@@ -64,6 +75,9 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         answer = StepAnswer.objects.get(
             attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
         )
+    else:
+        if created:
+            attempt_touch(attempt.pk)
     return answer
 
 
@@ -95,12 +109,13 @@ def draft_save(
         if stored and "checks" in stored:
             fields = {**fields, "checks": stored["checks"]}
     now = timezone.now()
-    updated = update_where(
-        StepAnswer,
-        {"text": text, "fields": fields, "updated_at": now},
-        add={"version": 1, "seconds_spent": seconds},
-        pk=answer.pk,
-        version=base_version,
+    updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
+        text=text,
+        fields=fields,
+        updated_at=now,
+        version=F("version") + 1,
+        seconds_spent=F("seconds_spent") + seconds,
+        row_version=F("row_version") + 1,
     )
     if not updated:
         answer.refresh_from_db()
@@ -159,6 +174,7 @@ def step_submit(
                 fields=locked.fields,
                 draft_version=locked.version,
             )
+            attempt_touch(locked.attempt_id)
             transaction.on_commit(lambda: grading_enqueue(submission.pk))
     except IntegrityError:  # the other request of a concurrent double submit won
         return SubmitOutcome(
@@ -193,6 +209,7 @@ def grading_requeue_stale(*, older_than_s: int = 120) -> int:
         Submission.objects.filter(pk=pk).update(
             grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
         )
+        attempt_touch(Submission.objects.values_list("answer__attempt_id", flat=True).get(pk=pk))
         grading_enqueue(pk)
     return len(stale)
 
@@ -225,6 +242,7 @@ def submission_grade(*, submission_id: int) -> Submission | None:
         status_changed_at=timezone.now(),
         grade_attempts=F("grade_attempts") + 1,
     )
+    attempt_touch(submission.answer.attempt_id)
     submission.refresh_from_db()
     answer = submission.answer
     revision = answer.attempt.revision
@@ -273,6 +291,7 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     Submission.objects.filter(pk=submission.pk).update(
         grade_status=status, status_changed_at=timezone.now()
     )
+    attempt_touch(answer.attempt_id)
     submission.refresh_from_db()
     return submission
 
@@ -321,6 +340,7 @@ def _store(
     grade, _ = Grade.objects.update_or_create(
         submission=submission, grader=grader, defaults=defaults
     )
+    attempt_touch(submission.answer.attempt_id)
     return grade
 
 

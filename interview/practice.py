@@ -5,10 +5,8 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
-from functools import lru_cache
 
-from django.db.models import Prefetch
-from django.template.loader import render_to_string
+from django.db.models import F, Prefetch
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
@@ -17,7 +15,6 @@ from interview.content import STEP_KEYS
 from interview.flow import FlowError
 from interview.models import Attempt, Grade, StepAnswer, Submission
 from interview.slo import SLO_FIELDS, TEXT_FIELDS, review_card
-from config.rows import get_row
 
 CARD_FIELDS = [f for f, *_ in SLO_FIELDS] + [f for f, _ in TEXT_FIELDS] + ["qps_kind"]
 CREDIT = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
@@ -158,10 +155,14 @@ def _card_form(fields: dict) -> dict:
 
 def _card_names(attempt: Attempt) -> dict[str, str]:
     """Numbers from the candidate's SLO card, as names for their worksheet."""
-    clarify = get_row(StepAnswer, attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
-    if clarify is None:
+    fields = (
+        StepAnswer.objects.filter(attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
+        .values_list("fields", flat=True)
+        .first()
+    )
+    if fields is None:
         return {}
-    return review_card(clarify.fields, attempt.revision.brief).names
+    return review_card(fields, attempt.revision.brief).names
 
 
 # --- napkin math ------------------------------------------------------------------------
@@ -187,37 +188,10 @@ def _evaluated(attempt: Attempt, text: str) -> list:
         raise FlowError(f"This question's givens do not evaluate: {exc.message}") from None
 
 
-def worksheet_lines(*, attempt: Attempt, text: str) -> list[SafeString]:
-    """The evaluated worksheet as one rendered `<li>` per line that is not blank."""
-    return [
-        _line_html(r.line_no, r.input, r.error, r.position, r.name, r.display, r.mathml)
-        for r in _evaluated(attempt, text)
-        if r.kind != "blank"
-    ]
-
-
-# A candidate's worksheet comes back on every pause in typing, with one line changed: each
-# line's HTML is a function of what it shows, so only the changed line is rendered again.
-@lru_cache(maxsize=4096)
-def _line_html(
-    line_no: int,
-    text: str,
-    error: str | None,
-    position: int | None,
-    name: str | None,
-    display: str,
-    mathml: str,
-) -> SafeString:
-    line = {
-        "line_no": line_no,
-        "input": text,
-        "error": error,
-        "position": position,
-        "name": name,
-        "display": display,
-        "mathml": mathml,
-    }
-    return render_to_string("interview/partials/worksheet_line.html", {"line": line})
+def worksheet_lines(*, attempt: Attempt, text: str) -> list:
+    """The evaluated worksheet's lines that are not blank, as the worksheet template shows
+    them (line_no, input, error, position, name, display, mathml)."""
+    return [r for r in _evaluated(attempt, text) if r.kind != "blank"]
 
 
 def quantity_check(
@@ -262,7 +236,9 @@ def _store_check(answer: StepAnswer, quantity_id: str, check: dict) -> None:
         locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
         fields = dict(locked.fields)
         fields["checks"] = {**(fields.get("checks") or {}), quantity_id: check}
-        StepAnswer.objects.filter(pk=locked.pk).update(fields=fields)
+        StepAnswer.objects.filter(pk=locked.pk).update(
+            fields=fields, row_version=F("row_version") + 1
+        )
 
 
 # --- feedback ---------------------------------------------------------------------------

@@ -18,15 +18,15 @@ from interview import flow, page_cache, practice, selectors
 from interview.content import STEP_KEYS
 from interview.limits import LimitExceeded, check_rate
 from interview.models import Attempt, StepAnswer, Submission
-from config.rows import get_row
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
-    """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
-    attempt = get_row(Attempt, pk=attempt_id, user_id=request.user.pk)
+    """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it).
+
+    Its revision loads on first use: a page served from the cache never needs it."""
+    attempt = Attempt.objects.filter(pk=attempt_id, user_id=request.user.pk).first()
     if attempt is None:
         raise Http404("No such attempt.")
-    attempt.revision = selectors.revision_cached(attempt.revision_id)
     return attempt
 
 
@@ -40,10 +40,11 @@ def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = 
 def _own_answer(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> tuple[Attempt, StepAnswer]:
-    """The signed-in user's attempt and their draft for a step (the autosave path, several times
-    a minute per writer): two prepared lookups once the draft exists."""
+    """The signed-in user's attempt and their draft for a step (opened if it is new)."""
     attempt = _own_attempt(request, attempt_id)
-    answer = get_row(StepAnswer, attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up)
+    answer = StepAnswer.objects.filter(
+        attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up
+    ).first()
     if answer is None:
         return attempt, _answer(request, attempt, step, follow_up)
     answer.attempt = attempt
@@ -122,7 +123,7 @@ def attempt_step(
     def build() -> HttpResponse:
         answer = _answer(request, attempt, step, follow_up)
         context = practice.step_context(attempt=attempt, answer=answer)
-        return render(request, "interview/attempt_step.html", context)
+        return page_cache.render(request, "interview/attempt_step.html", context)
 
     # The page shows its own draft, and napkin math shows the SLO card's numbers as names.
     shows = [(step, follow_up)] + ([("clarify", "")] if step == "estimate" else [])
@@ -193,7 +194,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
         context = practice.feedback_context(
             attempt=attempt, answer=submission.answer, submission=submission
         )
-        response = render(request, "interview/partials/feedback.html", context)
+        response = page_cache.render(request, "interview/partials/feedback.html", context)
         response["Vary"] = "HX-Request"
         return response
 

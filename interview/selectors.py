@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import time
 
 from django.http import Http404
@@ -37,13 +36,6 @@ def question_current_revision(slug: str) -> QuestionRevision:
     if revision is None:
         raise Http404("No such question.")
     return revision
-
-
-@functools.lru_cache(maxsize=256)
-def revision_cached(pk: int) -> QuestionRevision:
-    """A revision by id, kept in memory: revisions are immutable, and their parsed spec and
-    rendered HTML are the largest thing a practice page would otherwise load and decode."""
-    return QuestionRevision.objects.select_related("question").get(pk=pk)
 
 
 CONCEPT_CACHE_S = 30.0
