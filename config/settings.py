@@ -157,6 +157,13 @@ AXES_COOLOFF_TIME = 0.25  # hours
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
+# How many reverse proxies stand in front of the app (a TLS proxy alone: 1). Log-in throttling
+# then takes the client address from X-Forwarded-For as those proxies wrote it; with 0 it is
+# the TCP peer. Counting more proxies than there are lets a client choose its own address.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+if TRUSTED_PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
