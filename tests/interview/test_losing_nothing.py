@@ -165,7 +165,7 @@ class Workers:
         return proc
 
     def log_tail(self) -> str:
-        parts = [f"--- {p.name}\n{p.read_text()[-2000:]}" for p in sorted(self.logs.glob("*.log"))]
+        parts = [f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logs.glob("*.log"))]
         return "\n".join(parts)
 
     def stop_all(self) -> None:
@@ -379,3 +379,93 @@ def assert_regrade_queued_with_backoff(submission: Submission) -> None:
     first, retry = tasks[0], tasks[1]
     assert first.status == "SUCCESSFUL" and first.return_value == "offline"
     assert retry.run_after - retry.enqueued_at >= timedelta(seconds=0.9)
+
+
+# --- under `make run`'s supervisor ---------------------------------------------------------
+
+
+def children(pid: int) -> dict[int, str]:
+    out = subprocess.run(
+        ["ps", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
+    return {int(line.split(None, 1)[0]): line.split(None, 1)[1] for line in out.splitlines()}
+
+
+def worker_pids(serve: subprocess.Popen) -> list[int]:
+    return [pid for pid, args in children(serve.pid).items() if "config.worker" in args]
+
+
+def healthy(port: int) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.fixture
+def serve(workers, tmp_path) -> Iterator[tuple[subprocess.Popen, int]]:
+    """`python -m config.serve` (web server and worker) on the test database."""
+    import signal
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "config.serve"],
+        cwd=ROOT, env={**workers.env, "PORT": str(port), "WEB_CONCURRENCY": "1",
+                       "WORKER_INTERVAL_S": "0.2"},
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    log.close()
+    try:
+        wait_for(lambda: healthy(port) and worker_pids(proc), "the site to serve", workers, 60)
+        yield proc, port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_worker_killed_mid_grade_is_replaced_and_the_grade_completes_once(
+    answer, model, workers, serve
+):
+    proc, port = serve
+    model.behaviour = lambda request: ScriptedReply(
+        content=valid_grade(request).content, delay_s=5.0
+    )
+    submission = submit(answer)
+    wait_for(lambda: model.chat_times, "the worker to be waiting on the model", workers)
+    [killed] = worker_pids(proc)
+    os.kill(killed, 9)
+    model.behaviour = valid_grade
+
+    assert healthy(port), "the web server went down with the worker"
+    replacement = wait_for(
+        lambda: [p for p in worker_pids(proc) if p != killed],
+        "a new worker",
+        workers,
+        timeout=10,
+    )
+    assert replacement
+    wait_for(lambda: status_of(submission) == "done", "the grade", workers, timeout=30)
+    assert healthy(port)
+    assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
+    assert_model_grade(submission)
+    assert_answer_intact(submission, answer)
+    assert [t.status for t in tasks_for(submission)] == ["FAILED", "SUCCESSFUL"]
+
+
+def test_a_killed_web_server_is_restarted_and_the_worker_keeps_running(workers, serve):
+    proc, port = serve
+    [worker] = worker_pids(proc)
+    [web] = [pid for pid, args in children(proc.pid).items() if "gunicorn" in args]
+    os.kill(web, 9)
+    wait_for(lambda: healthy(port) and web not in children(proc.pid), "the site back", workers, 30)
+    assert worker_pids(proc) == [worker], "the worker was restarted with the web server"
