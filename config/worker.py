@@ -24,9 +24,9 @@ import django
 
 log = logging.getLogger("config.worker")
 
-RECLAIM_EVERY_S = 30.0
+RECLAIM_EVERY_S = float(os.environ.get("WORKER_RECLAIM_EVERY_S", "30"))
 TASK_LEASE_S = float(os.environ.get("TASK_LEASE_S", "900"))
-BACKOFF_MAX_S = 30.0
+BACKOFF_MAX_S = float(os.environ.get("WORKER_BACKOFF_MAX_S", "30"))
 
 
 def worker_id() -> str:
