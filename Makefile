@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 VENV_VLLM_PY := $${VLLM_ENV:-.vllm-env}/bin/python
 
-.PHONY: install run test lint bench bench-grading test-vllm clean
+.PHONY: install run test chromium lint bench bench-grading test-vllm clean
 
 # Find a Python >= 3.12: the PATH first, then pyenv's versions.
 FIND_PYTHON = for c in python3.13 python3.12 python3 \
@@ -35,8 +35,21 @@ run: install
 	$(PY) manage.py load_content
 	PORT=$(PORT) exec $(PY) -m config.serve
 
+# Browser tests drive Debian's Chromium: installed here when missing (as root), else one line
+# that says how.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing Debian's chromium for the browser tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "error: browser tests need Chromium: run 'sudo apt-get install -y chromium', then make test again." >&2; \
+	    exit 1; \
+	  fi; }
+
 # The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
-test: install
+test: install chromium
 	$(PY) -m pytest --ignore=tests/vllm $(PYTEST_ARGS)
 
 test-vllm: install
@@ -56,4 +69,4 @@ bench-grading: install
 	$(PY) -m bench.grading --vllm
 
 clean:
-	rm -rf $(VENV) node_modules staticfiles db.sqlite3 db.sqlite3-* db.sqlite3.write-lock
+	rm -rf $(VENV) node_modules staticfiles db.sqlite3 db.sqlite3-*

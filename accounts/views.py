@@ -46,7 +46,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="accounts.backends.AccountBackend")
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(next_url or "home")
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
 

@@ -1,17 +1,21 @@
-"""Page latency under load: each practice endpoint against a trivial Django view, one run.
+"""Page latency under load: each practice endpoint against a trivial Django view, one run
+per database.
 
-Starts gunicorn as `make run` does (`config.serve.web_command`, 2 workers) on a fresh SQLite
-file, prepares one candidate per client with an attempt, drives 20 concurrent clients at each
+Starts gunicorn as `make run` does (`config.serve.web_command`, gunicorn.conf.py, 2 workers)
+on a fresh SQLite file, and then on a PostgreSQL database it creates and drops (when
+postgres://postgres@127.0.0.1:5432 answers; BENCH_POSTGRES_URL names another server),
+prepares one candidate per client with an attempt, drives 20 concurrent clients at each
 endpoint for a fixed duration (in three slices, round robin, each recorded once its
-connections have settled; see SETTLE_S), and prints one JSON line per endpoint:
-{"bench": "pages", "endpoint", "p50_ms", "p99_ms", "rps", "ratio_vs_minimal"}.
-The ratio is the endpoint's p99 over the trivial view's p99.
+connections have settled; see SETTLE_S), and prints one JSON line per endpoint and database:
+{"bench": "pages", "database", "endpoint", "p50_ms", "p99_ms", "rps", "ratio_vs_minimal"}.
+The ratio is the endpoint's p99 over the trivial view's p99 in the same run.
 
 `signed_in_floor` is reported beside them: loading the session and the user and checking the
 attempt is the candidate's, which every practice endpoint must do before its own work.
 Knobs for working on one figure: BENCH_ONLY (comma list of endpoints), BENCH_CLIENTS,
-BENCH_SECONDS, BENCH_THREADS (gunicorn threads per worker; by default what `make run` uses) and
-BENCH_REDIS_URL (run with the shared Redis cache instead of the per-process one).
+BENCH_SECONDS, BENCH_DATABASES (sqlite,postgresql), BENCH_THREADS (gunicorn threads per worker;
+by default what `make run` uses) and BENCH_REDIS_URL (run with the shared Redis cache instead
+of the per-process one).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from config.serve import WEB_THREADS, web_command
+from config.serve import web_command
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
@@ -89,7 +93,7 @@ def prepare(env: dict) -> list[dict]:
 import json, django
 django.setup()
 from django.contrib.auth.models import User
-from config.sessions import SessionStore
+from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
 from interview.models import Question
 from interview import flow
@@ -107,7 +111,7 @@ for i in range({CLIENTS}):
                                base_version=0).submission
     s = SessionStore()
     s[SESSION_KEY] = str(user.pk)
-    s[BACKEND_SESSION_KEY] = "accounts.backends.AccountBackend"
+    s[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     s[HASH_SESSION_KEY] = user.get_session_auth_hash()
     s.create()
     out.append({{"session": s.session_key, "attempt": attempt.pk, "submission": sub.pk,
@@ -277,25 +281,52 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
 
 
-def main() -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432")
+
+
+def postgres_database() -> tuple[str, callable] | None:
+    """A new PostgreSQL database for one run, as (DATABASE_URL, drop); None when no server
+    answers."""
+    import psycopg
+
+    name = f"bench_pages_{os.getpid()}"
+    try:
+        admin = psycopg.connect(f"{POSTGRES_URL}/postgres", autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError as exc:
+        print(f"# pages on postgresql: skipped, no server ({exc})".strip(), file=sys.stderr)
+        return None
+    with admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        admin.execute(f"CREATE DATABASE {name}")
+
+    def drop() -> None:
+        with psycopg.connect(f"{POSTGRES_URL}/postgres", autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    return f"{POSTGRES_URL}/{name}", drop
+
+
+def run(database: str, database_url: str) -> None:
+    """Prepare `database_url`, serve it, measure every endpoint, print one line each."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "bench.settings",
-        "DATABASE_URL": f"sqlite:///{workdir / 'bench.sqlite3'}",
+        "DATABASE_URL": database_url,
         "PYTHONPATH": str(ROOT),
+        "WEB_CONCURRENCY": "2",
     }
     env.pop("GRADER_BASE_URL", None)
+    if "BENCH_THREADS" in os.environ:
+        env["WEB_THREADS"] = os.environ["BENCH_THREADS"]
     if "BENCH_REDIS_URL" in os.environ:  # the shared cache instead of one per process
         env["REDIS_URL"] = os.environ["BENCH_REDIS_URL"]
     else:
         env.pop("REDIS_URL", None)
     clients = prepare(env)
     port = free_port()
-    command = web_command(f"127.0.0.1:{port}", "2", os.environ.get("BENCH_THREADS", WEB_THREADS))
-    command += ["--log-level", "error"]
+    env["PORT"] = str(port)
     server = subprocess.Popen(
-        command,
+        web_command() + ["--log-level", "error"],
         cwd=ROOT,
         env=env,
         start_new_session=True,
@@ -324,41 +355,40 @@ def main() -> None:
             name: (pct(lat, 50), pct(lat, 99), len(lat) / DURATION_S)
             for name, lat in samples.items()
         }
-        floor = results["minimal"][1]
-        for name, (p50, p99, rps) in results.items():
-            if name == "minimal":
-                continue
-            print(
-                json.dumps(
-                    {
-                        "bench": "pages",
-                        "endpoint": name,
-                        "p50_ms": round(p50, 1),
-                        "p99_ms": round(p99, 1),
-                        "rps": round(rps, 1),
-                        "ratio_vs_minimal": round(p99 / floor, 2),
-                        # The tail on 2 shared cores is mostly scheduling noise that hits the
-                        # trivial view too; the median ratio shows the work each page adds.
-                        "p50_ratio_vs_minimal": round(p50 / results["minimal"][0], 2),
-                    }
-                )
-            )
-        print(
-            json.dumps(
-                {
-                    "bench": "pages",
-                    "endpoint": "minimal",
-                    "p50_ms": round(results["minimal"][0], 1),
-                    "p99_ms": round(floor, 1),
-                    "rps": round(results["minimal"][2], 1),
-                    "ratio_vs_minimal": 1.0,
-                }
-            )
-        )
+        floor_p50, floor, _rps = results["minimal"]
+        for name, (p50, p99, rps) in [*results.items()][1:] + [*results.items()][:1]:
+            line = {
+                "bench": "pages",
+                "database": database,
+                "endpoint": name,
+                "p50_ms": round(p50, 1),
+                "p99_ms": round(p99, 1),
+                "rps": round(rps, 1),
+                "ratio_vs_minimal": round(p99 / floor, 2),
+                # The tail on 2 shared cores is mostly scheduling noise that hits the trivial
+                # view too; the median ratio shows the work each page adds.
+                "p50_ratio_vs_minimal": round(p50 / floor_p50, 2),
+            }
+            print(json.dumps(line), flush=True)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=15)
-        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main() -> None:
+    wanted = os.environ.get("BENCH_DATABASES", "sqlite,postgresql").split(",")
+    if "sqlite" in wanted:
+        workdir = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+        try:
+            run("sqlite", f"sqlite:///{workdir / 'bench.sqlite3'}")
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+    if "postgresql" in wanted and (postgres := postgres_database()):
+        url, drop = postgres
+        try:
+            run("postgresql", url)
+        finally:
+            drop()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""Start the web server and the task worker together; one Ctrl-C (or SIGTERM) stops both.
+"""`make run`: the web server and the task worker, each kept running; one Ctrl-C stops both.
 
-Used by `make run`. Listens on 127.0.0.1:$PORT (default 8000). If either process dies, the
-other is stopped too, so a half-running app never hides behind a healthy-looking terminal.
+Listens on 127.0.0.1:$PORT (default 8000), gunicorn configured by gunicorn.conf.py. Either
+process that dies is started again, after a pause that doubles with each quick death (1 s up
+to 30 s) and with a line on the terminal; the other keeps running. SIGINT or SIGTERM stops
+both. In production run the same two commands (`web_command`, `worker_command`) under
+systemd or another supervisor; see the README.
 """
 
 from __future__ import annotations
@@ -11,86 +14,112 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
 SWEEP_EVERY_S = 120
-# Threads per web worker. Requests here are short and CPU-bound under one GIL, on two cores:
-# more threads per process only take turns on the GIL, which widens every request's tail (in
-# the bench p99 was 3 to 4 times the median with 4 threads, 2 to 2.7 times with 2). Two, not
-# one, so that a request that waits without the GIL (a password hash, a PostgreSQL round
-# trip, the SQLite write lock) does not idle its process.
-WEB_THREADS = os.environ.get("WEB_THREADS", "2")
+BACKOFF_MAX_S = 30.0
+STABLE_S = 30.0  # a process that ran this long has recovered: its next death waits 1 s again
 
 
-def web_command(bind: str, workers: str, threads: str = WEB_THREADS) -> list[str]:
-    """gunicorn serving the app: what `make run` starts, and what the page bench measures.
+def web_command() -> list[str]:
+    """gunicorn serving the app, as gunicorn.conf.py says (PORT, WEB_CONCURRENCY, ...)."""
+    return [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py")]
 
-    `--reuse-port` gives each worker its own listening socket, and the kernel spreads new
-    connections over them by a hash of the client's address and port. On one shared socket
-    the worker that last waited gets the next connection (the wait queue is last-in,
-    first-out), which is the busy one; browsers keep their connections, so it keeps them. In
-    the page bench's 20 connections that left one worker with 18-20 of them while the other
-    idled, doubling every latency for that slice (median 4.5-5x the trivial view's instead of
-    2.4-3x). The cost: a worker that dies drops the connections still queued on its socket.
-    """
-    return [
-        sys.executable, "-m", "gunicorn", "config.wsgi:application",
-        "--bind", bind,
-        "--workers", workers,
-        "--threads", threads,
-        "--reuse-port",
-    ]  # fmt: skip
+
+def worker_command() -> list[str]:
+    return [sys.executable, "-m", "config.worker"]
+
+
+@dataclass
+class Supervised:
+    """One child process, restarted when it dies."""
+
+    name: str
+    command: list[str]
+    process: subprocess.Popen | None = None
+    started_at: float = 0.0
+    backoff_s: float = 1.0
+    restart_at: float | None = field(default=None)
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(self.command, cwd=ROOT)
+        self.started_at = time.monotonic()
+        self.restart_at = None
+
+    def check(self, now: float) -> None:
+        """Start it again if it died and its pause is over."""
+        if self.restart_at is not None:
+            if now >= self.restart_at:
+                log(f"starting the {self.name} again")
+                self.start()
+            return
+        code = self.process.poll()
+        if code is None:
+            return
+        if now - self.started_at > STABLE_S:
+            self.backoff_s = 1.0
+        log(f"the {self.name} (pid {self.process.pid}) exited with {code}; "
+            f"restarting in {self.backoff_s:.0f} s")  # fmt: skip
+        self.restart_at = now + self.backoff_s
+        self.backoff_s = min(self.backoff_s * 2, BACKOFF_MAX_S)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+
+    def wait(self, deadline: float) -> None:
+        if self.process is None:
+            return
+        try:
+            self.process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def log(message: str) -> None:
+    print(f"serve: {message}", file=sys.stderr, flush=True)
 
 
 def main() -> int:
-    port = os.environ.get("PORT", "8000")
+    port = os.environ.setdefault("PORT", "8000")
     python = sys.executable
-    web = web_command(f"127.0.0.1:{port}", os.environ.get("WEB_WORKERS", "2"))
-    web += ["--graceful-timeout", "5", "--access-logfile", "-"]
-    worker = [
-        python,
-        "manage.py",
-        "db_worker",
-        "--queue-name",
-        "*",
-        "--interval",
-        "0.5",
-        "--no-reload",
-    ]
     # No worker runs yet, so anything left "grading" was orphaned by a crash: queue it again.
     subprocess.run([python, "manage.py", "requeue_grading", "--older-than", "0"], check=False)
-    children = [subprocess.Popen(web), subprocess.Popen(worker)]
-    last_sweep = time.monotonic()
-    print(
-        f"Serving on http://127.0.0.1:{port}/ (web pid {children[0].pid}, "
-        f"worker pid {children[1].pid}). Ctrl-C stops both.",
-        flush=True,
-    )
+    web = Supervised("web server", web_command() + ["--access-logfile", "-"])
+    worker = Supervised("worker", worker_command())
+    children = [web, worker]
+    for child in children:
+        child.start()
+    log(f"serving on http://127.0.0.1:{port}/ (web pid {web.process.pid}, "
+        f"worker pid {worker.process.pid}). Ctrl-C stops both.")  # fmt: skip
 
     stopping = False
 
-    def stop(signum, frame):  # noqa: ARG001
+    def stop(signum, frame) -> None:  # noqa: ARG001
         nonlocal stopping
         stopping = True
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    while not stopping and all(child.poll() is None for child in children):
+    last_sweep = time.monotonic()
+    while not stopping:
         time.sleep(0.2)
-        if time.monotonic() - last_sweep > SWEEP_EVERY_S:
-            # A worker that died mid-grade leaves its submission stuck; sweep it back in.
+        now = time.monotonic()
+        for child in children:
+            child.check(now)
+        if now - last_sweep > SWEEP_EVERY_S:
+            # A submission whose task was lost (a queue write that failed) is queued again.
             subprocess.Popen([python, "manage.py", "requeue_grading", "--older-than", "300"])
-            last_sweep = time.monotonic()
+            last_sweep = now
     for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 10
+        child.stop()
+    deadline = time.monotonic() + 15
     for child in children:
-        try:
-            child.wait(timeout=max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-    return 0 if stopping else 1
+        child.wait(deadline)
+    return 0
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ MIDDLEWARE = [
 
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "accounts.backends.AccountBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -92,12 +92,10 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Django's backend, with writers queued on a file lock rather than SQLite's sleeping
-    # busy handler (see config/sqlite/base.py).
-    DATABASES["default"]["ENGINE"] = "config.sqlite"
     # The web server and the task worker write to the same file: wait for locks instead of
-    # failing, and let readers run beside the writer. Connections persist per thread (opening
-    # one and setting its pragmas on every request cost more than the page's own queries).
+    # failing, take the write lock when a transaction starts (so two writers queue rather than
+    # deadlock upgrading read locks), and let readers run beside the writer. More than one
+    # writing machine belongs on PostgreSQL.
     DATABASES["default"]["OPTIONS"] = {
         "timeout": 20,
         "transaction_mode": "IMMEDIATE",
@@ -143,10 +141,14 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Sessions live in the database and are read on every signed-in request, by primary key
-# without the ORM's compiler (a shared cache would save no more than that read costs; a
-# per-process one would keep a signed-out session alive in the other processes).
-SESSION_ENGINE = "config.sessions"
+# Sessions in the database, read through the shared cache when there is one. Without Redis
+# the default cache is each process's own memory, where a session signed out in one process
+# would live on in the others' copies: there, the database alone.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db"
+    if os.environ.get("REDIS_URL")
+    else "django.contrib.sessions.backends.db"
+)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -175,6 +177,13 @@ else:
 SIGNUPS_PER_ADDRESS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_ADDRESS_PER_HOUR", "10"))
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
+# How many reverse proxies stand in front of the app (a TLS proxy alone: 1). Log-in throttling
+# then takes the client address from X-Forwarded-For as those proxies wrote it; with 0 it is
+# the TCP peer. Counting more proxies than there are lets a client choose its own address.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+if TRUSTED_PROXY_COUNT:
+    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

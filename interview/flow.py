@@ -3,6 +3,12 @@
 Views call these; the grading task calls `submission_grade`. Every write that could race (two
 tabs, a double click, a re-run task) is guarded by a database constraint or a version check,
 so nothing a candidate wrote is lost or duplicated.
+
+Every write here also moves a version that cached pages are keyed on (`interview.page_cache`):
+an edit of an answer bumps its `row_version` in the same UPDATE; an answer created, a
+submission created, a grade or a grading status written bump the attempt's `state_version`
+(`attempt_touch`), after the write, so a page rendered from the old rows can only have been
+cached under the old version.
 """
 
 from __future__ import annotations
@@ -18,7 +24,6 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from config.rows import update_where
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
@@ -45,6 +50,12 @@ class StaleDraft(FlowError):
         )
 
 
+def attempt_touch(attempt_id: int) -> None:
+    """Mark the attempt's pages out of date: call after writing its answers' submissions or
+    grades, or creating an answer."""
+    Attempt.objects.filter(pk=attempt_id).update(state_version=F("state_version") + 1)
+
+
 def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
     """A new attempt against this exact revision (later edits of the question don't move it)."""
     return Attempt.objects.create(user=user, revision=revision)
@@ -57,7 +68,7 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
     if follow_up_id:
         step_spec(attempt.revision, step_key, follow_up_id)  # FlowError when there is none
     try:
-        answer, _ = StepAnswer.objects.get_or_create(
+        answer, created = StepAnswer.objects.get_or_create(
             attempt=attempt,
             step_key=step_key,
             follow_up_id=follow_up_id,
@@ -67,6 +78,9 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         answer = StepAnswer.objects.get(
             attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
         )
+    else:
+        if created:
+            attempt_touch(attempt.pk)
     return answer
 
 
@@ -98,12 +112,13 @@ def draft_save(
         if stored and "checks" in stored:
             fields = {**fields, "checks": stored["checks"]}
     now = timezone.now()
-    updated = update_where(
-        StepAnswer,
-        {"text": text, "fields": fields, "updated_at": now},
-        add={"version": 1, "seconds_spent": seconds},
-        pk=answer.pk,
-        version=base_version,
+    updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
+        text=text,
+        fields=fields,
+        updated_at=now,
+        version=F("version") + 1,
+        seconds_spent=F("seconds_spent") + seconds,
+        row_version=F("row_version") + 1,
     )
     if not updated:
         answer.refresh_from_db()
@@ -131,7 +146,9 @@ def quantity_check_store(*, answer: StepAnswer, quantity_id: str, check: dict) -
         locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
         fields = dict(locked.fields)
         fields["checks"] = {**(fields.get("checks") or {}), quantity_id: check}
-        StepAnswer.objects.filter(pk=locked.pk).update(fields=fields)
+        StepAnswer.objects.filter(pk=locked.pk).update(
+            fields=fields, row_version=F("row_version") + 1
+        )
 
 
 @dataclass
@@ -175,6 +192,7 @@ def step_submit(
                 fields=locked.fields,
                 draft_version=locked.version,
             )
+            attempt_touch(locked.attempt_id)
             transaction.on_commit(lambda: grading_enqueue(submission.pk))
     except IntegrityError:  # the other request of a concurrent double submit won
         return SubmitOutcome(
@@ -209,6 +227,7 @@ def grading_requeue_stale(*, older_than_s: int = 120) -> int:
         Submission.objects.filter(pk=pk).update(
             grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
         )
+        attempt_touch(Submission.objects.values_list("answer__attempt_id", flat=True).get(pk=pk))
         grading_enqueue(pk)
     return len(stale)
 
@@ -242,6 +261,7 @@ def submission_grade(*, submission_id: int) -> Submission | None:
         status_changed_at=timezone.now(),
         grade_attempts=F("grade_attempts") + 1,
     )
+    attempt_touch(submission.answer.attempt_id)
     submission.refresh_from_db()
     try:
         status, review = _grade_with_every_grader(submission)
@@ -253,8 +273,9 @@ def submission_grade(*, submission_id: int) -> Submission | None:
         )
         raise
     Submission.objects.filter(pk=submission.pk).update(
-        grade_status=status, review_reason=review or None, status_changed_at=timezone.now()
+        grade_status=status, review_reason=review, status_changed_at=timezone.now()
     )
+    attempt_touch(submission.answer.attempt_id)
     submission.refresh_from_db()
     return submission
 
@@ -353,12 +374,14 @@ def _store_fallback_reason(submission: Submission, reason: str) -> None:
     Grade.objects.filter(submission=submission, grader="rubric").update(
         fallback_reason=reason[:300]
     )
+    attempt_touch(submission.answer.attempt_id)
 
 
 def _store(submission: Submission, grader: str, *, score: float, **fields: Any) -> Grade:
     grade, _ = Grade.objects.update_or_create(
         submission=submission, grader=grader, defaults={"score": score, **fields}
     )
+    attempt_touch(submission.answer.attempt_id)
     return grade
 
 

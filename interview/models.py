@@ -115,10 +115,10 @@ class Attempt(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Grows on every insert or delete of this attempt's answers and every write to their
-    # submissions and grades, by database triggers (migrations 0003, 0004), whoever writes: a
-    # view, the grading worker, a shell. An answer's own edits bump its row_version. Cached
-    # pages of the attempt are keyed on both, so none can go stale.
+    # Cached pages of the attempt are keyed on this (interview.page_cache), so every write
+    # that changes what they show bumps it: an answer created, a submission created, a grade
+    # or a grading status written (interview.flow, `attempt_touch`). A write made elsewhere (a
+    # shell, the admin) shows on the attempt's pages once their cache entries time out.
     state_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
@@ -145,10 +145,9 @@ class StepAnswer(models.Model):
     opened_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
-    # Grows on every UPDATE of this row, by database trigger (migration 0004), whatever the
-    # write: a draft save, a stored check, a shell edit, a save() of a stale instance. An
-    # insert or delete bumps Attempt.state_version instead. Cached pages that show this row
-    # are keyed on it, so a draft on one step leaves the other steps' pages cached.
+    # Bumped with every edit of the row (a draft save, a stored quantity check), in the same
+    # UPDATE. Cached pages that show this answer are keyed on it rather than on the attempt's
+    # state_version, so a draft on one step leaves the other steps' pages cached.
     row_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
@@ -182,9 +181,8 @@ class Submission(models.Model):
     submitted_at = models.DateTimeField(auto_now_add=True)
     # Set when the model's and the offline grader's scores are too far apart to trust either
     # alone (interview.grading.review_reason): the candidate sees both, an instructor reviews.
-    # None: nothing to review. Nullable so that SQLite adds the column in place: rebuilding this
-    # table would drop the triggers migration 0003 keeps on it.
-    review_reason = models.CharField(max_length=300, null=True, blank=True)  # noqa: DJ001
+    # Empty: nothing to review.
+    review_reason = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         ordering = ["answer", "number"]

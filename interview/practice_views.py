@@ -23,15 +23,10 @@ from rate_limits import LimitExceeded, check_rate, client_key
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
-    """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it)."""
-    attempt = (
-        Attempt.objects.select_related("revision__question")
-        # The typed spec is kept per process (QuestionRevision.question_spec): the stored
-        # front matter and source are read only when it is not there yet.
-        .defer("revision__spec", "revision__source_text")
-        .filter(pk=attempt_id, user_id=request.user.pk)
-        .first()
-    )
+    """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it).
+
+    Its revision loads on first use: a page served from the cache never needs it."""
+    attempt = Attempt.objects.filter(pk=attempt_id, user_id=request.user.pk).first()
     if attempt is None:
         raise Http404("No such attempt.")
     return attempt
@@ -130,7 +125,7 @@ def attempt_step(
     def build() -> HttpResponse:
         answer = _answer(request, attempt, step, follow_up)
         context = step_page.step_context(attempt=attempt, answer=answer)
-        return render(request, "interview/attempt_step.html", context)
+        return page_cache.render(request, "interview/attempt_step.html", context)
 
     # The page shows its own draft, and napkin math shows the SLO card's numbers as names.
     shows = [(step, follow_up)] + ([("clarify", "")] if step == "estimate" else [])
@@ -201,7 +196,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
         context = feedback.feedback_context(
             attempt=attempt, answer=submission.answer, submission=submission
         )
-        response = render(request, "interview/attempt_step.html#feedback", context)
+        response = page_cache.render(request, "interview/attempt_step.html#feedback", context)
         response["Vary"] = "HX-Request"
         return response
 

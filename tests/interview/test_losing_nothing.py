@@ -165,7 +165,7 @@ class Workers:
         return proc
 
     def log_tail(self) -> str:
-        parts = [f"--- {p.name}\n{p.read_text()[-2000:]}" for p in sorted(self.logs.glob("*.log"))]
+        parts = [f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted(self.logs.glob("*.log"))]
         return "\n".join(parts)
 
     def stop_all(self) -> None:
@@ -379,3 +379,295 @@ def assert_regrade_queued_with_backoff(submission: Submission) -> None:
     first, retry = tasks[0], tasks[1]
     assert first.status == "SUCCESSFUL" and first.return_value == "offline"
     assert retry.run_after - retry.enqueued_at >= timedelta(seconds=0.9)
+
+
+# --- under `make run`'s supervisor ---------------------------------------------------------
+
+
+def children(pid: int) -> dict[int, str]:
+    out = subprocess.run(
+        ["ps", "-o", "pid=,args=", "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
+    return {int(line.split(None, 1)[0]): line.split(None, 1)[1] for line in out.splitlines()}
+
+
+def worker_pids(serve: subprocess.Popen) -> list[int]:
+    return [pid for pid, args in children(serve.pid).items() if "config.worker" in args]
+
+
+def healthy(port: int) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@pytest.fixture
+def serve(workers, tmp_path) -> Iterator[tuple[subprocess.Popen, int]]:
+    """`python -m config.serve` (web server and worker) on the test database."""
+    import signal
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "config.serve"],
+        cwd=ROOT, env={**workers.env, "PORT": str(port), "WEB_CONCURRENCY": "1",
+                       "WORKER_INTERVAL_S": "0.2"},
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    log.close()
+    try:
+        wait_for(lambda: healthy(port) and worker_pids(proc), "the site to serve", workers, 60)
+        yield proc, port
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_a_worker_killed_mid_grade_is_replaced_and_the_grade_completes_once(
+    answer, model, workers, serve
+):
+    proc, port = serve
+    model.behaviour = lambda request: ScriptedReply(
+        content=valid_grade(request).content, delay_s=5.0
+    )
+    submission = submit(answer)
+    wait_for(lambda: model.chat_times, "the worker to be waiting on the model", workers)
+    [killed] = worker_pids(proc)
+    os.kill(killed, 9)
+    model.behaviour = valid_grade
+
+    assert healthy(port), "the web server went down with the worker"
+    replacement = wait_for(
+        lambda: [p for p in worker_pids(proc) if p != killed],
+        "a new worker",
+        workers,
+        timeout=10,
+    )
+    assert replacement
+    wait_for(lambda: status_of(submission) == "done", "the grade", workers, timeout=30)
+    assert healthy(port)
+    assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
+    assert_model_grade(submission)
+    assert_answer_intact(submission, answer)
+    assert [t.status for t in tasks_for(submission)] == ["FAILED", "SUCCESSFUL"]
+
+
+def test_a_killed_web_server_is_restarted_and_the_worker_keeps_running(workers, serve):
+    proc, port = serve
+    [worker] = worker_pids(proc)
+    [web] = [pid for pid, args in children(proc.pid).items() if "gunicorn" in args]
+    os.kill(web, 9)
+    wait_for(lambda: healthy(port) and web not in children(proc.pid), "the site back", workers, 30)
+    assert worker_pids(proc) == [worker], "the worker was restarted with the web server"
+
+
+# --- several processes on PostgreSQL -------------------------------------------------------
+
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="several machines share PostgreSQL, not SQLite"
+)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class App:
+    """Web servers and workers started as in production, stopped at teardown."""
+
+    def __init__(self, workers: Workers, tmp_path: Path, **env: str) -> None:
+        self.env = {**workers.env, "WEB_CONCURRENCY": "1", "WORKER_INTERVAL_S": "0.2", **env}
+        self.logs = tmp_path
+        self.procs: list[subprocess.Popen] = []
+
+    def _start(self, name: str, command: list[str], **env: str) -> subprocess.Popen:
+        log = (self.logs / f"{name}-{len(self.procs)}.log").open("w")
+        proc = subprocess.Popen(
+            command, cwd=ROOT, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        log.close()
+        self.procs.append(proc)
+        return proc
+
+    def web(self) -> int:
+        from config.serve import web_command
+
+        port = free_port()
+        self._start("web", web_command(), PORT=str(port))
+        return port
+
+    def worker(self) -> subprocess.Popen:
+        from config.serve import worker_command
+
+        return self._start("worker", worker_command())
+
+    def stop(self) -> None:
+        import signal
+
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.fixture
+def app(workers, tmp_path) -> Iterator[App]:
+    started = App(workers, tmp_path, WORKER_RECLAIM_EVERY_S="1", WORKER_BACKOFF_MAX_S="4")
+    yield started
+    started.stop()
+
+
+def more_answers(answer: StepAnswer, count: int) -> list[StepAnswer]:
+    """`count` open drafts of the same step, each in a new attempt of its own candidate."""
+    out = []
+    for number in range(count):
+        user = User.objects.create_user(f"candidate{number}", password="cand-Passphrase-1")
+        attempt = attempt_start(user=user, revision=answer.attempt.revision)
+        out.append(answer_open(attempt=attempt, step_key=STEP))
+    return out
+
+
+@postgresql_only
+def test_two_web_servers_and_two_workers_grade_every_submission_once_when_a_worker_dies(
+    answer, model, workers, app
+):
+    model.behaviour = lambda request: ScriptedReply(
+        content=valid_grade(request).content, delay_s=1.5
+    )
+    ports = [app.web(), app.web()]
+    doomed, survivor = app.worker(), app.worker()
+    wait_for(lambda: all(healthy(p) for p in ports), "both web servers", workers, 60)
+    submissions = [submit(a) for a in [answer, *more_answers(answer, 5)]]
+    # Two calls in flight: one per worker (each runs one task at a time), so both are busy.
+    wait_for(lambda: len(model.chat_times) >= 2, "both workers waiting on the model", workers)
+    doomed.kill()
+    doomed.wait()  # reaped, as its supervisor would: a zombie's pid still answers
+    assert all(healthy(p) for p in ports)
+
+    wait_for(lambda: all(status_of(s) == "done" for s in submissions), "every grade", workers, 90)
+    assert survivor.poll() is None
+    for submission in submissions:
+        assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
+        assert [t.status for t in tasks_for(submission)].count("SUCCESSFUL") == 1
+    # One model call per submission, and one more for the grade the dead worker was waiting on.
+    assert len(model.chat_times) == len(submissions) + 1
+
+
+class Outage:
+    """A TCP proxy in front of PostgreSQL that the test can cut and restore."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        import socket
+
+        self.target = target
+        self.open = True
+        self.pairs: list[tuple[socket.socket, socket.socket]] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.open:
+                client.close()
+                continue
+            try:
+                server = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            self.pairs.append((client, server))
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            try:
+                end.close()
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        """Refuse new connections and sever every open one, as a failed database host does."""
+        import socket
+
+        self.open = False
+        for pair in self.pairs:
+            for end in pair:
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        self.pairs.clear()
+
+    def restore(self) -> None:
+        self.open = True
+
+    def close(self) -> None:
+        self.cut()
+        self.listener.close()
+
+
+@postgresql_only
+def test_after_the_database_is_unreachable_for_20_s_the_site_serves_and_grades_again(
+    answer, model, workers, tmp_path
+):
+    db = connection.settings_dict
+    outage = Outage((db["HOST"] or "127.0.0.1", int(db["PORT"] or 5432)))
+    url = f"postgres://{db['USER']}@127.0.0.1:{outage.port}/{db['NAME']}"
+    app = App(workers, tmp_path, DATABASE_URL=url, WORKER_BACKOFF_MAX_S="4")
+    try:
+        port = app.web()
+        worker = app.worker()
+        wait_for(lambda: healthy(port), "the site to serve", workers, 60)
+        before = submit(answer)
+        wait_for(lambda: status_of(before) == "done", "a grade before the outage", workers, 30)
+
+        outage.cut()
+        time.sleep(2)
+        assert not healthy(port), "the site answered without its database"
+        # Written while the app cannot reach the database (this test's own connection can).
+        during = submit(more_answers(answer, 1)[0])
+        time.sleep(18)
+        outage.restore()
+
+        wait_for(lambda: healthy(port), "the site to serve again", workers, 30)
+        wait_for(lambda: status_of(during) == "done", "the grade after", workers, 60)
+        assert worker.poll() is None, "the worker died on the outage"
+        assert all(proc.poll() is None for proc in app.procs), "a process was restarted"
+        assert grades_by_grader(during) == {"rubric": 1, "llm": 1}
+    finally:
+        app.stop()
+        outage.close()

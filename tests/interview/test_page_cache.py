@@ -1,4 +1,4 @@
-"""Cached practice pages: keyed on Attempt.state_version, which database triggers keep."""
+"""Cached practice pages: keyed on the versions that interview.flow's writes bump."""
 
 import re
 
@@ -12,7 +12,7 @@ from django.http import HttpResponse
 from django.test import Client, RequestFactory
 
 from interview import flow, page_cache
-from interview.models import Attempt, Grade, Question, StepAnswer, Submission
+from interview.models import Attempt, Question, StepAnswer, Submission
 
 TOKEN = re.compile(r'"x-csrftoken": "([A-Za-z0-9]+)"')
 
@@ -48,7 +48,9 @@ def row_version(answer: StepAnswer) -> int:
     return StepAnswer.objects.values_list("row_version", flat=True).get(pk=answer.pk)
 
 
-def test_every_write_to_an_attempts_rows_bumps_a_version_pages_are_keyed_on(attempt, candidate):
+def test_every_write_through_the_flow_bumps_a_version_pages_are_keyed_on(attempt, candidate):
+    from interview import practice
+
     other = flow.attempt_start(user=candidate, revision=attempt.revision)
     seen = [version(attempt)]
 
@@ -56,30 +58,25 @@ def test_every_write_to_an_attempts_rows_bumps_a_version_pages_are_keyed_on(atte
         seen.append(version(attempt))
         assert seen[-1] > seen[-2], seen
 
-    answer = StepAnswer.objects.create(attempt=attempt, step_key="architecture")
+    answer = flow.answer_open(attempt=attempt, step_key="architecture")
     bumped()
-    # Edits of an answer bump the answer's own row_version, whoever writes and whatever they
-    # write to it, and leave the attempt's (so other steps' pages stay cached).
-    StepAnswer.objects.filter(pk=answer.pk).update(text="written in a shell")
+    # Edits of an answer bump the answer's own row_version and leave the attempt's (so other
+    # steps' pages stay cached).
+    flow.draft_save(answer=answer, text="A router.", fields={}, base_version=0)
     assert row_version(answer) == 1 and version(attempt) == seen[-1]
-    StepAnswer.objects.filter(pk=answer.pk).update(row_version=0, fields={"x": 1})
-    assert row_version(answer) == 2, "a write that set row_version back still counts"
-    answer.text = "saved from a stale instance"  # its row_version in memory is still 0
-    answer.save()
-    assert row_version(answer) == 3 and version(attempt) == seen[-1]
-    submission = Submission.objects.create(answer=answer, number=1, text="x", draft_version=1)
+    estimate = flow.answer_open(attempt=attempt, step_key="estimate")
     bumped()
-    Submission.objects.filter(pk=submission.pk).update(grade_status="done")
+    practice._store_check(estimate, "tpot_floor", {"answer": "1", "verdict": "close"})
+    assert row_version(estimate) == 1 and version(attempt) == seen[-1]
+    outcome = flow.step_submit(
+        answer=answer, text="A router, then replicas.", fields={}, base_version=1
+    )
     bumped()
-    grade = Grade.objects.create(submission=submission, grader="rubric", score=0.5)
+    assert row_version(answer) == 2
+    flow.submission_grade(submission_id=outcome.submission.pk)
     bumped()
-    Grade.objects.filter(pk=grade.pk).update(score=0.75)
-    bumped()
-    grade.delete()
-    bumped()
-    submission.delete()
-    bumped()
-    answer.delete()
+    Submission.objects.filter(pk=outcome.submission.pk).update(grade_status="grading")
+    assert flow.grading_requeue_stale(older_than_s=-60) == 1
     bumped()
     assert version(other) == 0, "another attempt's writes moved this one"
 
@@ -118,9 +115,9 @@ def test_a_cached_page_follows_every_kind_of_write(attempt, client_in):
     )
     assert saved.status_code == 200
     assert "A gateway, then a prefix-aware router." in fresh_equals_cached()
-    # A write the page never saw: another process, a shell, the admin.
-    StepAnswer.objects.filter(pk=answer.pk).update(text="Edited from a shell.")
-    assert "Edited from a shell." in fresh_equals_cached()
+    # A draft saved in another tab, which this page never saw.
+    flow.draft_save(answer=answer, text="Saved in another tab.", fields={}, base_version=1)
+    assert "Saved in another tab." in fresh_equals_cached()
     # A submission, then its grade arriving from the worker.
     answer.refresh_from_db()
     outcome = flow.step_submit(
@@ -215,3 +212,20 @@ def test_a_response_carrying_a_message_is_never_cached(attempt):
     assert page_cache.respond(request(False), attempt, build).content == b"page 3"
     assert page_cache.respond(request(False), attempt, build).content == b"page 3"
     assert len(calls) == 3
+
+
+def test_a_stored_quantity_check_shows_on_the_cached_estimate_page(attempt, client_in):
+    base = f"/attempts/{attempt.pk}/steps/"
+    client_in.get(base + "estimate/")  # opens the step (a new state); the next one is cached
+    before = client_in.get(base + "estimate/").content.decode()
+    checked = client_in.post(
+        f"/attempts/{attempt.pk}/check/",
+        {"quantity": "tpot_floor", "expression": "1 ms", "worksheet": ""},
+    )
+    assert checked.status_code == 200
+    after = client_in.get(base + "estimate/").content.decode()
+    assert without_tokens(after) != without_tokens(before), "the page kept its copy"
+    caches["pages"].clear()
+    assert without_tokens(client_in.get(base + "estimate/").content.decode()) == without_tokens(
+        after
+    )

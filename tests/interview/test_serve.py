@@ -63,7 +63,9 @@ def start(command: list[str], tmp_path: Path, **extra_env: str) -> subprocess.Po
 @pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
 def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_signal):
     port = free_port()
-    proc = start([sys.executable, "-m", "config.serve"], tmp_path, PORT=str(port), WEB_WORKERS="1")
+    proc = start(
+        [sys.executable, "-m", "config.serve"], tmp_path, PORT=str(port), WEB_CONCURRENCY="1"
+    )
     try:
         deadline = time.monotonic() + 60
         status = None
@@ -75,11 +77,11 @@ def test_serve_starts_web_and_worker_and_one_signal_stops_both(tmp_path, stop_si
                 time.sleep(0.3)
         assert status == 200
         kids = children_of(proc.pid)
-        assert len(kids) >= 2  # gunicorn and db_worker
+        assert len(kids) >= 2  # gunicorn and the worker
         commands = subprocess.run(
             ["ps", "-o", "args=", "-p", ",".join(map(str, kids))], capture_output=True, text=True
         ).stdout
-        assert "gunicorn" in commands and "db_worker" in commands
+        assert "gunicorn" in commands and "config.worker" in commands
         os.killpg(proc.pid, stop_signal)  # what Ctrl-C in a terminal does
         assert proc.wait(timeout=30) == 0
         time.sleep(0.5)
@@ -114,9 +116,9 @@ def socket_inodes(pid: int) -> set[str]:
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="reads Linux's /proc")
 def test_each_web_worker_listens_on_its_own_socket(tmp_path):
     # One shared socket hands new connections to the busiest worker; with a socket each the
-    # kernel spreads them (config.serve.web_command).
+    # kernel spreads them (reuse_port in gunicorn.conf.py).
     port = free_port()
-    proc = start(web_command(f"127.0.0.1:{port}", "2"), tmp_path)
+    proc = start(web_command(), tmp_path, PORT=str(port), WEB_CONCURRENCY="2")
     try:
         deadline = time.monotonic() + 60
         workers: list[int] = []

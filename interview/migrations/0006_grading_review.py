@@ -21,7 +21,7 @@ def restore_slo_reviews(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("interview", "0004_stepanswer_row_version"),
+        ("interview", "0005_drop_version_triggers"),
     ]
 
     operations = [
@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="submission",
             name="review_reason",
-            field=models.CharField(blank=True, max_length=300, null=True),
+            field=models.CharField(blank=True, default="", max_length=300),
         ),
         migrations.RunPython(move_slo_reviews, restore_slo_reviews),
     ]

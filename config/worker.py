@@ -1,0 +1,131 @@
+"""The task worker: django-tasks-db's worker loop, kept alive through database outages.
+
+`python -m config.worker` (what `make run` starts; run any number of them, on any machines
+that share the database). The stock `db_worker` exits on the first database error; this one
+logs it, waits (1 s, doubling to 30 s) and goes on, so a database that comes back needs no
+human. Before each start, and every RECLAIM_EVERY_S, it reclaims task rows left RUNNING by a
+worker that is gone, and queues their tasks again (grading is safe to run twice):
+- a worker on this machine whose process no longer exists, at once;
+- any worker, once its row has been running longer than TASK_LEASE_S (another machine's
+  worker cannot be asked whether it is alive).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from datetime import timedelta
+
+import django
+
+log = logging.getLogger("config.worker")
+
+RECLAIM_EVERY_S = float(os.environ.get("WORKER_RECLAIM_EVERY_S", "30"))
+TASK_LEASE_S = float(os.environ.get("TASK_LEASE_S", "900"))
+BACKOFF_MAX_S = float(os.environ.get("WORKER_BACKOFF_MAX_S", "30"))
+
+
+def worker_id() -> str:
+    """host:pid, so that a worker on the same machine can tell whether this one still runs."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _gone(claimed_by: str, host: str) -> bool:
+    name, _, pid = claimed_by.rpartition(":")
+    if name != host or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, someone else's
+        return False
+    return False
+
+
+def tasks_reclaim(*, lease_s: float = TASK_LEASE_S, stopped: str = "") -> int:
+    """Mark task rows whose worker is gone (or is `stopped`, a worker id that has given up its
+    task) as failed and enqueue each task again; returns how many. A row another reclaimer got
+    to first is left to it."""
+    from django.tasks import TaskResultStatus
+    from django.utils import timezone
+    from django_tasks_db.models import DBTaskResult
+
+    host = socket.gethostname()
+    expired = timezone.now() - timedelta(seconds=lease_s)
+    reclaimed = 0
+    for row in DBTaskResult.objects.filter(status=TaskResultStatus.RUNNING):
+        last = row.worker_ids[-1] if row.worker_ids else ""
+        expired_lease = row.started_at is not None and row.started_at < expired
+        if not (last == stopped or _gone(last, host) or expired_lease):
+            continue
+        claimed = DBTaskResult.objects.filter(
+            pk=row.pk, status=TaskResultStatus.RUNNING, worker_ids=row.worker_ids
+        ).update(
+            status=TaskResultStatus.FAILED,
+            finished_at=timezone.now(),
+            exception_class_path="config.worker.WorkerLost",
+            traceback=f"worker {last} stopped while running this task",
+        )
+        if not claimed:
+            continue
+        log.warning("reclaimed task %s (%s) from worker %s", row.pk, row.task_path, last)
+        row.task.enqueue(*row.args_kwargs["args"], **row.args_kwargs["kwargs"])
+        reclaimed += 1
+    return reclaimed
+
+
+def main() -> int:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    from django.db import DatabaseError, close_old_connections, connections
+    from django_tasks_db.management.commands.db_worker import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
+    worker = Worker(
+        queue_names=["*"],
+        interval=float(os.environ.get("WORKER_INTERVAL_S", "0.5")),
+        batch=False,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id=worker_id(),
+        excluded_queue_names=[],
+    )
+    worker.configure_signals()  # first signal: finish the current task, then exit
+
+    def reclaim_forever() -> None:
+        while True:
+            time.sleep(RECLAIM_EVERY_S)
+            try:
+                tasks_reclaim()
+            except DatabaseError:
+                log.warning("could not reclaim tasks: database unavailable")
+            finally:
+                close_old_connections()
+
+    threading.Thread(target=reclaim_forever, daemon=True).start()
+    backoff = 1.0
+    while worker.running:
+        started = time.monotonic()
+        try:
+            # Between runs this worker holds no task: a row still RUNNING under its id was cut
+            # off by a database error, and runs again.
+            tasks_reclaim(stopped=worker.worker_id)
+            worker.run()
+        except DatabaseError as exc:
+            if time.monotonic() - started > 60:
+                backoff = 1.0  # it ran a while: this is a new outage, not the same one
+            log.warning("database error (%s); retrying in %.0f s", exc, backoff)
+            connections.close_all()
+            time.sleep(backoff)
+            backoff = min(backoff * 2, BACKOFF_MAX_S)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Schema changes on a SQLite database that holds rows: no trigger is left to break them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Run in a fresh interpreter on its own SQLite file, whatever database the suite uses: a
+# schema change in the test database would outlive this test.
+SCRIPT = """
+import django
+django.setup()
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.db import connection, migrations, models
+from django.db.migrations.loader import MigrationLoader
+
+call_command("migrate", "interview", "0004", verbosity=0)
+call_command("migrate", verbosity=0)
+call_command("load_content", verbosity=0)
+
+from interview import flow
+from interview.models import Grade, Question, Submission
+
+user = User.objects.create_user("rows", password="rows-Passphrase-1")
+revision = Question.objects.get(slug="chat-api-50qps").current_revision
+attempt = flow.attempt_start(user=user, revision=revision)
+for step in ("architecture", "bottlenecks", "tradeoffs"):
+    answer = flow.answer_open(attempt=attempt, step_key=step)
+    submitted = flow.step_submit(answer=answer, text="A router, replicas.", fields={},
+                                 base_version=0)
+    flow.submission_grade(submission_id=submitted.submission.pk)
+
+with connection.cursor() as cursor:
+    cursor.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'")
+    triggers = cursor.fetchone()[0]
+
+state = MigrationLoader(connection).project_state()
+altered = state.clone()
+operation = migrations.AlterField(
+    "submission", "text", models.TextField(blank=True, default="", help_text="as submitted")
+)
+operation.state_forwards("interview", altered)
+with connection.schema_editor() as editor:
+    operation.database_forwards("interview", editor, state, altered)
+print(Submission.objects.count(), Grade.objects.count(), triggers)
+"""
+
+# The first trigger an earlier migration 0003 created, as it created it.
+OLD_TRIGGER = (
+    "CREATE TRIGGER interview_submission_bumps_attempt_on_update AFTER UPDATE ON "
+    "interview_submission FOR EACH ROW BEGIN UPDATE interview_attempt SET state_version = "
+    "state_version + 1 WHERE id = (SELECT attempt_id FROM interview_stepanswer "
+    "WHERE id = NEW.answer_id); END"
+)
+
+
+def test_altering_submission_on_a_sqlite_database_with_rows_succeeds(tmp_path) -> None:
+    database = tmp_path / "rows.sqlite3"
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{database}",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("GRADER_BASE_URL", None)
+    # A database migrated by the earlier 0003 has its triggers; 0005 must drop them.
+    script = SCRIPT.replace(
+        'call_command("migrate", verbosity=0)',
+        f'connection.cursor().execute("{OLD_TRIGGER}")\ncall_command("migrate", verbosity=0)',
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    submissions, grades, triggers = map(int, out.stdout.split()[-3:])
+    assert submissions == 3 and grades >= 3
+    assert triggers == 0
