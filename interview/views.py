@@ -1,6 +1,5 @@
 """Public pages: the question bank, concept notes and the grading backend's status."""
 
-
 from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
