@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import os
 import re
 import secrets
@@ -39,6 +38,7 @@ from urllib.parse import urlencode
 import httpx
 
 from config.serve import web_command
+from interview.grading.stats import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
@@ -276,11 +276,6 @@ async def drive(port: int, clients: list[dict], make, duration: float) -> list[f
     return latencies
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))]
-
-
 POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432")
 
 
@@ -352,7 +347,7 @@ def run(database: str, database_url: str) -> None:
             for name, make in plan:
                 samples[name] += asyncio.run(drive(port, clients, make, DURATION_S / ROUNDS))
         results = {
-            name: (pct(lat, 50), pct(lat, 99), len(lat) / DURATION_S)
+            name: (percentile(lat, 50), percentile(lat, 99), len(lat) / DURATION_S)
             for name, lat in samples.items()
         }
         floor_p50, floor, _rps = results["minimal"]

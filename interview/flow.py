@@ -22,6 +22,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.tasks import task
 from django.utils import timezone
 
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
@@ -203,8 +204,6 @@ def step_submit(
 
 def grading_enqueue(submission_id: int, *, delay_s: float = 0) -> None:
     """Queue the grading task; a queue that is down leaves the submission for the sweeper."""
-    from interview.tasks import grade_submission
-
     try:
         task = grade_submission
         if delay_s:
@@ -214,15 +213,39 @@ def grading_enqueue(submission_id: int, *, delay_s: float = 0) -> None:
         log.exception("could not enqueue grading of submission %s", submission_id)
 
 
+@task(queue_name="grading")
+def grade_submission(submission_id: int) -> str:
+    """The grading task: grade one submission. Idempotent: a re-run after a crash upserts,
+    never duplicates. It lives beside `grading_enqueue`, which queues it, so that enqueueing
+    and grading need no module that imports the other back."""
+    submission = submission_grade(submission_id=submission_id)
+    return submission.grade_status if submission else "missing"
+
+
+def grading_tries_cap() -> int:
+    """How many times a submission is handed to the grading task at most: the backoff steps,
+    the tail at the longest interval, and the first try."""
+    return len(settings.GRADING_RETRY_BACKOFF_S) + settings.GRADING_RETRY_TAIL + 1
+
+
 def grading_requeue_stale(*, older_than_s: int = 120) -> int:
-    """Re-queue submissions stuck in queued/grading (a crashed worker); returns how many."""
+    """Re-queue submissions stuck in queued/grading (a crashed worker); returns how many.
+
+    One that has used up its tries (a bug that crashes the task on it, not a model outage,
+    which ends in an offline grade) is not re-queued again: it is marked offline and logged.
+    """
     cutoff = timezone.now() - timedelta(seconds=older_than_s)
-    stale = list(
-        Submission.objects.filter(
-            grade_status__in=[Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING],
-            status_changed_at__lt=cutoff,
-        ).values_list("pk", flat=True)
+    stuck = Submission.objects.filter(
+        grade_status__in=[Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING],
+        status_changed_at__lt=cutoff,
     )
+    for pk in stuck.filter(grade_attempts__gte=grading_tries_cap()).values_list("pk", flat=True):
+        log.error("submission %s failed grading %s times; not re-queued", pk, grading_tries_cap())
+        Submission.objects.filter(pk=pk).update(
+            grade_status=Submission.GradeStatus.OFFLINE, status_changed_at=timezone.now()
+        )
+        attempt_touch(Submission.objects.values_list("answer__attempt_id", flat=True).get(pk=pk))
+    stale = list(stuck.filter(grade_attempts__lt=grading_tries_cap()).values_list("pk", flat=True))
     for pk in stale:
         Submission.objects.filter(pk=pk).update(
             grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
@@ -313,7 +336,7 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
 
     backoff = settings.GRADING_RETRY_BACKOFF_S
     tries_left = submission.grade_attempts <= len(backoff) + settings.GRADING_RETRY_TAIL
-    if submission.grade_attempts > len(backoff) + settings.GRADING_RETRY_TAIL + 1:
+    if submission.grade_attempts > grading_tries_cap():
         # Reached through the sweeper after the last scheduled try: no more model calls.
         _store_fallback_reason(submission, "model unavailable; no tries left")
         return Submission.GradeStatus.OFFLINE, ""

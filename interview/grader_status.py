@@ -9,7 +9,6 @@ with a short timeout, for staff only: they name internal hosts.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -20,6 +19,7 @@ from django.utils import timezone
 
 from interview.grading import GraderConfig, HealthCache, check_health, last_health
 from interview.grading.client import client_for, server_root
+from interview.grading.stats import percentile
 from interview.models import Grade, Submission
 
 DETAILS_TIMEOUT_S = 2.0
@@ -164,12 +164,3 @@ def grading_latencies(*, days: int = 1, limit: int = 1000) -> list[dict]:
             }
         )
     return rows
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """The q-th percentile (0..100) by nearest rank; None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, math.ceil(q / 100 * len(ordered)) - 1))
-    return ordered[rank]

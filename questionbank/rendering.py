@@ -12,32 +12,13 @@ import re
 import secrets
 from typing import Any
 
-import latex2mathml.converter
 import markdown
 import nh3
 
+# The one LaTeX-to-MathML converter, sanitised against its MathML allow-list.
+from planner.engine.render import MATHML_ATTRIBUTES, MATHML_TAGS, latex_to_mathml
 from questionbank.spec import QuestionSpec
 
-MATHML_TAGS = {
-    "math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace",
-    "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot", "munder", "mover", "munderover",
-    "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom", "menclose", "merror",
-}  # fmt: skip
-MATHML_ATTRIBUTES = {
-    "math": {"display", "xmlns"},
-    "mo": {"stretchy", "fence", "separator", "lspace", "rspace", "form", "largeop",
-           "movablelimits", "accent"},
-    "mi": {"mathvariant"},
-    "mtext": {"mathvariant"},
-    "mspace": {"width"},
-    "mstyle": {"displaystyle", "scriptlevel"},
-    "mtd": {"columnalign"},
-    "mtable": {"columnalign", "rowspacing", "columnspacing"},
-    "mover": {"accent"},
-    "munder": {"accentunder"},
-    "mfrac": {"linethickness"},
-    "menclose": {"notation"},
-}  # fmt: skip
 ALLOWED_TAGS = (nh3.ALLOWED_TAGS - {"img"}) | MATHML_TAGS
 ALLOWED_ATTRIBUTES = {
     **{tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items()},
@@ -53,15 +34,6 @@ _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
 _INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?!\s)([^$\n]+?)(?<!\s)\$(?![\w$])")
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.DOTALL)
 _MAX_SOURCE_CHARS = 200_000
-
-
-def latex_to_mathml(latex: str, *, display: bool = False) -> str:
-    """LaTeX source -> sanitised MathML; on a conversion error, the escaped source in <code>."""
-    try:
-        mathml = latex2mathml.converter.convert(latex, display="block" if display else "inline")
-    except Exception:  # the converter raises many kinds; the author sees the raw source instead
-        return nh3.clean(f"<code>{_escape(latex)}</code>")
-    return sanitise(mathml)
 
 
 def sanitise(html: str) -> str:
@@ -97,10 +69,6 @@ def render_markdown(text: str) -> str:
     html = markdown.markdown("".join(pieces), extensions=["tables", "fenced_code", "sane_lists"])
     html = sanitise(html)
     return re.sub(token + r"x(\d+)x", lambda m: maths[int(m.group(1))], html)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render_question(spec: QuestionSpec) -> dict[str, Any]:

@@ -10,8 +10,9 @@ from django.core.cache import cache
 from django.test import Client
 
 from interview import flow
-from interview.grader_status import parse_metrics, percentile
+from interview.grader_status import parse_metrics
 from interview.grading import GraderConfig, mark_model_down
+from interview.grading.stats import percentile
 from interview.grading.testing import FakeChatServer
 from interview.models import Grade, Question
 

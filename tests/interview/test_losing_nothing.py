@@ -58,7 +58,7 @@ ANSWER = (
 )
 # What the scripted model quotes for the point it awards: verbatim from ANSWER.
 EVIDENCE = "a prefix-aware router in front of ten vLLM replicas"
-TASK_PATH = "interview.tasks.grade_submission"
+TASK_PATH = "interview.flow.grade_submission"
 
 
 # --- the fake model --------------------------------------------------------------------------
@@ -671,3 +671,21 @@ def test_after_the_database_is_unreachable_for_20_s_the_site_serves_and_grades_a
     finally:
         app.stop()
         outage.close()
+
+
+def test_a_submission_that_keeps_crashing_the_task_stops_being_requeued(answer):
+    """A bug that crashes grading on one submission must not have the sweeper re-queue it for
+    ever: once its tries are used up it is marked offline and left alone."""
+    from interview.flow import grading_requeue_stale, grading_tries_cap
+
+    submission = submit(answer)
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=Submission.GradeStatus.GRADING, grade_attempts=grading_tries_cap() - 1
+    )
+    assert grading_requeue_stale(older_than_s=-60) == 1  # one try left: queued again
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=Submission.GradeStatus.GRADING, grade_attempts=grading_tries_cap()
+    )
+    assert grading_requeue_stale(older_than_s=-60) == 0
+    assert status_of(submission) == Submission.GradeStatus.OFFLINE
+    assert Submission.objects.get(pk=submission.pk).text == submission.text

@@ -74,7 +74,7 @@ for step, pk in ids.items():
     submission = Submission.objects.get(pk=pk)
     tasks = [
         {{"status": t.status, "return_value": t.return_value, "traceback": t.traceback[-2000:]}}
-        for t in DBTaskResult.objects.filter(task_path="interview.tasks.grade_submission")
+        for t in DBTaskResult.objects.filter(task_path="interview.flow.grade_submission")
         .order_by("enqueued_at")
         if t.args_kwargs.get("args") == [pk]
     ]
