@@ -140,9 +140,10 @@ _CONTINUATIONS = {
     "therefore", "then", "otherwise", "which", "that's", "it's", "this'll", "that'll",
 }  # fmt: skip
 # Verbs (folded) that compare two things: "A beats B" and "B can't beat A" say the same.
+# Not "top" or "win": as nouns ("the top adapters") they would put what follows below.
 _COMPARATIVES = {
     "beat", "outperform", "outrun", "outpace", "outscale", "outdo", "exceed", "surpass",
-    "match", "rival", "top", "win",
+    "match", "rival",
 }  # fmt: skip
 # An engine flag as typed: "--max-model-len", "--enable-prefix-caching".
 _FLAG_RE = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", re.IGNORECASE)

@@ -139,6 +139,7 @@ def test_affirmed_mentions_are_not_taken_as_negated(text, phrase):
         # The object of a denied comparison wins it.
         ("Ten replicas can't beat one giant instance.", "one giant instance", False),
         ("Round robin doesn't work for this.", "round robin", False),
+        ("Keeps the top adapters resident.", "resident", False),
     ],
 )
 def test_the_losing_side_of_a_comparison_is_marked(text, phrase, lesser):
