@@ -3,7 +3,8 @@
 The model proposes verdicts and quotes; these rules decide which quotes stand:
 
 1. The quote is found verbatim in the answer (`text.quote_span`), is at least 12 characters,
-   and lies in a sentence that may earn (not a bare list, not text addressed to the grader).
+   and lies in a sentence that may earn (not a bare list, not text addressed to the grader;
+   a list of engine flags may back a point whose wording names a flag).
 2. The quote carries at least one term of the step's subject matter. The terms are the
    content words of everything the step is about (its prompt, rubric, reference and concepts,
    and the question's title and brief) plus a small lexicon of LLM-serving terms, minus common
@@ -159,12 +160,17 @@ def step_vocabulary(
 
 
 def evidence_problem(
-    evidence: str, reading: AnswerReading, vocabulary: StepVocabulary
+    evidence: str,
+    reading: AnswerReading,
+    vocabulary: StepVocabulary,
+    *,
+    asks_settings: bool = False,
 ) -> tuple[str | None, list[Sentence]]:
     """Why a quote cannot back an awarded point (None when it can), and the sentences it lies in.
 
     Rules 1 and 2 of the module docstring; rule 3 needs every point's quote and is applied by
-    `limit_shared_sentences`.
+    `limit_shared_sentences`. `asks_settings`: the point names an engine flag, so a list of
+    flags may back it (`Sentence.earns_settings`), as it does for the offline grader.
     """
     if len(normalise_for_quote(evidence)) < MIN_EVIDENCE_CHARS:
         return f"is shorter than {MIN_EVIDENCE_CHARS} characters", []
@@ -173,7 +179,8 @@ def evidence_problem(
         return "is not found in the answer", []
     if any(s.injection for s in sentences):
         return "comes from text addressed to the grader", sentences
-    if sentences and all(not s.earns for s in sentences):
+    earns = [s.earns_settings if asks_settings else s.earns for s in sentences]
+    if sentences and not any(earns):
         return "comes from a bare list of terms", sentences
     if not content_terms(evidence) & vocabulary.step:
         return "carries no term of this step's subject", sentences

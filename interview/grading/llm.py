@@ -36,7 +36,12 @@ from interview.grading.evidence import (
 )
 from interview.grading.inflight import GateTimeout, gate_for
 from interview.grading.offline import grade_offline
-from interview.grading.text import AnswerReading, read_answer, strip_special_tokens
+from interview.grading.text import (
+    AnswerReading,
+    names_engine_flag,
+    read_answer,
+    strip_special_tokens,
+)
 from interview.grading.types import (
     VERDICTS,
     GradedStep,
@@ -323,7 +328,9 @@ def validate_model_grade(
         if verdict == "miss":
             verdicts.append(RubricPointVerdict(point.id, "miss", comment=comment))
             continue
-        rejection, sentences = evidence_problem(evidence, reading, vocabulary)
+        rejection, sentences = evidence_problem(
+            evidence, reading, vocabulary, asks_settings=names_engine_flag(point.says)
+        )
         if rejection:
             warnings.append(f"evidence rejected for {point.id} ({rejection}); counted as a miss")
             verdicts.append(_not_awarded(point, f"the grader's quote {rejection}"))

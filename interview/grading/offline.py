@@ -2,22 +2,31 @@
 
 For each rubric point it looks for one sentence of the answer holding a phrase from every
 group of the point's `recognise.all` (a hit) or, failing that, of `recognise.partial` (a
-partial). A phrase only counts where it is not negated; a sentence that is a bare list of
-buzzwords or that addresses the grader earns nothing. The sentence found is the evidence,
-and the comment names what was found and what was missing.
+partial). A sentence and the next may hold the groups together when the next one points back
+at it and speaks of the point (`_neighbour_pairs`). A phrase only counts where it is not
+negated, unless the point's own wording frames it the same way (`_Framing`: "one giant
+instance can't beat ..." states "replicas beat one big TP instance"); a sentence that is a
+bare list of buzzwords or that addresses the grader earns nothing, except that a list of
+engine flags answers a point that names a flag. The passage found, verbatim, is the evidence;
+the comment names the phrases found and what was missing.
 """
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from interview.grading.evidence import content_terms
 from interview.grading.text import (
     AnswerReading,
     Phrase,
     Sentence,
+    collapse_whitespace,
     find_phrase,
+    names_engine_flag,
     read_answer,
 )
 from interview.grading.types import (
@@ -35,30 +44,68 @@ MAX_ANSWER_CHARS = 20_000
 MAX_EVIDENCE_CHARS = 300
 
 
+@dataclass(frozen=True)
+class _Framing:
+    """How a point's own wording treats one phrase group, so an answer that agrees with a
+    point phrased as a limit is not cancelled as negated.
+
+    `lesser`: the point puts the group on the losing side of a comparison ("replicas beat one
+    big tensor-parallel instance"), so "one giant instance can't beat ..." states the point.
+    `denied`: the group's phrases the point itself negates ("models that do not fit").
+    """
+
+    lesser: bool = False
+    denied: frozenset[str] = frozenset()
+
+
+def _framings(point: RubricPoint) -> list[_Framing]:
+    return list(_framings_of(point.says, point.all_groups + point.partial_groups))
+
+
+@lru_cache(maxsize=1024)
+def _framings_of(says: str, groups: tuple[tuple[str, ...], ...]) -> tuple[_Framing, ...]:
+    said = read_answer(says).sentences
+    out = []
+    for group in groups:
+        lesser, denied = False, set()
+        for phrase_text in group:
+            for sentence in said:
+                for occurrence in find_phrase(sentence, Phrase.parse(phrase_text)):
+                    lesser |= occurrence.lesser
+                    if occurrence.negated and not occurrence.lesser:
+                        denied.add(phrase_text)
+        out.append(_Framing(lesser, frozenset(denied)))
+    return tuple(out)
+
+
 @dataclass
 class _GroupMatch:
-    """How one phrase group fared in one sentence."""
+    """How one phrase group fared in one passage (a sentence, or a sentence and the next)."""
 
-    found: str | None  # the answer's own words that matched, when not negated
+    found: str | None  # the answer's own words that matched, when they count
     negated: bool
 
 
-def _match_group(sentence: Sentence, group: tuple[str, ...]) -> _GroupMatch:
+def _match_group(
+    passage: tuple[Sentence, ...], group: tuple[str, ...], framing: _Framing
+) -> _GroupMatch:
     negated = False
     for phrase_text in group:
         phrase = Phrase.parse(phrase_text)
-        for occurrence in find_phrase(sentence, phrase):
-            if occurrence.negated:
-                negated = True
-                continue
-            words = " ".join(sentence.raw[occurrence.start : occurrence.end])
-            return _GroupMatch(found=words, negated=False)
+        for sentence in passage:
+            for occurrence in find_phrase(sentence, phrase):
+                agrees = (occurrence.lesser and framing.lesser) or phrase_text in framing.denied
+                if occurrence.negated and not agrees:
+                    negated = True
+                    continue
+                words = " ".join(sentence.raw[occurrence.start : occurrence.end])
+                return _GroupMatch(found=words, negated=False)
     return _GroupMatch(found=None, negated=negated)
 
 
 @dataclass
-class _SentenceMatch:
-    sentence: Sentence
+class _PassageMatch:
+    passage: tuple[Sentence, ...]
     groups: list[_GroupMatch]
 
     @property
@@ -74,20 +121,67 @@ class _SentenceMatch:
         return any(g.negated for g in self.groups)
 
 
+def _match(
+    passage: tuple[Sentence, ...],
+    groups: tuple[tuple[str, ...], ...],
+    framings: list[_Framing],
+) -> _PassageMatch:
+    return _PassageMatch(
+        passage, [_match_group(passage, g, f) for g, f in zip(groups, framings, strict=False)]
+    )
+
+
 def _describe_group(group: tuple[str, ...]) -> str:
     return " / ".join(f'"{p}"' for p in group[:3])
 
 
-def _quote(sentence: Sentence) -> str:
-    evidence = sentence.evidence
+def _quote(passage: tuple[Sentence, ...], text: str) -> str:
+    """The passage as the candidate wrote it (whitespace collapsed): one sentence, or two
+    neighbours with whatever stood between them, so the quote is found verbatim."""
+    evidence = collapse_whitespace(text[passage[0].start : passage[-1].end])
     if len(evidence) <= MAX_EVIDENCE_CHARS:
         return evidence
     # Cut at a word boundary: the quote stays verbatim, only shorter.
     return evidence[:MAX_EVIDENCE_CHARS].rsplit(" ", 1)[0]
 
 
+def _may_earn(sentence: Sentence, asks_settings: bool) -> bool:
+    return sentence.earns_settings if asks_settings else sentence.earns
+
+
+def _neighbour_pairs(
+    reading: AnswerReading, point: RubricPoint, asks_settings: bool
+) -> list[tuple[Sentence, Sentence]]:
+    """Sentences that may earn this point together with the one before them.
+
+    The second must open by pointing back ("This", "It", "Because", "So", ...: see
+    `Sentence.continues_previous`), must earn on its own, and must carry a term of the
+    point's own wording, so "This is my design." lends nothing. The first may be a heading
+    for it ("Router policy: prefix-aware (KV-cache-aware) routing.", a run of terms too short
+    to be a list), but never a list of three or more terms nor text addressed to the grader:
+    a reason after a label says how or why, a reason after a keyword list does not make the
+    list an answer.
+    """
+    own_terms = content_terms(f"{point.says} {' '.join(point.concepts).replace('-', ' ')}")
+    pairs = []
+    for first, second in itertools.pairwise(reading.sentences):
+        if not (second.continues_previous and _may_earn(second, asks_settings)):
+            continue
+        if not content_terms(second.text) & own_terms:
+            continue
+        heading = first.injection is None and first.bare_reason in ("salad", "fragment")
+        if _may_earn(first, asks_settings) or heading:
+            pairs.append((first, second))
+    return pairs
+
+
 def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdict:
-    """The verdict on one rubric point for an already-read answer."""
+    """The verdict on one rubric point for an already-read answer.
+
+    A hit needs every group of `recognise.all` in one sentence, or in a sentence and the next
+    one when that one continues it (see `_neighbour_pairs`); the evidence is that passage,
+    verbatim.
+    """
     if not point.all_groups and not point.partial_groups:
         return RubricPointVerdict(
             point.id,
@@ -95,25 +189,25 @@ def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdic
             comment=f"Not judged offline (no recognise phrases): {point.says}",
         )
 
-    best_partial_view: _SentenceMatch | None = None  # most groups found, for the comment
+    framings = _framings(point)
+    all_framings = framings[: len(point.all_groups)]
+    partial_framings = framings[len(point.all_groups) :]
+    # A point that names an engine flag asks for the configuration: a list of flags answers it.
+    asks_settings = names_engine_flag(point.says)
+    best_partial_view: _PassageMatch | None = None  # most groups found, for the comment
     negated_seen = bare_seen = injected_seen = False
-    partial_hit: _SentenceMatch | None = None
+    partial_hit: _PassageMatch | None = None
     for sentence in reading.sentences:
-        full = _SentenceMatch(sentence, [_match_group(sentence, g) for g in point.all_groups])
+        earns = _may_earn(sentence, asks_settings)
+        full = _match((sentence,), point.all_groups, all_framings)
         if full.complete:
-            if sentence.earns:
-                found = ", ".join(f'"{w}"' for w in full.found_words)
-                return RubricPointVerdict(
-                    point.id,
-                    "hit",
-                    evidence=_quote(sentence),
-                    comment=f"Covered ({found}): {point.says}",
-                )
+            if earns:
+                return _hit(point, full, reading.text)
             bare_seen |= sentence.bare_list
             injected_seen |= sentence.injection is not None
         negated_seen |= full.any_negated and not full.complete
         if (
-            sentence.earns
+            earns
             and full.found_words
             and (
                 best_partial_view is None
@@ -121,26 +215,33 @@ def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdic
             )
         ):
             best_partial_view = full
-        if point.partial_groups and partial_hit is None and sentence.earns:
-            part = _SentenceMatch(
-                sentence, [_match_group(sentence, g) for g in point.partial_groups]
-            )
+        if point.partial_groups and partial_hit is None and earns:
+            part = _match((sentence,), point.partial_groups, partial_framings)
             if part.complete:
                 partial_hit = part
             negated_seen |= part.any_negated and not part.complete
+
+    for pair in _neighbour_pairs(reading, point, asks_settings):
+        full = _match(pair, point.all_groups, all_framings)
+        if full.complete:
+            return _hit(point, full, reading.text)
 
     if partial_hit is not None:
         found = ", ".join(f'"{w}"' for w in partial_hit.found_words)
         missing = [
             _describe_group(g)
-            for g, m in zip(point.all_groups, _groups_in(partial_hit.sentence, point), strict=True)
+            for g, m in zip(
+                point.all_groups,
+                _match(partial_hit.passage, point.all_groups, all_framings).groups,
+                strict=True,
+            )
             if not m.found
         ]
         lacking = f"; not said with {' and '.join(missing)}" if missing else ""
         return RubricPointVerdict(
             point.id,
             "partial",
-            evidence=_quote(partial_hit.sentence),
+            evidence=_quote(partial_hit.passage, reading.text),
             comment=f"Partly covered ({found}{lacking}): {point.says}",
         )
 
@@ -163,8 +264,14 @@ def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdic
     return RubricPointVerdict(point.id, "miss", comment=f"Missing ({why}): {point.says}")
 
 
-def _groups_in(sentence: Sentence, point: RubricPoint) -> list[_GroupMatch]:
-    return [_match_group(sentence, g) for g in point.all_groups]
+def _hit(point: RubricPoint, match: _PassageMatch, text: str) -> RubricPointVerdict:
+    found = ", ".join(f'"{w}"' for w in match.found_words)
+    return RubricPointVerdict(
+        point.id,
+        "hit",
+        evidence=_quote(match.passage, text),
+        comment=f"Covered ({found}): {point.says}",
+    )
 
 
 def _feedback(points: list[RubricPoint], verdicts: list[RubricPointVerdict]) -> str:

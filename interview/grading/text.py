@@ -134,6 +134,32 @@ _CLAUSE_WORDS = {
 _CLAUSE_PUNCT_RE = re.compile(r"[;:()\[\]\u2014\u2013]|(?<!\d),|,(?!\d)|\s-\s|\.\s|->|=>|\u2192")
 
 
+# First words that tie a sentence to the one before it.
+_CONTINUATIONS = {
+    "this", "that", "it", "these", "those", "because", "so", "since", "thus", "hence",
+    "therefore", "then", "otherwise", "which", "that's", "it's", "this'll", "that'll",
+}  # fmt: skip
+# Verbs (folded) that compare two things: "A beats B" and "B can't beat A" say the same.
+# Not "top" or "win": as nouns ("the top adapters") they would put what follows below.
+_COMPARATIVES = {
+    "beat", "outperform", "outrun", "outpace", "outscale", "outdo", "exceed", "surpass",
+    "match", "rival",
+}  # fmt: skip
+# An engine flag as typed: "--max-model-len", "--enable-prefix-caching".
+_FLAG_RE = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", re.IGNORECASE)
+
+
+def names_engine_flag(text: str) -> bool:
+    """Whether a text names an engine flag ("--max-model-len"), as a point asking for the
+    configuration does."""
+    return _FLAG_RE.search(text) is not None
+
+
+def _is_comparative(word: str) -> bool:
+    # Folding leaves "matches" as "matche"; the comparatives are matched before that ending.
+    return word in _COMPARATIVES or (word.endswith("e") and word[:-1] in _COMPARATIVES)
+
+
 def _is_negator(word: str) -> bool:
     return word in _NEGATORS or word.endswith("n't") or word in {"dont", "doesnt", "wont", "cant"}
 
@@ -238,6 +264,11 @@ class Sentence:
     joined: list[bool] = field(default_factory=list)
     whole_line: bool = False
     bare_list: bool = False
+    # Why it is bare: "list" (three or more bare items, or a run of short bullets), "salad"
+    # (a run of terms with no function words) or "fragment" (a lone phrase of three words).
+    bare_reason: str | None = None
+    # Engine flags named in it ("--max-model-len"): settings, not buzzwords (`earns_settings`).
+    flags: tuple[str, ...] = ()
     injection: str | None = None
 
     @property
@@ -250,6 +281,20 @@ class Sentence:
         """Whether this sentence may earn a rubric point at all."""
         return not self.bare_list and self.injection is None
 
+    @property
+    def earns_settings(self) -> bool:
+        """Whether it may earn a point that asks for engine settings: a list of flags
+        ("--enable-prefix-caching, --max-model-len 8192") is the configuration asked for, not
+        keyword stuffing. Only points whose own wording names a flag accept it, so invented
+        flags cannot stuff the rest of the rubric."""
+        return self.earns or (bool(self.flags) and self.injection is None)
+
+    @property
+    def continues_previous(self) -> bool:
+        """Whether it opens by pointing back at the sentence before ("This keeps...", "Because
+        ...", "So ..."): the two then state one thought and may earn a point together."""
+        return bool(self.raw) and self.raw[0] in _CONTINUATIONS
+
 
 @dataclass(frozen=True)
 class Occurrence:
@@ -258,6 +303,10 @@ class Occurrence:
     start: int
     end: int
     negated: bool
+    # The losing side of a comparison: the subject of a denied comparative verb ("one giant
+    # instance can't beat ten cards") or the object of an affirmed one ("replicas beat one big
+    # TP instance"). A denied comparison is a claim about the phrase, not a refusal of it.
+    lesser: bool = False
 
 
 @dataclass
@@ -339,8 +388,9 @@ def _item_is_bare(item: str) -> bool:
     return not any(w in _CLAIM_WORDS or w.endswith("n't") for w in words)
 
 
-def _is_bare_list(sentence: Sentence) -> bool:
-    """Whether a sentence is a list of buzzwords (or a keyword salad) rather than a claim.
+def _bare_reason(sentence: Sentence) -> str | None:
+    """Why a sentence is a list of buzzwords (or a keyword salad) rather than a claim: "list",
+    "salad", or None when it says something.
 
     "Covers queues, dead replicas, cold starts" and "prefix aware router queue depth
     autoscaling cold start" name ideas without saying anything about them.
@@ -348,14 +398,14 @@ def _is_bare_list(sentence: Sentence) -> bool:
     items = [i for i in _LIST_SPLIT_RE.split(sentence.text) if i and i.strip()]
     bare = sum(1 for i in items if _item_is_bare(i))
     if len(items) >= 3 and bare >= 3 and bare >= len(items) - 1:
-        return True
+        return "list"
     words = sentence.raw
     if len(words) >= 8:
         # Natural English is a third function words; a keyword salad has next to none.
         function_share = sum(1 for w in words if w in _STOPWORDS) / len(words)
         if function_share < 0.09:
-            return True
-    return False
+            return "salad"
+    return None
 
 
 def read_answer(text: str) -> AnswerReading:
@@ -394,7 +444,9 @@ def read_answer(text: str) -> AnswerReading:
                 sentences.append(sentence)
 
     for sentence in sentences:
-        sentence.bare_list = _is_bare_list(sentence)
+        sentence.bare_reason = _bare_reason(sentence)
+        sentence.bare_list = sentence.bare_reason is not None
+        sentence.flags = tuple(_FLAG_RE.findall(sentence.text))
     _mark_bullet_runs(sentences)
 
     reasons: list[str] = []
@@ -438,10 +490,12 @@ def _mark_bullet_runs(sentences: list[Sentence]) -> None:
         if len(run) >= 3:
             for s in run:
                 s.bare_list = True
+                s.bare_reason = "list"
         run = []
     for sentence in sentences:
-        if fragment(sentence) and len(sentence.words) <= 3:
+        if fragment(sentence) and len(sentence.words) <= 3 and not sentence.bare_list:
             sentence.bare_list = True
+            sentence.bare_reason = "fragment"
 
 
 # --- phrase matching ----------------------------------------------------------------------------
@@ -536,8 +590,44 @@ def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
                 spans.add((k, j))
         i = j
     for start, end in sorted(spans):
-        found.append(Occurrence(start, end, _negated(sentence, start, end)))
+        found.append(
+            Occurrence(start, end, _negated(sentence, start, end), _lesser(sentence, start, end))
+        )
     return found
+
+
+def _lesser(sentence: Sentence, start: int, end: int) -> bool:
+    """Whether the words [start, end) are the losing side of a comparison in their clause.
+
+    The subject of a denied comparative ("one giant instance can't beat", "X will not match")
+    or the object, within three words, of an affirmed one ("replicas beat one big TP
+    instance").
+    """
+    raw, words, clauses = sentence.raw, sentence.words, sentence.clauses
+    clause = clauses[start]
+
+    def in_clause(i: int) -> bool:
+        return 0 <= i < len(raw) and clauses[i] == clause
+
+    # Subject: a denial right after the phrase, then (past one adverb) a comparative verb.
+    i = end
+    if in_clause(i) and i < len(raw):
+        denial = raw[i].endswith("n't") or raw[i] in {"cannot", "never"}
+        if not denial and raw[i] in _AUXILIARIES and in_clause(i + 1):
+            denial = raw[i + 1] in {"not", "never"}
+            i += 1
+        if denial:
+            for k in (i + 1, i + 2):
+                if in_clause(k) and _is_comparative(words[k]):
+                    return True
+    # Object: an affirmed comparative a few words before the phrase.
+    for k in range(start - 1, max(start - 4, -1), -1):
+        if not in_clause(k):
+            break
+        if _is_comparative(words[k]):
+            before = raw[max(0, k - 2) : k]
+            return not any(_is_negator(w) for w in before)
+    return False
 
 
 def _quote_index(text: str) -> tuple[str, list[int]]:

@@ -291,7 +291,7 @@ def check_quantity(
     replace, hint, kind?}]}; givens: name -> napkin expression (see givens_from_estimate);
     worksheet_env: the candidate's own worksheet names (they may be used in the answer);
     given_labels: name -> label, quoted when a hint names a given. A bare number is read in
-    the quantity's unit ("21.5" for a quantity in ms).
+    the quantity's unit ("21.5" for a quantity in ms), and the hint names the unit assumed.
 
     Raises NapkinError when the answer does not evaluate (the caller shows that error), and
     FormulaError when the authored formula, a mistake or the givens do not.
@@ -328,13 +328,21 @@ def check_quantity(
     line = parse_line(answer_text)
     answer = evaluate_line(line, scope)
     shown_in(answer, line.target, line.target_pos)  # an impossible `in UNIT` is an error too
+    assumed_unit = ""
     if answer.dim == DIMENSIONLESS and judge.dim != DIMENSIONLESS:
         if not _has_units(line.expr, scope):
             answer = Quantity(answer.magnitude * judge.scale, judge.dim, answer.binary)
+            # Accepted, but the candidate should see the unit we chose for them: a bare
+            # 21.5 is only right because the box asks for ms.
+            assumed_unit = (
+                f"No unit given, so read in {unit_text}: "
+                f"{format_number(judge.in_unit(answer))} {unit_text}."
+            )
 
     def result(
         verdict: str, hint: str, value: float | None, unit: str, kind: str | None = None
     ) -> CheckResult:
+        hint = f"{hint} {assumed_unit}".strip()
         return CheckResult(verdict, value, unit, hint, expected if reveal else None, kind)
 
     if answer.dim != judge.dim:
@@ -433,9 +441,19 @@ def _judge_count(
     words = _ROUNDING_WORDS[judge.rounding or "round"]
     shown = f": {format_number(unrounded)} becomes {format_number(expected)}." if reveal else "."
     if not whole:
-        if _rel(value, raw) <= judge.tolerance or _rel(value, unrounded) <= judge.tolerance:
+        near = _rel(value, raw) <= judge.tolerance or _rel(value, unrounded) <= judge.tolerance
+        if not near:
+            return None
+        # "Right value" only when rounding the answer the required way gives the count: 10.4
+        # GPUs rounded up is 11, so 10.4 is not the right value of a count that comes to 10.
+        if judge.rounded(value) == expected:
             return "not_rounded", f"Right value, but it must be a whole number, {words}{shown}"
-        return None
+        return (
+            "close",
+            f"Not a whole number, and {words} {format_number(value)} gives "
+            f"{format_number(judge.rounded(value))}, not the count this comes to; check the "
+            "value before rounding.",
+        )
     for x in {raw, unrounded}:
         if x == round(x):
             continue

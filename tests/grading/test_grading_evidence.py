@@ -162,3 +162,17 @@ def test_generic_words_are_not_subject_terms(step, fixture_question):
     assert not content_terms(GENERIC) & vocabulary.step
     for sentence in PARAPHRASE.values():
         assert content_terms(sentence) & vocabulary.step, sentence
+
+
+def test_a_list_of_engine_flags_backs_only_a_point_that_asks_for_settings(shipped_question):
+    # The same rule as the offline grader's: flags are the configuration a point asks for, and
+    # back nothing else.
+    step = shipped_question("chat-api-50qps")["steps"]["architecture"]
+    flags = "Engine flags: --max-model-len 8192, --gpu-memory-utilization 0.90, --enforce-eager"
+    result = llm_grade(step, flags + ".", every_point_hit_with(flags))
+    verdicts = {p.id: p.verdict for p in result.points}
+    assert verdicts["arch-engine-config"] == "hit"
+    assert verdicts["arch-prefix-router"] == "miss"
+    assert "evidence rejected for arch-prefix-router (comes from a bare list" in " ".join(
+        result.warnings
+    )

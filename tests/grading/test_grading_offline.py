@@ -6,6 +6,7 @@ import pytest
 
 from interview.grading import GradeResult, grade
 from interview.grading.offline import MAX_ANSWER_CHARS, grade_offline
+from interview.grading.text import quote_span
 from interview.grading.types import RubricPointVerdict, rubric_points, weighted_score
 
 
@@ -140,3 +141,81 @@ def test_weighted_score_ignores_unknown_ids_and_counts_missing_ones_as_misses(ar
         RubricPointVerdict("no-such-point", "hit"),
     ]
     assert weighted_score(points, verdicts_given) == pytest.approx(2 / 5)
+
+
+# --- issue 13 item 6: points a reviewer would give ---------------------------------------------
+
+
+@pytest.fixture
+def chat_api(shipped_question):
+    return shipped_question("chat-api-50qps")["steps"]
+
+
+def test_a_labelled_choice_with_its_reason_in_the_next_sentence_is_a_hit(chat_api):
+    answer = (
+        "Clients reach a gateway first.\n"
+        "Router policy: prefix-aware (KV-cache-aware) routing. This keeps each chat on the "
+        "replica that already holds its system prompt, where round robin would re-prefill it "
+        "everywhere."
+    )
+    router = point(grade_offline(chat_api["architecture"], answer), "arch-prefix-router")
+    assert router.verdict == "hit"
+    # The evidence is the candidate's two sentences, verbatim, not the matched keywords.
+    assert router.evidence == (
+        "Router policy: prefix-aware (KV-cache-aware) routing. This keeps each chat on the "
+        "replica that already holds its system prompt, where round robin would re-prefill it "
+        "everywhere."
+    )
+    assert quote_span(answer, router.evidence) is not None
+
+
+def test_a_next_sentence_that_says_nothing_about_the_point_lends_nothing(chat_api):
+    answer = "Router policy: prefix-aware (KV-cache-aware) routing. This is how I would do it."
+    router = point(grade_offline(chat_api["architecture"], answer), "arch-prefix-router")
+    assert router.verdict == "miss"
+
+
+def test_a_keyword_list_followed_by_a_reason_still_earns_nothing(chat_api):
+    answer = (
+        "Keywords: prefix-aware router, sticky dispatch, prefix caching, shared system prompt. "
+        "This keeps the shared prompt warm on one replica."
+    )
+    router = point(grade_offline(chat_api["architecture"], answer), "arch-prefix-router")
+    assert router.verdict == "miss"
+
+
+def test_a_negation_that_states_the_point_is_not_cancelled(chat_api):
+    # The point: ten single-GPU replicas beat one big tensor-parallel instance.
+    answer = (
+        "Ten replicas, not TP: one giant instance can't beat ten cards at their knee, and each "
+        "replica is its own failure domain."
+    )
+    tp = point(grade_offline(chat_api["tradeoffs"], answer), "tr-replicas-vs-tp")
+    assert tp.verdict == "hit"
+    assert tp.evidence == answer
+
+
+def test_a_negation_that_says_the_opposite_still_cancels(chat_api):
+    answer = "Ten replicas can't beat one giant instance, even though the model fits on one card."
+    tp = point(grade_offline(chat_api["tradeoffs"], answer), "tr-replicas-vs-tp")
+    assert tp.verdict == "miss"
+
+
+def test_a_list_of_engine_flags_answers_a_point_that_asks_for_the_configuration(chat_api):
+    answer = (
+        "Engine flags: --enable-prefix-caching, --max-model-len 8192, "
+        "--gpu-memory-utilization 0.90."
+    )
+    config = point(grade_offline(chat_api["architecture"], answer), "arch-engine-config")
+    assert config.verdict == "hit"
+    assert config.evidence == answer
+
+
+def test_invented_flags_do_not_stuff_points_that_ask_for_no_configuration(chat_api):
+    answer = (
+        "Flags: --prefix-aware-router, --sticky-dispatch, --queue-autoscaling, "
+        "--drain-on-scale-down."
+    )
+    result = grade_offline(chat_api["architecture"], answer)
+    assert point(result, "arch-prefix-router").verdict == "miss"
+    assert point(result, "arch-autoscale-queue").verdict == "miss"

@@ -221,7 +221,7 @@ def test_graders_that_agree_leave_nothing_to_review(content_loaded, model_server
     submission.refresh_from_db()
     assert submission.grade_status == Submission.GradeStatus.DONE
     assert Grade.objects.get(submission=submission, grader="llm").score == offline.score
-    assert submission.review_reason == "" and not submission.needs_review
+    assert not submission.review_reason and not submission.needs_review
 
 
 @pytest.mark.django_db

@@ -129,6 +129,36 @@ def test_affirmed_mentions_are_not_taken_as_negated(text, phrase):
     assert matches(text, phrase)
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase", "lesser"),
+    [
+        # A denied comparison says the subject loses it: a claim about it, not a refusal.
+        ("One giant instance can't beat one card's knee.", "one giant instance", True),
+        ("TP will not match ten replicas.", "tp", True),
+        ("Ten replicas beat one big tensor-parallel instance.", "tensor parallel", True),
+        # The object of a denied comparison wins it.
+        ("Ten replicas can't beat one giant instance.", "one giant instance", False),
+        ("Round robin doesn't work for this.", "round robin", False),
+        ("Keeps the top adapters resident.", "resident", False),
+    ],
+)
+def test_the_losing_side_of_a_comparison_is_marked(text, phrase, lesser):
+    sentence = read_answer(text).sentences[0]
+    assert [o.lesser for o in find_phrase(sentence, Phrase.parse(phrase))] == [lesser]
+
+
+@pytest.mark.parametrize(
+    ("text", "continues"),
+    [
+        ("Prefix-aware routing. This keeps the prompt on one replica.", True),
+        ("Prefix-aware routing. Because the prompt is shared.", True),
+        ("We have a prefix-aware design. Requests go through a router.", False),
+    ],
+)
+def test_a_sentence_that_points_back_continues_the_one_before(text, continues):
+    assert read_answer(text).sentences[1].continues_previous is continues
+
+
 # --- bare lists ----------------------------------------------------------------------------------
 
 
@@ -145,6 +175,18 @@ def test_affirmed_mentions_are_not_taken_as_negated(text, phrase):
 def test_bare_lists_of_terms_cannot_earn(text):
     reading = read_answer(text)
     assert reading.sentences and all(not s.earns for s in reading.sentences)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Engine flags: --enable-prefix-caching, --max-model-len 8192, --max-num-seqs 64.",
+        "--max-model-len 8192 --gpu-memory-utilization 0.9 --quantization awq --enforce-eager",
+    ],
+)
+def test_a_list_of_engine_flags_may_earn_a_point_that_asks_for_settings(text):
+    sentence = read_answer(text).sentences[0]
+    assert not sentence.earns and sentence.earns_settings
 
 
 def test_a_run_of_short_bullets_is_a_bare_list():

@@ -65,6 +65,12 @@ CASES = [
     (Q1, "n_gpu", "9.16", "not_rounded", "must be a whole number, rounded up."),
     (Q1, "n_gpu", "9", "not_rounded", "rounded down; this count must be rounded up."),
     (Q1, "n_gpu", "7", "known_mistake", "forgets the utilisation target rho"),
+    # 10.4 rounded up is 11, so it is not the right value of a count that comes to 10.
+    (Q1, "n_gpu", "10.4", "close", "rounded up 10.4 gives 11, not the count this comes to"),
+    # A bare number is read in the quantity's unit, and the hint says so.
+    (Q1, "tpot_floor", "21.5", "correct", "No unit given, so read in ms: 21.5 ms."),
+    (Q1, "r_inst", "2000 / 256", "correct", "No unit given, so read in req/s: 7.812 req/s."),
+    (Q1, "tpot_floor", "0.0215", "known_mistake", "No unit given, so read in ms: 0.0215 ms."),
     # --- Q2: LoRA co-serving
     (Q2, "adapter_bytes", "80 MB", "correct", ""),
     (Q2, "r_inst", "7.8 req/s", "known_mistake", "apply the LoRA efficiency factor"),
