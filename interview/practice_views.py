@@ -166,7 +166,13 @@ def step_submit(
         context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
     except flow.StaleDraft as exc:
         context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
-    except (flow.FlowError, LimitExceeded) as exc:
+    except LimitExceeded as exc:
+        # The draft was saved before the limit was checked: the status says so, and the
+        # refusal is told beside it (htmx swaps a 429, see base.html's responseHandling).
+        answer.refresh_from_db()
+        context = {"answer": answer, "refused": str(exc), "saved_at": _clock()}
+        status = 429
+    except flow.FlowError as exc:
         answer.refresh_from_db()
         context, status = {"answer": answer, "error": str(exc)}, 422
     if not request.htmx:
@@ -174,7 +180,9 @@ def step_submit(
         if status == 200:
             return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
         full = step_page.step_context(attempt=attempt, answer=answer)
-        full["form_error"] = context.get("error") or context.get("conflict")
+        full["form_error"] = (
+            context.get("error") or context.get("conflict") or context.get("refused")
+        )
         return render(request, "interview/attempt_step.html", full, status=status)
     context.update(
         feedback.feedback_context(
@@ -227,7 +235,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             request,
             "interview/attempt_step.html#check-result",
             {"quantity_id": quantity_id, "error": str(exc)},
-            status=422,
+            status=429 if isinstance(exc, LimitExceeded) else 422,
         )
     return render(
         request,
