@@ -1,4 +1,5 @@
 from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
@@ -13,6 +14,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.usernames import username_look_alike
+from rate_limits import LimitExceeded, address_client, check_hourly_rate
 
 
 class SignupForm(UserCreationForm):
@@ -43,6 +45,24 @@ def signup(request: HttpRequest) -> HttpResponse:
         next_url = ""
     if request.user.is_authenticated:
         return redirect(next_url or "home")
+    if request.method == "POST":
+        # Every try counts, before the form runs: each can cost a password hash and a row,
+        # and a failed form is as cheap to send as a good one.
+        try:
+            check_hourly_rate(
+                client=address_client(request),
+                action="sign-up",
+                per_hour=settings.SIGNUPS_PER_ADDRESS_PER_HOUR,
+            )
+        except LimitExceeded:
+            response = render(
+                request,
+                "registration/signup_throttled.html",
+                {"per_hour": settings.SIGNUPS_PER_ADDRESS_PER_HOUR},
+                status=429,
+            )
+            response["Retry-After"] = "3600"
+            return response
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
