@@ -65,7 +65,18 @@ def attempt_touch(attempt_id: int) -> None:
 
 
 def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
-    """A new attempt against this exact revision (later edits of the question don't move it)."""
+    """A new attempt against this exact revision (later edits of the question don't move it).
+
+    Raises LimitExceeded past settings.ATTEMPTS_PER_DAY new attempts by this user in a UTC
+    day: each is a row that the history pages read. Nothing existing is touched.
+    """
+    check_daily_quota(
+        client=user_client(user.pk),
+        action="new attempt",
+        per_day=settings.ATTEMPTS_PER_DAY,
+        advice="Everything you wrote is kept: carry on with one of your attempts below or "
+        "from your history, and start new ones tomorrow (UTC).",
+    )
     return Attempt.objects.create(user=user, revision=revision)
 
 

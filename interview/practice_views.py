@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from interview import feedback, flow, page_cache, selectors, step_page, worksheet
+from interview import feedback, flow, page_cache, selectors, step_page, views, worksheet
 from interview.history import candidate_history
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scorecard import scorecard
@@ -102,7 +102,10 @@ def _save_status(
 @require_POST
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
-    attempt = flow.attempt_start(user=request.user, revision=revision)
+    try:
+        attempt = flow.attempt_start(user=request.user, revision=revision)
+    except LimitExceeded as exc:
+        return views.question_page(request, slug, refusal=str(exc), status=429)
     return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
 
 

@@ -21,6 +21,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    return question_page(request, slug)
+
+
+def question_page(
+    request: HttpRequest, slug: str, *, refusal: str = "", status: int = 200
+) -> HttpResponse:
+    """The question's page; `refusal` is why a new attempt was not started (shown by the
+    Start button, beside the candidate's attempts so far)."""
     revision = selectors.question_current_revision(slug)
     attempts = []
     if request.user.is_authenticated:
@@ -38,7 +46,9 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "brief_rows": selectors.brief_rows(revision.question_spec.brief),
             "constraints": revision.question_spec.brief.constraints,
             "steps": selectors.question_steps(revision),
+            "refusal": refusal,
         },
+        status=status,
     )
 
 
