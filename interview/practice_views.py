@@ -19,7 +19,7 @@ from interview.history import candidate_history
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scorecard import scorecard
 from questionbank import STEP_KEYS
-from rate_limits import LimitExceeded, check_rate, client_key
+from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
@@ -226,13 +226,14 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="check",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        result = worksheet.quantity_check(
-            attempt=attempt,
-            answer=answer,
-            quantity_id=quantity_id,
-            expression=expression,
-            worksheet=request.POST.get("worksheet", ""),
-        )
+        with cpu_budget(client=client_key(request)):
+            result = worksheet.quantity_check(
+                attempt=attempt,
+                answer=answer,
+                quantity_id=quantity_id,
+                expression=expression,
+                worksheet=request.POST.get("worksheet", ""),
+            )
     except (flow.FlowError, LimitExceeded) as exc:
         return render(
             request,
@@ -257,7 +258,9 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="worksheet evaluation",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        lines = worksheet.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+        with cpu_budget(client=client_key(request)):
+            text = request.POST.get("worksheet", "")
+            lines = worksheet.worksheet_lines(attempt=attempt, text=text)
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}
