@@ -289,4 +289,5 @@ def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def history(request: HttpRequest) -> HttpResponse:
-    return render(request, "interview/history.html", candidate_history(request.user))
+    context = candidate_history(request.user, page=request.GET.get("page"))
+    return render(request, "interview/history.html", context)
