@@ -11,7 +11,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.usernames import username_look_alike
 from rate_limits import LimitExceeded, address_client, check_hourly_rate
@@ -35,7 +35,7 @@ class SignupForm(UserCreationForm):
         return username
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account and sign in; then go where the visitor was heading."""
     next_url = request.POST.get("next") or request.GET.get("next") or ""
@@ -71,7 +71,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
 
 
-@require_GET
+@require_safe
 @never_cache
 def session_state(request: HttpRequest) -> JsonResponse:
     """Whether this browser is signed in, and the CSRF token for its current session.

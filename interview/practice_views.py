@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from interview import feedback, flow, page_cache, selectors, step_page, views, worksheet
 from interview.history import candidate_history
@@ -110,14 +110,14 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     return redirect("attempt_step", attempt_id=attempt.pk, step=step_page.next_step(attempt))
 
 
 @login_required
-@require_GET
+@require_safe
 def attempt_step(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -196,7 +196,7 @@ def step_submit(
 
 
 @login_required
-@require_GET
+@require_safe
 def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
 
@@ -280,14 +280,14 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     return render(request, "interview/scorecard.html", scorecard(attempt))
 
 
 @login_required
-@require_GET
+@require_safe
 def history(request: HttpRequest) -> HttpResponse:
     context = candidate_history(request.user, page=request.GET.get("page"))
     return render(request, "interview/history.html", context)

@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from planner.charts import bounds_chart, fleet_chart, kv_chart
 from planner.engine import (
@@ -120,7 +120,7 @@ def _worksheet_page(
     return render(request, template, context, status=status)
 
 
-@require_GET
+@require_safe
 def worksheet(request: HttpRequest) -> HttpResponse:
     """The worksheet page; ?question=SLUG predefines that question's givens."""
     slug = request.GET.get("question", "")[:80]
@@ -185,7 +185,7 @@ def _brief_defaults(slug: str) -> dict[str, Any]:
     return out
 
 
-@require_GET
+@require_safe
 def capacity(request: HttpRequest) -> HttpResponse:
     """The capacity planner: the form, every derived number with its formula, the charts."""
     submitted = any(name in request.GET for name in CapacityForm.base_fields)
