@@ -93,7 +93,7 @@ def check_hourly_rate(*, client: str, action: str, per_hour: int) -> None:
     """Refuse more than `per_hour` of `action` by one client within a clock hour."""
     if _count(client=client, action=action, window_s=3600) > per_hour:
         raise LimitExceeded(
-            f"There have been more than {per_hour} {action}s from here in the last hour. "
+            f"There have been more than {per_hour} {action}s from here this hour. "
             "Please try again in an hour."
         )
 
