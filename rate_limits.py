@@ -1,13 +1,20 @@
-"""Per-client rate limits and daily quotas, counted in the cache every process shares.
+"""Per-client rate limits, daily quotas and CPU budgets, counted in the cache every process
+shares.
 
 The one limiter for the site: the practice views count per signed-in user, the planner's
-public worksheet per user or per address. A client is any stable string (`client_key`).
+public pages per user or per address, sign-ups per address. A client is any stable string
+(`client_key`, `address_client`).
 """
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+from axes.helpers import get_client_ip_address
+from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest
 
@@ -21,23 +28,52 @@ def user_client(user_id: int) -> str:
     return f"user:{user_id}"
 
 
+def client_address(request: HttpRequest) -> str:
+    """The client's address, with settings.TRUSTED_PROXY_COUNT proxies in front of us.
+
+    With none, the TCP peer: X-Forwarded-For is whatever the client wrote, and trusting it
+    would let anyone pick a fresh bucket for every request. Behind N proxies, each appends the
+    address it received from, so the client is the Nth entry from the right; entries further
+    left are the client's own words. axes reads the address here (AXES_CLIENT_IP_CALLABLE).
+    """
+    peer = request.META.get("REMOTE_ADDR", "")
+    proxies = settings.TRUSTED_PROXY_COUNT
+    if not proxies:
+        return peer
+    forwarded = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    forwarded = [a for a in forwarded if a]
+    # Fewer entries than proxies: a request that skipped a proxy; the peer is all we know.
+    return forwarded[-proxies] if len(forwarded) >= proxies else peer
+
+
+def address_client(request: HttpRequest) -> str:
+    """The client key of the connecting address, as log-in throttling computes it."""
+    return f"addr:{get_client_ip_address(request) or ''}"
+
+
 def client_key(request: HttpRequest) -> str:
     """Who a request counts against: the signed-in user, else the connecting address."""
     if request.user.is_authenticated:
         return user_client(request.user.pk)
-    # REMOTE_ADDR only: X-Forwarded-For is whatever the client says unless a proxy we run
-    # rewrites it, and trusting it would let anyone pick a fresh rate-limit bucket.
-    return f"addr:{request.META.get('REMOTE_ADDR', '')}"
+    return address_client(request)
 
 
-def _bump(key: str, window_s: int) -> int:
+def _spend(key: str, amount: int, window_s: int) -> int:
+    """Add `amount` to the counter `key` (created for `window_s` seconds); the new total."""
     # add() only creates the key if missing, so the window starts at the first event.
     cache.add(key, 0, timeout=window_s)
     try:
-        return cache.incr(key)
+        return cache.incr(key, amount)
     except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window_s)
-        return 1
+        cache.set(key, amount, timeout=window_s)
+        return amount
+
+
+def _count(*, client: str, action: str, window_s: int, amount: int = 1) -> int:
+    """Count `amount` of `action` by `client` in the current clock window of `window_s`."""
+    window = int(time.time() // window_s)
+    key = f"rate:{action.replace(' ', '_')}:{client}:{window_s}:{window}"
+    return _spend(key, amount, window_s + 30)
 
 
 def check_rate(*, client: str, action: str, per_minute: int) -> None:
@@ -46,21 +82,57 @@ def check_rate(*, client: str, action: str, per_minute: int) -> None:
     Raises LimitExceeded, whose message names the action ("worksheet evaluation" reads as
     "... 240 worksheet evaluations a minute").
     """
-    window = int(time.time() // 60)
-    count = _bump(f"rate:{action.replace(' ', '_')}:{client}:{window}", 90)
-    if count > per_minute:
+    if _count(client=client, action=action, window_s=60) > per_minute:
         raise LimitExceeded(
             f"You are going faster than {per_minute} {action}s a minute. "
             "Wait a minute and try again; your answer is saved."
         )
 
 
-def check_daily_quota(*, client: str, action: str, per_day: int) -> None:
-    """Refuse more than `per_day` of `action` by one client in a UTC day."""
-    day = time.strftime("%Y%m%d", time.gmtime())
-    count = _bump(f"quota:{action.replace(' ', '_')}:{client}:{day}", 60 * 60 * 26)
-    if count > per_day:
+def check_hourly_rate(*, client: str, action: str, per_hour: int) -> None:
+    """Refuse more than `per_hour` of `action` by one client within a clock hour."""
+    if _count(client=client, action=action, window_s=3600) > per_hour:
         raise LimitExceeded(
-            f"You have used today's {per_day} {action}s. Your answer is saved; submit it again "
-            "tomorrow (UTC) to have it graded."
+            f"There have been more than {per_hour} {action}s from here this hour. "
+            "Please try again in an hour."
         )
+
+
+def check_daily_quota(
+    *,
+    client: str,
+    action: str,
+    per_day: int,
+    advice: str = "Your answer is saved; submit it again tomorrow (UTC) to have it graded.",
+) -> None:
+    """Refuse more than `per_day` of `action` by one client in a UTC day; `advice` says what
+    to do instead."""
+    day = time.strftime("%Y%m%d", time.gmtime())
+    count = _spend(f"quota:{action.replace(' ', '_')}:{client}:{day}", 1, 60 * 60 * 26)
+    if count > per_day:
+        raise LimitExceeded(f"You have used today's {per_day} {action}s. {advice}")
+
+
+@contextmanager
+def cpu_budget(*, client: str) -> Iterator[None]:
+    """Run the block only if `client` has CPU time left this minute, and charge what it used.
+
+    A request count does not bound work: one worksheet can cost a thousand times another. So
+    each evaluation is charged the CPU time its thread spent (`time.thread_time`, which a
+    sleeping or blocked request does not move) against settings.CPU_SECONDS_PER_MINUTE per
+    client, shared by the planner and the practice worksheet. Raises LimitExceeded before the
+    block runs when the budget is spent; the block that overspends it still completes.
+    """
+    budget_us = settings.CPU_SECONDS_PER_MINUTE * 1_000_000
+    if _count(client=client, action="cpu", window_s=60, amount=0) >= budget_us:
+        raise LimitExceeded(
+            "You have used this minute's share of the calculator's time (a few very large "
+            "worksheets in a row). Wait a minute and it evaluates again; nothing is lost."
+        )
+    started = time.thread_time()
+    try:
+        yield
+    finally:
+        # At least a microsecond: every evaluation costs something, however coarse the clock.
+        spent_us = max(1, math.ceil((time.thread_time() - started) * 1_000_000))
+        _count(client=client, action="cpu", window_s=60, amount=spent_us)

@@ -1,4 +1,5 @@
 from axes.handlers.proxy import AxesProxyHandler
+from django.conf import settings
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
@@ -10,9 +11,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from accounts.usernames import username_look_alike
+from rate_limits import LimitExceeded, address_client, check_hourly_rate
 
 
 class SignupForm(UserCreationForm):
@@ -33,7 +35,7 @@ class SignupForm(UserCreationForm):
         return username
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account and sign in; then go where the visitor was heading."""
     next_url = request.POST.get("next") or request.GET.get("next") or ""
@@ -43,6 +45,24 @@ def signup(request: HttpRequest) -> HttpResponse:
         next_url = ""
     if request.user.is_authenticated:
         return redirect(next_url or "home")
+    if request.method == "POST":
+        # Every try counts, before the form runs: each can cost a password hash and a row,
+        # and a failed form is as cheap to send as a good one.
+        try:
+            check_hourly_rate(
+                client=address_client(request),
+                action="sign-up",
+                per_hour=settings.SIGNUPS_PER_ADDRESS_PER_HOUR,
+            )
+        except LimitExceeded:
+            response = render(
+                request,
+                "registration/signup_throttled.html",
+                {"per_hour": settings.SIGNUPS_PER_ADDRESS_PER_HOUR},
+                status=429,
+            )
+            response["Retry-After"] = "3600"
+            return response
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
@@ -51,7 +71,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
 
 
-@require_GET
+@require_safe
 @never_cache
 def session_state(request: HttpRequest) -> JsonResponse:
     """Whether this browser is signed in, and the CSRF token for its current session.

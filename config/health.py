@@ -1,10 +1,10 @@
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 
-@require_GET
+@require_safe
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 {"status": "ok", "database": "ok"} when the app can query its database, else 503."""

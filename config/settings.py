@@ -163,27 +163,20 @@ AXES_COOLOFF_TIME = 0.25  # hours
 # A guess refused during a lock-out writes nothing: a flood then costs reads, not writes, and
 # the lock-out still ends 15 minutes after the failures that caused it.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-# Behind N reverse proxies, the client address is the Nth from the right of X-Forwarded-For;
-# with none (the default) it is the socket's address, and the header is ignored, so a client
-# cannot pick a fresh address for every guess.
+# Behind N reverse proxies (a TLS proxy alone: 1), the client address is the Nth from the
+# right of X-Forwarded-For; with none (the default) it is the socket's address, and the header
+# is ignored, so a client cannot pick a fresh address for every guess. Every per-address limit
+# (log-ins, sign-ups, the planner) reads the address this way. Counting more proxies than
+# there are lets a client choose its own address.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
-if TRUSTED_PROXY_COUNT:
-    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
-    AXES_IPWARE_PROXY_ORDER = "right-most"
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR")
-else:
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ("REMOTE_ADDR",)
+# Our own function, not ipware's proxy count: ipware wants the last proxy's own address in the
+# header too, so behind one TLS proxy that writes "client" it finds no address at all, and
+# every client would share one lock-out and one sign-up allowance.
+AXES_CLIENT_IP_CALLABLE = "rate_limits.client_address"
 # Sign-ups per address per hour: each costs a password hash and creates a row.
 SIGNUPS_PER_ADDRESS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_ADDRESS_PER_HOUR", "10"))
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
-# How many reverse proxies stand in front of the app (a TLS proxy alone: 1). Log-in throttling
-# then takes the client address from X-Forwarded-For as those proxies wrote it; with 0 it is
-# the TCP peer. Counting more proxies than there are lets a client choose its own address.
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
-if TRUSTED_PROXY_COUNT:
-    AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXY_COUNT
-    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -248,6 +241,14 @@ GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
 # The calculator is cheap but not free: per-user caps on worksheet evaluations and checks.
 NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))
 PLANNER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("PLANNER_RATE_LIMIT_PER_MINUTE", "120"))
+# ...and a request count does not bound work: CPU seconds per client per minute, across the
+# planner's worksheet and capacity pages and the practice worksheet (rate_limits.cpu_budget).
+CPU_SECONDS_PER_MINUTE = float(os.environ.get("CPU_SECONDS_PER_MINUTE", "5"))
+# New attempts per user per UTC day: each is a row, and history pages over them.
+ATTEMPTS_PER_DAY = int(os.environ.get("ATTEMPTS_PER_DAY", "50"))
+# Attempts per /history/ page, and how many recent attempts the trends and most-missed read.
+HISTORY_PAGE_SIZE = 20
+HISTORY_TREND_WINDOW = 30
 # A model that stays down: re-grade with backoff (seconds), up to this many tries.
 GRADING_RETRY_BACKOFF_S = [
     float(s) for s in os.environ.get("GRADING_RETRY_BACKOFF_S", "30,120,600,1800,3600").split(",")

@@ -14,6 +14,7 @@ cached under the old version.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,13 @@ class FlowError(Exception):
     """A request the flow refuses; the message is a sentence for the candidate."""
 
 
+class FollowUpLocked(FlowError):
+    """A follow-up asked for (by URL) before the one before it was submitted."""
+
+    def __init__(self) -> None:
+        super().__init__("This follow-up opens once you submit the one before it.")
+
+
 class StaleDraft(FlowError):
     """The draft changed in another tab since this one loaded it."""
 
@@ -58,8 +66,46 @@ def attempt_touch(attempt_id: int) -> None:
 
 
 def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
-    """A new attempt against this exact revision (later edits of the question don't move it)."""
+    """A new attempt against this exact revision (later edits of the question don't move it).
+
+    Raises LimitExceeded past settings.ATTEMPTS_PER_DAY new attempts by this user in a UTC
+    day: each is a row that the history pages read. Nothing existing is touched.
+    """
+    check_daily_quota(
+        client=user_client(user.pk),
+        action="new attempt",
+        per_day=settings.ATTEMPTS_PER_DAY,
+        advice="Everything you wrote is kept: carry on with one of your attempts below or "
+        "from your history, and start new ones tomorrow (UTC).",
+    )
     return Attempt.objects.create(user=user, revision=revision)
+
+
+def follow_ups_open(follow_up_ids: Sequence[str], submitted: Collection[str]) -> list[bool]:
+    """Which follow-ups may be opened, in order, given the ids of those already submitted.
+
+    Follow-ups arrive one at a time: the first is open, each later one once the one before it
+    is submitted, and a submitted one stays open. The step page draws its locks from this and
+    the flow enforces it, so a locked follow-up is locked by URL too.
+    """
+    states, open_next = [], True
+    for follow_up_id in follow_up_ids:
+        done = follow_up_id in submitted
+        states.append(done or open_next)
+        open_next = done
+    return states
+
+
+def follow_up_check_open(*, attempt: Attempt, step_key: str, follow_up_id: str) -> None:
+    """Raise FollowUpLocked unless this follow-up of the attempt is open (`follow_ups_open`)."""
+    ids = [fu.id for fu in attempt.revision.question_spec.step(step_key).follow_ups]
+    submitted = set(
+        Submission.objects.filter(
+            answer__attempt_id=attempt.pk, answer__step_key=step_key
+        ).values_list("answer__follow_up_id", flat=True)
+    )
+    if not follow_ups_open(ids, submitted)[ids.index(follow_up_id)]:
+        raise FollowUpLocked()
 
 
 def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> StepAnswer:
@@ -68,6 +114,7 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         raise FlowError("There is no such step.")
     if follow_up_id:
         step_spec(attempt.revision, step_key, follow_up_id)  # FlowError when there is none
+        follow_up_check_open(attempt=attempt, step_key=step_key, follow_up_id=follow_up_id)
     try:
         answer, created = StepAnswer.objects.get_or_create(
             attempt=attempt,
@@ -168,6 +215,12 @@ def step_submit(
     """
     if not (text.strip() or any(str(v).strip() for v in fields.values())):
         raise FlowError("There is nothing to submit yet: write your answer first.")
+    if answer.follow_up_id:
+        # Checked here too, not only when the draft is opened: a draft row can outlive the
+        # page that opened it, and a submit is what unlocks the next follow-up.
+        follow_up_check_open(
+            attempt=answer.attempt, step_key=answer.step_key, follow_up_id=answer.follow_up_id
+        )
     answer = draft_save(
         answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
     )

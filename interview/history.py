@@ -1,11 +1,13 @@
-"""A candidate's history: every attempt with its per-step scores, a trend line per step, and
-the rubric points they miss most."""
+"""A candidate's history, a page at a time: attempts with their per-step scores, and over
+their recent attempts a trend line per step and the rubric points they miss most."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.paginator import Paginator
 
 from interview import selectors
 from interview.models import Attempt, Submission
@@ -20,15 +22,24 @@ from interview.scoring import (
 from questionbank import STEP_KEYS
 
 
-def candidate_history(user: User) -> dict:
-    """Every attempt with its per-step scores; trends per step; the most-missed points."""
-    attempts = list(
+def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
+    """One page of a candidate's attempts (newest first) with their per-step scores; the
+    trend per step and the most-missed points over their last HISTORY_TREND_WINDOW attempts.
+
+    Bounded whatever the candidate's history: HISTORY_PAGE_SIZE rows a page, and a constant
+    number of queries (a count, the page, the window, their submissions and grades).
+    """
+    attempts = (
         Attempt.objects.filter(user=user)
         .select_related("revision__question")
-        .order_by("started_at")
+        .order_by("-started_at", "-pk")
     )
+    page_obj = Paginator(attempts, settings.HISTORY_PAGE_SIZE).get_page(page)
+    page_attempts = list(page_obj.object_list)
+    window = list(attempts[: settings.HISTORY_TREND_WINDOW])
+    window_ids = {a.pk for a in window}
     submissions = (
-        Submission.objects.filter(answer__attempt__user=user)
+        Submission.objects.filter(answer__attempt_id__in=window_ids | {a.pk for a in page_attempts})
         .select_related("answer")
         .prefetch_related("grades")
     )
@@ -44,25 +55,27 @@ def candidate_history(user: User) -> dict:
             )
         )
         main = primary_grade(grades)
+        if sub.answer.attempt_id not in window_ids:
+            continue
         for p in main.points if main else []:
             if p.get("verdict") == "miss":
                 entry = missed.setdefault(
                     p["id"], {"id": p["id"], "count": 0, "step": sub.answer.step_key}
                 )
                 entry["count"] += 1
-    rows = []
-    for attempt in attempts:
+
+    def row(attempt: Attempt) -> dict:
         steps = step_scores(best_per_part(per_attempt.get(attempt.pk, [])))
-        rows.append(
-            {
-                "attempt": attempt,
-                "steps": [steps[k] for k in STEP_KEYS],
-                "overall": mean_score(steps.values()),
-            }
-        )
+        return {
+            "attempt": attempt,
+            "steps": [steps[k] for k in STEP_KEYS],
+            "overall": mean_score(steps.values()),
+        }
+
+    oldest_first = [row(a) for a in reversed(window)]
     trends = []
     for i, key in enumerate(STEP_KEYS):
-        series = [r["steps"][i] for r in rows if r["steps"][i] is not None]
+        series = [r["steps"][i] for r in oldest_first if r["steps"][i] is not None]
         trends.append(
             {
                 "key": key,
@@ -71,12 +84,14 @@ def candidate_history(user: User) -> dict:
                 "points": _sparkline(series),
             }
         )
-    says = _rubric_says(attempts)
+    says = _rubric_says([*window, *page_attempts])
     top_missed = sorted(missed.values(), key=lambda m: -m["count"])[:8]
     for m in top_missed:
         m["says"] = says.get(m["id"], m["id"])
     return {
-        "rows": list(reversed(rows)),
+        "rows": [row(a) for a in page_attempts],
+        "page": page_obj,
+        "window": len(window),
         "trends": trends,
         "missed": top_missed,
         "step_titles": [selectors.STEP_TITLES[k] for k in STEP_KEYS],

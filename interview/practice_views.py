@@ -12,14 +12,14 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
-from interview import feedback, flow, page_cache, selectors, step_page, worksheet
+from interview import feedback, flow, page_cache, selectors, step_page, views, worksheet
 from interview.history import candidate_history
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scorecard import scorecard
 from questionbank import STEP_KEYS
-from rate_limits import LimitExceeded, check_rate, client_key
+from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
@@ -102,19 +102,22 @@ def _save_status(
 @require_POST
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
-    attempt = flow.attempt_start(user=request.user, revision=revision)
+    try:
+        attempt = flow.attempt_start(user=request.user, revision=revision)
+    except LimitExceeded as exc:
+        return views.question_page(request, slug, refusal=str(exc), status=429)
     return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
 
 
 @login_required
-@require_GET
+@require_safe
 def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     return redirect("attempt_step", attempt_id=attempt.pk, step=step_page.next_step(attempt))
 
 
 @login_required
-@require_GET
+@require_safe
 def attempt_step(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -166,7 +169,13 @@ def step_submit(
         context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
     except flow.StaleDraft as exc:
         context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
-    except (flow.FlowError, LimitExceeded) as exc:
+    except LimitExceeded as exc:
+        # The draft was saved before the limit was checked: the status says so, and the
+        # refusal is told beside it (htmx swaps a 429, see base.html's responseHandling).
+        answer.refresh_from_db()
+        context = {"answer": answer, "refused": str(exc), "saved_at": _clock()}
+        status = 429
+    except flow.FlowError as exc:
         answer.refresh_from_db()
         context, status = {"answer": answer, "error": str(exc)}, 422
     if not request.htmx:
@@ -174,7 +183,9 @@ def step_submit(
         if status == 200:
             return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
         full = step_page.step_context(attempt=attempt, answer=answer)
-        full["form_error"] = context.get("error") or context.get("conflict")
+        full["form_error"] = (
+            context.get("error") or context.get("conflict") or context.get("refused")
+        )
         return render(request, "interview/attempt_step.html", full, status=status)
     context.update(
         feedback.feedback_context(
@@ -185,7 +196,7 @@ def step_submit(
 
 
 @login_required
-@require_GET
+@require_safe
 def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
 
@@ -215,19 +226,20 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="check",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        result = worksheet.quantity_check(
-            attempt=attempt,
-            answer=answer,
-            quantity_id=quantity_id,
-            expression=expression,
-            worksheet=request.POST.get("worksheet", ""),
-        )
+        with cpu_budget(client=client_key(request)):
+            result = worksheet.quantity_check(
+                attempt=attempt,
+                answer=answer,
+                quantity_id=quantity_id,
+                expression=expression,
+                worksheet=request.POST.get("worksheet", ""),
+            )
     except (flow.FlowError, LimitExceeded) as exc:
         return render(
             request,
             "interview/attempt_step.html#check-result",
             {"quantity_id": quantity_id, "error": str(exc)},
-            status=422,
+            status=429 if isinstance(exc, LimitExceeded) else 422,
         )
     return render(
         request,
@@ -246,7 +258,9 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="worksheet evaluation",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        lines = worksheet.worksheet_lines(attempt=attempt, text=request.POST.get("worksheet", ""))
+        with cpu_budget(client=client_key(request)):
+            text = request.POST.get("worksheet", "")
+            lines = worksheet.worksheet_lines(attempt=attempt, text=text)
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}
@@ -266,13 +280,14 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 
 @login_required
-@require_GET
+@require_safe
 def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     return render(request, "interview/scorecard.html", scorecard(attempt))
 
 
 @login_required
-@require_GET
+@require_safe
 def history(request: HttpRequest) -> HttpResponse:
-    return render(request, "interview/history.html", candidate_history(request.user))
+    context = candidate_history(request.user, page=request.GET.get("page"))
+    return render(request, "interview/history.html", context)

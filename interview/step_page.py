@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from interview import selectors
 from interview.feedback import feedback_context
-from interview.flow import FlowError
+from interview.flow import FlowError, follow_ups_open
 from interview.models import Attempt, StepAnswer, Submission
 from interview.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
 from interview.worksheet import card_names, worksheet_lines
@@ -113,21 +113,21 @@ def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:
 
 
 def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[dict]:
-    """Follow-ups arrive one at a time: each opens once the one before it is submitted."""
-    states, open_next = [], True
-    for number, fu in enumerate(spec.follow_ups, start=1):
-        done = ("tradeoffs", fu.id) in submitted
-        states.append(
-            {
-                "id": fu.id,
-                "number": number,
-                "submitted": done,
-                "open": done or open_next,
-                "url": step_url(attempt, "tradeoffs", fu.id),
-            }
+    """Follow-ups arrive one at a time (the rule is `flow.follow_ups_open`)."""
+    ids = [fu.id for fu in spec.follow_ups]
+    done = {fu_id for key, fu_id in submitted if key == spec.key and fu_id}
+    return [
+        {
+            "id": fu_id,
+            "number": number,
+            "submitted": fu_id in done,
+            "open": is_open,
+            "url": step_url(attempt, spec.key, fu_id),
+        }
+        for number, (fu_id, is_open) in enumerate(
+            zip(ids, follow_ups_open(ids, done), strict=True), start=1
         )
-        open_next = done
-    return states
+    ]
 
 
 def _card_form(fields: dict) -> dict:

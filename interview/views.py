@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from interview import grader_status, selectors
 from interview.grading import GraderConfig
@@ -12,15 +12,23 @@ from interview.models import Attempt, Concept
 from questionbank import STEP_KEYS
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     questions = selectors.question_list()
     rows = [(r, selectors.brief_rows(r.question_spec.brief)) for r in questions]
     return render(request, "interview/home.html", {"rows": rows})
 
 
-@require_GET
+@require_safe
 def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    return question_page(request, slug)
+
+
+def question_page(
+    request: HttpRequest, slug: str, *, refusal: str = "", status: int = 200
+) -> HttpResponse:
+    """The question's page; `refusal` is why a new attempt was not started (shown by the
+    Start button, beside the candidate's attempts so far)."""
     revision = selectors.question_current_revision(slug)
     attempts = []
     if request.user.is_authenticated:
@@ -38,11 +46,13 @@ def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "brief_rows": selectors.brief_rows(revision.question_spec.brief),
             "constraints": revision.question_spec.brief.constraints,
             "steps": selectors.question_steps(revision),
+            "refusal": refusal,
         },
+        status=status,
     )
 
 
-@require_GET
+@require_safe
 def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
     if step not in STEP_KEYS:
         raise Http404("No such step.")
@@ -69,12 +79,12 @@ def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def concept_list(request: HttpRequest) -> HttpResponse:
     return render(request, "interview/concepts.html", {"concepts": Concept.objects.all()})
 
 
-@require_GET
+@require_safe
 def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
     concept, related, questions = selectors.concept_detail(slug)
     return render(
@@ -84,7 +94,7 @@ def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def grader_status_page(request: HttpRequest) -> HttpResponse:
     """Whether the model is grading and how long our queue is; the details for staff only."""
     try:

@@ -1,7 +1,8 @@
 """Planner pages: the napkin-math worksheet and the capacity planner.
 
 Views read top to bottom: parse input, call the engine, render. The worksheet endpoint is a
-POST (it evaluates what a stranger typed), bounded in size and rate-limited per client.
+POST (it evaluates what a stranger typed), bounded in size and rate-limited per client; it
+and the capacity planner charge their CPU time to the client's budget (rate_limits.cpu_budget).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from planner.charts import bounds_chart, fleet_chart, kv_chart
 from planner.engine import (
@@ -31,7 +32,7 @@ from planner.engine.render import latex_to_mathml
 from planner.engine.worksheet import MAX_LINES
 from planner.forms import DEFAULTS, CapacityForm
 from planner.questions import QuestionFileError, estimate_step, question_path, read_front_matter
-from rate_limits import LimitExceeded, check_rate, client_key
+from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
 
 MAX_WORKSHEET_BYTES = 32 * 1024
 RATE_LIMIT_PER_MINUTE = settings.PLANNER_RATE_LIMIT_PER_MINUTE
@@ -119,7 +120,7 @@ def _worksheet_page(
     return render(request, template, context, status=status)
 
 
-@require_GET
+@require_safe
 def worksheet(request: HttpRequest) -> HttpResponse:
     """The worksheet page; ?question=SLUG predefines that question's givens."""
     slug = request.GET.get("question", "")[:80]
@@ -142,15 +143,19 @@ def evaluate(request: HttpRequest) -> HttpResponse:
         )  # fmt: skip
     slug = request.POST.get("question", "")[:80]
     text = request.POST.get("lines", "")
+    client = client_key(request)
     try:
-        client = client_key(request)
         check_rate(client=client, action="evaluation", per_minute=RATE_LIMIT_PER_MINUTE)
     except LimitExceeded:
         return _worksheet_page(
             request, slug=slug, text=text, status=429,
             problem="Too many evaluations in the last minute; wait a moment, then keep typing.",
         )  # fmt: skip
-    return _worksheet_page(request, slug=slug, text=text)
+    try:
+        with cpu_budget(client=client):
+            return _worksheet_page(request, slug=slug, text=text)
+    except LimitExceeded as spent:
+        return _worksheet_page(request, slug=slug, text=text, status=429, problem=str(spent))
 
 
 def _brief_defaults(slug: str) -> dict[str, Any]:
@@ -180,7 +185,7 @@ def _brief_defaults(slug: str) -> dict[str, Any]:
     return out
 
 
-@require_GET
+@require_safe
 def capacity(request: HttpRequest) -> HttpResponse:
     """The capacity planner: the form, every derived number with its formula, the charts."""
     submitted = any(name in request.GET for name in CapacityForm.base_fields)
@@ -189,37 +194,48 @@ def capacity(request: HttpRequest) -> HttpResponse:
     else:
         initial = {**DEFAULTS, **_brief_defaults(request.GET.get("question", "")[:80])}
         form = CapacityForm(initial)
-    result, charts, problem = None, [], None
-    if form.is_valid():
-        try:
-            result = plan(**form.cleaned_data)
-        except (PlanError, KeyError) as error:
-            problem = str(error).strip("\"'")
-    if result is not None:
-        # MathML from LaTeX the engine printed from formulas and numbers, never user text.
-        model = load_catalog().model(form.cleaned_data["model"])
-        for step in result["steps"]:
-            step["formula_mathml"] = mark_safe(latex_to_mathml(step["formula_latex"]))
-            step["substituted_mathml"] = mark_safe(latex_to_mathml(step["substituted"]))
-            step["display"] = f"{format_number(step['value'])} {step['unit']}".strip()
-        charts = [
-            bounds_chart(r_speed_req_s=result["r_speed_req_s"],
-                         kv_pool_bytes=result["kv_pool_bytes"],
-                         kv_bytes_per_token=result["kv_bytes_per_token"],
-                         hold_s=result["hold_s"], context=result["context"],
-                         max_context=model.max_context, binding=result["binding"]),
-            kv_chart(kv_bytes_per_token=result["kv_bytes_per_token"],
-                     kv_pool_bytes=result["kv_pool_bytes"],
-                     memory_bytes=result["memory_bytes"] * result["tp"],
-                     context=result["context"], max_context=model.max_context),
-        ]  # fmt: skip
-        if result["n_inst"] is not None:
-            charts.insert(1, fleet_chart(r_inst_req_s=result["r_inst_req_s"],
-                                         rho=form.cleaned_data["rho"], tp=result["tp"],
-                                         qps=form.cleaned_data["qps"]))  # fmt: skip
+    result, charts, problem, status = None, [], None, 200
+    try:
+        with cpu_budget(client=client_key(request)):
+            if form.is_valid():
+                try:
+                    result = plan(**form.cleaned_data)
+                except (PlanError, KeyError) as error:
+                    problem = str(error).strip("\"'")
+            if result is not None:
+                charts = _charts(form, result)
+    except LimitExceeded as spent:
+        result, charts, problem, status = None, [], str(spent), 429
     context = {"form": form, "result": result, "charts": charts, "problem": problem}
     template = "planner/capacity.html#plan-result" if request.htmx else "planner/capacity.html"
-    status = 200 if result is not None or not request.htmx else 422
+    if status == 200 and result is None and request.htmx:
+        status = 422
     response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
     return response
+
+
+def _charts(form: CapacityForm, result: dict[str, Any]) -> list:
+    """The plan's formulas as MathML, and its charts (bounds, fleet, KV cache)."""
+    # MathML from LaTeX the engine printed from formulas and numbers, never user text.
+    model = load_catalog().model(form.cleaned_data["model"])
+    for step in result["steps"]:
+        step["formula_mathml"] = mark_safe(latex_to_mathml(step["formula_latex"]))
+        step["substituted_mathml"] = mark_safe(latex_to_mathml(step["substituted"]))
+        step["display"] = f"{format_number(step['value'])} {step['unit']}".strip()
+    charts = [
+        bounds_chart(r_speed_req_s=result["r_speed_req_s"],
+                     kv_pool_bytes=result["kv_pool_bytes"],
+                     kv_bytes_per_token=result["kv_bytes_per_token"],
+                     hold_s=result["hold_s"], context=result["context"],
+                     max_context=model.max_context, binding=result["binding"]),
+        kv_chart(kv_bytes_per_token=result["kv_bytes_per_token"],
+                 kv_pool_bytes=result["kv_pool_bytes"],
+                 memory_bytes=result["memory_bytes"] * result["tp"],
+                 context=result["context"], max_context=model.max_context),
+    ]  # fmt: skip
+    if result["n_inst"] is not None:
+        charts.insert(1, fleet_chart(r_inst_req_s=result["r_inst_req_s"],
+                                     rho=form.cleaned_data["rho"], tp=result["tp"],
+                                     qps=form.cleaned_data["qps"]))  # fmt: skip
+    return charts

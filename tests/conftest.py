@@ -31,6 +31,16 @@ CHROMIUM_FLAGS = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_default_cache():
+    """Rate-limit counters live in the cache: none leaks from one test into the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def content_loaded(db):
     """The shipped content/ loaded into the test database."""

@@ -110,3 +110,62 @@ def test_another_address_is_not_locked_by_a_sprayer(client):
         REMOTE_ADDR="10.9.8.7",
     )
     assert other.status_code == 302
+
+
+def test_sign_ups_from_one_address_are_throttled_with_a_clear_429(client, settings):
+    settings.SIGNUPS_PER_ADDRESS_PER_HOUR = 3
+    for n in range(3):
+        assert _signup(client, f"person{n}").status_code == 302
+        client.post(reverse("logout"))
+    refused = _signup(client, "person3")
+    assert refused.status_code == 429
+    assert "Too many sign-ups from your address" in refused.content.decode()
+    assert not User.objects.filter(username="person3").exists()
+
+
+def test_failed_sign_up_forms_count_too(client, settings):
+    settings.SIGNUPS_PER_ADDRESS_PER_HOUR = 2
+    for _ in range(2):
+        assert _signup(client, "someone", password="weak3").status_code == 200
+    assert _signup(client, "someone").status_code == 429
+
+
+def test_the_sign_up_throttle_is_per_address(client, settings):
+    settings.SIGNUPS_PER_ADDRESS_PER_HOUR = 1
+    assert _signup(client, "first", REMOTE_ADDR="10.1.1.1").status_code == 302
+    client.post(reverse("logout"))
+    assert _signup(client, "second", REMOTE_ADDR="10.1.1.1").status_code == 429
+    assert _signup(client, "third", REMOTE_ADDR="10.1.1.2").status_code == 302
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_is_throttled(client, settings):
+    # With one trusted proxy, clients behind it are told apart by the address it forwards.
+    settings.SIGNUPS_PER_ADDRESS_PER_HOUR = 1
+    settings.TRUSTED_PROXY_COUNT = 1
+    proxy = {"REMOTE_ADDR": "10.0.0.1"}  # the proxy writes the address it received from
+    assert _signup(client, "alice", HTTP_X_FORWARDED_FOR="203.0.113.5", **proxy).status_code == 302
+    client.post(reverse("logout"))
+    # A client's own X-Forwarded-For entry, left of the proxy's, does not buy a fresh bucket.
+    spoofed = {"HTTP_X_FORWARDED_FOR": "198.51.100.7, 203.0.113.5", **proxy}
+    assert _signup(client, "bob", **spoofed).status_code == 429
+    assert _signup(client, "carol", HTTP_X_FORWARDED_FOR="203.0.113.6", **proxy).status_code == 302
+
+
+@pytest.mark.parametrize(
+    "proxies,forwarded,address",
+    [
+        (0, "203.0.113.5", "10.0.0.1"),  # no proxy trusted: the header is the client's word
+        (1, "203.0.113.5", "203.0.113.5"),
+        (1, "198.51.100.7, 203.0.113.5", "203.0.113.5"),
+        (2, "203.0.113.5, 10.0.0.2", "203.0.113.5"),
+        (2, "10.0.0.2", "10.0.0.1"),  # fewer entries than proxies: only the peer is known
+    ],
+)
+def test_the_client_address_is_the_nth_forwarded_entry_from_the_right(
+    rf, settings, proxies, forwarded, address
+):
+    from axes.helpers import get_client_ip_address
+
+    settings.TRUSTED_PROXY_COUNT = proxies
+    request = rf.get("/", HTTP_X_FORWARDED_FOR=forwarded, REMOTE_ADDR="10.0.0.1")
+    assert get_client_ip_address(request) == address

@@ -445,7 +445,7 @@ def test_grading_is_rate_limited_with_a_message(
                     url, {"base_version": version, "text": f"answer {version}"}, htmx=True
                 )
             )
-    assert [r.status_code for r in statuses] == [200, 200, 422]
+    assert [r.status_code for r in statuses] == [200, 200, 429]
     assert "a minute" in statuses[-1].content.decode()
     # The refused submission's text is still the saved draft.
     assert StepAnswer.objects.get(step_key="bottlenecks").text == "answer 2"
@@ -459,7 +459,7 @@ def test_daily_quota_with_a_message(
     with django_capture_on_commit_callbacks(execute=False):
         client_in.post(url, {"base_version": 0, "text": "one"}, htmx=True)
         refused = client_in.post(url, {"base_version": 1, "text": "two"}, htmx=True)
-    assert refused.status_code == 422
+    assert refused.status_code == 429
     assert "used today&#x27;s 1 gradings" in refused.content.decode()
 
 

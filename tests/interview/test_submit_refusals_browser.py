@@ -1,0 +1,56 @@
+"""A submit refused by the rate limit is told next to the answer, and the text survives.
+
+The refusal is produced for real: the live server runs in this process, so the `settings`
+fixture's low GRADING_RATE_PER_MINUTE is the limit it enforces.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+PASSWORD = "a-long-Passphrase-42"
+
+
+@pytest.fixture
+def step_page(browser, live_server_url, client):
+    """A signed-in candidate's architecture step, open in a fresh browser context."""
+    from interview import flow
+    from interview.models import Question
+
+    user = User.objects.create_user("submitter", password=PASSWORD)
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    client.force_login(user)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")
+    yield page, attempt
+    context.close()
+
+
+def test_a_rate_limited_submit_is_told_beside_the_answer_and_the_text_kept(step_page, settings):
+    settings.GRADING_RATE_PER_MINUTE = 1
+    page, attempt = step_page
+    page.locator("#answer-text").fill("A gateway, a router and ten replicas.")
+    page.get_by_role("button", name="Submit this step").click()
+    expect(page.locator("#feedback")).to_be_visible()
+
+    text = "A gateway, a router and twelve replicas behind a prefix-aware router."
+    page.locator("#answer-text").fill(text)
+    with page.expect_response("**/steps/architecture/submit/") as refused:
+        page.get_by_role("button", name="Submit this step").click()
+    assert refused.value.status == 429
+    alert = page.locator("#submit-result [role=alert]")
+    expect(alert).to_contain_text("faster than 1 submissions a minute")
+    # The draft was saved before the limit was checked, and the status says so truthfully.
+    expect(page.locator("#save-status")).to_contain_text("Draft saved at")
+    assert page.locator("#answer-text").input_value() == text
+    assert attempt.answers.get(step_key="architecture").text == text
+    assert attempt.answers.get(step_key="architecture").submissions.count() == 1
