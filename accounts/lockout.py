@@ -13,12 +13,14 @@ flood then costs a cache read per guess and signed-in candidates keep their requ
 from __future__ import annotations
 
 from axes.handlers.database import AxesDatabaseHandler
-from axes.helpers import get_client_ip_address, get_cool_off
+from axes.helpers import get_cool_off
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Sum
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
+
+from rate_limits import client_address
 
 REFUSAL = (
     "<!doctype html><title>Too many failed log-ins</title>"
@@ -74,7 +76,7 @@ class AddressLockoutMiddleware:
             if self.login_path is None:
                 self.login_path = reverse("login")
             if request.path == self.login_path and cache.get(
-                _address_key(get_client_ip_address(request))
+                _address_key(client_address(request))
             ):
                 return HttpResponse(REFUSAL, status=429)
         return self.get_response(request)
