@@ -50,12 +50,14 @@ def candidate_history(user: User) -> dict:
                     p["id"], {"id": p["id"], "count": 0, "step": sub.answer.step_key}
                 )
                 entry["count"] += 1
+    numbers = selectors.attempt_numbers(attempts)
     rows = []
     for attempt in attempts:
         steps = step_scores(best_per_part(per_attempt.get(attempt.pk, [])))
         rows.append(
             {
                 "attempt": attempt,
+                "number": numbers[attempt.pk],
                 "steps": [steps[k] for k in STEP_KEYS],
                 "overall": mean_score(steps.values()),
             }

@@ -626,3 +626,25 @@ def test_scorecard_and_history_agree_after_retries_of_steps_and_follow_ups(clien
     assert on_card["architecture"] == 0.8
     assert on_card["tradeoffs"] == 0.7  # (1.0 + 0.4) / 2
     assert card["overall"] == 0.75
+
+
+def test_attempts_are_numbered_per_user_and_question(client_in, candidate, content_loaded):
+    other = User.objects.create_user("other", password="other-Passphrase-1")
+    revision = QuestionRevision.objects.filter(question__slug="chat-api-50qps").latest("pk")
+    for _ in range(3):  # someone else's attempts take the low ids
+        Attempt.objects.create(user=other, revision=revision)
+    client_in.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    client_in.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    first, second = Attempt.objects.filter(user=candidate).order_by("pk")
+    assert first.pk > 3
+    assert "Attempt 1</a>" in client_in.get(step_url(first, "clarify")).content.decode()
+    assert "Attempt 2</a>" in client_in.get(step_url(second, "clarify")).content.decode()
+    card = client_in.get(reverse("attempt_scorecard", args=[second.pk])).content.decode()
+    assert "Attempt 2 ·" in card
+    history = client_in.get(reverse("history")).content.decode()
+    assert ", attempt 1</a>" in history and ", attempt 2</a>" in history
+
+
+def test_the_footer_links_the_public_grader_page(client, db):
+    page = client.get("/").content.decode()
+    assert f'href="{reverse("grader_status")}"' in page
