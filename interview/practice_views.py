@@ -7,6 +7,7 @@ only ever reach their own attempts.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -164,6 +165,8 @@ def step_submit(
         )
         answer.refresh_from_db()
         context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
+        # The progress bar, out of band: this step now shows as submitted without a reload.
+        context |= step_page.progress_context(attempt=attempt, step_key=step)
     except flow.StaleDraft as exc:
         context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
     except (flow.FlowError, LimitExceeded) as exc:
@@ -220,15 +223,22 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             answer=answer,
             quantity_id=quantity_id,
             expression=expression,
-            worksheet=request.POST.get("worksheet", ""),
+            # Without JavaScript the check form carries no worksheet: use the saved draft's.
+            worksheet=request.POST.get("worksheet", answer.fields.get("worksheet", "")),
         )
     except (flow.FlowError, LimitExceeded) as exc:
+        if not request.htmx:
+            messages.error(request, str(exc))
+            return redirect(step_page.step_url(attempt, "estimate") + f"#q-{quantity_id}")
         return render(
             request,
             "interview/attempt_step.html#check-result",
             {"quantity_id": quantity_id, "error": str(exc)},
             status=422,
         )
+    if not request.htmx:
+        # Without JavaScript: back to the step page, which shows the stored check.
+        return redirect(step_page.step_url(attempt, "estimate") + f"#check-{quantity_id}")
     return render(
         request,
         "interview/attempt_step.html#check-result",
