@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from interview.errors import FlowError
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
@@ -33,10 +34,6 @@ if TYPE_CHECKING:
     from interview.grading import GradeResult
 
 log = logging.getLogger(__name__)
-
-
-class FlowError(Exception):
-    """A request the flow refuses; the message is a sentence for the candidate."""
 
 
 class StaleDraft(FlowError):

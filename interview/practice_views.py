@@ -218,9 +218,8 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             action="check",
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
-        result = worksheet.quantity_check(
+        result = worksheet.quantity_verdict(
             attempt=attempt,
-            answer=answer,
             quantity_id=quantity_id,
             expression=expression,
             # Without JavaScript the check form carries no worksheet: use the saved draft's.
@@ -236,6 +235,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             {"quantity_id": quantity_id, "error": str(exc)},
             status=422,
         )
+    flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=result)
     if not request.htmx:
         # Without JavaScript: back to the step page, which shows the stored check.
         return redirect(step_page.step_url(attempt, "estimate") + f"#check-{quantity_id}")

@@ -3,8 +3,7 @@ givens (and their own SLO card's figures) predefined, and a required quantity ch
 
 from __future__ import annotations
 
-from interview import flow
-from interview.flow import FlowError
+from interview.errors import FlowError
 from interview.models import Attempt, StepAnswer
 from interview.slo import review_card
 from planner.engine import (
@@ -104,17 +103,6 @@ def quantity_verdict(
         "unit": result.unit,
         "hint": result.hint or "",
     }
-
-
-def quantity_check(
-    *, attempt: Attempt, answer: StepAnswer, quantity_id: str, expression: str, worksheet: str
-) -> dict:
-    """`quantity_verdict`, stored on the answer beside the other checks; returns the check."""
-    check = quantity_verdict(
-        attempt=attempt, quantity_id=quantity_id, expression=expression, worksheet=worksheet
-    )
-    flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=check)
-    return check
 
 
 def typed_answer(fields: dict, quantity_id: str) -> str:
