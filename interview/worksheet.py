@@ -137,24 +137,29 @@ def submission_checks(*, attempt: Attempt, fields: dict) -> dict[str, dict]:
 
 def worksheet_as_text(*, attempt: Attempt, fields: dict, checks: dict[str, dict]) -> str:
     """The worksheet written out for the rubric graders: one sentence per line that
-    evaluates (its input and value), then each quantity answered with its label, so a line
-    that computes a rubric point is evidence for it."""
+    evaluates (its input and value), then each quantity the checker found right, with its
+    label and the candidate's working, so a line that computes a rubric point is evidence
+    for it."""
     spec = attempt.revision.question_spec.step("estimate")
     sentences = []
     try:
         lines = worksheet_lines(attempt=attempt, text=str(fields.get("worksheet", "")))
     except FlowError:
         lines = []
+    computed = {}  # worksheet name -> the line that computes it, as the candidate wrote it
     for line in lines:
         if line.kind != "blank" and line.error is None:
             sentences.append(f"Worksheet: {line.input} gives {line.display}.")
+            if line.name:
+                computed[line.name] = line.input.strip()
     for qty in spec.quantities:
         check = checks.get(qty.id) or {}
-        if check.get("value") is None:
+        # The label says what the number is, which only holds once the checker agrees: a
+        # wrong number must not earn a point through the question's own wording.
+        if check.get("value") is None or check.get("verdict") not in ("correct", "close"):
             continue
+        # Only the candidate's own working: the box, or the worksheet line it names.
+        working = computed.get(check["answer"].strip(), check["answer"])
         unit = f" {check['unit']}" if check.get("unit") else ""
-        sentences.append(
-            f"{qty.label}: {check['answer']} = {check['value']:.4g}{unit}, "
-            f"from the formula {qty.rounded_formula}."
-        )
+        sentences.append(f"{qty.label}: {working} = {check['value']:.4g}{unit}.")
     return "\n".join(sentences)

@@ -785,3 +785,18 @@ def test_attempts_are_numbered_per_user_and_question(client_in, candidate, conte
 def test_the_footer_links_the_public_grader_page(client, db):
     page = client.get("/").content.decode()
     assert f'href="{reverse("grader_status")}"' in page
+
+
+def test_wrong_numbers_earn_nothing_from_the_quantity_labels(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    boxes = {name: "1" for name in COMPLETE_BOXES}
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(
+            step_url(attempt, "estimate", "submit"),
+            {"base_version": 0, "text": "", "worksheet": "", **boxes},
+            htmx=True,
+        )
+    submission_grade(submission_id=Submission.objects.get().pk)
+    rubric = Grade.objects.get(grader="rubric")
+    assert all(p["verdict"] == "miss" for p in rubric.points), rubric.points
