@@ -800,3 +800,21 @@ def test_wrong_numbers_earn_nothing_from_the_quantity_labels(
     submission_grade(submission_id=Submission.objects.get().pk)
     rubric = Grade.objects.get(grader="rubric")
     assert all(p["verdict"] == "miss" for p in rubric.points), rubric.points
+
+
+def test_a_poll_that_would_show_the_same_status_swaps_nothing(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
+    submission = Submission.objects.get()
+    url = reverse("submission_feedback", args=[attempt.pk, submission.pk]) + "?shown=queued"
+    # The feedback sits in a live region: repeating "Queued" each second would be read out.
+    assert client_in.get(url, htmx=True).status_code == 204
+    submission_grade(submission_id=submission.pk)
+    graded = client_in.get(url, htmx=True)
+    assert graded.status_code == 200 and "offline rubric grader" in graded.content.decode()
