@@ -26,6 +26,7 @@ from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
 
+from interview.errors import FlowError
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
     from interview.grading import GradeResult
 
 log = logging.getLogger(__name__)
-
-
-class FlowError(Exception):
-    """A request the flow refuses; the message is a sentence for the candidate."""
 
 
 class FollowUpLocked(FlowError):
@@ -308,10 +305,14 @@ def grading_requeue_stale(*, older_than_s: int = 120) -> int:
     return len(stale)
 
 
-def grading_text(step_key: str, text: str, fields: dict) -> str:
-    """The text the graders read: the clarify card written out as sentences, then the notes."""
+def grading_text(step_key: str, text: str, fields: dict, *, worksheet_text: str = "") -> str:
+    """The text the graders read: the clarify card written out as sentences, then the notes;
+    for napkin math the worksheet written out (`worksheet_text`), then the notes: the lines
+    are the candidate's answer to that step, the notes add to them."""
     if step_key == "clarify":
         return card_as_text({**fields, "notes": text})
+    if step_key == "estimate" and worksheet_text:
+        return f"{worksheet_text}\n{text}" if text.strip() else worksheet_text
     return text
 
 
@@ -369,13 +370,22 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         "brief": revision.question_spec.brief.as_dict(),
         "step_key": answer.step_key,
     }
-    text = grading_text(answer.step_key, submission.text, submission.fields)
-
+    worksheet_text = ""
     if answer.step_key == "clarify":
         review = review_card(submission.fields, revision.question_spec.brief)
         _store(submission, "slo", score=review.score, slo_review=review.to_dict())
     if answer.step_key == "estimate":
-        _store_checker(submission, revision, submission.fields.get("checks", {}))
+        from interview.worksheet import submission_checks, worksheet_as_text
+
+        # Every box is checked as submitted, pressed "Check" or not: the submit is the answer.
+        checks = submission_checks(attempt=answer.attempt, fields=submission.fields)
+        _store_checker(submission, revision, checks)
+        worksheet_text = worksheet_as_text(
+            attempt=answer.attempt, fields=submission.fields, checks=checks
+        )
+    text = grading_text(
+        answer.step_key, submission.text, submission.fields, worksheet_text=worksheet_text
+    )
 
     rubric = grade_offline(step, text)
     _store_result(submission, rubric)

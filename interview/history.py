@@ -8,6 +8,8 @@ from collections import defaultdict
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 
 from interview import selectors
 from interview.models import Attempt, Submission
@@ -32,6 +34,10 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     attempts = (
         Attempt.objects.filter(user=user)
         .select_related("revision__question")
+        # Numbered per question in the order started (selectors.attempt_number, for a page).
+        .annotate(
+            number=Window(RowNumber(), partition_by=F("revision__question_id"), order_by="pk")
+        )
         .order_by("-started_at", "-pk")
     )
     page_obj = Paginator(attempts, settings.HISTORY_PAGE_SIZE).get_page(page)
@@ -68,6 +74,7 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         steps = step_scores(best_per_part(per_attempt.get(attempt.pk, [])))
         return {
             "attempt": attempt,
+            "number": attempt.number,
             "steps": [steps[k] for k in STEP_KEYS],
             "overall": mean_score(steps.values()),
         }

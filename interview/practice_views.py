@@ -7,6 +7,7 @@ only ever reach their own attempts.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -167,6 +168,8 @@ def step_submit(
         )
         answer.refresh_from_db()
         context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
+        # The progress bar, out of band: this step now shows as submitted without a reload.
+        context |= step_page.progress_context(attempt=attempt, step_key=step)
     except flow.StaleDraft as exc:
         context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
     except LimitExceeded as exc:
@@ -199,6 +202,17 @@ def step_submit(
 @require_safe
 def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
+    shown = request.GET.get("shown", "")
+    if shown in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+        # The panel sits in a live region: a poll that would swap in the same status answers
+        # 204 (no swap), so a screen reader is not told "Queued for grading" every second.
+        status = (
+            Submission.objects.filter(pk=submission_id, answer__attempt=attempt)
+            .values_list("grade_status", flat=True)
+            .first()
+        )
+        if status == shown:
+            return HttpResponse(status=204)
 
     def build() -> HttpResponse:
         submission = get_object_or_404(
@@ -227,20 +241,27 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
         with cpu_budget(client=client_key(request)):
-            result = worksheet.quantity_check(
+            result = worksheet.quantity_verdict(
                 attempt=attempt,
-                answer=answer,
                 quantity_id=quantity_id,
                 expression=expression,
-                worksheet=request.POST.get("worksheet", ""),
+                # Without JavaScript the check form carries no worksheet: use the saved draft's.
+                worksheet=request.POST.get("worksheet", answer.fields.get("worksheet", "")),
             )
     except (flow.FlowError, LimitExceeded) as exc:
+        if not request.htmx:
+            messages.error(request, str(exc))
+            return redirect(step_page.step_url(attempt, "estimate") + f"#q-{quantity_id}")
         return render(
             request,
             "interview/attempt_step.html#check-result",
             {"quantity_id": quantity_id, "error": str(exc)},
             status=429 if isinstance(exc, LimitExceeded) else 422,
         )
+    flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=result)
+    if not request.htmx:
+        # Without JavaScript: back to the step page, which shows the stored check.
+        return redirect(step_page.step_url(attempt, "estimate") + f"#check-{quantity_id}")
     return render(
         request,
         "interview/attempt_step.html#check-result",

@@ -110,6 +110,7 @@ def scorecard(attempt: Attempt) -> dict:
     concepts = selectors.concepts_by_slug(review)
     return {
         "attempt": attempt,
+        "attempt_number": selectors.attempt_number(attempt),
         "revision": revision,
         "rows": rows,
         "overall": mean_score(scores.values()),

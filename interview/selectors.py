@@ -6,7 +6,7 @@ import time
 
 from django.http import Http404
 
-from interview.models import Concept, Question, QuestionRevision
+from interview.models import Attempt, Concept, Question, QuestionRevision
 from questionbank import STEP_KEYS, Brief
 
 STEP_TITLES = {
@@ -124,3 +124,13 @@ def concept_detail(slug: str) -> tuple[Concept, list[Concept], list[QuestionRevi
         r for r in question_list() if any(slug in step.concepts for step in r.question_spec.steps)
     ]
     return concept, related, questions
+
+
+def attempt_number(attempt: Attempt) -> int:
+    """The attempt's number among its user's attempts at the same question, from 1 in the
+    order they were started (a new user's first attempt is "Attempt 1", whatever its id)."""
+    return Attempt.objects.filter(
+        user_id=attempt.user_id,
+        revision__question_id=attempt.revision.question_id,
+        pk__lte=attempt.pk,
+    ).count()

@@ -10,10 +10,12 @@ from interview.feedback import feedback_context
 from interview.flow import FlowError, follow_ups_open
 from interview.models import Attempt, StepAnswer, Submission
 from interview.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
-from interview.worksheet import card_names, worksheet_lines
+from interview.worksheet import card_in_panel, typed_answer, worksheet_lines
 from questionbank import STEP_KEYS, StepSpec
 
 # --- forms ------------------------------------------------------------------------------
+
+MAX_POST_FIELDS = 100  # an answer form has about twenty; more is not a browser's doing
 
 
 def fields_from_post(step: str, post) -> dict:
@@ -24,7 +26,16 @@ def fields_from_post(step: str, post) -> dict:
             fields[QPS_KIND] = "peak"
         return fields
     if step == "estimate":
-        return {"worksheet": str(post.get("worksheet", ""))}
+        fields: dict = {"worksheet": str(post.get("worksheet", ""))}
+        # The quantity boxes, typed but perhaps never checked: checked again at submit.
+        answers = {
+            name.removeprefix("expr_")[:60]: str(value)[:500]
+            for name, value in list(post.items())[:MAX_POST_FIELDS]
+            if name.startswith("expr_") and str(value).strip()
+        }
+        if answers:
+            fields["answers"] = answers
+        return fields
     return {}
 
 
@@ -54,29 +65,42 @@ def next_step(attempt: Attempt) -> str:
     return next((key for key in STEP_KEYS if key not in done), STEP_KEYS[-1])
 
 
-def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
-    """Everything the step page shows: the prompt, the editor, feedback so far, navigation."""
-    revision = attempt.revision
-    steps = selectors.question_steps(revision)
-    current = steps[STEP_KEYS.index(answer.step_key)]
-    submitted = _submitted_keys(attempt)
+def progress_context(
+    *, attempt: Attempt, step_key: str, submitted: set[tuple[str, str]] | None = None
+) -> dict:
+    """The progress bar: every step with its link and whether it has a submission, the
+    current step, and how many are submitted (what a submit sends back out of band)."""
+    if submitted is None:
+        submitted = _submitted_keys(attempt)
+    steps = selectors.question_steps(attempt.revision)
     for s in steps:
         s["submitted"] = any(key == s["key"] for key, _ in submitted)
         s["url"] = step_url(attempt, s["key"])
+    return {
+        "steps": steps,
+        "step": steps[STEP_KEYS.index(step_key)],
+        "all_submitted": all(s["submitted"] for s in steps),
+        "submitted_count": sum(1 for s in steps if s["submitted"]),
+    }
+
+
+def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
+    """Everything the step page shows: the prompt, the editor, feedback so far, navigation."""
+    revision = attempt.revision
+    submitted = _submitted_keys(attempt)
+    context = progress_context(attempt=attempt, step_key=answer.step_key, submitted=submitted)
+    steps, current = context["steps"], context["step"]
     spec = revision.question_spec.step(answer.step_key)
-    context = {
+    context |= {
         "attempt": attempt,
+        "attempt_number": selectors.attempt_number(attempt),
         "revision": revision,
         "answer": answer,
-        "steps": steps,
-        "step": current,
         "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
         "next": steps[current["number"]] if current["number"] < len(steps) else None,
         "draft_url": _action_url("attempt_draft", attempt, answer),
         "submit_url": _action_url("attempt_submit", attempt, answer),
         "follow_up": None,
-        "all_submitted": all(s["submitted"] for s in steps),
-        "submitted_count": sum(1 for s in steps if s["submitted"]),
     }
     if answer.follow_up_id:
         context["follow_up"] = {
@@ -90,9 +114,12 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
     if answer.step_key == "estimate":
         checks = answer.fields.get("checks") or {}
         context["givens"] = spec.givens
-        context["quantities"] = [{"spec": q, "check": checks.get(q.id)} for q in spec.quantities]
+        context["quantities"] = [
+            {"spec": q, "check": checks.get(q.id), "typed": typed_answer(answer.fields, q.id)}
+            for q in spec.quantities
+        ]
         context["worksheet_text"] = answer.fields.get("worksheet", "")
-        context["predefined"] = card_names(attempt)
+        context["predefined"], context["card_differs"] = card_in_panel(attempt)
         try:
             context["worksheet_lines"] = worksheet_lines(
                 attempt=attempt, text=context["worksheet_text"]

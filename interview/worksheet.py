@@ -3,8 +3,7 @@ givens (and their own SLO card's figures) predefined, and a required quantity ch
 
 from __future__ import annotations
 
-from interview import flow
-from interview.flow import FlowError
+from interview.errors import FlowError
 from interview.models import Attempt, StepAnswer
 from interview.slo import review_card
 from planner.engine import (
@@ -31,6 +30,23 @@ def card_names(attempt: Attempt) -> dict[str, str]:
     return review_card(clarify.fields, attempt.revision.question_spec.brief).names
 
 
+def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """What the Givens panel adds from the SLO card, so that it lists exactly what the
+    worksheet computes with, each name once: the card's names the question does not give
+    (name -> expression), and the card's figures that differ from a given of the same name,
+    which the worksheet does not use ({name, card, given}). The brief's givens win because
+    the quantities are checked against them."""
+    spec = attempt.revision.question_spec.step("estimate")
+    givens = {g.name: g.value for g in spec.givens}
+    extra, differs = {}, []
+    for name, value in card_names(attempt).items():
+        if name not in givens:
+            extra[name] = value
+        elif " ".join(value.split()) != " ".join(givens[name].split()):
+            differs.append({"name": name, "card": value, "given": givens[name]})
+    return extra, differs
+
+
 def _givens(attempt: Attempt) -> dict[str, str]:
     spec = attempt.revision.question_spec.step("estimate")
     givens = {g.name: g.value for g in spec.givens}
@@ -55,12 +71,12 @@ def worksheet_lines(*, attempt: Attempt, text: str) -> list[LineResult]:
     return [r for r in _evaluated(attempt, text) if r.kind != "blank"]
 
 
-def quantity_check(
-    *, attempt: Attempt, answer: StepAnswer, quantity_id: str, expression: str, worksheet: str
+def quantity_verdict(
+    *, attempt: Attempt, quantity_id: str, expression: str, worksheet: str
 ) -> dict:
     """Check one required quantity against the candidate's expression (which may use names
-    from their worksheet); store the verdict on the answer and return it as
-    {answer, verdict, value, unit, hint}. FlowError for an unknown quantity or a bad input."""
+    from their worksheet), without storing it: {answer, verdict, value, unit, hint}.
+    FlowError for an unknown quantity or a bad input."""
     spec = attempt.revision.question_spec.step("estimate")
     try:
         quantity = spec.quantity(quantity_id)
@@ -80,12 +96,70 @@ def quantity_check(
         )
     except NapkinError as exc:
         raise FlowError(str(exc)) from None
-    check = {
+    return {
         "answer": expression,
         "verdict": result.verdict,
         "value": result.value,
         "unit": result.unit,
         "hint": result.hint or "",
     }
-    flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=check)
-    return check
+
+
+def typed_answer(fields: dict, quantity_id: str) -> str:
+    """What the candidate has in a quantity's box: the latest typed text, else the expression
+    they last checked."""
+    typed = (fields.get("answers") or {}).get(quantity_id)
+    if typed is not None:
+        return str(typed)
+    return str(((fields.get("checks") or {}).get(quantity_id) or {}).get("answer", ""))
+
+
+def submission_checks(*, attempt: Attempt, fields: dict) -> dict[str, dict]:
+    """Every quantity of a submitted napkin-math answer checked as it stands at submit,
+    whether or not "Check" was pressed for it: quantity id -> check (a box left empty is
+    "unchecked"; an input that does not evaluate is "wrong", with why as its hint)."""
+    spec = attempt.revision.question_spec.step("estimate")
+    worksheet = str(fields.get("worksheet", ""))
+    checks = {}
+    for qty in spec.quantities:
+        expression = typed_answer(fields, qty.id).strip()
+        if not expression:
+            checks[qty.id] = {"answer": "", "verdict": "unchecked", "hint": ""}
+            continue
+        try:
+            checks[qty.id] = quantity_verdict(
+                attempt=attempt, quantity_id=qty.id, expression=expression, worksheet=worksheet
+            )
+        except FlowError as exc:
+            checks[qty.id] = {"answer": expression, "verdict": "wrong", "hint": str(exc)}
+    return checks
+
+
+def worksheet_as_text(*, attempt: Attempt, fields: dict, checks: dict[str, dict]) -> str:
+    """The worksheet written out for the rubric graders: one sentence per line that
+    evaluates (its input and value), then each quantity the checker found right, with its
+    label and the candidate's working, so a line that computes a rubric point is evidence
+    for it."""
+    spec = attempt.revision.question_spec.step("estimate")
+    sentences = []
+    try:
+        lines = worksheet_lines(attempt=attempt, text=str(fields.get("worksheet", "")))
+    except FlowError:
+        lines = []
+    computed = {}  # worksheet name -> the line that computes it, as the candidate wrote it
+    for line in lines:
+        if line.kind != "blank" and line.error is None:
+            sentences.append(f"Worksheet: {line.input} gives {line.display}.")
+            if line.name:
+                computed[line.name] = line.input.strip()
+    for qty in spec.quantities:
+        check = checks.get(qty.id) or {}
+        # The label says what the number is, which only holds once the checker agrees: a
+        # wrong number must not earn a point through the question's own wording.
+        if check.get("value") is None or check.get("verdict") not in ("correct", "close"):
+            continue
+        # Only the candidate's own working: the box, or the worksheet line it names.
+        working = computed.get(check["answer"].strip(), check["answer"])
+        unit = f" {check['unit']}" if check.get("unit") else ""
+        sentences.append(f"{qty.label}: {working} = {check['value']:.4g}{unit}.")
+    return "\n".join(sentences)

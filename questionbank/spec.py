@@ -100,6 +100,12 @@ class Quantity:
     mistakes: tuple[Mistake, ...] = ()
 
     @property
+    def short_label(self) -> str:
+        """The label up to its first comma or parenthesis ("Decode TPOT floor with BF16
+        weights"), for names that must stay short, like a button's accessible name."""
+        return re.split(r",| \(", self.label, maxsplit=1)[0].strip()
+
+    @property
     def rounded_formula(self) -> str:
         """The formula wrapped in its rounding (`ceil(...)`), as later quantities use it."""
         return f"{self.rounding}({self.formula})" if self.rounding else self.formula

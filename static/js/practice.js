@@ -25,8 +25,13 @@
     new FormData(form).forEach((value, name) => {
       if (name !== "csrfmiddlewaretoken" && name !== "seconds") data[name] = value;
     });
+    // The quantity boxes belong to their own check forms (so Enter checks, never submits),
+    // but they are part of the answer: keep them in the copy too.
+    quantityBoxes().forEach((box) => { data[box.name] = box.value; });
     return data;
   }
+
+  const quantityBoxes = () => Array.from(document.querySelectorAll(".quantity-input input[name]"));
 
   function backup() {
     try {
@@ -58,7 +63,7 @@
     restore.addEventListener("click", () => {
       Object.entries(saved.data).forEach(([name, value]) => {
         if (name === "base_version") return;
-        const field = form.elements.namedItem(name);
+        const field = form.elements.namedItem(name) || quantityBoxes().find((b) => b.name === name);
         if (field && field.type !== "radio" && field.length === undefined) field.value = value;
         else if (field && field.length) Array.from(field).forEach((r) => { r.checked = r.value === value; });
       });

@@ -626,3 +626,195 @@ def test_scorecard_and_history_agree_after_retries_of_steps_and_follow_ups(clien
     assert on_card["architecture"] == 0.8
     assert on_card["tradeoffs"] == 0.7  # (1.0 + 0.4) / 2
     assert card["overall"] == 0.75
+
+
+COMPLETE_WORKSHEET = "\n".join(
+    [
+        "tpot = W / (eta * bw) in ms",
+        "kv = 2 * layers * kv_heads * head_dim * kv_bytes in KiB",
+        "seqs = floor((vram * mem_util - W_awq - reserve) / (kv * ctx))",
+        "r = T_out / out_len",
+        "n = ceil(qps_peak / (rho * r))",
+        "gpus = n * TP",
+    ]
+)
+COMPLETE_BOXES = {
+    "expr_tpot_floor": "tpot",
+    "expr_kv_per_token": "kv",
+    "expr_max_seqs": "seqs",
+    "expr_r_inst": "r",
+    "expr_n_inst": "n",
+    "expr_n_gpu": "gpus",
+}
+
+
+def test_a_complete_worksheet_scores_high_without_check_pressed_or_notes(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    from interview.scoring import submission_score
+
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client_in.post(
+            step_url(attempt, "estimate", "submit"),
+            {"base_version": 0, "text": "", "worksheet": COMPLETE_WORKSHEET, **COMPLETE_BOXES},
+            htmx=True,
+        )
+    assert response.status_code == 200
+    submission = Submission.objects.get()
+    submission_grade(submission_id=submission.pk)
+    grades = list(submission.grades.all())
+    checker = next(g for g in grades if g.grader == "checker")
+    assert [p["verdict"] for p in checker.points] == ["correct"] * 6
+    rubric = next(g for g in grades if g.grader == "rubric")
+    assert not any(p["verdict"] == "miss" for p in rubric.points), rubric.points
+    assert submission_score("estimate", grades) >= 0.9
+
+
+def test_a_quantity_typed_but_not_checked_is_checked_at_submit(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(
+            step_url(attempt, "estimate", "submit"),
+            {"base_version": 0, "text": "", "worksheet": "", "expr_r_inst": "T_out / out_len"},
+            htmx=True,
+        )
+    submission = Submission.objects.get()
+    assert submission.fields["answers"] == {"r_inst": "T_out / out_len"}
+    submission_grade(submission_id=submission.pk)
+    points = {p["id"]: p for p in Grade.objects.get(grader="checker").points}
+    assert points["r_inst"]["verdict"] == "correct"
+    assert points["tpot_floor"]["verdict"] == "unchecked"
+
+
+def test_a_check_without_javascript_stores_the_verdict_and_returns_to_the_step(client_in, attempt):
+    client_in.post(
+        step_url(attempt, "estimate", "draft"),
+        {"base_version": 0, "text": "", "worksheet": "r = T_out / out_len"},
+        htmx=True,
+    )
+    response = client_in.post(
+        reverse("attempt_check", args=[attempt.pk]), {"quantity": "r_inst", "expr_r_inst": "r"}
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith("/steps/estimate/#check-r_inst")
+    answer = StepAnswer.objects.get(step_key="estimate")
+    assert answer.fields["checks"]["r_inst"]["verdict"] == "correct"  # read the saved worksheet
+    assert not Submission.objects.exists()
+    page = client_in.get(step_url(attempt, "estimate")).content.decode()
+    assert "verdict-correct" in page
+
+
+def test_the_givens_panel_lists_each_name_once_and_says_which_card_figure_is_not_used(
+    client_in, attempt
+):
+    client_in.post(
+        step_url(attempt, "clarify", "draft"),
+        {
+            "base_version": 0,
+            "peak_qps": "60",
+            "qps_kind": "peak",
+            "output_tokens": "256",
+            "e2e_p99_ms": "9000",
+            "text": "",
+        },
+        htmx=True,
+    )
+    page = client_in.get(step_url(attempt, "estimate")).content.decode()
+    panel = page[page.index('class="card givens-card"') : page.index("</aside>")]
+    for name in ("qps_peak", "out_len", "e2e_p99"):
+        assert panel.count(f"<dt><code>{name}</code></dt>") == 1, name
+    assert "<dt><code>qps_peak</code></dt><dd><code>50 QPS</code>" in panel
+    assert "e2e_p99</code></dt><dd><code>9000 ms</code>" in panel  # the card's own name
+    assert "Your SLO card has <code>qps_peak</code> = <code>60 QPS</code>" in panel
+    assert "out_len</code> = " not in panel  # the same figure as the brief: nothing to say
+    # The worksheet computes with what the panel shows.
+    lines = client_in.post(
+        reverse("attempt_worksheet", args=[attempt.pk]),
+        {"worksheet": "q = qps_peak\ne = e2e_p99"},
+        htmx=True,
+    ).content.decode()
+    assert "<strong>50 req/s</strong>" in lines and "<strong>9 s</strong>" in lines
+
+
+def test_worksheet_lines_show_how_the_engine_read_a_figure(client_in, attempt):
+    lines = client_in.post(
+        reverse("attempt_worksheet", args=[attempt.pk]), {"worksheet": "p = 7B"}, htmx=True
+    ).content.decode()
+    assert "7B reads as 7 bytes" in lines
+
+
+def test_the_check_buttons_are_named_after_their_quantity(client_in, attempt):
+    page = client_in.get(step_url(attempt, "estimate")).content.decode()
+    assert 'Check<span class="visually-hidden"> Decode TPOT floor with BF16 weights</span>' in page
+    assert 'Check<span class="visually-hidden"> GPUs in the fleet</span>' in page
+    assert '<div id="submit-result" aria-live="polite">' in page
+
+
+def test_a_submit_answers_with_the_progress_bar_out_of_band(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        html = client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        ).content.decode()
+    assert 'id="progress" aria-label="Steps of this attempt" hx-swap-oob="true"' in html
+    assert "1 of 5 steps submitted" in html
+    assert html.count("✓") == 1
+
+
+def test_attempts_are_numbered_per_user_and_question(client_in, candidate, content_loaded):
+    other = User.objects.create_user("other", password="other-Passphrase-1")
+    revision = QuestionRevision.objects.filter(question__slug="chat-api-50qps").latest("pk")
+    for _ in range(3):  # someone else's attempts take the low ids
+        Attempt.objects.create(user=other, revision=revision)
+    client_in.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    client_in.post(reverse("attempt_start", args=["chat-api-50qps"]))
+    first, second = Attempt.objects.filter(user=candidate).order_by("pk")
+    assert first.pk > 3
+    assert "Attempt 1</a>" in client_in.get(step_url(first, "clarify")).content.decode()
+    assert "Attempt 2</a>" in client_in.get(step_url(second, "clarify")).content.decode()
+    card = client_in.get(reverse("attempt_scorecard", args=[second.pk])).content.decode()
+    assert "Attempt 2 ·" in card
+    history = client_in.get(reverse("history")).content.decode()
+    assert ", attempt 1</a>" in history and ", attempt 2</a>" in history
+
+
+def test_the_footer_links_the_public_grader_page(client, db):
+    page = client.get("/").content.decode()
+    assert f'href="{reverse("grader_status")}"' in page
+
+
+def test_wrong_numbers_earn_nothing_from_the_quantity_labels(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    boxes = {name: "1" for name in COMPLETE_BOXES}
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(
+            step_url(attempt, "estimate", "submit"),
+            {"base_version": 0, "text": "", "worksheet": "", **boxes},
+            htmx=True,
+        )
+    submission_grade(submission_id=Submission.objects.get().pk)
+    rubric = Grade.objects.get(grader="rubric")
+    assert all(p["verdict"] == "miss" for p in rubric.points), rubric.points
+
+
+def test_a_poll_that_would_show_the_same_status_swaps_nothing(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        client_in.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            htmx=True,
+        )
+    submission = Submission.objects.get()
+    url = reverse("submission_feedback", args=[attempt.pk, submission.pk]) + "?shown=queued"
+    # The feedback sits in a live region: repeating "Queued" each second would be read out.
+    assert client_in.get(url, htmx=True).status_code == 204
+    submission_grade(submission_id=submission.pk)
+    graded = client_in.get(url, htmx=True)
+    assert graded.status_code == 200 and "offline rubric grader" in graded.content.decode()

@@ -275,3 +275,65 @@ def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worke
     page.wait_for_url("**/scorecard/")
     assert "Bottlenecks and failure modes" in page.locator("main").inner_text()
     save_screenshot(page, "flow-keyboard-scorecard")
+
+
+def test_enter_in_a_check_box_checks_that_quantity_and_never_submits(page, live_server_url):
+    from interview.models import Submission
+
+    sign_up(page, live_server_url, "enterkey")
+    page.get_by_role("button", name="Start practising").click()
+    page.wait_for_url("**/steps/clarify/")
+    page.goto(page.url.replace("/clarify/", "/estimate/"))
+    page.locator("#worksheet").fill("r = T_out / out_len")
+    page.locator("#worksheet-lines .ws-line").first.wait_for()
+    page.locator("#q-r_inst").fill("r")
+    page.locator("#q-r_inst").press("Enter")
+    # Whichever answers first: the check's verdict, or (the defect) the step's feedback.
+    page.locator("#check-r_inst .verdict, #feedback").first.wait_for()
+    assert page.locator("#feedback").count() == 0
+    assert not Submission.objects.exists()
+    assert "Correct" in page.locator("#check-r_inst .verdict").inner_text()
+    # Named after its quantity, not just "Check" (six of those on one page).
+    check = page.get_by_role(
+        "button", name="Check Requests per second one instance sustains at its knee"
+    )
+    assert check.count() == 1
+
+
+def test_a_submit_marks_the_step_done_in_the_progress_bar_without_a_reload(page, live_server_url):
+    sign_up(page, live_server_url, "progress")
+    page.get_by_role("button", name="Start practising").click()
+    page.wait_for_url("**/steps/clarify/")
+    page.goto(page.url.replace("/clarify/", "/architecture/"))
+    assert "0 of 5 steps submitted" in page.locator("#progress").inner_text()
+    page.locator("#answer-text").fill(ARCHITECTURE)
+    page.locator("#submit-button").click()
+    page.locator("#feedback").wait_for()
+    progress = page.locator("#progress")
+    assert "1 of 5 steps submitted" in progress.inner_text()
+    assert progress.locator("li.done .step-num").inner_text() == "✓"
+    assert progress.locator("li.done").get_by_text("Architecture").count() == 1
+    assert page.js_errors == []
+
+
+def test_enter_in_a_check_box_checks_without_javascript_too(browser, live_server_url):
+    from interview.models import StepAnswer, Submission
+
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        sign_up(page, live_server_url, "nojs")
+        page.get_by_role("button", name="Start practising").click()
+        page.wait_for_url("**/steps/clarify/")
+        page.goto(page.url.replace("/clarify/", "/estimate/"))
+        page.locator("#q-r_inst").fill("T_out / out_len")
+        with page.expect_navigation():
+            page.locator("#q-r_inst").press("Enter")
+        assert page.url.endswith("/steps/estimate/#check-r_inst")
+        assert "Correct" in page.locator("#check-r_inst .verdict").inner_text()
+        assert not Submission.objects.exists()
+        checks = StepAnswer.objects.get(step_key="estimate").fields["checks"]
+        assert checks["r_inst"]["verdict"] == "correct"
+    finally:
+        context.close()
