@@ -75,8 +75,6 @@ class AddressLockoutMiddleware:
         if request.method == "POST":
             if self.login_path is None:
                 self.login_path = reverse("login")
-            if request.path == self.login_path and cache.get(
-                _address_key(client_address(request))
-            ):
+            if request.path == self.login_path and cache.get(_address_key(client_address(request))):
                 return HttpResponse(REFUSAL, status=429)
         return self.get_response(request)
