@@ -33,6 +33,14 @@
 
   const quantityBoxes = () => Array.from(document.querySelectorAll(".quantity-input input[name]"));
 
+  function smallButton(label, className) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = className;
+    button.textContent = label;
+    return button;
+  }
+
   function backup() {
     try {
       localStorage.setItem(key, JSON.stringify({ tab: tabId, at: Date.now(), data: snapshot() }));
@@ -50,14 +58,8 @@
     box.className = "message restore";
     box.setAttribute("role", "alert");
     box.innerHTML = "<p>This browser holds text for this step that the server never received.</p>";
-    const restore = document.createElement("button");
-    restore.type = "button";
-    restore.className = "button button-small";
-    restore.textContent = "Restore it";
-    const discard = document.createElement("button");
-    discard.type = "button";
-    discard.className = "button button-secondary button-small";
-    discard.textContent = "Discard it";
+    const restore = smallButton("Restore it", "button button-small");
+    const discard = smallButton("Discard it", "button button-secondary button-small");
     box.append(restore, " ", discard);
     form.prepend(box);
     restore.addEventListener("click", () => {
@@ -128,10 +130,7 @@
     link.target = "_blank";
     link.rel = "noopener";
     link.textContent = "Sign in again in a new tab";
-    const retry = document.createElement("button");
-    retry.type = "button";
-    retry.className = "button button-small";
-    retry.textContent = "Save now";
+    const retry = smallButton("Save now", "button button-small");
     retry.addEventListener("click", () => refreshSession(true));
     span.append(link, ", then ", retry);
     return span;
