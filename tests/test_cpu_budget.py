@@ -69,9 +69,18 @@ def test_the_practice_worksheet_and_checks_share_the_users_budget(
     refused = client.post(worksheet, {"worksheet": "x = 2 GB\nx * 3"})
     assert refused.status_code == 429 and SPENT in refused.content.decode()
     check = client.post(
-        f"/attempts/{attempt.pk}/check/", {"quantity": "weights", "expression": "15 GB"}
+        f"/attempts/{attempt.pk}/check/",
+        {"quantity": "weights", "expression": "15 GB"},
+        headers={"HX-Request": "true"},
     )
     assert check.status_code == 429 and SPENT in check.content.decode()
+    # Without JavaScript the same refusal comes back as a message on the step page.
+    plain = client.post(
+        f"/attempts/{attempt.pk}/check/", {"quantity": "weights", "expression": "15 GB"}
+    )
+    assert plain.status_code == 302
+    page = client.get(plain["Location"])
+    assert SPENT in page.content.decode()
     # Signed-in users are charged per user: the planner from this address is still free to a
     # stranger.
     assert Client().post("/planner/evaluate/", {"lines": "2 * 3"}).status_code == 200
