@@ -8,35 +8,14 @@ test cannot provoke on demand, so the browser is handed them for the draft URL a
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from playwright.sync_api import expect
 
+from tests.interview.conftest import BROWSER_PASSWORD, BROWSER_USERNAME
+
 pytestmark = pytest.mark.browser
-PASSWORD = "a-long-Passphrase-42"
 SAVED = "Draft saved"
-
-
-@pytest.fixture
-def step_page(browser, live_server_url, client):
-    """A signed-in candidate's architecture step, open in a fresh browser context."""
-    from interview import flow
-    from interview.models import Question
-
-    user = User.objects.create_user("saver", password=PASSWORD)
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    attempt = flow.attempt_start(user=user, revision=revision)
-    client.force_login(user)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")
-    yield page, attempt
-    context.close()
 
 
 def _type(page, text: str) -> None:
@@ -130,8 +109,8 @@ def test_an_expired_session_offers_sign_in_and_then_saves(step_page, live_server
     with page.context.expect_page() as new_tab:
         page.get_by_role("link", name="Sign in again in a new tab").click()
     login = new_tab.value
-    login.get_by_label("Username").fill("saver")
-    login.get_by_label("Password").fill(PASSWORD)
+    login.get_by_label("Username").fill(BROWSER_USERNAME)
+    login.get_by_label("Password").fill(BROWSER_PASSWORD)
     login.get_by_role("button", name="Log in").click()
     login.wait_for_load_state()
     page.bring_to_front()

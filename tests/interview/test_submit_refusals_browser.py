@@ -7,32 +7,9 @@ fixture's low GRADING_RATE_PER_MINUTE is the limit it enforces.
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
-PASSWORD = "a-long-Passphrase-42"
-
-
-@pytest.fixture
-def step_page(browser, live_server_url, client):
-    """A signed-in candidate's architecture step, open in a fresh browser context."""
-    from interview import flow
-    from interview.models import Question
-
-    user = User.objects.create_user("submitter", password=PASSWORD)
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    attempt = flow.attempt_start(user=user, revision=revision)
-    client.force_login(user)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")
-    yield page, attempt
-    context.close()
 
 
 def test_a_rate_limited_submit_is_told_beside_the_answer_and_the_text_kept(step_page, settings):
