@@ -32,13 +32,16 @@ CHROMIUM_FLAGS = [
 
 
 @pytest.fixture(autouse=True)
-def _fresh_default_cache():
-    """Rate-limit counters live in the cache: none leaks from one test into the next."""
-    from django.core.cache import cache
+def _fresh_caches():
+    """Every cache empty per test: rate-limit counters, health answers and cached pages never
+    leak from one test into the next."""
+    from django.core.cache import caches
 
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
     yield
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import caches
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
@@ -27,13 +26,6 @@ ANSWER = (
 )
 GENERIC = "I would use some servers for this system here. It should work fine."
 TASK = "interview.flow.grade_submission"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    # The health answer is shared through Django's cache: no test inherits another's.
-    for cache in caches.all():
-        cache.clear()
 
 
 @pytest.fixture

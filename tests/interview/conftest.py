@@ -2,20 +2,9 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.cache import caches
 
 BROWSER_USERNAME = "saver"
 BROWSER_PASSWORD = "a-long-Passphrase-42"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Empty caches per test: rate-limit counters and cached pages never leak between tests."""
-    for cache in caches.all():
-        cache.clear()
-    yield
-    for cache in caches.all():
-        cache.clear()
 
 
 @pytest.fixture
