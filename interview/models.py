@@ -115,6 +115,9 @@ class Attempt(models.Model):
     status = models.CharField(max_length=10, choices=Status, default=Status.ACTIVE)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # An instructor trying a question as a candidate would: no statistic, history or
+    # calibration counts it.
+    is_preview = models.BooleanField(default=False)
     # Cached pages of the attempt are keyed on this (interview.page_cache), so every write
     # that changes what they show bumps it: an answer created, a submission created, a grade
     # or a grading status written (interview.flow, `attempt_touch`). A write made elsewhere (a

@@ -25,7 +25,9 @@ NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_FILE_BYTES = 512 * 1024
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
 
-QUESTION_KEYS = {"slug", "title", "summary", "difficulty", "tags", "minutes", "brief", "steps"}
+QUESTION_KEYS = {
+    "slug", "title", "summary", "difficulty", "tags", "minutes", "brief", "steps", "tests",
+}  # fmt: skip
 QUESTION_REQUIRED = {"slug", "title", "summary", "difficulty", "brief", "steps"}
 BRIEF_KEYS = {
     "model", "gpu", "context_length", "peak_qps", "mean_qps", "ttft_p99_ms", "tpot_p99_ms",
@@ -35,9 +37,11 @@ BRIEF_NUMBERS = {
     "context_length", "peak_qps", "mean_qps", "ttft_p99_ms", "tpot_p99_ms", "e2e_p99_ms",
     "input_tokens", "output_tokens",
 }  # fmt: skip
-STEP_COMMON_KEYS = {"minutes", "prompt", "rubric", "reference", "concepts"}
+STEP_COMMON_KEYS = {
+    "minutes", "prompt", "rubric", "reference", "concepts", "interviewer_notes", "misconceptions",
+}  # fmt: skip
 STEP_EXTRA_KEYS = {"estimate": {"givens", "quantities"}, "tradeoffs": {"follow_ups"}}
-RUBRIC_KEYS = {"id", "says", "weight", "recognise", "concepts"}
+RUBRIC_KEYS = {"id", "says", "weight", "recognise", "concepts", "probe"}
 RECOGNISE_KEYS = {"all", "partial"}
 GIVEN_KEYS = {"name", "label", "value"}
 QUANTITY_KEYS = {"id", "label", "formula", "unit", "tolerance", "rounding", "mistakes"}
@@ -279,7 +283,9 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
         if not isinstance(point, dict):
             cf.problem(ppath, "a rubric point must be a mapping")
             continue
-        _check_keys(cf, ppath, point, RUBRIC_KEYS, RUBRIC_KEYS - {"concepts"}, "rubric point")
+        _check_keys(
+            cf, ppath, point, RUBRIC_KEYS, RUBRIC_KEYS - {"concepts", "probe"}, "rubric point"
+        )
         _check_id(cf, (*ppath, "id"), point.get("id"), ids, "rubric")
         if "says" in point:
             _check_text(cf, (*ppath, "says"), point["says"])

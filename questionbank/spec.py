@@ -29,6 +29,22 @@ class RubricPoint:
     all_groups: tuple[tuple[str, ...], ...] = ()
     partial_groups: tuple[tuple[str, ...], ...] = ()
     concepts: tuple[str, ...] = ()
+    # What an interviewer asks when the candidate missed this point (mock interviews).
+    probe: str = ""
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """A wrong idea candidates hold about a step: what it claims, the rubric points it
+    contradicts, why it breaks (Markdown), what to read, and the phrase groups the offline
+    grader recognises it by (every group matched in one sentence)."""
+
+    id: str
+    idea: str
+    contradicts: tuple[str, ...]
+    explanation: str
+    concepts: tuple[str, ...] = ()
+    all_groups: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -140,6 +156,9 @@ class StepSpec:
     givens: tuple[Given, ...] = ()
     quantities: tuple[Quantity, ...] = ()
     follow_ups: tuple[FollowUp, ...] = ()
+    # Markdown for a human interviewer only: hints to give when the candidate is stuck.
+    interviewer_notes: str = ""
+    misconceptions: tuple[Misconception, ...] = ()
 
     def follow_up(self, follow_up_id: str) -> FollowUp:
         """The follow-up with this id; LookupError when the step has none by that id."""
@@ -272,6 +291,18 @@ def step_from_dict(key: str, step: Mapping[str, Any]) -> StepSpec:
             )
             for fu in step.get("follow_ups") or ()
         ),
+        interviewer_notes=str(step.get("interviewer_notes") or ""),
+        misconceptions=tuple(
+            Misconception(
+                id=str(m["id"]),
+                idea=str(m.get("idea") or ""),
+                contradicts=tuple(str(c) for c in m.get("contradicts") or ()),
+                explanation=str(m.get("explanation") or ""),
+                concepts=tuple(m.get("concepts") or ()),
+                all_groups=_phrase_groups((m.get("recognise") or {}).get("all")),
+            )
+            for m in step.get("misconceptions") or ()
+        ),
     )
 
 
@@ -310,6 +341,7 @@ def rubric_from_list(rubric: Iterable[Mapping[str, Any]] | None) -> tuple[Rubric
                 all_groups=_phrase_groups(recognise.get("all")),
                 partial_groups=_phrase_groups(recognise.get("partial")),
                 concepts=tuple(raw.get("concepts") or ()),
+                probe=str(raw.get("probe") or "").strip(),
             )
         )
     return tuple(points)

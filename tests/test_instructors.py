@@ -1,0 +1,48 @@
+"""The instructor permission: granted by command or group, 404 for everyone else."""
+
+import pytest
+from django.contrib.auth.models import AnonymousUser, User
+from django.core.management import CommandError, call_command
+from django.http import Http404
+from django.test import RequestFactory
+
+from accounts.instructors import instructor_required, is_instructor
+
+
+@instructor_required
+def _authoring_view(request):
+    return "reached"
+
+
+@pytest.mark.django_db
+def test_grant_instructor_command_grants_and_revokes(capsys):
+    user = User.objects.create_user("ines", password="x-pass-12345")
+    assert not is_instructor(user)
+    call_command("grant_instructor", "ines")
+    assert "ines is now an instructor" in capsys.readouterr().out
+    user = User.objects.get(pk=user.pk)
+    assert is_instructor(user)
+    call_command("grant_instructor", "ines")
+    assert "was already" in capsys.readouterr().out
+    call_command("grant_instructor", "ines", "--revoke")
+    assert not is_instructor(User.objects.get(pk=user.pk))
+
+
+@pytest.mark.django_db
+def test_grant_instructor_names_an_unknown_user():
+    with pytest.raises(CommandError, match="no user named 'nobody'"):
+        call_command("grant_instructor", "nobody")
+
+
+@pytest.mark.django_db
+def test_instructor_required_is_404_for_everyone_else():
+    request = RequestFactory().get("/author/")
+    request.user = AnonymousUser()
+    with pytest.raises(Http404):
+        _authoring_view(request)
+    request.user = User.objects.create_user("carl", password="x-pass-12345")
+    with pytest.raises(Http404):
+        _authoring_view(request)
+    call_command("grant_instructor", "carl")
+    request.user = User.objects.get(username="carl")
+    assert _authoring_view(request) == "reached"
