@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "accounts",
     "interview",
     "planner",
+    "authoring",
 ]
 
 MIDDLEWARE = [

@@ -7,6 +7,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("accounts/", include("accounts.urls")),
     path("planner/", include("planner.urls")),
+    path("author/", include("authoring.urls")),
+    path("problems/", include("authoring.report_urls")),
     path("admin/", admin.site.urls),
     path("", include("interview.urls")),
 ]

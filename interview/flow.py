@@ -62,7 +62,7 @@ def attempt_touch(attempt_id: int) -> None:
     Attempt.objects.filter(pk=attempt_id).update(state_version=F("state_version") + 1)
 
 
-def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
+def attempt_start(*, user, revision: QuestionRevision, is_preview: bool = False) -> Attempt:
     """A new attempt against this exact revision (later edits of the question don't move it).
 
     Raises LimitExceeded past settings.ATTEMPTS_PER_DAY new attempts by this user in a UTC
@@ -75,7 +75,7 @@ def attempt_start(*, user, revision: QuestionRevision) -> Attempt:
         advice="Everything you wrote is kept: carry on with one of your attempts below or "
         "from your history, and start new ones tomorrow (UTC).",
     )
-    return Attempt.objects.create(user=user, revision=revision)
+    return Attempt.objects.create(user=user, revision=revision, is_preview=is_preview)
 
 
 def follow_ups_open(follow_up_ids: Sequence[str], submitted: Collection[str]) -> list[bool]:

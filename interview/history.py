@@ -32,7 +32,8 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     number of queries (a count, the page, the window, their submissions and grades).
     """
     attempts = (
-        Attempt.objects.filter(user=user)
+        # An instructor's preview attempts count nowhere.
+        Attempt.objects.filter(user=user, is_preview=False)
         .select_related("revision__question")
         # Numbered per question in the order started (selectors.attempt_number, for a page).
         .annotate(

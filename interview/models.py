@@ -16,6 +16,9 @@ class Concept(models.Model):
     related = models.JSONField(default=list)
     body_markdown = models.TextField()
     body_html = models.TextField()
+    # The file exactly as loaded, so export_content writes back the same bytes (empty for a
+    # note loaded before this field existed: export then rebuilds the file from the fields).
+    source_text = models.TextField(blank=True, default="")
     content_hash = models.CharField(max_length=64)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -53,7 +56,12 @@ class RevisionImmutableError(Exception):
 
 
 class QuestionRevision(models.Model):
-    """One published version of a question file. Never changed once saved: attempts point here."""
+    """One version of a question file. Never changed once saved: attempts point here.
+
+    Published revisions are numbered 1, 2, ... and only they become a question's current
+    revision, the one candidates see. An unpublished one (`is_published=False`, number 0) is an
+    instructor's draft made real so a preview attempt can point at it; no candidate reaches it.
+    """
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
@@ -68,14 +76,21 @@ class QuestionRevision(models.Model):
     scenario_markdown = models.TextField(blank=True)
     rendered = models.JSONField(help_text="HTML of every Markdown field, rendered on load.")
     created_at = models.DateTimeField(auto_now_add=True)
+    is_published = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["question", "-number"]
         constraints = [
-            models.UniqueConstraint(fields=["question", "number"], name="unique_revision_number"),
+            models.UniqueConstraint(
+                fields=["question", "number"],
+                condition=models.Q(is_published=True),
+                name="unique_revision_number",
+            ),
         ]
 
     def __str__(self) -> str:
+        if not self.is_published:
+            return f"{self.question.slug} preview"
         return f"{self.question.slug} r{self.number}"
 
     def save(self, *args, **kwargs) -> None:

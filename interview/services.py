@@ -48,6 +48,7 @@ def content_load(*, root: Path) -> LoadReport:
                     "related": cf.meta.get("related", []),
                     "body_markdown": cf.body,
                     "body_html": render_markdown(cf.body),
+                    "source_text": cf.text,
                     "content_hash": digest,
                 },
             )
@@ -79,7 +80,7 @@ def question_revision_publish(
     current = question.current_revision
     if current is not None and current.content_hash == digest:
         return f"{slug} r{current.number}", False
-    last = question.revisions.order_by("-number").first()
+    last = question.revisions.filter(is_published=True).order_by("-number").first()
     revision = QuestionRevision.objects.create(
         question=question,
         number=(last.number + 1) if last else 1,

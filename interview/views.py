@@ -33,7 +33,9 @@ def question_page(
     attempts = []
     if request.user.is_authenticated:
         attempts = list(
-            Attempt.objects.filter(user=request.user, revision__question=revision.question)
+            Attempt.objects.filter(
+                user=request.user, revision__question=revision.question, is_preview=False
+            )
             .select_related("revision")
             .order_by("-started_at")[:5]
         )

@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("accounts", "config", "interview", "planner", "questionbank", "bench")
+PACKAGES = ("accounts", "authoring", "config", "interview", "planner", "questionbank", "bench")
 DJANGO_FREE = ("planner/engine", "interview/grading", "questionbank")
 
 

@@ -1,0 +1,112 @@
+"""Reads for authoring: the question list with its status, revisions and their diffs."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from django.db.models import Count, Q
+from django.http import Http404
+
+from authoring.models import Draft, ProblemReport
+from interview.models import Question, QuestionRevision
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    """One line of the editor's question list."""
+
+    slug: str
+    title: str
+    published_number: int | None  # the current revision's number; None: never published
+    revision_count: int
+    has_draft: bool  # a saved draft whose text differs from the published one
+    open_reports: int
+
+
+def question_rows() -> list[QuestionRow]:
+    """Every question an instructor can open: published ones and drafts never published."""
+    questions = Question.objects.select_related("current_revision").annotate(
+        published=Count("revisions", filter=Q(revisions__is_published=True), distinct=True),
+        open_reports=Count(
+            "problem_reports",
+            filter=Q(problem_reports__status=ProblemReport.Status.OPEN),
+            distinct=True,
+        ),
+    )
+    drafts = {d.slug: d for d in Draft.objects.filter(kind=Draft.Kind.QUESTION)}
+    rows = []
+    for q in questions:
+        current = q.current_revision
+        draft = drafts.pop(q.slug, None)
+        if current is None and draft is None:
+            continue  # a preview of a draft since deleted: nothing to open
+        rows.append(
+            QuestionRow(
+                slug=q.slug,
+                title=current.title if current else q.slug,
+                published_number=current.number if current else None,
+                revision_count=q.published,
+                has_draft=draft is not None
+                and (current is None or draft.text != current.source_text),
+                open_reports=q.open_reports,
+            )
+        )
+    rows += [QuestionRow(slug, slug, None, 0, True, 0) for slug in drafts]
+    return sorted(rows, key=lambda r: r.slug)
+
+
+def question_revisions(slug: str) -> list[QuestionRevision]:
+    """The question's published revisions, newest first."""
+    return list(
+        QuestionRevision.objects.filter(question__slug=slug, is_published=True)
+        .only("number", "title", "created_at", "content_hash", "question_id")
+        .order_by("-number")
+    )
+
+
+def question_revision(slug: str, number: int) -> QuestionRevision:
+    """A published revision; Http404 for any other number."""
+    revision = (
+        QuestionRevision.objects.select_related("question")
+        .filter(question__slug=slug, number=number, is_published=True)
+        .first()
+    )
+    if revision is None:
+        raise Http404("No such revision.")
+    return revision
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    kind: str  # "add" | "del" | "hunk" | "same"
+    text: str
+
+
+def revision_diff(revision: QuestionRevision) -> tuple[QuestionRevision | None, list[DiffLine]]:
+    """The published revision before `revision`, and a unified diff from it (the whole text
+    as added for the first revision). The template escapes every line."""
+    previous = (
+        QuestionRevision.objects.filter(
+            question_id=revision.question_id, is_published=True, number__lt=revision.number
+        )
+        .order_by("-number")
+        .first()
+    )
+    old = previous.source_text.splitlines() if previous else []
+    lines = []
+    diff = difflib.unified_diff(old, revision.source_text.splitlines(), lineterm="")
+    for index, line in enumerate(diff):
+        if index < 2:
+            continue  # the "---" / "+++" file header
+        kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
+        lines.append(DiffLine(kind, line))
+    return previous, lines
+
+
+def open_reports(slug: str) -> list[ProblemReport]:
+    return list(
+        ProblemReport.objects.filter(question__slug=slug, status=ProblemReport.Status.OPEN)
+        .select_related("revision", "reporter")
+        .order_by("-created_at")
+    )

@@ -1,0 +1,350 @@
+"""Writes for authoring: drafts, checks, publishing, preview attempts, files and problem reports.
+
+A question's text goes one way to the database: `question_revision_publish` (interview), the
+same function `load_content` calls, so a file loaded and the same text published from the
+editor make the same revision.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from authoring.models import Draft, ProblemReport
+from interview import flow
+from interview.models import Attempt, Concept, Question, QuestionRevision
+from interview.services import question_revision_publish
+from questionbank import STEP_KEYS, Problem, QuestionSpec
+from questionbank.files import (
+    MAX_FILE_BYTES,
+    ContentFile,
+    parse_file,
+    question_spec,
+    validate_question,
+)
+from questionbank.rendering import render_question
+from questionbank.spec import SLUG_RE
+from rate_limits import check_rate, user_client
+
+QUESTION_TEMPLATE = Path(__file__).resolve().parent / "question_template.md"
+TEMPLATE_SLUG_LINE = "slug: your-question-slug"
+PROBLEM_REPORTS_PER_MINUTE = 3
+REPORT_MESSAGE_MAX = 4000
+
+
+class AuthoringError(Exception):
+    """Something an instructor asked for that cannot be done; the message says why."""
+
+
+class StaleDraft(AuthoringError):
+    """Another tab saved the draft since this one loaded it; nothing was overwritten."""
+
+    def __init__(self, draft: Draft):
+        super().__init__(
+            "This draft was saved from another tab or by another instructor since you "
+            "loaded it. Your text is kept here; copy what you need, then reload."
+        )
+        self.draft = draft
+
+
+class PublishRefused(AuthoringError):
+    """Publishing was refused: the text has problems or a question test fails."""
+
+    def __init__(self, message: str, *, problems: list[Problem], failures: list[str]):
+        super().__init__(message)
+        self.problems = problems
+        self.failures = failures
+
+
+# --- checking a question's text --------------------------------------------------------
+
+
+@dataclass
+class QuestionCheck:
+    """A question's text parsed and validated: its problems (file:line) and, when there are
+    none, its typed spec and rendered HTML."""
+
+    cf: ContentFile
+    problems: list[Problem]
+    spec: QuestionSpec | None = None
+    rendered: dict = field(default_factory=dict)
+
+
+def question_check(*, slug: str, text: str, render: bool = False) -> QuestionCheck:
+    """Validate `text` as content/questions/<slug>.md (so a slug that differs from the
+    question's is a problem), against the concept notes in the database."""
+    cf = parse_file(f"{slug}.md", text)
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        return QuestionCheck(cf, [Problem(cf.path, 1, f"larger than {MAX_FILE_BYTES} bytes")])
+    known = set(Concept.objects.values_list("slug", flat=True))
+    problems = list(validate_question(cf, concept_slugs=known))
+    check = QuestionCheck(cf, problems)
+    if not problems:
+        check.spec = question_spec(cf)
+        if render:
+            check.rendered = render_question(check.spec)
+    return check
+
+
+def question_test_failures(check: QuestionCheck) -> list[str]:
+    """The question's own tests (its `tests:` key and the built-in ones), run offline; one
+    sentence per failure, naming the test and its file:line."""
+    try:
+        from interview.grading.question_tests import question_tests_run
+    except ImportError:  # pragma: no cover - the runner lands with the `tests:` key
+        return []
+    report = question_tests_run(check.cf, check.spec, grader="rubric")
+    return [
+        f"{f.file}:{f.line}: test '{f.test}' failed: expected {f.expected}, got {f.got}"
+        for f in report.failures
+    ]
+
+
+# --- drafts ------------------------------------------------------------------------------
+
+
+def draft_text_normalise(text: str) -> str:
+    """A textarea posts its lines with CRLF (the HTML spec says so): store LF, as files do."""
+    return text.replace("\r\n", "\n")
+
+
+def question_new(*, slug: str, user) -> Draft:
+    """A draft for a new question `slug`, from the shipped template (which validates)."""
+    slug = (slug or "").strip()
+    if not SLUG_RE.match(slug):
+        raise AuthoringError(
+            "A slug is lowercase letters, digits and hyphens, e.g. 'rag-search-200qps'."
+        )
+    if (
+        Question.objects.filter(slug=slug).exists()
+        or Draft.objects.filter(kind=Draft.Kind.QUESTION, slug=slug).exists()
+    ):
+        raise AuthoringError(f"There is already a question '{slug}': open it from the list.")
+    text = QUESTION_TEMPLATE.read_text(encoding="utf-8")
+    text = text.replace(TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
+    return Draft.objects.create(kind=Draft.Kind.QUESTION, slug=slug, text=text, updated_by=user)
+
+
+def question_draft(slug: str) -> Draft:
+    """The question's draft; unsaved (version 0, the current revision's text) when nobody
+    edited it since it was published. AuthoringError for a slug with neither."""
+    draft = Draft.objects.filter(kind=Draft.Kind.QUESTION, slug=slug).first()
+    if draft is not None:
+        return draft
+    question = Question.objects.select_related("current_revision").filter(slug=slug).first()
+    if question is None or question.current_revision is None:
+        raise AuthoringError(f"No question '{slug}'.")
+    return Draft(kind=Draft.Kind.QUESTION, slug=slug, text=question.current_revision.source_text)
+
+
+def draft_save(*, kind: str, slug: str, text: str, base_version: int, user) -> Draft:
+    """Save the draft if nobody saved a newer one since `base_version`; returns it.
+
+    Raises StaleDraft when someone did (nothing is overwritten) and AuthoringError for a text
+    larger than a content file may be.
+    """
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise AuthoringError(f"This text is larger than {MAX_FILE_BYTES // 1024} KiB.")
+    with transaction.atomic():
+        draft = Draft.objects.select_for_update().filter(kind=kind, slug=slug).first()
+        if draft is None:
+            if base_version != 0:
+                raise AuthoringError("This draft no longer exists; reload the page.")
+            return Draft.objects.create(kind=kind, slug=slug, text=text, version=1, updated_by=user)
+        if draft.version != base_version:
+            if draft.text == text:
+                return draft  # the same text arrived twice (a retried request)
+            raise StaleDraft(draft)
+        draft.text = text
+        draft.version += 1
+        draft.updated_by = user
+        draft.save(update_fields=["text", "version", "updated_by", "updated_at"])
+        return draft
+
+
+def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) -> Draft:
+    """An uploaded .md file becomes the draft, byte for byte (its text is checked on the
+    editor page like any other). AuthoringError for a file that is too large or not UTF-8."""
+    if len(data) > MAX_FILE_BYTES:
+        raise AuthoringError(f"The file is larger than {MAX_FILE_BYTES // 1024} KiB.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise AuthoringError(f"The file is not UTF-8 text (line {line}).") from exc
+    return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
+
+
+# --- publishing --------------------------------------------------------------------------
+
+
+def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
+    """Publish `text` as the question's next revision: refused (PublishRefused) while the text
+    has a problem or one of the question's tests fails. Returns (revision, created); the same
+    text as the current revision publishes nothing new."""
+    check = question_check(slug=slug, text=text)
+    if check.problems:
+        first = check.problems[0]
+        raise PublishRefused(
+            f"Not published: line {first.line}: {first.message}"
+            + (f" (and {len(check.problems) - 1} more)" if len(check.problems) > 1 else ""),
+            problems=check.problems,
+            failures=[],
+        )
+    failures = question_test_failures(check)
+    if failures:
+        raise PublishRefused(
+            f"Not published: {failures[0]}"
+            + (f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""),
+            problems=[],
+            failures=failures,
+        )
+    with transaction.atomic():
+        _label, created = question_revision_publish(
+            spec=check.spec,
+            source_text=check.cf.text,
+            meta=check.cf.meta,
+            source_path=f"questions/{slug}.md",
+        )
+        question = Question.objects.select_related("current_revision").get(slug=slug)
+    return question.current_revision, created
+
+
+# --- preview attempts --------------------------------------------------------------------
+
+
+def preview_start(*, user, slug: str, text: str | None) -> Attempt:
+    """A preview attempt for the instructor: of the published question when `text` is None,
+    else of that draft text, stored as an unpublished revision no candidate can reach.
+    No history, scorecard trend or statistic counts a preview attempt."""
+    if text is None:
+        question = Question.objects.select_related("current_revision").filter(slug=slug).first()
+        if question is None or question.current_revision is None:
+            raise AuthoringError("This question is not published yet: preview the draft.")
+        return flow.attempt_start(user=user, revision=question.current_revision, is_preview=True)
+    check = question_check(slug=slug, text=text)
+    if check.problems:
+        raise AuthoringError(
+            f"Fix the problems first (line {check.problems[0].line}: {check.problems[0].message})."
+        )
+    digest = hashlib.sha256(check.cf.text.encode("utf-8")).hexdigest()
+    with transaction.atomic():
+        question, _ = Question.objects.get_or_create(slug=slug)
+        revision = QuestionRevision.objects.filter(
+            question=question, is_published=False, content_hash=digest
+        ).first()
+        if revision is None:
+            spec = check.spec
+            revision = QuestionRevision.objects.create(
+                question=question,
+                number=0,
+                is_published=False,
+                content_hash=digest,
+                source_text=check.cf.text,
+                source_path=f"questions/{slug}.md",
+                title=spec.title,
+                summary=spec.summary,
+                difficulty=spec.difficulty,
+                tags=list(spec.tags),
+                spec=check.cf.meta,
+                scenario_markdown=spec.scenario,
+                rendered=render_question(spec),
+            )
+        return flow.attempt_start(user=user, revision=revision, is_preview=True)
+
+
+# --- files -------------------------------------------------------------------------------
+
+
+def concept_source_text(concept: Concept) -> str:
+    """A concept note as its file: the text it was loaded from, or (for a note loaded before
+    that was kept) the file rebuilt from its fields."""
+    if concept.source_text:
+        return concept.source_text
+    import yaml
+
+    meta = {"slug": concept.slug, "title": concept.title, "summary": concept.summary}
+    if concept.related:
+        meta["related"] = list(concept.related)
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    return f"---\n{front}---\n{concept.body_markdown}\n"
+
+
+def content_export(*, root: Path) -> list[Path]:
+    """Write every published question (its current revision's text, byte for byte) to
+    root/questions/<slug>.md and every concept note to root/concepts/<slug>.md; the files
+    written. `load_content root` afterwards finds nothing new."""
+    written = []
+    (root / "questions").mkdir(parents=True, exist_ok=True)
+    (root / "concepts").mkdir(parents=True, exist_ok=True)
+    for question in Question.objects.select_related("current_revision").exclude(
+        current_revision=None
+    ):
+        path = root / "questions" / f"{question.slug}.md"
+        path.write_bytes(question.current_revision.source_text.encode("utf-8"))
+        written.append(path)
+    for concept in Concept.objects.all():
+        path = root / "concepts" / f"{concept.slug}.md"
+        path.write_bytes(concept_source_text(concept).encode("utf-8"))
+        written.append(path)
+    return written
+
+
+# --- problem reports ---------------------------------------------------------------------
+
+
+def problem_report_create(
+    *, user, attempt: Attempt, step_key: str, message: str, share_answer: bool
+) -> ProblemReport:
+    """A candidate's report on one step of the revision they are answering. Their answer to
+    the step goes with it only when `share_answer` (they ticked that they agree).
+
+    Raises LimitExceeded past PROBLEM_REPORTS_PER_MINUTE, AuthoringError for an empty or
+    over-long message or an unknown step.
+    """
+    if step_key not in STEP_KEYS:
+        raise AuthoringError("No such step.")
+    message = (message or "").strip()
+    if not message:
+        raise AuthoringError("Say what is wrong with this step, in a sentence or two.")
+    if len(message) > REPORT_MESSAGE_MAX:
+        raise AuthoringError(f"Keep the report under {REPORT_MESSAGE_MAX} characters.")
+    check_rate(
+        client=user_client(user.pk), action="problem report", per_minute=PROBLEM_REPORTS_PER_MINUTE
+    )
+    answer_text = ""
+    if share_answer:
+        answer_text = (
+            attempt.answers.filter(step_key=step_key, follow_up_id="")
+            .values_list("text", flat=True)
+            .first()
+            or ""
+        )
+    return ProblemReport.objects.create(
+        question_id=attempt.revision.question_id,
+        revision=attempt.revision,
+        step_key=step_key,
+        message=message,
+        answer_text=answer_text,
+        reporter=user,
+    )
+
+
+def problem_report_close(
+    *, report: ProblemReport, user, fixed_in: QuestionRevision | None = None
+) -> ProblemReport:
+    """Close a report, citing the published revision of its question that fixed it (if any)."""
+    if fixed_in is not None and (
+        fixed_in.question_id != report.question_id or not fixed_in.is_published
+    ):
+        raise AuthoringError("The fixing revision must be a published revision of this question.")
+    report.status = ProblemReport.Status.CLOSED
+    report.closed_at = timezone.now()
+    report.closed_by = user
+    report.fixed_in = fixed_in
+    report.save(update_fields=["status", "closed_at", "closed_by", "fixed_in"])
+    return report

@@ -1,0 +1,293 @@
+"""The instructor's editor: question list, edit with live preview, publish, files, previews.
+
+Every view here is `instructor_required` (404 for everyone else), the htmx fragments too.
+The candidate's side (reporting a problem) lives in report_views.py.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST, require_safe
+
+from accounts.instructors import instructor_required
+from authoring import selectors, services
+from authoring.models import Draft, ProblemReport
+from interview.models import Question
+from interview.selectors import STEP_TITLES, brief_rows
+from questionbank import STEP_KEYS
+from rate_limits import LimitExceeded
+
+MD_CONTENT_TYPE = "text/markdown; charset=utf-8"
+
+
+@instructor_required
+@require_safe
+def index(request: HttpRequest) -> HttpResponse:
+    return render(request, "authoring/index.html", {"rows": selectors.question_rows()})
+
+
+@instructor_required
+@require_POST
+def question_create(request: HttpRequest) -> HttpResponse:
+    try:
+        draft = services.question_new(slug=request.POST.get("slug", ""), user=request.user)
+    except services.AuthoringError as exc:
+        context = {"rows": selectors.question_rows(), "new_error": str(exc)}
+        context["new_slug"] = request.POST.get("slug", "")[:100]
+        return render(request, "authoring/index.html", context, status=422)
+    return redirect("authoring:question", slug=draft.slug)
+
+
+def _draft_or_404(slug: str) -> Draft:
+    try:
+        return services.question_draft(slug)
+    except services.AuthoringError:
+        raise Http404("No such question.") from None
+
+
+def _preview_context(slug: str, text: str) -> dict:
+    """What the live preview shows: the problems with their lines, and the question as a
+    candidate sees it once the text is valid."""
+    check = services.question_check(slug=slug, text=text, render=True)
+    context: dict = {"problems": check.problems, "slug": slug}
+    if check.spec is not None:
+        spec, rendered = check.spec, check.rendered
+        context["preview"] = {
+            "title": spec.title,
+            "summary": spec.summary,
+            "scenario_html": rendered["scenario"],
+            "brief_rows": brief_rows(spec.brief),
+            "constraints": spec.brief.constraints,
+            "steps": [
+                {
+                    "number": number,
+                    "title": STEP_TITLES[key],
+                    "prompt_html": rendered["steps"][key]["prompt"],
+                    "reference_html": rendered["steps"][key]["reference"],
+                    "follow_ups": [
+                        html["prompt"]
+                        for html in rendered["steps"][key].get("follow_ups", {}).values()
+                    ],
+                }
+                for number, key in enumerate(STEP_KEYS, start=1)
+            ],
+        }
+    return context
+
+
+def _editor(
+    request: HttpRequest,
+    *,
+    slug: str,
+    draft: Draft,
+    text: str | None = None,
+    refusal: str = "",
+    failures: list[str] | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    text = draft.text if text is None else text
+    question = Question.objects.select_related("current_revision").filter(slug=slug).first()
+    current = question.current_revision if question else None
+    context = {
+        "slug": slug,
+        "draft": draft,
+        "text": text,
+        "current": current,
+        "revisions": selectors.question_revisions(slug),
+        "reports": selectors.open_reports(slug),
+        "refusal": refusal,
+        "failures": failures or [],
+        **_preview_context(slug, text),
+    }
+    return render(request, "authoring/edit.html", context, status=status)
+
+
+@instructor_required
+@require_safe
+def question_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    return _editor(request, slug=slug, draft=_draft_or_404(slug))
+
+
+def _posted(request: HttpRequest) -> tuple[str, int]:
+    text = services.draft_text_normalise(request.POST.get("text", ""))
+    try:
+        base_version = int(request.POST.get("base_version", "0"))
+    except ValueError:
+        base_version = -1  # never matches: reported as a conflict, the text is kept
+    return text, base_version
+
+
+def _save_status(
+    request: HttpRequest, draft: Draft, *, conflict: str = "", error: str = "", status: int = 200
+) -> HttpResponse:
+    context = {
+        "draft": draft,
+        "conflict": conflict,
+        "error": error,
+        "saved_at": timezone.now().strftime("%H:%M:%S") if not (conflict or error) else "",
+    }
+    return render(request, "authoring/edit.html#save-status", context, status=status)
+
+
+@instructor_required
+@require_POST
+def question_save(request: HttpRequest, slug: str) -> HttpResponse:
+    """Autosave (htmx: the save status) or the "Save draft" button (no JavaScript: the page)."""
+    draft = _draft_or_404(slug)
+    text, base_version = _posted(request)
+    try:
+        draft = services.draft_save(
+            kind=Draft.Kind.QUESTION,
+            slug=slug,
+            text=text,
+            base_version=base_version,
+            user=request.user,
+        )
+    except services.StaleDraft as exc:
+        if request.htmx:
+            return _save_status(request, exc.draft, conflict=str(exc), status=409)
+        return _editor(request, slug=slug, draft=exc.draft, text=text, refusal=str(exc), status=409)
+    except services.AuthoringError as exc:
+        if request.htmx:
+            return _save_status(request, draft, error=str(exc), status=422)
+        return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=422)
+    if request.htmx:
+        return _save_status(request, draft)
+    messages.success(request, f"Draft saved (version {draft.version}).")
+    return redirect("authoring:question", slug=slug)
+
+
+@instructor_required
+@require_POST
+def question_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """The live preview (htmx): nothing is saved."""
+    text = services.draft_text_normalise(request.POST.get("text", ""))
+    return render(request, "authoring/edit.html#preview", _preview_context(slug, text))
+
+
+@instructor_required
+@require_POST
+def question_publish(request: HttpRequest, slug: str) -> HttpResponse:
+    """Save the posted text as the draft, then publish it; a refusal says which problem or
+    test stopped it and keeps the text on the page."""
+    draft = _draft_or_404(slug)
+    text, base_version = _posted(request)
+    try:
+        draft = services.draft_save(
+            kind=Draft.Kind.QUESTION,
+            slug=slug,
+            text=text,
+            base_version=base_version,
+            user=request.user,
+        )
+        revision, created = services.question_publish(slug=slug, text=draft.text)
+    except services.StaleDraft as exc:
+        return _editor(request, slug=slug, draft=exc.draft, text=text, refusal=str(exc), status=409)
+    except services.PublishRefused as exc:
+        return _editor(
+            request,
+            slug=slug,
+            draft=draft,
+            text=text,
+            refusal=str(exc),
+            failures=exc.failures,
+            status=422,
+        )
+    except services.AuthoringError as exc:
+        return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=422)
+    if created:
+        messages.success(request, f"Published revision {revision.number}.")
+    else:
+        messages.info(request, f"Nothing new to publish: revision {revision.number} has this text.")
+    return redirect("authoring:question", slug=slug)
+
+
+@instructor_required
+@require_POST
+def question_upload(request: HttpRequest, slug: str) -> HttpResponse:
+    """An uploaded .md file replaces the draft (version-guarded like any save)."""
+    draft = _draft_or_404(slug)
+    upload = request.FILES.get("file")
+    if upload is None:
+        return _editor(request, slug=slug, draft=draft, refusal="Choose a .md file.", status=422)
+    try:
+        base_version = int(request.POST.get("base_version", "0"))
+    except ValueError:
+        base_version = -1
+    try:
+        data = upload.read(services.MAX_FILE_BYTES + 1)
+        draft = services.draft_upload(
+            kind=Draft.Kind.QUESTION,
+            slug=slug,
+            data=data,
+            base_version=base_version,
+            user=request.user,
+        )
+    except services.AuthoringError as exc:
+        return _editor(request, slug=slug, draft=draft, refusal=str(exc), status=422)
+    messages.success(request, f"{upload.name} is now the draft (version {draft.version}).")
+    return redirect("authoring:question", slug=slug)
+
+
+def _markdown_file(text: str, filename: str) -> HttpResponse:
+    response = HttpResponse(text.encode("utf-8"), content_type=MD_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@instructor_required
+@require_safe
+def question_download(request: HttpRequest, slug: str) -> HttpResponse:
+    """The draft (or, with none, the published text) as <slug>.md, byte for byte."""
+    return _markdown_file(_draft_or_404(slug).text, f"{slug}.md")
+
+
+@instructor_required
+@require_POST
+def question_try(request: HttpRequest, slug: str) -> HttpResponse:
+    """Start a preview attempt: of the published question, or of the draft."""
+    draft = _draft_or_404(slug)
+    text = None if request.POST.get("which") == "published" else draft.text
+    try:
+        attempt = services.preview_start(user=request.user, slug=slug, text=text)
+    except (services.AuthoringError, LimitExceeded) as exc:
+        return _editor(request, slug=slug, draft=draft, refusal=str(exc), status=422)
+    return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
+
+
+@instructor_required
+@require_safe
+def revision_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    revision = selectors.question_revision(slug, number)
+    previous, diff = selectors.revision_diff(revision)
+    context = {"slug": slug, "revision": revision, "previous": previous, "diff": diff}
+    return render(request, "authoring/revision.html", context)
+
+
+@instructor_required
+@require_safe
+def revision_download(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    revision = selectors.question_revision(slug, number)
+    return _markdown_file(revision.source_text, f"{slug}.md")
+
+
+@instructor_required
+@require_POST
+def report_close(request: HttpRequest, report_id: int) -> HttpResponse:
+    report = get_object_or_404(ProblemReport.objects.select_related("question"), pk=report_id)
+    fixed_in = None
+    number = request.POST.get("fixed_in", "").strip()
+    if number:
+        if not number.isdigit():
+            messages.error(request, "The fixing revision is a number, e.g. 3.")
+            return redirect("authoring:question", slug=report.question.slug)
+        fixed_in = report.question.revisions.filter(number=int(number), is_published=True).first()
+        if fixed_in is None:
+            messages.error(request, f"There is no published revision {number} of this question.")
+            return redirect("authoring:question", slug=report.question.slug)
+    services.problem_report_close(report=report, user=request.user, fixed_in=fixed_in)
+    messages.success(request, "Report closed.")
+    return redirect("authoring:question", slug=report.question.slug)

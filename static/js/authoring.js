@@ -1,0 +1,96 @@
+// The question editor's small helpers: a click on a problem puts the cursor on its line, and
+// a browser-side copy of the text so a failed autosave never loses what the instructor typed.
+(function () {
+  "use strict";
+  const form = document.getElementById("editor-form");
+  const source = document.getElementById("source");
+  if (!form || !source) return;
+  const key = form.dataset.draftKey;
+
+  // Line N (1-based) of the textarea: select it, focus, and scroll it into view.
+  function goToLine(line) {
+    const lines = source.value.split("\n");
+    const n = Math.max(1, Math.min(line, lines.length));
+    let start = 0;
+    for (let i = 0; i < n - 1; i += 1) start += lines[i].length + 1;
+    source.focus();
+    source.setSelectionRange(start, start + lines[n - 1].length);
+    const lineHeight = parseFloat(getComputedStyle(source).lineHeight) || 20;
+    source.scrollTop = Math.max(0, (n - 3) * lineHeight);
+  }
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest(".problem-line[data-line]");
+    if (!link) return;
+    event.preventDefault();
+    goToLine(parseInt(link.dataset.line, 10));
+  });
+
+  function backup() {
+    try {
+      localStorage.setItem(key, JSON.stringify({ at: Date.now(), text: source.value }));
+    } catch (e) { /* storage full or disabled: the server copy still saves */ }
+  }
+  function clearBackup() {
+    try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
+  }
+  function status(message) {
+    const el = document.getElementById("save-status");
+    if (!el) return;
+    el.className = "save-status is-error";
+    el.textContent = "";
+    const strong = document.createElement("strong");
+    strong.textContent = "Not saved. ";
+    el.append(strong, message + " Your text is kept in this page and in this browser.");
+  }
+  source.addEventListener("input", backup);
+
+  // A copy the server never got (a crash, a lost connection): offer it back.
+  let saved = null;
+  try { saved = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { saved = null; }
+  if (saved && typeof saved.text === "string") {
+    if (saved.text === source.value) {
+      clearBackup();
+    } else {
+      const box = document.createElement("div");
+      box.className = "message restore";
+      box.setAttribute("role", "alert");
+      const p = document.createElement("p");
+      p.textContent = "This browser holds text for this question that the server never received.";
+      const restore = document.createElement("button");
+      restore.type = "button";
+      restore.className = "button button-small";
+      restore.textContent = "Restore it";
+      const discard = document.createElement("button");
+      discard.type = "button";
+      discard.className = "button button-secondary button-small";
+      discard.textContent = "Discard it";
+      box.append(p, restore, " ", discard);
+      form.prepend(box);
+      restore.addEventListener("click", () => {
+        source.value = saved.text;
+        box.remove();
+        source.dispatchEvent(new Event("input", { bubbles: true }));
+      });
+      discard.addEventListener("click", () => { clearBackup(); box.remove(); });
+    }
+  }
+
+  const isAutosave = (detail) => {
+    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
+    return elt && elt.id === "autosave";
+  };
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    if (!isAutosave(event.detail)) return;
+    const xhr = event.detail.xhr;
+    if (xhr && xhr.status >= 200 && xhr.status < 300) clearBackup();
+  });
+  document.body.addEventListener("htmx:responseError", (event) => {
+    if (!isAutosave(event.detail)) return;
+    const code = event.detail.xhr ? event.detail.xhr.status : 0;
+    status(code === 403 ? "Your session changed since this page loaded; sign in again in a new tab."
+      : "The server had an error (" + code + "); it saves on your next edit.");
+  });
+  document.body.addEventListener("htmx:sendError", (event) => {
+    if (isAutosave(event.detail)) status("Connection lost; it saves on your next edit.");
+  });
+})();

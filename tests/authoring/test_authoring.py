@@ -1,0 +1,359 @@
+"""Authoring: who may, drafts, publishing, revisions, files, previews and problem reports."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.urls import URLPattern, reverse
+
+from authoring import services
+from authoring.models import Draft, ProblemReport
+from authoring.urls import urlpatterns as authoring_urls
+from interview import flow
+from interview.history import candidate_history
+from interview.models import Attempt, Question, QuestionRevision
+from interview.selectors import question_list
+from interview.services import content_load
+
+CHAT = "chat-api-50qps"
+CHAT_FILE = Path(settings.CONTENT_DIR) / "questions" / f"{CHAT}.md"
+
+
+def _template_text(slug: str) -> str:
+    text = services.QUESTION_TEMPLATE.read_text(encoding="utf-8")
+    return text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
+
+
+def _without_step(text: str, step: str) -> str:
+    """The text with one step's block (from its key to the next step's) cut out."""
+    lines = text.split("\n")
+    start = lines.index(f"  {step}:")
+    end = next(i for i in range(start + 1, len(lines)) if re.match(r"^  [a-z]+:$", lines[i]))
+    return "\n".join(lines[:start] + lines[end:])
+
+
+# --- who may author ----------------------------------------------------------------------
+
+
+def _authoring_paths(report_id: int) -> list[str]:
+    values = {"slug": CHAT, "number": 1, "report_id": report_id}
+    paths = []
+    for pattern in authoring_urls:
+        assert isinstance(pattern, URLPattern)
+        kwargs = {name: values[name] for name in pattern.pattern.converters}
+        paths.append(reverse(f"authoring:{pattern.name}", kwargs=kwargs))
+    return paths
+
+
+@pytest.mark.django_db
+def test_every_authoring_url_is_404_for_everyone_but_instructors(
+    content_loaded, client, candidate_client, instructor_client, candidate
+):
+    revision = Question.objects.get(slug=CHAT).current_revision
+    report = ProblemReport.objects.create(
+        question=revision.question, revision=revision, step_key="clarify", message="typo"
+    )
+    paths = _authoring_paths(report.pk)
+    assert len(paths) == len(authoring_urls) >= 12
+    for path in paths:
+        for who in (client, candidate_client):
+            assert who.get(path).status_code == 404, path
+            assert who.post(path, {"text": "x", "slug": "x-y"}).status_code == 404, path
+        # The same URLs exist for an instructor (so the 404s above are the permission).
+        assert instructor_client.get(path).status_code in (200, 405), path
+    report.refresh_from_db()
+    assert report.status == ProblemReport.Status.OPEN
+    assert not Draft.objects.exists()
+
+
+# --- the template and the draft ------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_new_question_template_passes_validation(instructor):
+    draft = services.question_new(slug="summarise-tickets", user=instructor)
+    check = services.question_check(slug=draft.slug, text=draft.text)
+    assert check.problems == []
+    assert check.spec.slug == "summarise-tickets"
+
+
+@pytest.mark.django_db
+def test_a_new_question_needs_a_fresh_valid_slug(content_loaded, instructor_client):
+    response = instructor_client.post(reverse("authoring:question_create"), {"slug": "Bad Slug"})
+    assert response.status_code == 422
+    assert "lowercase letters" in response.content.decode()
+    response = instructor_client.post(reverse("authoring:question_create"), {"slug": CHAT})
+    assert response.status_code == 422
+    assert "already a question" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_autosave_is_version_guarded_and_shows_the_newer_text(instructor_client, instructor):
+    services.question_new(slug="guarded", user=instructor)
+    url = reverse("authoring:question_save", args=["guarded"])
+    first = instructor_client.post(
+        url, {"text": "one\r\ntwo", "base_version": "0"}, HTTP_HX_REQUEST="true"
+    )
+    assert first.status_code == 200
+    draft = Draft.objects.get(slug="guarded")
+    assert (draft.text, draft.version) == ("one\ntwo", 1)  # CRLF from the textarea stored as LF
+    stale = instructor_client.post(
+        url, {"text": "other tab", "base_version": "0"}, HTTP_HX_REQUEST="true"
+    )
+    assert stale.status_code == 409
+    body = stale.content.decode()
+    assert "Not saved." in body and "one\ntwo" in body
+    assert Draft.objects.get(slug="guarded").text == "one\ntwo"
+
+
+@pytest.mark.django_db
+def test_the_live_preview_lists_a_deleted_step_with_its_line(instructor_client, instructor):
+    services.question_new(slug="previewed", user=instructor)
+    text = _without_step(_template_text("previewed"), "bottlenecks")
+    response = instructor_client.post(
+        reverse("authoring:question_preview", args=["previewed"]), {"text": text}
+    )
+    body = response.content.decode()
+    steps_line = text.split("\n").index("steps:") + 1
+    assert f'data-line="{steps_line}"' in body
+    assert "missing step &#x27;bottlenecks&#x27;" in body
+    fixed = instructor_client.post(
+        reverse("authoring:question_preview", args=["previewed"]),
+        {"text": _template_text("previewed")},
+    )
+    assert "No problems" in fixed.content.decode()
+    assert "Step 4: Bottlenecks and failure modes" in fixed.content.decode()
+
+
+# --- publishing and revisions --------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_publish_is_refused_while_the_text_has_a_problem(instructor_client, instructor):
+    services.question_new(slug="refused", user=instructor)
+    text = _without_step(_template_text("refused"), "bottlenecks")
+    response = instructor_client.post(
+        reverse("authoring:question_publish", args=["refused"]), {"text": text, "base_version": "0"}
+    )
+    assert response.status_code == 422
+    assert "Not published: line" in response.content.decode()
+    assert "missing step &#x27;bottlenecks&#x27;" in response.content.decode()
+    assert not QuestionRevision.objects.filter(question__slug="refused").exists()
+    assert Draft.objects.get(slug="refused").text == text  # what was typed is kept
+
+
+@pytest.mark.django_db
+def test_publish_names_the_failing_question_test(instructor, monkeypatch):
+    pytest.importorskip("interview.grading.question_tests")  # lands with wt-qtests
+    text = _template_text("tested").replace(
+        "\n---\nWrite the scenario",
+        "\ntests:\n  architecture:\n    - answer: We would run it on a spreadsheet.\n"
+        "      expect: {batching-engine: hit}\n---\nWrite the scenario",
+    )
+    with pytest.raises(services.PublishRefused, match="batching-engine"):
+        services.question_publish(slug="tested", text=text)
+
+
+@pytest.mark.django_db
+def test_publishing_and_load_content_make_the_same_revision(content_loaded, tmp_path):
+    text = CHAT_FILE.read_text(encoding="utf-8").replace(
+        "title: Design a chat completion API", "title: Design a chat completion API, again", 1
+    )
+    assert "again" in text
+    revision, created = services.question_publish(slug=CHAT, text=text)
+    assert created and revision.number == 2 and revision.source_text == text
+    (tmp_path / "questions").mkdir()
+    (tmp_path / "questions" / f"{CHAT}.md").write_text(text, encoding="utf-8")
+    report = content_load(root=tmp_path)
+    assert report.problems == [] and report.created == []
+    assert QuestionRevision.objects.filter(question__slug=CHAT).count() == 2
+    assert services.question_publish(slug=CHAT, text=text) == (revision, False)
+
+
+@pytest.mark.django_db
+def test_an_open_attempt_keeps_its_revision_and_a_new_one_gets_the_latest(
+    content_loaded, candidate, candidate_client
+):
+    old = Question.objects.get(slug=CHAT).current_revision
+    attempt = flow.attempt_start(user=candidate, revision=old)
+    old_prompt_words = "Before any arithmetic"
+    new_text = old.source_text.replace(old_prompt_words, "First of all, before any arithmetic", 1)
+    assert new_text != old.source_text
+    new, created = services.question_publish(slug=CHAT, text=new_text)
+    assert created and new.number == old.number + 1
+    attempt.refresh_from_db()
+    assert attempt.revision_id == old.pk
+    step = candidate_client.get(reverse("attempt_step", args=[attempt.pk, "clarify"]))
+    assert "First of all" not in step.content.decode()
+    candidate_client.post(reverse("attempt_start", args=[CHAT]))
+    latest = Attempt.objects.filter(user=candidate).order_by("-pk").first()
+    assert latest.revision_id == new.pk
+    step = candidate_client.get(reverse("attempt_step", args=[latest.pk, "clarify"]))
+    assert "First of all" in step.content.decode()
+    with pytest.raises(Exception, match="immutable"):
+        old.save()
+
+
+@pytest.mark.django_db
+def test_the_revision_page_shows_the_diff_escaped(content_loaded, instructor_client):
+    old = Question.objects.get(slug=CHAT).current_revision
+    text = old.source_text.replace(
+        "title: Design a chat completion API", "title: Design a <b>chat</b> API", 1
+    )
+    new, _ = services.question_publish(slug=CHAT, text=text)
+    body = instructor_client.get(reverse("authoring:revision", args=[CHAT, new.number])).content
+    body = body.decode()
+    assert "diff-del" in body and "-title: Design a chat completion API" in body
+    assert "+title: Design a &lt;b&gt;chat&lt;/b&gt; API" in body
+    assert "<b>chat</b>" not in body
+
+
+# --- files ---------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_export_then_load_content_creates_no_revision(content_loaded, tmp_path):
+    before = QuestionRevision.objects.count()
+    call_command("export_content", str(tmp_path))
+    for shipped in sorted((Path(settings.CONTENT_DIR) / "questions").glob("*.md")):
+        assert (tmp_path / "questions" / shipped.name).read_bytes() == shipped.read_bytes()
+    for shipped in sorted((Path(settings.CONTENT_DIR) / "concepts").glob("*.md")):
+        assert (tmp_path / "concepts" / shipped.name).read_bytes() == shipped.read_bytes()
+    call_command("load_content", str(tmp_path))
+    report = content_load(root=tmp_path)
+    assert report.created == [] and report.concepts_saved == []
+    assert QuestionRevision.objects.count() == before
+
+
+@pytest.mark.django_db
+def test_an_uploaded_file_downloads_byte_for_byte(content_loaded, instructor_client):
+    data = CHAT_FILE.read_bytes().replace(
+        b"title: Design a chat", b"title: Design \xc3\xa0 chat", 1
+    )
+    upload = SimpleUploadedFile(f"{CHAT}.md", data, content_type="text/markdown")
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=[CHAT]), {"file": upload, "base_version": "0"}
+    )
+    assert response.status_code == 302
+    download = instructor_client.get(reverse("authoring:question_download", args=[CHAT]))
+    assert download["Content-Disposition"] == f'attachment; filename="{CHAT}.md"'
+    assert download.content == data
+    revision, created = services.question_publish(slug=CHAT, text=Draft.objects.get(slug=CHAT).text)
+    assert created
+    published = instructor_client.get(
+        reverse("authoring:revision_download", args=[CHAT, revision.number])
+    )
+    assert published.content == data
+
+
+@pytest.mark.django_db
+def test_an_upload_that_is_not_utf8_is_refused_and_the_draft_kept(
+    content_loaded, instructor_client
+):
+    upload = SimpleUploadedFile("x.md", b"---\nslug: x\n\xff\n", content_type="text/markdown")
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=[CHAT]), {"file": upload, "base_version": "0"}
+    )
+    assert response.status_code == 422
+    assert "not UTF-8 text (line 3)" in response.content.decode()
+    assert not Draft.objects.exists()
+
+
+# --- preview attempts ----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_draft_preview_is_an_unpublished_revision_no_candidate_reaches(
+    instructor, instructor_client, candidate_client, candidate
+):
+    services.question_new(slug="unseen", user=instructor)
+    response = instructor_client.post(reverse("authoring:question_try", args=["unseen"]))
+    attempt = Attempt.objects.get(user=instructor)
+    assert response.status_code == 302 and attempt.is_preview
+    assert not attempt.revision.is_published and attempt.revision.number == 0
+    assert (
+        instructor_client.get(reverse("attempt_step", args=[attempt.pk, "clarify"])).status_code
+        == 200
+    )
+    # Candidates: not listed, no page, cannot start it.
+    assert all(r.question.slug != "unseen" for r in question_list())
+    assert candidate_client.get(reverse("question", args=["unseen"])).status_code == 404
+    assert candidate_client.post(reverse("attempt_start", args=["unseen"])).status_code == 404
+    assert not Attempt.objects.filter(user=candidate).exists()
+    # Publishing afterwards numbers from 1: previews take no revision number.
+    revision, created = services.question_publish(slug="unseen", text=_template_text("unseen"))
+    assert created and revision.number == 1 and revision.is_published
+
+
+@pytest.mark.django_db
+def test_preview_attempts_count_in_no_history(content_loaded, instructor, instructor_client):
+    real = flow.attempt_start(
+        user=instructor, revision=Question.objects.get(slug=CHAT).current_revision
+    )
+    instructor_client.post(reverse("authoring:question_try", args=[CHAT]), {"which": "published"})
+    preview = Attempt.objects.get(user=instructor, is_preview=True)
+    history = candidate_history(instructor)
+    assert [row["attempt"].pk for row in history["rows"]] == [real.pk]
+    page = instructor_client.get(reverse("question", args=[CHAT])).content.decode()
+    assert f"/attempts/{preview.pk}/" not in page
+
+
+# --- problem reports -----------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_problem_report_carries_the_answer_only_with_agreement(
+    content_loaded, candidate, candidate_client, instructor_client
+):
+    revision = Question.objects.get(slug=CHAT).current_revision
+    attempt = flow.attempt_start(user=candidate, revision=revision)
+    answer = flow.answer_open(attempt=attempt, step_key="architecture")
+    flow.draft_save(answer=answer, text="my private answer", fields={}, base_version=0)
+    step = candidate_client.get(reverse("attempt_step", args=[attempt.pk, "architecture"]))
+    url = reverse("problem_report", args=[attempt.pk, "architecture"])
+    assert url in step.content.decode()
+    candidate_client.post(url, {"message": "The prompt says 50 QPS twice."})
+    candidate_client.post(url, {"message": "Still unclear.", "share_answer": "on"})
+    kept, shared = ProblemReport.objects.order_by("pk")
+    assert (kept.revision_id, kept.step_key, kept.answer_text) == (revision.pk, "architecture", "")
+    assert shared.answer_text == "my private answer"
+    editor = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
+    assert "The prompt says 50 QPS twice." in editor
+    listing = instructor_client.get(reverse("authoring:index")).content.decode()
+    assert "<strong>2</strong>" in listing
+    instructor_client.post(
+        reverse("authoring:report_close", args=[kept.pk]), {"fixed_in": str(revision.number)}
+    )
+    kept.refresh_from_db()
+    assert kept.status == ProblemReport.Status.CLOSED and kept.fixed_in_id == revision.pk
+
+
+@pytest.mark.django_db
+def test_problem_reports_are_rate_limited_and_the_text_kept(
+    content_loaded, candidate, candidate_client
+):
+    attempt = flow.attempt_start(
+        user=candidate, revision=Question.objects.get(slug=CHAT).current_revision
+    )
+    url = reverse("problem_report", args=[attempt.pk, "clarify"])
+    for n in range(services.PROBLEM_REPORTS_PER_MINUTE):
+        assert candidate_client.post(url, {"message": f"report {n}"}).status_code == 302
+    refused = candidate_client.post(url, {"message": "one too many"})
+    assert refused.status_code == 429
+    assert "one too many" in refused.content.decode()
+    assert ProblemReport.objects.count() == services.PROBLEM_REPORTS_PER_MINUTE
+
+
+@pytest.mark.django_db
+def test_nobody_reports_on_someone_elses_attempt(content_loaded, instructor, candidate_client):
+    attempt = flow.attempt_start(
+        user=instructor, revision=Question.objects.get(slug=CHAT).current_revision
+    )
+    url = reverse("problem_report", args=[attempt.pk, "clarify"])
+    assert candidate_client.post(url, {"message": "x"}).status_code == 404
+    assert not ProblemReport.objects.exists()
