@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
+from accounts.instructors import instructor_grant
+
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -39,6 +41,7 @@ def graded_attempt(live_server_url):
     from interview.models import Question
 
     user = User.objects.create_user("layout", password="a-long-Passphrase-42")
+    instructor_grant(user)  # the authoring pages are checked too
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
     for step, text in ANSWERS.items():
@@ -71,6 +74,10 @@ def _pages(attempt) -> list[str]:
         *steps,
         f"/attempts/{a}/scorecard/",
         "/history/",
+        f"/problems/attempts/{a}/steps/architecture/",
+        "/author/",
+        "/author/questions/chat-api-50qps/",
+        "/author/questions/chat-api-50qps/revisions/1/",
     ]
 
 

@@ -1,0 +1,122 @@
+"""Issue 15's acceptance path in a real browser: an instructor writes, checks, publishes and
+republishes a question while a candidate practises it."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from accounts.instructors import instructor_grant
+from authoring import services
+
+pytestmark = pytest.mark.browser
+SLUG = "browser-made"
+OLD_PROMPT = "Draw the serving path from the client to the GPU."
+NEW_PROMPT = "Draw the serving path from the client to the GPU, and say where requests queue."
+# The runner of the questions' own tests lands with the `tests:` key (branch wt-qtests).
+HAS_QUESTION_TESTS = importlib.util.find_spec("interview.grading.question_tests") is not None
+
+
+def _context(browser, user, base):
+    # A client each: logging a second user into one client flushes the first one's session.
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    return context, page, errors
+
+
+def _without_step(text: str, step: str) -> tuple[str, int]:
+    """The text without `step`'s block, and the line of `steps:` (where the problem is)."""
+    lines = text.split("\n")
+    start = lines.index(f"  {step}:")
+    end = next(i for i in range(start + 1, len(lines)) if re.match(r"^  [a-z]+:$", lines[i]))
+    return "\n".join(lines[:start] + lines[end:]), lines.index("steps:") + 1
+
+
+def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practises(
+    browser, live_server_url
+):
+    base = live_server_url
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    candidate = User.objects.create_user("cato", password="a-Candidate-passphrase-7")
+    author_ctx, author, author_errors = _context(browser, instructor, base)
+    cand_ctx, cand, cand_errors = _context(browser, candidate, base)
+
+    # From the template.
+    author.goto(f"{base}/author/")
+    author.fill("#new-slug", SLUG)
+    author.get_by_role("button", name="Create from the template").click()
+    author.wait_for_url(f"{base}/author/questions/{SLUG}/")
+    author.locator("#no-problems").wait_for()
+    template = author.input_value("#source")
+
+    # Delete a step: the live list names it at its line; a click puts the cursor there.
+    broken, line = _without_step(template, "bottlenecks")
+    author.fill("#source", broken)
+    problem = author.locator(".problem-line", has_text=f"Line {line}")
+    problem.wait_for()
+    assert "missing step 'bottlenecks'" in author.inner_text("#problems")
+    problem.click()
+    cursor = author.evaluate("document.getElementById('source').selectionStart")
+    assert broken[:cursor].count("\n") == line - 1
+    author.fill("#source", template)
+    author.locator("#no-problems").wait_for()
+
+    if HAS_QUESTION_TESTS:
+        failing = template.replace(
+            "\n---\nWrite the scenario",
+            "\ntests:\n  architecture:\n    - answer: We would keep it all in a spreadsheet.\n"
+            "      expect: {batching-engine: hit}\n---\nWrite the scenario",
+        )
+        author.fill("#source", failing)
+        author.locator("#publish-button").click()
+        assert "batching-engine" in author.inner_text("#refusal")
+        author.fill("#source", template)
+
+    # Publish r1; the candidate finds the question and starts it.
+    author.locator("#publish-button").click()
+    author.get_by_text("Published revision 1.").wait_for()
+    cand.goto(f"{base}/questions/{SLUG}/")
+    cand.get_by_role("button", name="Start practising").click()
+    cand.wait_for_url(re.compile(r"/attempts/\d+/steps/clarify/$"))
+    open_attempt = cand.url.split("/steps/")[0]
+    cand.goto(f"{open_attempt}/steps/architecture/")
+    assert OLD_PROMPT in cand.inner_text(".prompt")
+
+    # The instructor edits and republishes: r2.
+    author.fill("#source", author.input_value("#source").replace(OLD_PROMPT, NEW_PROMPT))
+    author.locator("#publish-button").click()
+    author.get_by_text("Published revision 2.").wait_for()
+
+    # The open attempt still shows r1; a new attempt shows r2.
+    cand.reload()
+    assert OLD_PROMPT in cand.inner_text(".prompt")
+    assert "where requests queue" not in cand.inner_text(".prompt")
+    cand.goto(f"{base}/questions/{SLUG}/")
+    cand.get_by_role("button", name="Start practising").click()
+    cand.wait_for_url(re.compile(r"/attempts/\d+/steps/clarify/$"))
+    assert cand.url.split("/steps/")[0] != open_attempt
+    cand.goto(cand.url.replace("/clarify/", "/architecture/"))
+    assert NEW_PROMPT in cand.inner_text(".prompt")
+
+    # The revision page shows the diff.
+    author.goto(f"{base}/author/questions/{SLUG}/revisions/2/")
+    assert f"-      {OLD_PROMPT}" in author.inner_text(".diff-del")
+    assert f"+      {NEW_PROMPT}" in author.inner_text(".diff-add")
+    assert services.question_draft(SLUG).version >= 1
+    assert author_errors == [] and cand_errors == []
+    author_ctx.close()
+    cand_ctx.close()
