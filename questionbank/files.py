@@ -48,6 +48,9 @@ QUANTITY_KEYS = {"id", "label", "formula", "unit", "tolerance", "rounding", "mis
 MISTAKE_KEYS = {"formula", "replace", "hint", "kind"}  # planner.engine.checker.MISTAKE_KEYS
 FOLLOW_UP_KEYS = {"id", "prompt", "rubric", "reference", "concepts"}
 CONCEPT_KEYS = {"slug", "title", "summary", "related"}
+ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline"}
+NAPKIN_TEST_KEYS = {"name", "quantity", "answer", "worksheet", "verdict", "mistake", "hint"}
+RUBRIC_VERDICTS = ("hit", "partial", "miss")  # interview.grading.types.VERDICTS
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,8 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
                     )
                     continue
                 _validate_step(cf, key, step, ids, concept_slugs)
+    if "tests" in meta:
+        _validate_tests(cf, meta["tests"], steps if isinstance(steps, dict) else {})
     return cf.problems
 
 
@@ -405,6 +410,114 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
                     cf.problem((*mpath, "formula"), f"mistake of '{qid}': {error}")
         if isinstance(formula, str | int | float):
             known[qid] = str(formula)
+
+
+def _rubric_ids(part: Any) -> list[str]:
+    rubric = part.get("rubric") if isinstance(part, dict) else None
+    if not isinstance(rubric, list):
+        return []
+    return [str(p["id"]) for p in rubric if isinstance(p, dict) and "id" in p]
+
+
+def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
+    """The `tests:` key: per step key or tradeoffs follow-up id, a list of answer tests
+    (answer, expect, offline) and, under `estimate`, napkin tests (quantity, answer, verdict,
+    mistake, hint). Rubric ids and quantity ids must exist where the test points them."""
+    from planner.engine.checker import VERDICTS as NAPKIN_VERDICTS
+
+    path = ("tests",)
+    if not isinstance(tests, dict):
+        cf.problem(path, "tests must be a mapping of step keys (or follow-up ids) to lists")
+        return
+    parts: dict[str, list[str]] = {k: _rubric_ids(steps.get(k)) for k in STEP_KEYS}
+    tradeoffs = steps.get("tradeoffs")
+    follow_ups = tradeoffs.get("follow_ups") if isinstance(tradeoffs, dict) else None
+    for fu in follow_ups if isinstance(follow_ups, list) else ():
+        if isinstance(fu, dict) and isinstance(fu.get("id"), str):
+            parts[fu["id"]] = _rubric_ids(fu)
+    estimate = steps.get("estimate")
+    quantities = estimate.get("quantities") if isinstance(estimate, dict) else None
+    quantity_ids = (
+        [str(q["id"]) for q in quantities or () if isinstance(q, dict) and "id" in q]
+        if isinstance(quantities, list)
+        else []
+    )
+    for key, entries in tests.items():
+        kpath = (*path, key)
+        if key not in parts:
+            cf.problem(
+                kpath,
+                f"tests for '{key}': not a step key or a tradeoffs follow-up id "
+                f"(known: {', '.join(parts)})",
+            )
+            continue
+        if not isinstance(entries, list) or not entries:
+            cf.problem(kpath, f"tests for '{key}' must be a non-empty list of tests")
+            continue
+        for i, entry in enumerate(entries):
+            tpath = (*kpath, i)
+            if not isinstance(entry, dict):
+                cf.problem(tpath, "a test must be a mapping (answer and expect, or quantity)")
+                continue
+            if "name" in entry:
+                _check_text(cf, (*tpath, "name"), entry["name"])
+            if "quantity" in entry:
+                if key != "estimate":
+                    cf.problem((*tpath, "quantity"), "napkin tests belong under 'estimate'")
+                    continue
+                _check_keys(cf, tpath, entry, NAPKIN_TEST_KEYS,
+                            {"quantity", "answer", "verdict"}, "napkin test")  # fmt: skip
+                if entry["quantity"] not in quantity_ids:
+                    cf.problem(
+                        (*tpath, "quantity"),
+                        f"no quantity '{entry['quantity']}' in the estimate step "
+                        f"(quantities: {', '.join(quantity_ids) or 'none'})",
+                    )
+                for text_key in ("answer", "mistake", "hint"):
+                    if text_key in entry:
+                        _check_text(cf, (*tpath, text_key), entry[text_key])
+                if "worksheet" in entry and not isinstance(entry["worksheet"], str):
+                    cf.problem((*tpath, "worksheet"), "worksheet must be text, one line each")
+                if "verdict" in entry and entry["verdict"] not in NAPKIN_VERDICTS:
+                    cf.problem(
+                        (*tpath, "verdict"),
+                        f"a napkin verdict is one of {', '.join(NAPKIN_VERDICTS)}",
+                    )
+                continue
+            _check_keys(cf, tpath, entry, ANSWER_TEST_KEYS, {"answer", "expect"}, "test")
+            if "answer" in entry and not isinstance(entry["answer"], str):
+                cf.problem((*tpath, "answer"), "'answer' must be text")
+            for verdicts_key in ("expect", "offline"):
+                if verdicts_key not in entry:
+                    continue
+                verdicts = entry[verdicts_key]
+                if not isinstance(verdicts, dict) or not verdicts:
+                    cf.problem(
+                        (*tpath, verdicts_key),
+                        f"{verdicts_key} must map rubric point ids to hit, partial or miss",
+                    )
+                    continue
+                for point_id, verdict in verdicts.items():
+                    vpath = (*tpath, verdicts_key, point_id)
+                    if point_id not in parts[key]:
+                        cf.problem(
+                            vpath,
+                            f"no rubric point '{point_id}' in '{key}' "
+                            f"(points: {', '.join(parts[key]) or 'none'})",
+                        )
+                    elif verdict not in RUBRIC_VERDICTS:
+                        cf.problem(
+                            vpath,
+                            f"verdict of '{point_id}' must be one of {', '.join(RUBRIC_VERDICTS)}",
+                        )
+                    elif verdicts_key == "offline" and point_id not in (
+                        entry.get("expect") if isinstance(entry.get("expect"), dict) else {}
+                    ):
+                        cf.problem(
+                            vpath,
+                            f"offline names '{point_id}', which expect does not: give the "
+                            "human verdict in expect first",
+                        )
 
 
 def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> str | None:

@@ -1,0 +1,72 @@
+"""A question's own tests (`tests:`) run through the model grader against the real vLLM CPU
+server. The tiny model's weights are random, so its verdicts mean nothing: these tests assert
+the plumbing (every answer test reaches the model, and its result names the model and the
+prompt version, or says why the offline grade stood in), never the verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interview.grading import PROMPT_VERSION, GraderConfig
+from interview.grading.question_tests import question_tests_run
+from questionbank import parse_file
+from questionbank.files import question_spec
+
+pytestmark = pytest.mark.vllm
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTION = ROOT / "content" / "questions" / "chat-api-50qps.md"
+
+
+def test_answer_tests_go_through_the_real_model(vllm_server, vllm_model_name, vllm_report):
+    cf = parse_file(QUESTION)
+    config = GraderConfig(base_url=vllm_server, model=vllm_model_name, timeout_s=180, max_retries=0)
+    report = question_tests_run(cf, question_spec(cf), grader="llm", config=config)
+    answers = [r for r in report.results if r.kind == "answer"]
+    assert len(answers) == sum(
+        1 for entries in cf.meta["tests"].values() for t in entries if "quantity" not in t
+    )
+    by_model = [r for r in answers if r.grader == "llm"]
+    for result in by_model:
+        assert result.model == vllm_model_name
+        assert result.prompt_version == PROMPT_VERSION
+        assert set(result.verdicts) >= set(cf.meta["tests"][result.part][0]["expect"])
+    for result in answers:
+        if result.grader != "llm":
+            # A fallback is never silent: it says why and fails its test.
+            assert result.fallback_reason
+            assert result.failure and "offline grade stood in" in result.failure.got
+    assert by_model, "no answer test was graded by the model"
+    # Built-ins and napkin tests never need the model.
+    assert {r.grader for r in report.results if r.kind != "answer"} == {"rubric", "checker"}
+    vllm_report.append(
+        f"question tests by the model: {len(by_model)}/{len(answers)} answer tests graded by "
+        f"{vllm_model_name} ({PROMPT_VERSION}), {len(report.failures)} failed (random weights)"
+    )
+
+
+def test_test_content_command_with_the_llm_grader(vllm_server, vllm_model_name):
+    env = dict(os.environ)
+    env.pop("GRADER_API_KEY", None)
+    env.update(GRADER_BASE_URL=vllm_server, GRADER_MODEL=vllm_model_name)
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "test_content", str(QUESTION), "--grader", "llm", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    # 0 or 1 by what the random model said; 2 would mean the grader was not reached at all.
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    data = json.loads(proc.stdout)
+    assert data["questions"] == 1 and data["tests"] > 0
+    assert data["failed"] == len(data["failures"])
+    for failure in data["failures"]:
+        assert failure["file"] == str(QUESTION) and failure["line"] > 1
