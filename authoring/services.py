@@ -16,6 +16,11 @@ from django.utils import timezone
 
 from authoring.models import Draft, ProblemReport
 from interview import flow
+from interview.grading.question_tests import (
+    QuestionTestFailure,
+    QuestionTestReport,
+    question_tests_run,
+)
 from interview.models import Attempt, Concept, Question, QuestionRevision
 from interview.services import question_revision_publish
 from questionbank import STEP_KEYS, Problem, QuestionSpec
@@ -90,18 +95,14 @@ def question_check(*, slug: str, text: str, render: bool = False) -> QuestionChe
     return check
 
 
-def question_test_failures(check: QuestionCheck) -> list[str]:
-    """The question's own tests (its `tests:` key and the built-in ones), run offline; one
-    sentence per failure, naming the test and its file:line."""
-    try:
-        from interview.grading.question_tests import question_tests_run
-    except ImportError:  # pragma: no cover - the runner lands with the `tests:` key
-        return []
-    report = question_tests_run(check.cf, check.spec, grader="rubric")
-    return [
-        f"{f.file}:{f.line}: test '{f.test}' failed: expected {f.expected}, got {f.got}"
-        for f in report.failures
-    ]
+def question_tests(check: QuestionCheck) -> QuestionTestReport:
+    """The question's own tests (its `tests:` key and the built-in ones) run offline, as
+    `manage.py test_content` runs them. `check` must have no problems."""
+    return question_tests_run(check.cf, check.spec, grader="rubric")
+
+
+def test_failure_sentence(failure: QuestionTestFailure) -> str:
+    return f"line {failure.line}: {failure.test}: expected {failure.expected}, got {failure.got}"
 
 
 # --- drafts ------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
             problems=check.problems,
             failures=[],
         )
-    failures = question_test_failures(check)
+    failures = [test_failure_sentence(f) for f in question_tests(check).failures]
     if failures:
         raise PublishRefused(
             f"Not published: {failures[0]}"

@@ -54,6 +54,9 @@ def _preview_context(slug: str, text: str) -> dict:
     check = services.question_check(slug=slug, text=text, render=True)
     context: dict = {"problems": check.problems, "slug": slug}
     if check.spec is not None:
+        report = services.question_tests(check)
+        context["tests_run"] = len(report.results)
+        context["test_failures"] = report.failures
         spec, rendered = check.spec, check.rendered
         context["preview"] = {
             "title": spec.title,

@@ -80,6 +80,10 @@ def test_the_new_question_template_passes_validation(instructor):
     check = services.question_check(slug=draft.slug, text=draft.text)
     assert check.problems == []
     assert check.spec.slug == "summarise-tickets"
+    report = services.question_tests(check)
+    assert report.failures == () and len(report.results) > 5
+    tested_steps = {key for key in check.cf.meta["tests"]}
+    assert tested_steps == {"clarify", "estimate", "architecture", "bottlenecks", "tradeoffs"}
 
 
 @pytest.mark.django_db
@@ -148,15 +152,23 @@ def test_publish_is_refused_while_the_text_has_a_problem(instructor_client, inst
 
 
 @pytest.mark.django_db
-def test_publish_names_the_failing_question_test(instructor, monkeypatch):
-    pytest.importorskip("interview.grading.question_tests")  # lands with wt-qtests
+def test_publish_names_the_failing_question_test(instructor_client, instructor):
+    services.question_new(slug="tested", user=instructor)
     text = _template_text("tested").replace(
-        "\n---\nWrite the scenario",
-        "\ntests:\n  architecture:\n    - answer: We would run it on a spreadsheet.\n"
-        "      expect: {batching-engine: hit}\n---\nWrite the scenario",
+        "expect: {batching-engine: hit}", "expect: {batching-engine: miss}", 1
     )
-    with pytest.raises(services.PublishRefused, match="batching-engine"):
-        services.question_publish(slug="tested", text=text)
+    url = reverse("authoring:question_publish", args=["tested"])
+    response = instructor_client.post(url, {"text": text, "base_version": "0"})
+    assert response.status_code == 422
+    body = response.content.decode()
+    assert "Not published: line " in body
+    assert "architecture test 1 (engine named): expected batching-engine: miss" in body
+    assert not QuestionRevision.objects.filter(question__slug="tested").exists()
+    preview = instructor_client.post(
+        reverse("authoring:question_preview", args=["tested"]), {"text": text}
+    ).content.decode()
+    line = text.split("\n").index("      expect: {batching-engine: miss}") + 1
+    assert f'data-line="{line}"' in preview and "1 of 23 question tests fails" in preview
 
 
 @pytest.mark.django_db
