@@ -5,11 +5,12 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+import yaml
 from django.db.models import Count, Q
 from django.http import Http404
 
 from authoring.models import Draft, ProblemReport
-from interview.models import Question, QuestionRevision
+from interview.models import Concept, Question, QuestionRevision
 
 
 @dataclass(frozen=True)
@@ -110,3 +111,35 @@ def open_reports(slug: str) -> list[ProblemReport]:
         .select_related("revision", "reporter")
         .order_by("-created_at")
     )
+
+
+@dataclass(frozen=True)
+class ConceptRow:
+    slug: str
+    title: str
+    published: bool
+    has_draft: bool  # a saved draft whose text differs from the stored note
+
+
+def concept_rows() -> list[ConceptRow]:
+    """Every concept note an instructor can open: stored ones and drafts never published."""
+    drafts = {d.slug: d for d in Draft.objects.filter(kind=Draft.Kind.CONCEPT)}
+    rows = []
+    for concept in Concept.objects.all():
+        draft = drafts.pop(concept.slug, None)
+        changed = draft is not None and draft.text != concept_source_text(concept)
+        rows.append(ConceptRow(concept.slug, concept.title, True, changed))
+    rows += [ConceptRow(slug, slug, False, True) for slug in drafts]
+    return sorted(rows, key=lambda r: r.slug)
+
+
+def concept_source_text(concept: Concept) -> str:
+    """A concept note as its file: the text it was loaded from, or (for a note loaded before
+    that was kept) the file rebuilt from its fields."""
+    if concept.source_text:
+        return concept.source_text
+    meta = {"slug": concept.slug, "title": concept.title, "summary": concept.summary}
+    if concept.related:
+        meta["related"] = list(concept.related)
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
+    return f"---\n{front}---\n{concept.body_markdown}\n"

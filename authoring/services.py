@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from authoring.models import Draft, ProblemReport
+from authoring.selectors import concept_source_text
 from interview import flow
 from interview.grading.question_tests import (
     QuestionTestFailure,
@@ -22,21 +23,24 @@ from interview.grading.question_tests import (
     question_tests_run,
 )
 from interview.models import Attempt, Concept, Question, QuestionRevision
-from interview.services import question_revision_publish
+from interview.services import concept_publish, question_revision_publish
 from questionbank import STEP_KEYS, Problem, QuestionSpec
 from questionbank.files import (
     MAX_FILE_BYTES,
     ContentFile,
     parse_file,
     question_spec,
+    validate_concept,
     validate_question,
 )
-from questionbank.rendering import render_question
+from questionbank.rendering import render_markdown, render_question
 from questionbank.spec import SLUG_RE
 from rate_limits import check_rate, user_client
 
 QUESTION_TEMPLATE = Path(__file__).resolve().parent / "question_template.md"
 TEMPLATE_SLUG_LINE = "slug: your-question-slug"
+CONCEPT_TEMPLATE = Path(__file__).resolve().parent / "concept_template.md"
+CONCEPT_TEMPLATE_SLUG_LINE = "slug: your-concept-slug"
 PROBLEM_REPORTS_PER_MINUTE = 3
 REPORT_MESSAGE_MAX = 4000
 
@@ -215,6 +219,73 @@ def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
     return question.current_revision, created
 
 
+# --- concept notes ---------------------------------------------------------------------
+
+
+@dataclass
+class ConceptCheck:
+    """A concept note's text validated: its problems and, when none, its rendered body."""
+
+    cf: ContentFile
+    problems: list[Problem]
+    body_html: str = ""
+
+
+def concept_check(*, slug: str, text: str, render: bool = False) -> ConceptCheck:
+    """Validate `text` as content/concepts/<slug>.md against the notes in the database (and
+    itself, so a note may be new)."""
+    cf = parse_file(f"{slug}.md", text)
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        return ConceptCheck(cf, [Problem(cf.path, 1, f"larger than {MAX_FILE_BYTES} bytes")])
+    known = set(Concept.objects.values_list("slug", flat=True)) | {slug}
+    check = ConceptCheck(cf, list(validate_concept(cf, concept_slugs=known)))
+    if not check.problems and render:
+        check.body_html = render_markdown(cf.body)
+    return check
+
+
+def concept_new(*, slug: str, user) -> Draft:
+    """A draft for a new concept note `slug`, from the shipped template (which validates)."""
+    slug = (slug or "").strip()
+    if not SLUG_RE.match(slug):
+        raise AuthoringError("A slug is lowercase letters, digits and hyphens, e.g. 'kv-wall'.")
+    if (
+        Concept.objects.filter(slug=slug).exists()
+        or Draft.objects.filter(kind=Draft.Kind.CONCEPT, slug=slug).exists()
+    ):
+        raise AuthoringError(f"There is already a concept note '{slug}': open it from the list.")
+    text = CONCEPT_TEMPLATE.read_text(encoding="utf-8")
+    text = text.replace(CONCEPT_TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
+    return Draft.objects.create(kind=Draft.Kind.CONCEPT, slug=slug, text=text, updated_by=user)
+
+
+def concept_draft(slug: str) -> Draft:
+    """The note's draft; unsaved (version 0, the stored note's text) when nobody edited it.
+    AuthoringError for a slug with neither."""
+    draft = Draft.objects.filter(kind=Draft.Kind.CONCEPT, slug=slug).first()
+    if draft is not None:
+        return draft
+    concept = Concept.objects.filter(slug=slug).first()
+    if concept is None:
+        raise AuthoringError(f"No concept note '{slug}'.")
+    return Draft(kind=Draft.Kind.CONCEPT, slug=slug, text=concept_source_text(concept))
+
+
+def concept_publish_text(*, slug: str, text: str) -> bool:
+    """Publish a concept note (notes have no revisions: it is updated in place, the way
+    `load_content` stores it). PublishRefused while it has a problem; False when unchanged."""
+    check = concept_check(slug=slug, text=text)
+    if check.problems:
+        first = check.problems[0]
+        raise PublishRefused(
+            f"Not published: line {first.line}: {first.message}",
+            problems=check.problems,
+            failures=[],
+        )
+    with transaction.atomic():
+        return concept_publish(cf=check.cf)
+
+
 # --- preview attempts --------------------------------------------------------------------
 
 
@@ -259,20 +330,6 @@ def preview_start(*, user, slug: str, text: str | None) -> Attempt:
 
 
 # --- files -------------------------------------------------------------------------------
-
-
-def concept_source_text(concept: Concept) -> str:
-    """A concept note as its file: the text it was loaded from, or (for a note loaded before
-    that was kept) the file rebuilt from its fields."""
-    if concept.source_text:
-        return concept.source_text
-    import yaml
-
-    meta = {"slug": concept.slug, "title": concept.title, "summary": concept.summary}
-    if concept.related:
-        meta["related"] = list(concept.related)
-    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True)
-    return f"---\n{front}---\n{concept.body_markdown}\n"
 
 
 def content_export(*, root: Path) -> list[Path]:

@@ -6,15 +6,27 @@ from authoring import views
 
 app_name = "authoring"
 
+# The same editor serves question files and concept notes.
+EDITOR_ACTIONS = [
+    ("", views.editor, ""),
+    ("save/", views.editor_save, "_save"),
+    ("preview/", views.editor_preview, "_preview"),
+    ("publish/", views.editor_publish, "_publish"),
+    ("upload/", views.editor_upload, "_upload"),
+    ("download/", views.editor_download, "_download"),
+]
+
 urlpatterns = [
     path("", views.index, name="index"),
-    path("new/", views.question_create, name="question_create"),
-    path("questions/<slug:slug>/", views.question_edit, name="question"),
-    path("questions/<slug:slug>/save/", views.question_save, name="question_save"),
-    path("questions/<slug:slug>/preview/", views.question_preview, name="question_preview"),
-    path("questions/<slug:slug>/publish/", views.question_publish, name="question_publish"),
-    path("questions/<slug:slug>/upload/", views.question_upload, name="question_upload"),
-    path("questions/<slug:slug>/download/", views.question_download, name="question_download"),
+    path("new/", views.create, name="create"),
+    *[
+        path(f"questions/<slug:slug>/{suffix}", view, {"kind": "question"}, name=f"question{name}")
+        for suffix, view, name in EDITOR_ACTIONS
+    ],
+    *[
+        path(f"concepts/<slug:slug>/{suffix}", view, {"kind": "concept"}, name=f"concept{name}")
+        for suffix, view, name in EDITOR_ACTIONS
+    ],
     path("questions/<slug:slug>/try/", views.question_try, name="question_try"),
     path(
         "questions/<slug:slug>/revisions/<int:number>/",

@@ -9,13 +9,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.instructors import instructor_required
 from authoring import selectors, services
 from authoring.models import Draft, ProblemReport
-from interview.models import Question
+from interview.models import Concept, Question
 from interview.selectors import STEP_TITLES, brief_rows
 from questionbank import STEP_KEYS
 from rate_limits import LimitExceeded
@@ -26,33 +27,51 @@ MD_CONTENT_TYPE = "text/markdown; charset=utf-8"
 @instructor_required
 @require_safe
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "authoring/index.html", {"rows": selectors.question_rows()})
+    return render(request, "authoring/index.html", _index_context())
+
+
+def _index_context(**extra) -> dict:
+    return {"rows": selectors.question_rows(), "concepts": selectors.concept_rows(), **extra}
 
 
 @instructor_required
 @require_POST
-def question_create(request: HttpRequest) -> HttpResponse:
+def create(request: HttpRequest) -> HttpResponse:
+    kind = Draft.Kind.CONCEPT if request.POST.get("kind") == "concept" else Draft.Kind.QUESTION
+    new = services.concept_new if kind == Draft.Kind.CONCEPT else services.question_new
     try:
-        draft = services.question_new(slug=request.POST.get("slug", ""), user=request.user)
+        draft = new(slug=request.POST.get("slug", ""), user=request.user)
     except services.AuthoringError as exc:
-        context = {"rows": selectors.question_rows(), "new_error": str(exc)}
+        context = _index_context(new_error=str(exc), new_kind=kind)
         context["new_slug"] = request.POST.get("slug", "")[:100]
         return render(request, "authoring/index.html", context, status=422)
-    return redirect("authoring:question", slug=draft.slug)
+    return redirect(f"authoring:{kind}", slug=draft.slug)
 
 
-def _draft_or_404(slug: str) -> Draft:
+def _draft_or_404(kind: str, slug: str) -> Draft:
     try:
+        if kind == Draft.Kind.CONCEPT:
+            return services.concept_draft(slug)
         return services.question_draft(slug)
     except services.AuthoringError:
-        raise Http404("No such question.") from None
+        raise Http404("No such file.") from None
 
 
-def _preview_context(slug: str, text: str) -> dict:
-    """What the live preview shows: the problems with their lines, and the question as a
-    candidate sees it once the text is valid."""
+def _preview_context(kind: str, slug: str, text: str) -> dict:
+    """What the live preview shows: the problems with their lines, and the question (or
+    concept note) as a candidate sees it once the text is valid."""
+    if kind == Draft.Kind.CONCEPT:
+        concept = services.concept_check(slug=slug, text=text, render=True)
+        context: dict = {"kind": kind, "problems": concept.problems, "slug": slug}
+        if not concept.problems:
+            context["concept_preview"] = {
+                "title": concept.cf.meta["title"],
+                "summary": concept.cf.meta["summary"],
+                "body_html": concept.body_html,
+            }
+        return context
     check = services.question_check(slug=slug, text=text, render=True)
-    context: dict = {"problems": check.problems, "slug": slug}
+    context = {"kind": kind, "problems": check.problems, "slug": slug}
     if check.spec is not None:
         report = services.question_tests(check)
         context["tests_run"] = len(report.results)
@@ -92,26 +111,33 @@ def _editor(
     status: int = 200,
 ) -> HttpResponse:
     text = draft.text if text is None else text
-    question = Question.objects.select_related("current_revision").filter(slug=slug).first()
-    current = question.current_revision if question else None
+    kind = draft.kind
     context = {
         "slug": slug,
         "draft": draft,
         "text": text,
-        "current": current,
-        "revisions": selectors.question_revisions(slug),
-        "reports": selectors.open_reports(slug),
         "refusal": refusal,
         "failures": failures or [],
-        **_preview_context(slug, text),
+        "urls": {
+            action: reverse(f"authoring:{kind}_{action}", args=[slug])
+            for action in ("save", "preview", "publish", "upload", "download")
+        },
+        **_preview_context(kind, slug, text),
     }
+    if kind == Draft.Kind.QUESTION:
+        question = Question.objects.select_related("current_revision").filter(slug=slug).first()
+        context["current"] = question.current_revision if question else None
+        context["revisions"] = selectors.question_revisions(slug)
+        context["reports"] = selectors.open_reports(slug)
+    else:
+        context["published_concept"] = Concept.objects.filter(slug=slug).exists()
     return render(request, "authoring/edit.html", context, status=status)
 
 
 @instructor_required
 @require_safe
-def question_edit(request: HttpRequest, slug: str) -> HttpResponse:
-    return _editor(request, slug=slug, draft=_draft_or_404(slug))
+def editor(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
+    return _editor(request, slug=slug, draft=_draft_or_404(kind, slug))
 
 
 def _posted(request: HttpRequest) -> tuple[str, int]:
@@ -137,13 +163,13 @@ def _save_status(
 
 @instructor_required
 @require_POST
-def question_save(request: HttpRequest, slug: str) -> HttpResponse:
+def editor_save(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
     """Autosave (htmx: the save status) or the "Save draft" button (no JavaScript: the page)."""
-    draft = _draft_or_404(slug)
+    draft = _draft_or_404(kind, slug)
     text, base_version = _posted(request)
     try:
         draft = services.draft_save(
-            kind=Draft.Kind.QUESTION,
+            kind=kind,
             slug=slug,
             text=text,
             base_version=base_version,
@@ -160,32 +186,36 @@ def question_save(request: HttpRequest, slug: str) -> HttpResponse:
     if request.htmx:
         return _save_status(request, draft)
     messages.success(request, f"Draft saved (version {draft.version}).")
-    return redirect("authoring:question", slug=slug)
+    return redirect(f"authoring:{kind}", slug=slug)
 
 
 @instructor_required
 @require_POST
-def question_preview(request: HttpRequest, slug: str) -> HttpResponse:
+def editor_preview(
+    request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION
+) -> HttpResponse:
     """The live preview (htmx): nothing is saved."""
     text = services.draft_text_normalise(request.POST.get("text", ""))
-    return render(request, "authoring/edit.html#preview", _preview_context(slug, text))
+    return render(request, "authoring/edit.html#preview", _preview_context(kind, slug, text))
 
 
 @instructor_required
 @require_POST
-def question_publish(request: HttpRequest, slug: str) -> HttpResponse:
+def editor_publish(
+    request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION
+) -> HttpResponse:
     """Save the posted text as the draft, then publish it; a refusal says which problem or
     test stopped it and keeps the text on the page."""
-    draft = _draft_or_404(slug)
+    draft = _draft_or_404(kind, slug)
     text, base_version = _posted(request)
     try:
         draft = services.draft_save(
-            kind=Draft.Kind.QUESTION,
-            slug=slug,
-            text=text,
-            base_version=base_version,
-            user=request.user,
+            kind=kind, slug=slug, text=text, base_version=base_version, user=request.user
         )
+        if kind == Draft.Kind.CONCEPT:
+            saved = services.concept_publish_text(slug=slug, text=draft.text)
+            messages.success(request, "Concept note published." if saved else "No change.")
+            return redirect("authoring:concept", slug=slug)
         revision, created = services.question_publish(slug=slug, text=draft.text)
     except services.StaleDraft as exc:
         return _editor(request, slug=slug, draft=exc.draft, text=text, refusal=str(exc), status=409)
@@ -210,9 +240,9 @@ def question_publish(request: HttpRequest, slug: str) -> HttpResponse:
 
 @instructor_required
 @require_POST
-def question_upload(request: HttpRequest, slug: str) -> HttpResponse:
+def editor_upload(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
     """An uploaded .md file replaces the draft (version-guarded like any save)."""
-    draft = _draft_or_404(slug)
+    draft = _draft_or_404(kind, slug)
     upload = request.FILES.get("file")
     if upload is None:
         return _editor(request, slug=slug, draft=draft, refusal="Choose a .md file.", status=422)
@@ -223,7 +253,7 @@ def question_upload(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         data = upload.read(services.MAX_FILE_BYTES + 1)
         draft = services.draft_upload(
-            kind=Draft.Kind.QUESTION,
+            kind=kind,
             slug=slug,
             data=data,
             base_version=base_version,
@@ -232,7 +262,7 @@ def question_upload(request: HttpRequest, slug: str) -> HttpResponse:
     except services.AuthoringError as exc:
         return _editor(request, slug=slug, draft=draft, refusal=str(exc), status=422)
     messages.success(request, f"{upload.name} is now the draft (version {draft.version}).")
-    return redirect("authoring:question", slug=slug)
+    return redirect(f"authoring:{kind}", slug=slug)
 
 
 def _markdown_file(text: str, filename: str) -> HttpResponse:
@@ -243,16 +273,18 @@ def _markdown_file(text: str, filename: str) -> HttpResponse:
 
 @instructor_required
 @require_safe
-def question_download(request: HttpRequest, slug: str) -> HttpResponse:
+def editor_download(
+    request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION
+) -> HttpResponse:
     """The draft (or, with none, the published text) as <slug>.md, byte for byte."""
-    return _markdown_file(_draft_or_404(slug).text, f"{slug}.md")
+    return _markdown_file(_draft_or_404(kind, slug).text, f"{slug}.md")
 
 
 @instructor_required
 @require_POST
 def question_try(request: HttpRequest, slug: str) -> HttpResponse:
     """Start a preview attempt: of the published question, or of the draft."""
-    draft = _draft_or_404(slug)
+    draft = _draft_or_404(Draft.Kind.QUESTION, slug)
     text = None if request.POST.get("which") == "published" else draft.text
     try:
         attempt = services.preview_start(user=request.user, slug=slug, text=text)

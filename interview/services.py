@@ -11,7 +11,7 @@ from django.db import transaction
 from interview.models import Concept, Question, QuestionRevision
 from interview.selectors import concepts_cache_clear
 from questionbank import ContentTree, Problem, QuestionSpec, read_tree
-from questionbank.files import question_spec
+from questionbank.files import ContentFile, question_spec
 from questionbank.rendering import render_markdown, render_question
 
 
@@ -36,25 +36,8 @@ def content_load(*, root: Path) -> LoadReport:
         return report
     with transaction.atomic():
         for cf in tree.concepts:
-            digest = cf.content_hash
-            concept = Concept.objects.filter(slug=cf.meta["slug"]).first()
-            if concept and concept.content_hash == digest:
-                continue
-            Concept.objects.update_or_create(
-                slug=cf.meta["slug"],
-                defaults={
-                    "title": cf.meta["title"],
-                    "summary": cf.meta["summary"],
-                    "related": cf.meta.get("related", []),
-                    "body_markdown": cf.body,
-                    "body_html": render_markdown(cf.body),
-                    "source_text": cf.text,
-                    "content_hash": digest,
-                },
-            )
-            report.concepts_saved.append(cf.meta["slug"])
-        if report.concepts_saved:
-            transaction.on_commit(concepts_cache_clear)
+            if concept_publish(cf=cf):
+                report.concepts_saved.append(cf.meta["slug"])
         for cf in tree.questions:
             label = question_revision_publish(
                 spec=question_spec(cf),
@@ -64,6 +47,29 @@ def content_load(*, root: Path) -> LoadReport:
             )
             (report.created if label[1] else report.unchanged).append(label[0])
     return report
+
+
+def concept_publish(*, cf: ContentFile) -> bool:
+    """Store a validated concept note (updated in place; its HTML rendered once, here).
+    False when the stored note already has exactly this text."""
+    digest = cf.content_hash
+    concept = Concept.objects.filter(slug=cf.meta["slug"]).first()
+    if concept and concept.content_hash == digest:
+        return False
+    Concept.objects.update_or_create(
+        slug=cf.meta["slug"],
+        defaults={
+            "title": cf.meta["title"],
+            "summary": cf.meta["summary"],
+            "related": cf.meta.get("related", []),
+            "body_markdown": cf.body,
+            "body_html": render_markdown(cf.body),
+            "source_text": cf.text,
+            "content_hash": digest,
+        },
+    )
+    transaction.on_commit(concepts_cache_clear)
+    return True
 
 
 def question_revision_publish(

@@ -16,7 +16,7 @@ from authoring.models import Draft, ProblemReport
 from authoring.urls import urlpatterns as authoring_urls
 from interview import flow
 from interview.history import candidate_history
-from interview.models import Attempt, Question, QuestionRevision
+from interview.models import Attempt, Concept, Question, QuestionRevision
 from interview.selectors import question_list
 from interview.services import content_load
 
@@ -41,10 +41,11 @@ def _without_step(text: str, step: str) -> str:
 
 
 def _authoring_paths(report_id: int) -> list[str]:
-    values = {"slug": CHAT, "number": 1, "report_id": report_id}
     paths = []
     for pattern in authoring_urls:
         assert isinstance(pattern, URLPattern)
+        slug = "tpot-floor" if pattern.name.startswith("concept") else CHAT
+        values = {"slug": slug, "number": 1, "report_id": report_id}
         kwargs = {name: values[name] for name in pattern.pattern.converters}
         paths.append(reverse(f"authoring:{pattern.name}", kwargs=kwargs))
     return paths
@@ -59,7 +60,7 @@ def test_every_authoring_url_is_404_for_everyone_but_instructors(
         question=revision.question, revision=revision, step_key="clarify", message="typo"
     )
     paths = _authoring_paths(report.pk)
-    assert len(paths) == len(authoring_urls) >= 12
+    assert len(paths) == len(authoring_urls) >= 18
     for path in paths:
         for who in (client, candidate_client):
             assert who.get(path).status_code == 404, path
@@ -88,10 +89,10 @@ def test_the_new_question_template_passes_validation(instructor):
 
 @pytest.mark.django_db
 def test_a_new_question_needs_a_fresh_valid_slug(content_loaded, instructor_client):
-    response = instructor_client.post(reverse("authoring:question_create"), {"slug": "Bad Slug"})
+    response = instructor_client.post(reverse("authoring:create"), {"slug": "Bad Slug"})
     assert response.status_code == 422
     assert "lowercase letters" in response.content.decode()
-    response = instructor_client.post(reverse("authoring:question_create"), {"slug": CHAT})
+    response = instructor_client.post(reverse("authoring:create"), {"slug": CHAT})
     assert response.status_code == 422
     assert "already a question" in response.content.decode()
 
@@ -369,3 +370,48 @@ def test_nobody_reports_on_someone_elses_attempt(content_loaded, instructor, can
     url = reverse("problem_report", args=[attempt.pk, "clarify"])
     assert candidate_client.post(url, {"message": "x"}).status_code == 404
     assert not ProblemReport.objects.exists()
+
+
+# --- concept notes -------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_concept_note_is_written_previewed_and_published_like_a_question(
+    content_loaded, instructor_client, client, tmp_path
+):
+    created = instructor_client.post(
+        reverse("authoring:create"), {"kind": "concept", "slug": "decode-floor"}
+    )
+    assert created.status_code == 302 and created["Location"] == "/author/concepts/decode-floor/"
+    draft = Draft.objects.get(kind=Draft.Kind.CONCEPT, slug="decode-floor")
+    bodiless = draft.text.split("\n---\n")[0] + "\n---\n"
+    preview = instructor_client.post(
+        reverse("authoring:concept_preview", args=["decode-floor"]), {"text": bodiless}
+    ).content.decode()
+    assert "concept note has no body" in preview and 'data-line="7"' in preview
+    text = draft.text.replace("Name the idea in a few words", "The decode floor").replace(
+        "related: []", "related: [tpot-floor]"
+    )
+    published = instructor_client.post(
+        reverse("authoring:concept_publish", args=["decode-floor"]),
+        {"text": text, "base_version": str(draft.version)},
+    )
+    assert published.status_code == 302
+    page = client.get(reverse("concept", args=["decode-floor"])).content.decode()
+    assert "The decode floor" in page and "<math" in page  # $t = W / bw$ rendered once
+    call_command("export_content", str(tmp_path))
+    assert (tmp_path / "concepts" / "decode-floor.md").read_text(encoding="utf-8") == text
+    assert content_load(root=tmp_path).concepts_saved == []
+
+
+@pytest.mark.django_db
+def test_a_concept_note_with_a_problem_is_not_published(content_loaded, instructor_client):
+    before = Concept.objects.get(slug="tpot-floor")
+    text = before.source_text.replace("slug: tpot-floor", "slug: tpot-floor\nsurprise: 1", 1)
+    response = instructor_client.post(
+        reverse("authoring:concept_publish", args=["tpot-floor"]),
+        {"text": text, "base_version": "0"},
+    )
+    assert response.status_code == 422
+    assert "Not published: line 3" in response.content.decode()
+    assert Concept.objects.get(slug="tpot-floor").content_hash == before.content_hash
