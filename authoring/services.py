@@ -17,6 +17,7 @@ from django.utils import timezone
 from authoring.models import Draft, ProblemReport
 from authoring.selectors import concept_source_text
 from interview import flow
+from interview.grading.offline import grade_offline
 from interview.grading.question_tests import (
     QuestionTestFailure,
     QuestionTestReport,
@@ -35,6 +36,7 @@ from questionbank.files import (
 )
 from questionbank.rendering import render_markdown, render_question
 from questionbank.spec import SLUG_RE
+from questionbank.tests_key import with_answer_test
 from rate_limits import check_rate, user_client
 
 QUESTION_TEMPLATE = Path(__file__).resolve().parent / "question_template.md"
@@ -182,6 +184,52 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
         line = data[: exc.start].count(b"\n") + 1
         raise AuthoringError(f"The file is not UTF-8 text (line {line}).") from exc
     return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
+
+
+def answer_test_verdicts(*, slug: str, step_key: str, answer: str) -> list[tuple[str, str, str]]:
+    """(point id, what it says, the offline grader's verdict) for each rubric point of the
+    draft's step: the form that turns an answer into a test starts from these."""
+    step = _draft_step(slug, step_key)
+    offline = {p.id: p.verdict for p in grade_offline(step, answer).points}
+    return [(point.id, point.says, offline.get(point.id, "miss")) for point in step.rubric]
+
+
+def _draft_step(slug: str, step_key: str):
+    draft = question_draft(slug)
+    check = question_check(slug=slug, text=draft.text)
+    if check.problems:
+        raise AuthoringError(
+            "Fix the draft's problems first: a test is added to the draft, which must validate."
+        )
+    try:
+        return check.spec.step(step_key)
+    except LookupError:
+        raise AuthoringError(f"The draft has no step '{step_key}'.") from None
+
+
+def draft_add_answer_test(
+    *, slug: str, step_key: str, answer: str, expect: dict[str, str], name: str, user
+) -> Draft:
+    """Add an answer test to the question's draft ("add a test from this attempt"): `expect`
+    holds the human verdicts; where the offline grader gives another, the test records it as
+    an expected offline verdict (what the model grader is for). Only the test's lines change
+    in the file (questionbank.tests_key)."""
+    step = _draft_step(slug, step_key)
+    ids = {point.id for point in step.rubric}
+    if not expect or set(expect) - ids or set(expect.values()) - {"hit", "partial", "miss"}:
+        raise AuthoringError("Give each rubric point of the step hit, partial or miss.")
+    offline = {p.id: p.verdict for p in grade_offline(step, answer).points}
+    differs = {k: offline.get(k, "miss") for k, v in expect.items() if offline.get(k, "miss") != v}
+    draft = question_draft(slug)
+    try:
+        text = with_answer_test(
+            draft.text, step_key, answer=answer, expect=expect, name=name, offline=differs or None
+        )
+    except ValueError as exc:
+        raise AuthoringError(f"The test cannot be added to this file: {exc}.") from None
+    return draft_save(
+        kind=Draft.Kind.QUESTION, slug=slug, text=text, base_version=draft.version, user=user
+    )
 
 
 # --- publishing --------------------------------------------------------------------------

@@ -39,4 +39,5 @@ urlpatterns = [
         name="revision_download",
     ),
     path("reports/<int:report_id>/close/", views.report_close, name="report_close"),
+    path("reports/<int:report_id>/test/", views.report_add_test, name="report_add_test"),
 ]

@@ -11,7 +11,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.instructors import instructor_required
 from authoring import selectors, services
@@ -326,3 +326,40 @@ def report_close(request: HttpRequest, report_id: int) -> HttpResponse:
     services.problem_report_close(report=report, user=request.user, fixed_in=fixed_in)
     messages.success(request, "Report closed.")
     return redirect("authoring:question", slug=report.question.slug)
+
+
+@instructor_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
+    """Turn the answer a candidate shared with a report into a test in the question's draft:
+    the form proposes the offline grader's verdicts, the instructor sets the human ones."""
+    report = get_object_or_404(
+        ProblemReport.objects.select_related("question").exclude(answer_text=""), pk=report_id
+    )
+    slug = report.question.slug
+    try:
+        points = services.answer_test_verdicts(
+            slug=slug, step_key=report.step_key, answer=report.answer_text
+        )
+    except services.AuthoringError as exc:
+        messages.error(request, str(exc))
+        return redirect("authoring:question", slug=slug)
+    error, status = "", 200
+    if request.method == "POST":
+        expect = {pid: request.POST.get(f"verdict-{pid}", "") for pid, _says, _v in points}
+        try:
+            services.draft_add_answer_test(
+                slug=slug,
+                step_key=report.step_key,
+                answer=report.answer_text,
+                expect=expect,
+                name=f"from report {report.pk}",
+                user=request.user,
+            )
+        except services.AuthoringError as exc:
+            error, status = str(exc), 422
+        else:
+            messages.success(request, "Test added to the draft: publish to keep it.")
+            return redirect("authoring:question", slug=slug)
+    context = {"report": report, "slug": slug, "points": points, "error": error}
+    return render(request, "authoring/report_test.html", context, status=status)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -57,7 +58,11 @@ def test_every_authoring_url_is_404_for_everyone_but_instructors(
 ):
     revision = Question.objects.get(slug=CHAT).current_revision
     report = ProblemReport.objects.create(
-        question=revision.question, revision=revision, step_key="clarify", message="typo"
+        question=revision.question,
+        revision=revision,
+        step_key="clarify",
+        message="typo",
+        answer_text="We design for the peak.",
     )
     paths = _authoring_paths(report.pk)
     assert len(paths) == len(authoring_urls) >= 18
@@ -289,10 +294,8 @@ def test_a_draft_preview_is_an_unpublished_revision_no_candidate_reaches(
     attempt = Attempt.objects.get(user=instructor)
     assert response.status_code == 302 and attempt.is_preview
     assert not attempt.revision.is_published and attempt.revision.number == 0
-    assert (
-        instructor_client.get(reverse("attempt_step", args=[attempt.pk, "clarify"])).status_code
-        == 200
-    )
+    step = instructor_client.get(reverse("attempt_step", args=[attempt.pk, "clarify"]))
+    assert "A preview attempt: it counts in no history" in step.content.decode()
     # Candidates: not listed, no page, cannot start it.
     assert all(r.question.slug != "unseen" for r in question_list())
     assert candidate_client.get(reverse("question", args=["unseen"])).status_code == 404
@@ -344,6 +347,36 @@ def test_a_problem_report_carries_the_answer_only_with_agreement(
     )
     kept.refresh_from_db()
     assert kept.status == ProblemReport.Status.CLOSED and kept.fixed_in_id == revision.pk
+
+
+@pytest.mark.django_db
+def test_a_shared_answer_becomes_a_test_in_the_draft(content_loaded, instructor_client):
+    revision = Question.objects.get(slug=CHAT).current_revision
+    answer = "Route each chat to the replica that already holds its system prompt in memory."
+    report = ProblemReport.objects.create(
+        question=revision.question,
+        revision=revision,
+        step_key="architecture",
+        message="My answer was right.",
+        answer_text=answer,
+    )
+    url = reverse("authoring:report_add_test", args=[report.pk])
+    form = instructor_client.get(url).content.decode()
+    points = re.findall(r'name="verdict-([a-z0-9-]+)" value="hit"', form)
+    assert points and "the offline grader says" in form
+    verdicts = {f"verdict-{p}": "miss" for p in points}
+    verdicts[f"verdict-{points[0]}"] = "hit"  # the human verdict on the first point
+    assert instructor_client.post(url, verdicts).status_code == 302
+    draft = Draft.objects.get(slug=CHAT)
+    diff = list(
+        difflib.unified_diff(revision.source_text.split("\n"), draft.text.split("\n"), n=0)
+    )[2:]
+    assert not [line for line in diff if line.startswith("-")]  # nothing else changed
+    added = [line[1:] for line in diff if line.startswith("+")]
+    assert f"    - name: from report {report.pk}" in added
+    assert f"        {points[0]}: hit" in added
+    check = services.question_check(slug=CHAT, text=draft.text)
+    assert check.problems == [] and services.question_tests(check).failures == ()
 
 
 @pytest.mark.django_db

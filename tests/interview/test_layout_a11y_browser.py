@@ -78,6 +78,7 @@ def _pages(attempt) -> list[str]:
         "/author/",
         "/author/questions/chat-api-50qps/",
         "/author/questions/chat-api-50qps/revisions/1/",
+        "/author/concepts/tpot-floor/",
     ]
 
 
