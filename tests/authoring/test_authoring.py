@@ -140,6 +140,19 @@ def test_the_live_preview_lists_a_deleted_step_with_its_line(instructor_client, 
     assert "Step 4: Bottlenecks and failure modes" in fixed.content.decode()
 
 
+@pytest.mark.django_db
+def test_yaml_aliases_are_refused_before_they_are_expanded(instructor_client, instructor):
+    services.question_new(slug="bomb", user=instructor)
+    lines = ["---", "slug: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):  # 10**9 values if expanded
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    text = "\n".join([*lines, "---", "body"])
+    preview = instructor_client.post(
+        reverse("authoring:question_preview", args=["bomb"]), {"text": text}
+    ).content.decode()
+    assert 'data-line="4"' in preview and "YAML aliases" in preview
+
+
 # --- publishing and revisions --------------------------------------------------------------
 
 
