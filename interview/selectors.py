@@ -133,4 +133,6 @@ def attempt_number(attempt: Attempt) -> int:
         user_id=attempt.user_id,
         revision__question_id=attempt.revision.question_id,
         pk__lte=attempt.pk,
+        # Previews are numbered apart, as the history (which leaves them out) numbers the rest.
+        is_preview=attempt.is_preview,
     ).count()

@@ -18,7 +18,7 @@ from authoring.urls import urlpatterns as authoring_urls
 from interview import flow
 from interview.history import candidate_history
 from interview.models import Attempt, Concept, Question, QuestionRevision
-from interview.selectors import question_list
+from interview.selectors import attempt_number, question_list
 from interview.services import content_load
 
 CHAT = "chat-api-50qps"
@@ -321,13 +321,14 @@ def test_a_draft_preview_is_an_unpublished_revision_no_candidate_reaches(
 
 @pytest.mark.django_db
 def test_preview_attempts_count_in_no_history(content_loaded, instructor, instructor_client):
+    instructor_client.post(reverse("authoring:question_try", args=[CHAT]), {"which": "published"})
+    preview = Attempt.objects.get(user=instructor, is_preview=True)
     real = flow.attempt_start(
         user=instructor, revision=Question.objects.get(slug=CHAT).current_revision
     )
-    instructor_client.post(reverse("authoring:question_try", args=[CHAT]), {"which": "published"})
-    preview = Attempt.objects.get(user=instructor, is_preview=True)
     history = candidate_history(instructor)
     assert [row["attempt"].pk for row in history["rows"]] == [real.pk]
+    assert attempt_number(real) == 1 == history["rows"][0]["number"]
     page = instructor_client.get(reverse("question", args=[CHAT])).content.decode()
     assert f"/attempts/{preview.pk}/" not in page
 
