@@ -245,6 +245,10 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
     return results
 
 
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def _test_name(key: str, index: int, entry: dict[str, Any]) -> str:
     name = str(entry.get("name") or "").strip()
     return f"{key} test {index + 1}" + (f" ({name})" if name else "")
@@ -262,7 +266,7 @@ def _answer_test(
 ) -> QuestionTestResult:
     tpath = ("tests", key, index)
     answer = str(entry.get("answer") or "")
-    expect = {str(k): str(v) for k, v in (entry.get("expect") or {}).items()}
+    expect = {str(k): str(v) for k, v in _mapping(entry.get("expect")).items()}
     if grader == "llm":
         from interview.grading import grade
 
@@ -270,7 +274,8 @@ def _answer_test(
         wanted = expect
     else:
         result = _offline(part, answer)
-        wanted = {**expect, **{str(k): str(v) for k, v in (entry.get("offline") or {}).items()}}
+        offline = _mapping(entry.get("offline"))
+        wanted = {**expect, **{str(k): str(v) for k, v in offline.items()}}
     got = {p.id: p.verdict for p in result.points}
     wrong = [pid for pid in wanted if got.get(pid, "miss") != wanted[pid]]
     name = _test_name(key, index, entry)
@@ -286,7 +291,8 @@ def _answer_test(
     elif wrong:
         # The line of the first verdict that did not hold (in `offline` when it overrides).
         first = wrong[0]
-        where = "offline" if first in (entry.get("offline") or {}) and grader != "llm" else "expect"
+        overridden = grader != "llm" and first in _mapping(entry.get("offline"))
+        where = "offline" if overridden else "expect"
         failure = QuestionTestFailure(
             cf.path,
             cf.line_of(*tpath, where, first),
@@ -407,11 +413,13 @@ def question_tests_run(
             "the model grader is not configured (set GRADER_BASE_URL to an OpenAI-compatible "
             "endpoint); run the tests with the rubric grader instead"
         )
-    tests = cf.meta.get("tests") or {}
+    # Meant for a validated file; anything else is skipped rather than crashing the run.
+    tests = _mapping(cf.meta.get("tests"))
     results: list[QuestionTestResult] = []
     for key, part, path in _parts(spec):
         results += _builtins(cf, key, part, path)
-        for index, entry in enumerate(tests.get(key) or ()):
+        entries = tests.get(key)
+        for index, entry in enumerate(entries if isinstance(entries, list) else ()):
             if not isinstance(entry, dict):
                 continue
             if "quantity" in entry and isinstance(part, StepSpec):
