@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from interview.grading.config import GraderConfig
-from interview.grading.offline import RUBRIC_GRADER_VERSION
+from interview.grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from questionbank.files import ContentFile, parse_file, question_spec, read_tree
 from questionbank.spec import FollowUp, QuestionSpec, StepSpec
 
@@ -197,12 +197,6 @@ def _context(spec: QuestionSpec, part_key: str, part: StepSpec | FollowUp) -> di
     return context
 
 
-def _offline(part: StepSpec | FollowUp, answer: str):
-    from interview.grading.offline import grade_offline
-
-    return grade_offline(part, answer)
-
-
 def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple) -> list:
     results = []
     checks = (
@@ -211,19 +205,17 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
         ("off-topic answer", OFF_TOPIC_ANSWER, (*path, "rubric"), "at most", JUNK_MAX_SCORE),
     )
     for what, answer, line_path, bound, limit in checks:
-        grade = _offline(part, answer)
+        grade = grade_offline(part, answer)
         ok = grade.score >= limit if bound == "at least" else grade.score <= limit
         name = f"{key}: built-in, the {what} scores {bound} {limit:g} offline"
         line = cf.line_of(*line_path)
         failure = None
         if not ok:
-            missed = [p.id for p in grade.points if p.verdict != "hit"]
-            earned = [f"{p.id} {p.verdict}" for p in grade.points if p.verdict != "miss"]
-            detail = (
-                f"not hit: {', '.join(missed)}"
-                if bound == "at least"
-                else (f"earned: {', '.join(earned)}")
-            )
+            if bound == "at least":
+                detail = "not hit: " + ", ".join(p.id for p in grade.points if p.verdict != "hit")
+            else:
+                earned = (f"{p.id} {p.verdict}" for p in grade.points if p.verdict != "miss")
+                detail = "earned: " + ", ".join(earned)
             failure = QuestionTestFailure(
                 cf.path, line, name, f"score {bound} {limit:g}", f"{grade.score:g} ({detail})"
             )
@@ -273,7 +265,7 @@ def _answer_test(
         result = grade(part, answer, mode="llm", context=_context(spec, key, part), config=config)
         wanted = expect
     else:
-        result = _offline(part, answer)
+        result = grade_offline(part, answer)
         offline = _mapping(entry.get("offline"))
         wanted = {**expect, **{str(k): str(v) for k, v in offline.items()}}
     got = {p.id: p.verdict for p in result.points}
