@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from interview.grading.config import GraderConfig
-from interview.grading.offline import RUBRIC_GRADER_VERSION
+from interview.grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from questionbank.files import ContentFile, parse_file, question_spec, read_tree
 from questionbank.spec import FollowUp, QuestionSpec, StepSpec
 
@@ -197,12 +197,6 @@ def _context(spec: QuestionSpec, part_key: str, part: StepSpec | FollowUp) -> di
     return context
 
 
-def _offline(part: StepSpec | FollowUp, answer: str):
-    from interview.grading.offline import grade_offline
-
-    return grade_offline(part, answer)
-
-
 def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple) -> list:
     results = []
     checks = (
@@ -211,19 +205,17 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
         ("off-topic answer", OFF_TOPIC_ANSWER, (*path, "rubric"), "at most", JUNK_MAX_SCORE),
     )
     for what, answer, line_path, bound, limit in checks:
-        grade = _offline(part, answer)
+        grade = grade_offline(part, answer)
         ok = grade.score >= limit if bound == "at least" else grade.score <= limit
         name = f"{key}: built-in, the {what} scores {bound} {limit:g} offline"
         line = cf.line_of(*line_path)
         failure = None
         if not ok:
-            missed = [p.id for p in grade.points if p.verdict != "hit"]
-            earned = [f"{p.id} {p.verdict}" for p in grade.points if p.verdict != "miss"]
-            detail = (
-                f"not hit: {', '.join(missed)}"
-                if bound == "at least"
-                else (f"earned: {', '.join(earned)}")
-            )
+            if bound == "at least":
+                detail = "not hit: " + ", ".join(p.id for p in grade.points if p.verdict != "hit")
+            else:
+                earned = (f"{p.id} {p.verdict}" for p in grade.points if p.verdict != "miss")
+                detail = "earned: " + ", ".join(earned)
             failure = QuestionTestFailure(
                 cf.path, line, name, f"score {bound} {limit:g}", f"{grade.score:g} ({detail})"
             )
@@ -245,6 +237,10 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
     return results
 
 
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 def _test_name(key: str, index: int, entry: dict[str, Any]) -> str:
     name = str(entry.get("name") or "").strip()
     return f"{key} test {index + 1}" + (f" ({name})" if name else "")
@@ -262,15 +258,16 @@ def _answer_test(
 ) -> QuestionTestResult:
     tpath = ("tests", key, index)
     answer = str(entry.get("answer") or "")
-    expect = {str(k): str(v) for k, v in (entry.get("expect") or {}).items()}
+    expect = {str(k): str(v) for k, v in _mapping(entry.get("expect")).items()}
     if grader == "llm":
         from interview.grading import grade
 
         result = grade(part, answer, mode="llm", context=_context(spec, key, part), config=config)
         wanted = expect
     else:
-        result = _offline(part, answer)
-        wanted = {**expect, **{str(k): str(v) for k, v in (entry.get("offline") or {}).items()}}
+        result = grade_offline(part, answer)
+        offline = _mapping(entry.get("offline"))
+        wanted = {**expect, **{str(k): str(v) for k, v in offline.items()}}
     got = {p.id: p.verdict for p in result.points}
     wrong = [pid for pid in wanted if got.get(pid, "miss") != wanted[pid]]
     name = _test_name(key, index, entry)
@@ -286,7 +283,8 @@ def _answer_test(
     elif wrong:
         # The line of the first verdict that did not hold (in `offline` when it overrides).
         first = wrong[0]
-        where = "offline" if first in (entry.get("offline") or {}) and grader != "llm" else "expect"
+        overridden = grader != "llm" and first in _mapping(entry.get("offline"))
+        where = "offline" if overridden else "expect"
         failure = QuestionTestFailure(
             cf.path,
             cf.line_of(*tpath, where, first),
@@ -407,11 +405,13 @@ def question_tests_run(
             "the model grader is not configured (set GRADER_BASE_URL to an OpenAI-compatible "
             "endpoint); run the tests with the rubric grader instead"
         )
-    tests = cf.meta.get("tests") or {}
+    # Meant for a validated file; anything else is skipped rather than crashing the run.
+    tests = _mapping(cf.meta.get("tests"))
     results: list[QuestionTestResult] = []
     for key, part, path in _parts(spec):
         results += _builtins(cf, key, part, path)
-        for index, entry in enumerate(tests.get(key) or ()):
+        entries = tests.get(key)
+        for index, entry in enumerate(entries if isinstance(entries, list) else ()):
             if not isinstance(entry, dict):
                 continue
             if "quantity" in entry and isinstance(part, StepSpec):

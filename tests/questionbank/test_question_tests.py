@@ -339,3 +339,21 @@ def test_the_llm_grader_runs_the_answer_tests_against_the_human_verdicts():
     assert strong.failure.line == cf.line_of("tests", "clarify", 0, "expect", "clarify-peak-qps")
     assert re.fullmatch(r"clarify-peak-qps: miss.*", strong.failure.got)
     assert server.requests, "the model was never asked"
+
+
+def test_an_unvalidated_tests_key_does_not_crash_the_runner():
+    """The editor may run tests on a draft whose `tests:` has problems: odd shapes are skipped
+    or fail as tests, never an exception."""
+    cf = parse_file(CHAT)
+    spec = question_spec(cf)
+    cf.meta["tests"] = {
+        "clarify": [{"answer": "x", "expect": "hit"}, "not a mapping", {"expect": {"a": "hit"}}],
+        "estimate": [{"quantity": "nope", "answer": "1 GB", "verdict": "correct"}],
+        "architecture": {"not": "a list"},
+    }
+    report = question_tests_run(cf, spec)
+    failed = {f.test: f for f in report.failures}
+    assert "a: hit" == failed["clarify test 3"].expected
+    assert failed["estimate test 1: nope"].got.startswith("verdict an error")
+    cf.meta["tests"] = ["not", "a", "mapping"]
+    assert question_tests_run(cf, spec).passed
