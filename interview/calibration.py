@@ -267,6 +267,27 @@ class RunView:
     stale_why: str
     current_model: str
     current_prompt_version: str
+    points: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _point_rows(run: CalibrationRun | None, says: dict[str, str]) -> list[dict[str, Any]]:
+    """A run's points as the page shows them: wording, figures, a low-kappa mark, and the
+    confusion matrix with its row labels (the instructor's verdict)."""
+    from interview.grading.calibration import KAPPA_BAR
+    from interview.grading.types import VERDICTS
+
+    rows = []
+    for point in run.points if run else []:
+        kappa = point.get("kappa")
+        rows.append(
+            {
+                **point,
+                "says": says.get(point["id"], point["id"]),
+                "low": kappa is not None and kappa < KAPPA_BAR,
+                "matrix": list(zip(VERDICTS, point.get("confusion") or [], strict=False)),
+            }
+        )
+    return rows
 
 
 def _stale_why(run: CalibrationRun, model: str, prompt_version: str, labels_at) -> str:
@@ -296,11 +317,13 @@ def calibration_view(*, question: Question, step_key: str) -> dict[str, Any]:
             calibration_measure(question=question, step_key=step_key, grader="rubric")
             run = CalibrationRun.objects.get(question=question, step_key=step_key, grader=grader)
             why = ""
-        views.append(RunView(grader, run, bool(why), why, model, prompt_version))
+        says = {p.id: p.says for p in step.rubric}
+        views.append(
+            RunView(grader, run, bool(why), why, model, prompt_version, _point_rows(run, says))
+        )
     return {
         "step": step,
         "labels_count": labels.count(),
         "labels_from_reviews": labels.filter(source=CalibrationLabel.Source.REVIEW).count(),
         "runs": views,
-        "says": {p.id: p.says for p in step.rubric},
     }

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 from interview.grading.types import VERDICT_CREDIT
 from interview.models import Question, Submission
-from interview.selectors import STEP_TITLES
 from interview.scoring import ScoredSubmission, best_per_part, primary_grade, submission_score
+from interview.selectors import STEP_TITLES
 from questionbank import STEP_KEYS, RubricPoint
 
 EASY_ABOVE = 0.95

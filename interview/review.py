@@ -25,6 +25,7 @@ from interview.errors import FlowError
 from interview.flow import attempt_touch, grading_text, step_spec
 from interview.grading.types import VERDICTS, RubricPointVerdict, weighted_score
 from interview.models import CalibrationLabel, Grade, GradeDispute, Question, Submission
+from interview.selectors import STEP_TITLES
 from rate_limits import check_daily_quota, user_client
 
 INSTRUCTOR = "instructor"
@@ -99,6 +100,7 @@ class QueueEntry:
     blind, so the queue names the kind of flag, not the scores)."""
 
     submission: Submission
+    step_title: str = ""
     reasons: list[str] = field(default_factory=list)
     dispute: str = ""
 
@@ -127,7 +129,8 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
     )
     entries = []
     for submission in rows:
-        entry = QueueEntry(submission)
+        step_key = submission.answer.step_key
+        entry = QueueEntry(submission, STEP_TITLES.get(step_key, step_key))
         if submission.review_reason:
             entry.reasons.append(_flag_kind(submission.review_reason))
         dispute = next(iter(submission.disputes.all()), None)
