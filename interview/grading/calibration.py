@@ -123,7 +123,14 @@ def step_agreement(
     points = [point_agreement(pid, per_point[pid]) for pid in point_ids]
     pooled = [pair for pid in point_ids for pair in per_point[pid]]
     overall = point_agreement("overall", pooled)
-    notes = [w for p in points for w in p.warnings] + overall.warnings
+    undefined = [p.id for p in points if p.n and p.kappa is None]
+    notes = list(overall.warnings)
+    if undefined:
+        notes.append(
+            f"kappa is undefined for {', '.join(undefined)}: the instructor and the grader gave "
+            "every answer the same verdict on each; label answers that differ on them to "
+            "measure it"
+        )
     if len(answers) < MIN_LABELLED:
         notes.append(
             f"only {len(answers)} labelled answers (fewer than {MIN_LABELLED}): "
