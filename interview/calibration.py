@@ -133,6 +133,8 @@ class Measured:
     agreement: StepAgreement
     disagreements: list[dict[str, Any]] = field(default_factory=list)
     fallbacks: int = 0
+    # Each graded answer's (instructor labels, grader verdicts): what the figures count.
+    pairs: list[tuple[dict[str, str], dict[str, str]]] = field(default_factory=list)
 
     @property
     def warnings(self) -> list[str]:
@@ -234,6 +236,7 @@ def calibration_measure(
         agreement=step_agreement(point_ids, pairs),
         disagreements=disagreements,
         fallbacks=fallbacks,
+        pairs=pairs,
     )
     if store:
         CalibrationRun.objects.update_or_create(
