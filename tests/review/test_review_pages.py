@@ -93,3 +93,25 @@ def test_the_item_statistics_page_renders(content_loaded, client, candidate, ins
     assert "Decode TPOT floor" in page  # the napkin quantities are listed
     index = client.get(reverse("review:index")).content.decode()
     assert reverse("review:queue", args=[SLUG]) in index
+
+
+def test_a_changed_prompt_marks_the_model_figures_stale(content_loaded, client, instructor):
+    from interview.calibration import current_version
+
+    question = Question.objects.get(slug=SLUG)
+    model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
+    run = CalibrationRun.objects.create(
+        question=question,
+        step_key="bottlenecks",
+        grader="llm",
+        model=model,
+        prompt_version=prompt_version,
+        n=20,
+        kappa=0.7,
+        agreement=0.9,
+    )
+    client.force_login(instructor)
+    url = reverse("review:calibration_step", args=[SLUG, "bottlenecks"])
+    assert "Stale" not in client.get(url).content.decode()
+    CalibrationRun.objects.filter(pk=run.pk).update(prompt_version="llm-v1-000000000000")
+    assert "Stale: the prompt or the rubric changed" in client.get(url).content.decode()
