@@ -239,6 +239,8 @@ GRADER = {
 # Per-user limits on the expensive endpoints (a rate limit is not a budget: hence the quota).
 GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
 GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
+# Each dispute asks an instructor for their time: a few a day per candidate (interview.review).
+GRADE_DISPUTES_PER_DAY = int(os.environ.get("GRADE_DISPUTES_PER_DAY", "3"))
 # The calculator is cheap but not free: per-user caps on worksheet evaluations and checks.
 NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))
 PLANNER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("PLANNER_RATE_LIMIT_PER_MINUTE", "120"))

@@ -9,6 +9,7 @@ urlpatterns = [
     path("planner/", include("planner.urls")),
     path("author/", include("authoring.urls")),
     path("problems/", include("authoring.report_urls")),
+    path("review/", include("interview.review_urls")),
     path("admin/", admin.site.urls),
     path("", include("interview.urls")),
 ]

@@ -89,6 +89,20 @@ def feedback_context(
         "slo_review": by["slo"].slo_review if "slo" in by else None,
         "checks": by["checker"].points if "checker" in by else [],
         "feedback_url": feedback_url,
+        **review_notice(submission, main, graded=done and main is not None),
+    }
+
+
+def review_notice(submission: Submission, main, *, graded: bool) -> dict:
+    """What the panel says about review: "reviewed by an instructor" once one has, else the
+    dispute already sent, else the form to dispute the grade (interview.review)."""
+    dispute = submission.disputes.first()
+    reviewed = main is not None and main.grader == "instructor"
+    return {
+        "reviewed_by_instructor": reviewed,
+        "dispute": dispute,
+        "can_dispute": graded and not reviewed and dispute is None,
+        "dispute_url": reverse("review:dispute", kwargs={"submission_id": submission.pk}),
     }
 
 

@@ -388,7 +388,7 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
     )
 
     rubric = grade_offline(step, text)
-    _store_result(submission, rubric)
+    _store_result(submission, rubric, graded_text=text)
     try:
         config = GraderConfig.from_settings(settings.GRADER)
     except ValueError as exc:  # a retry cannot fix the settings: say so once, do not queue
@@ -403,6 +403,7 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         # Reached through the sweeper after the last scheduled try: no more model calls.
         _store_fallback_reason(submission, "model unavailable; no tries left")
         return Submission.GradeStatus.OFFLINE, ""
+    raw_response, unusable = "", ""
     try:
         result = grade(step, text, mode="auto", context=context, config=config, cache=cache)
     except Exception as exc:  # whatever breaks in the model path, the offline grade stands
@@ -410,16 +411,21 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         reason = f"model grader error ({type(exc).__name__})"
     else:
         if result.grader == "llm":
-            _store_result(submission, result)
+            _store_result(submission, result, graded_text=text)
             return Submission.GradeStatus.DONE, review_reason(result, rubric)
         reason = result.fallback_reason or "model unavailable"
-    _store_fallback_reason(submission, reason)
+        if result.raw_response is not None:
+            # The model replied, but with nothing usable: an instructor should look (review
+            # queue), and the reply is kept beside the offline grade for the audit.
+            raw_response = result.raw_response
+            unusable = f"the model's reply could not be used ({reason}); the offline grade stands"
+    _store_fallback_reason(submission, reason, raw_response=raw_response)
     # Back off, then keep trying at the longest interval: a model that is down for hours must
     # still re-grade once it is back. A day of tries is the limit.
     if tries_left:
         step_s = backoff[min(submission.grade_attempts, len(backoff)) - 1]
         grading_enqueue(submission.pk, delay_s=step_s)
-    return Submission.GradeStatus.OFFLINE, ""
+    return Submission.GradeStatus.OFFLINE, unusable[:300]
 
 
 def step_spec(
@@ -436,12 +442,15 @@ def step_spec(
         ) from None
 
 
-def _store_result(submission: Submission, result: GradeResult) -> Grade:
+def _store_result(submission: Submission, result: GradeResult, *, graded_text: str) -> Grade:
+    from interview.grading.audit import audited_points
+
     return _store(
         submission,
         result.grader,
         score=result.score,
-        points=[p.to_dict() for p in result.points],
+        points=audited_points(result, graded_text),
+        raw_response=result.raw_response or "",
         feedback=result.feedback,
         model=result.model or "",
         prompt_version=result.prompt_version,
@@ -455,10 +464,11 @@ def _store_result(submission: Submission, result: GradeResult) -> Grade:
     )
 
 
-def _store_fallback_reason(submission: Submission, reason: str) -> None:
-    """Label the stored offline grade with why the model did not grade."""
+def _store_fallback_reason(submission: Submission, reason: str, raw_response: str = "") -> None:
+    """Label the stored offline grade with why the model did not grade (and keep the model's
+    unusable reply, when there was one)."""
     Grade.objects.filter(submission=submission, grader="rubric").update(
-        fallback_reason=reason[:300]
+        fallback_reason=reason[:300], raw_response=raw_response
     )
     attempt_touch(submission.answer.attempt_id)
 

@@ -1,7 +1,8 @@
 """The scoring policy: what a submission scores, and what a step and an attempt score.
 
 One rule for every page that shows a score (feedback, scorecard, history):
-- a submission's score is the primary grade (the model's, else the offline rubric's), blended
+- a submission's score is the primary grade (an instructor's review, else the model's, else
+  the offline rubric's), blended
   with the napkin-math checker on `estimate` and with the SLO card review on `clarify`;
 - a part (a step's main answer, or one follow-up) scores its best submission;
 - a step scores the mean of its answered parts, so a weak follow-up pulls the step down even
@@ -26,9 +27,10 @@ PartKey = tuple[str, str]  # (step key, follow-up id or "")
 
 
 def primary_grade(grades: Iterable[Grade]) -> Grade | None:
-    """The grade that counts: the model's when it graded, else the offline rubric grader's."""
+    """The grade that counts: an instructor's review when there is one (the human verdict
+    wins), else the model's when it graded, else the offline rubric grader's."""
     by = {g.grader: g for g in grades}
-    return by.get("llm") or by.get("rubric")
+    return by.get("instructor") or by.get("llm") or by.get("rubric")
 
 
 def submission_score(step_key: str, grades: Iterable[Grade]) -> float | None:

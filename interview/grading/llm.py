@@ -14,6 +14,7 @@ last message, holding the answer alone between random markers, differs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -212,6 +213,24 @@ def build_messages(
         {"role": "user", "content": step_context_message(step, points, context)},
         {"role": "user", "content": f"<<<ANSWER {nonce}>>>\n{answer}\n<<<END ANSWER {nonce}>>>"},
     ]
+
+
+def prompt_version_for(step: GradedStep, context: Context = None) -> str:
+    """The prompt version of a step: PROMPT_VERSION plus a hash of the prompt template, the
+    reply schema and the step's rubric, prompt and reference (`context` left out: it names the
+    question, not the grading rule). Any edit of either gives a new version, so calibration
+    figures measured with the old one show as stale."""
+    points = rubric_points(step)
+    digest = hashlib.sha256(
+        "\n".join(
+            [
+                SYSTEM_PROMPT,
+                json.dumps(response_schema(points), sort_keys=True),
+                step_context_message(step, points, None),
+            ]
+        ).encode()
+    ).hexdigest()
+    return f"{PROMPT_VERSION}-{digest[:12]}"
 
 
 def new_nonce(answer: str) -> str:
@@ -467,10 +486,12 @@ def _fallback(
     started: float,
     warnings: list[str],
     usage: Usage,
+    raw_response: str | None = None,
 ) -> GradeResult:
     result = grade_offline(step, answer)
     result.fallback_reason = reason
     result.usage = usage
+    result.raw_response = raw_response
     result.warnings = [
         f"model grader failed ({reason}); offline rubric grade used",
         *warnings,
@@ -518,7 +539,7 @@ def grade_llm(
         vocabulary = step_vocabulary(step, points, context)
         checked = validate_model_grade(parse_model_output(text), points, reading, vocabulary)
     except ModelOutputError as exc:
-        return _fallback(step, answer, str(exc), started, warnings, usage)
+        return _fallback(step, answer, str(exc), started, warnings, usage, raw_response=text)
     except Exception as exc:  # the model's output must never crash a grading
         logger.exception("unexpected model output")
         return _fallback(
@@ -528,6 +549,7 @@ def grade_llm(
             started,
             warnings,
             usage,
+            raw_response=text,
         )
 
     warnings.extend(checked.warnings)
@@ -541,11 +563,12 @@ def grade_llm(
         feedback=checked.feedback or _default_feedback(points, checked.verdicts),
         grader="llm",
         model=config.model,
-        prompt_version=PROMPT_VERSION,
+        prompt_version=prompt_version_for(step),
         latency_ms=round((time.perf_counter() - started) * 1000),
         usage=usage,
         warnings=warnings,
         injection_suspected=injection,
+        raw_response=text,
     )
 
 

@@ -13,7 +13,9 @@ the comment names the phrases found and what was missing.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -287,6 +289,15 @@ def _feedback(points: list[RubricPoint], verdicts: list[RubricPointVerdict]) -> 
     return "\n".join(lines)
 
 
+def rubric_version_for(step: dict[str, Any]) -> str:
+    """The offline grader's version for a step: RUBRIC_GRADER_VERSION plus a hash of what it
+    reads of the rubric (ids, wording, weights, recognise phrases). An edit of the rubric
+    gives a new version, so calibration figures from before it show as stale."""
+    rubric = [[p.id, p.says, p.weight, p.all_groups, p.partial_groups] for p in rubric_points(step)]
+    digest = hashlib.sha256(json.dumps(rubric).encode()).hexdigest()
+    return f"{RUBRIC_GRADER_VERSION}-{digest[:12]}"
+
+
 def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
     """Grade an answer to one step (or follow-up) with the rubric's `recognise` phrases.
 
@@ -313,7 +324,7 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
         feedback=_feedback(points, verdicts),
         grader="rubric",
         model=None,
-        prompt_version=RUBRIC_GRADER_VERSION,
+        prompt_version=rubric_version_for(step),
         latency_ms=round((time.perf_counter() - started) * 1000),
         usage=Usage(),
         warnings=warnings,

@@ -71,6 +71,9 @@ class GradeResult:
     warnings: list[str] = field(default_factory=list)
     fallback_reason: str | None = None
     injection_suspected: bool = False
+    # The model's reply text exactly as it came back, kept for the audit page; None when no
+    # reply came back at all (offline grader, server down), "" for an empty reply.
+    raw_response: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (points as dicts, usage as a dict)."""

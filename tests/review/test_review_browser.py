@@ -1,0 +1,88 @@
+"""The review path in a real browser: a flagged submission waits in the queue; the instructor
+labels it without seeing either grader, then sees both beside their own verdicts; the
+candidate's grade becomes the instructor's, with the notice; the calibration page counts it."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from playwright.sync_api import expect
+
+from accounts.instructors import instructor_grant
+
+from .conftest import make_submission
+from .test_review_flow import ALL_MISS, ANSWER
+
+pytestmark = pytest.mark.browser
+
+
+def signed_in_page(browser, live_server_url, user):
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return context, page, errors
+
+
+def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_candidate(
+    browser, live_server_url
+):
+    candidate = User.objects.create_user("reviewee")
+    teacher = User.objects.create_user("teacher")
+    instructor_grant(teacher)
+    submission = make_submission(
+        user=candidate,
+        text=ANSWER,
+        review_reason="the model scored 73% and the offline rubric grader 9%: a gap of 64%",
+        grades={
+            "llm": (0.73, {**ALL_MISS, "arch-gateway": "hit", "arch-autoscale-queue": "hit"}),
+            "rubric": (0.09, {**ALL_MISS, "arch-gateway": "hit"}),
+        },
+    )
+    attempt = submission.answer.attempt
+
+    context, page, errors = signed_in_page(browser, live_server_url, teacher)
+    page.goto(f"{live_server_url}/review/chat-api-50qps/queue/")
+    expect(page.locator(".review-queue")).to_contain_text("disagree by more than 0.4")
+    page.get_by_role("link", name=f"Label submission {submission.pk}").click()
+
+    # Blind: the answer and the rubric, nothing of what either grader said.
+    expect(page.locator(".review-answer")).to_contain_text("vllm:num_requests_waiting")
+    body = page.locator("main").inner_text()
+    assert "73%" not in body and "Model grader" not in body and "Offline rubric" not in body
+    for point_id in ALL_MISS:
+        verdict = {"arch-gateway": "hit", "arch-autoscale-queue": "partial"}.get(point_id, "miss")
+        page.locator(f'input[name="point-{point_id}"][value="{verdict}"]').check()
+    page.get_by_role("button", name="Save my verdicts").click()
+
+    # Now both graders, beside the instructor's verdicts.
+    table = page.locator(".graders-compared")
+    expect(table).to_contain_text("Model grader")
+    expect(table).to_contain_text("Offline rubric grader")
+    expect(table).to_contain_text("Instructor")
+    expect(page.locator(".messages")).to_contain_text("The candidate's grade is now yours")
+
+    # The candidate's feedback: the instructor's grade (gateway 1 + queue partial 2 x 0.5 of
+    # 11 weight = 18%), said to be an instructor's review.
+    cand_context, cand_page, cand_errors = signed_in_page(browser, live_server_url, candidate)
+    cand_page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")
+    feedback = cand_page.locator("#feedback")
+    expect(feedback.locator(".reviewed-notice")).to_contain_text("Reviewed by an instructor")
+    expect(feedback.locator(".score")).to_have_text("18%")
+    expect(feedback.locator(".score-line")).to_contain_text("graded by an instructor")
+
+    # The calibration page counts the labelled answer, and measured the offline grader on it.
+    page.goto(f"{live_server_url}/review/chat-api-50qps/calibration/architecture/")
+    expect(page.locator(".labels-count")).to_contain_text("1 labelled answer for this step, 1 from")
+    expect(page.locator("#run-rubric .run-n")).to_have_text("1")
+    assert errors == [] and cand_errors == []
+    cand_context.close()
+    context.close()

@@ -1,0 +1,238 @@
+"""The review queue end to end without a browser: what flags a submission, the candidate's
+dispute and its daily limit, blind labelling, the instructor's verdict winning, and the audit
+trail stored with every grade."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from interview import flow
+from interview.feedback import feedback_context
+from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
+from interview.models import CalibrationLabel, Grade, GradeDispute, Question, Submission
+from interview.review import review_queue
+from interview.scoring import primary_grade, submission_score
+
+from .conftest import make_submission
+
+ANSWER = (
+    "Clients go through an API gateway that handles auth and rate limits, then a router in "
+    "front of ten vLLM replicas. We autoscale on the summed queue depth, "
+    "vllm:num_requests_waiting, rather than on GPU utilisation."
+)
+REAL_QUOTE = "an API gateway that handles auth and rate limits"
+MADE_UP_QUOTE = "the router sends each prefix to the replica that cached it"
+
+
+@pytest.fixture
+def model_server(settings):
+    with FakeChatServer() as server:
+        settings.GRADER = {
+            **settings.GRADER,
+            "GRADER_BASE_URL": server.base_url,
+            "GRADER_MAX_RETRIES": "0",
+            "GRADER_TIMEOUT_S": "2",
+        }
+        yield server
+
+
+def submit(user: User, text: str = ANSWER, step_key: str = "architecture") -> Submission:
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    answer = flow.answer_open(attempt=attempt, step_key=step_key)
+    return flow.step_submit(
+        answer=answer, text=text, fields={}, base_version=answer.version
+    ).submission
+
+
+def quoting_model(request: dict) -> ScriptedReply:
+    """Hits arch-gateway with a real quote and arch-prefix-router with an invented one."""
+    verdicts = []
+    for point_id in response_ids(request):
+        if point_id == "arch-gateway":
+            verdicts.append({"id": point_id, "evidence": REAL_QUOTE, "verdict": "hit"})
+        elif point_id == "arch-prefix-router":
+            verdicts.append({"id": point_id, "evidence": MADE_UP_QUOTE, "verdict": "hit"})
+        else:
+            verdicts.append({"id": point_id, "evidence": "", "verdict": "miss"})
+    for v in verdicts:
+        v["comment"] = "noted"
+    return ScriptedReply(content=grade_content(verdicts))
+
+
+def test_every_grade_keeps_its_audit_trail(content_loaded, model_server, candidate):
+    model_server.responder = quoting_model
+    submission = submit(candidate)
+    flow.submission_grade(submission_id=submission.pk)
+
+    llm = Grade.objects.get(submission=submission, grader="llm")
+    assert llm.model and llm.prompt_version.startswith("llm-v1-")
+    assert llm.raw_response == quoting_model(model_server.requests[-1]).content
+    points = {p["id"]: p for p in llm.points}
+    assert points["arch-gateway"]["quote"] == REAL_QUOTE
+    assert points["arch-gateway"]["quote_found"] is True
+    # The invented quote was refused (a miss), and the audit shows what the model claimed.
+    assert points["arch-prefix-router"]["verdict"] == "miss"
+    assert points["arch-prefix-router"]["quote"] == MADE_UP_QUOTE
+    assert points["arch-prefix-router"]["quote_found"] is False
+    assert points["arch-observability"]["quote_found"] is None
+
+    rubric = Grade.objects.get(submission=submission, grader="rubric")
+    assert rubric.prompt_version.startswith("rubric-v1-") and rubric.raw_response == ""
+    assert all(p["quote_found"] is True for p in rubric.points if p["evidence"])
+
+
+def test_an_unusable_model_reply_puts_the_submission_in_the_queue(
+    content_loaded, model_server, candidate
+):
+    model_server.responder = lambda request: ScriptedReply(content='{"verdicts": "all good"}')
+    submission = flow.submission_grade(submission_id=submit(candidate).pk)
+    assert submission.grade_status == Submission.GradeStatus.OFFLINE
+    assert submission.review_reason.startswith("the model's reply could not be used")
+    rubric = Grade.objects.get(submission=submission, grader="rubric")
+    assert rubric.raw_response == '{"verdicts": "all good"}'
+    [entry] = review_queue(question=Question.objects.get(slug="chat-api-50qps"))
+    assert entry.submission == submission
+    assert entry.reasons == ["the model's reply could not be used"]
+
+
+def test_a_model_server_that_is_down_flags_nothing(content_loaded, settings, candidate):
+    settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": "http://127.0.0.1:9/v1"}
+    submission = flow.submission_grade(submission_id=submit(candidate).pk)
+    assert submission.grade_status == Submission.GradeStatus.OFFLINE
+    assert submission.review_reason == ""
+
+
+def dispute(client, submission, reason):
+    return client.post(reverse("review:dispute", args=[submission.pk]), {"reason": reason})
+
+
+def test_a_dispute_reaches_the_queue(content_loaded, client, candidate, instructor):
+    submission = make_submission(user=candidate, grades={"rubric": (0.2, {"arch-gateway": "miss"})})
+    client.force_login(candidate)
+    response = dispute(client, submission, "My second sentence describes the gateway clearly.")
+    assert response.status_code == 302
+    assert response.url.endswith("/steps/architecture/#feedback")
+
+    [entry] = review_queue(question=Question.objects.get(slug="chat-api-50qps"))
+    assert entry.submission == submission and entry.reasons == ["disputed by the candidate"]
+    client.force_login(instructor)
+    page = client.get(reverse("review:queue", args=["chat-api-50qps"])).content.decode()
+    assert "My second sentence describes the gateway clearly." in page
+    assert reverse("review:submission", args=[submission.pk]) in page
+
+    # The candidate's feedback panel says the dispute was sent, and offers no second one.
+    context = feedback_context(
+        attempt=submission.answer.attempt, answer=submission.answer, submission=submission
+    )
+    assert context["dispute"].reason.startswith("My second sentence")
+    assert context["can_dispute"] is False
+
+
+def test_disputes_are_limited_per_day(content_loaded, client, candidate, settings):
+    settings.GRADE_DISPUTES_PER_DAY = 2
+    client.force_login(candidate)
+    subs = [
+        make_submission(user=candidate, grades={"rubric": (0.2, {"arch-gateway": "miss"})})
+        for _ in range(3)
+    ]
+    assert dispute(client, subs[0], "The gateway point is in my first line.").status_code == 302
+    assert dispute(client, subs[1], "The gateway point is in my first line.").status_code == 302
+    refused = dispute(client, subs[2], "A third reason that must not be lost.")
+    assert refused.status_code == 429
+    page = refused.content.decode()
+    assert "2 grade disputes" in page
+    assert "A third reason that must not be lost." in page  # what they wrote comes back
+    assert GradeDispute.objects.count() == 2
+    assert len(review_queue(question=Question.objects.get(slug="chat-api-50qps"))) == 2
+
+
+def test_a_bad_dispute_is_refused_with_the_text_kept(content_loaded, client, candidate):
+    submission = make_submission(user=candidate, grades={"rubric": (0.2, {})})
+    client.force_login(candidate)
+    response = dispute(client, submission, "unfair")
+    assert response.status_code == 422
+    assert "Say in a sentence why" in response.content.decode()
+    assert "unfair" in response.content.decode()
+    assert not GradeDispute.objects.exists()
+
+
+def test_nobody_disputes_someone_elses_grade(content_loaded, client, candidate):
+    submission = make_submission(user=candidate, grades={"rubric": (0.2, {})})
+    client.force_login(User.objects.create_user("other"))
+    assert dispute(client, submission, "This is not my answer at all.").status_code == 404
+    assert not GradeDispute.objects.exists()
+
+
+def test_review_pages_are_404_for_candidates(content_loaded, client, candidate):
+    submission = make_submission(user=candidate, grades={"rubric": (0.2, {})})
+    grade = submission.grades.get()
+    client.force_login(candidate)
+    for url in [
+        reverse("review:index"),
+        reverse("review:queue", args=["chat-api-50qps"]),
+        reverse("review:submission", args=[submission.pk]),
+        reverse("review:grade", args=[grade.pk]),
+        reverse("review:calibration_step", args=["chat-api-50qps", "architecture"]),
+        reverse("review:items", args=["chat-api-50qps"]),
+    ]:
+        assert client.get(url).status_code == 404, url
+    assert client.post(reverse("review:submission", args=[submission.pk])).status_code == 404
+
+
+ALL_MISS = {
+    "arch-gateway": "miss",
+    "arch-replicas": "miss",
+    "arch-engine-config": "miss",
+    "arch-prefix-caching": "miss",
+    "arch-prefix-router": "miss",
+    "arch-autoscale-queue": "miss",
+    "arch-drain-cold-start": "miss",
+    "arch-observability": "miss",
+}
+
+
+def test_labelling_is_blind_and_the_instructor_verdict_wins(
+    content_loaded, client, candidate, instructor
+):
+    llm_points = {**ALL_MISS, "arch-gateway": "hit", "arch-autoscale-queue": "hit"}
+    submission = make_submission(
+        user=candidate,
+        text=ANSWER,
+        review_reason="the model scored 90% and the offline rubric grader 10%: a gap",
+        grades={"llm": (0.9, llm_points), "rubric": (0.1, ALL_MISS)},
+    )
+    url = reverse("review:submission", args=[submission.pk])
+    client.force_login(instructor)
+    blind = client.get(url).content.decode()
+    assert ANSWER in blind and 'name="point-arch-gateway"' in blind
+    assert "90%" not in blind and "Model grader" not in blind and "test-model" not in blind
+
+    # Missing verdicts are refused, and the ones given are kept on the form.
+    partial = client.post(url, {"point-arch-gateway": "hit"})
+    assert partial.status_code == 422
+    assert "7 missing" in partial.content.decode()
+    assert 'value="hit" checked' in partial.content.decode()
+
+    labels = {**ALL_MISS, "arch-gateway": "hit", "arch-autoscale-queue": "partial"}
+    response = client.post(url, {f"point-{k}": v for k, v in labels.items()})
+    assert response.status_code == 302
+    compared = client.get(url).content.decode()
+    assert "Model grader" in compared and "Offline rubric grader" in compared
+    assert "Instructor" in compared
+
+    grades = list(submission.grades.all())
+    assert primary_grade(grades).grader == "instructor"
+    # Weights: gateway 1 (hit) + autoscale-queue 2 (partial, 1) = 2 of 11.
+    assert submission_score("architecture", grades) == round(2 / 11, 3)
+    assert review_queue(question=Question.objects.get(slug="chat-api-50qps")) == []
+    label = CalibrationLabel.objects.get()
+    assert label.labels == labels and label.source == "review" and label.answer == ANSWER
+
+    context = feedback_context(
+        attempt=submission.answer.attempt, answer=submission.answer, submission=submission
+    )
+    assert context["reviewed_by_instructor"] and not context["can_dispute"]
+    assert context["score"] == round(2 / 11, 3)

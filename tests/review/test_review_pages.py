@@ -1,0 +1,117 @@
+"""The instructor's pages render what they promise: a grade's audit trail, the calibration
+figures with their provenance and staleness, and the item statistics."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from interview.calibration import labels_import
+from interview.grading.calibration import LabelledAnswer
+from interview.models import CalibrationRun, Grade, Question
+
+from .conftest import make_submission
+
+SLUG = "chat-api-50qps"
+
+
+def test_the_audit_page_shows_model_prompt_raw_reply_and_quotes(
+    content_loaded, client, candidate, instructor
+):
+    submission = make_submission(user=candidate, text="We front it with an API gateway.")
+    grade = Grade.objects.create(
+        submission=submission,
+        grader="llm",
+        model="Qwen/Qwen2.5-7B-Instruct",
+        prompt_version="llm-v1-0123456789ab",
+        score=0.1,
+        raw_response='{"points": [{"id": "arch-gateway", "evidence": "an API gateway"}]}',
+        points=[
+            {
+                "id": "arch-gateway",
+                "verdict": "partial",
+                "evidence": "an API gateway",
+                "comment": "say what it does",
+                "quote": "an API gateway",
+                "quote_found": True,
+            }
+        ],
+    )
+    client.force_login(instructor)
+    page = client.get(reverse("review:grade", args=[grade.pk])).content.decode()
+    assert "Qwen/Qwen2.5-7B-Instruct" in page and "llm-v1-0123456789ab" in page
+    assert "{&quot;points&quot;: [{&quot;id&quot;: &quot;arch-gateway&quot;" in page  # escaped
+    assert "<q>an API gateway</q>" in page and 'verdict-correct">yes' in page
+
+
+def test_the_calibration_page_measures_the_offline_grader_and_marks_stale_runs(
+    content_loaded, client, instructor, settings
+):
+    question = Question.objects.get(slug=SLUG)
+    labels_import(
+        question=question,
+        entries=[
+            LabelledAnswer(
+                SLUG,
+                "architecture",
+                "An API gateway does auth and rate limits.",
+                {"arch-gateway": "hit"},
+            ),
+            LabelledAnswer(
+                SLUG, "architecture", "Pasta is best off the heat.", {"arch-gateway": "miss"}
+            ),
+        ],
+    )
+    CalibrationRun.objects.create(
+        question=question,
+        step_key="architecture",
+        grader="llm",
+        model="old/model",
+        prompt_version="llm-v1-old",
+        n=2,
+        kappa=1.0,
+        agreement=1.0,
+    )
+    client.force_login(instructor)
+    url = reverse("review:calibration_step", args=[SLUG, "architecture"])
+    page = client.get(url).content.decode()
+    run = CalibrationRun.objects.get(question=question, step_key="architecture", grader="rubric")
+    assert run.n == 2 and run.prompt_version.startswith("rubric-v1-")
+    assert run.prompt_version in page
+    assert "fewer than 20" in page  # n < 20 is warned about
+    assert "Stale: measured with model old/model" in page
+    assert client.get(reverse("review:calibration", args=[SLUG])).status_code == 302
+    assert (
+        client.get(reverse("review:calibration_step", args=[SLUG, "estimate"])).status_code == 404
+    )
+
+
+def test_the_item_statistics_page_renders(content_loaded, client, candidate, instructor):
+    make_submission(user=candidate, grades={"rubric": (1.0, {"arch-gateway": "hit"})})
+    client.force_login(instructor)
+    page = client.get(reverse("review:items", args=[SLUG])).content.decode()
+    assert "1 candidate" in page and "100%" in page
+    assert "Decode TPOT floor" in page  # the napkin quantities are listed
+    index = client.get(reverse("review:index")).content.decode()
+    assert reverse("review:queue", args=[SLUG]) in index
+
+
+def test_a_changed_prompt_marks_the_model_figures_stale(content_loaded, client, instructor):
+    from interview.calibration import current_version
+
+    question = Question.objects.get(slug=SLUG)
+    model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
+    run = CalibrationRun.objects.create(
+        question=question,
+        step_key="bottlenecks",
+        grader="llm",
+        model=model,
+        prompt_version=prompt_version,
+        n=20,
+        kappa=0.7,
+        agreement=0.9,
+    )
+    client.force_login(instructor)
+    url = reverse("review:calibration_step", args=[SLUG, "bottlenecks"])
+    assert "Stale" not in client.get(url).content.decode()
+    CalibrationRun.objects.filter(pk=run.pk).update(prompt_version="llm-v1-000000000000")
+    assert "Stale: the prompt or the rubric changed" in client.get(url).content.decode()
