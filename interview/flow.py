@@ -237,9 +237,7 @@ def step_submit(
         return SubmitOutcome(existing, False)
     if enforce_limits:
         client = user_client(answer.attempt.user_id)
-        check_rate(
-            client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE
-        )
+        check_rate(client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE)
         check_daily_quota(client=client, action="grading", per_day=settings.GRADING_DAILY_QUOTA)
     try:
         with transaction.atomic():

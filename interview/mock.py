@@ -342,9 +342,7 @@ def invite_accept(
     if session is None:
         raise LinkRefused("This mock session no longer exists.")
     if session.invite_revoked_at or data.get("n") != session.invite_nonce:
-        raise LinkRefused(
-            "This invite link was revoked by the candidate. Ask them for a new one."
-        )
+        raise LinkRefused("This invite link was revoked by the candidate. Ask them for a new one.")
     if session.invite_used_at:
         raise LinkRefused(
             "This invite link has already been used: each link lets one interviewer in, once."
@@ -446,7 +444,9 @@ def follow_up_ask(*, session: MockSession, text: str) -> MockEvent:
 def latest_main_submission(session: MockSession, step_key: str) -> Submission | None:
     return (
         Submission.objects.filter(
-            answer__attempt_id=session.attempt_id, answer__step_key=step_key, answer__follow_up_id=""
+            answer__attempt_id=session.attempt_id,
+            answer__step_key=step_key,
+            answer__follow_up_id="",
         )
         .order_by("-number")
         .first()
@@ -524,9 +524,7 @@ def app_follow_up_due(session: MockSession) -> tuple[str, object] | None:
 
     if pending_follow_up(session) is not None:
         return None
-    asked = set(
-        session.events.filter(kind=Kind.FOLLOW_UP_ASKED).values_list("step_key", flat=True)
-    )
+    asked = set(session.events.filter(kind=Kind.FOLLOW_UP_ASKED).values_list("step_key", flat=True))
     spec = session.attempt.revision.question_spec
     for step_key in FREE_TEXT_STEPS:
         if step_key in asked:

@@ -26,9 +26,7 @@ def session(content_loaded):
 
 
 def write_draft(session, step_key, text, follow_up_id=""):
-    answer = flow.answer_open(
-        attempt=session.attempt, step_key=step_key, follow_up_id=follow_up_id
-    )
+    answer = flow.answer_open(attempt=session.attempt, step_key=step_key, follow_up_id=follow_up_id)
     return flow.draft_save(answer=answer, text=text, fields={}, base_version=answer.version)
 
 
