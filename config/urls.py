@@ -7,6 +7,7 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("accounts/", include("accounts.urls")),
     path("planner/", include("planner.urls")),
+    path("mock/", include("interview.mock_urls")),
     path("admin/", admin.site.urls),
     path("", include("interview.urls")),
 ]

@@ -325,10 +325,10 @@ def _unsign(salt: str, token: str) -> dict:
     return data
 
 
-def invite_accept(
+def invite_check(
     *, session_id: int, token: str, user: User, now: datetime | None = None
 ) -> MockSession:
-    """Let `user` in as the interviewer of the session the link names, once.
+    """The session an invite link would let `user` into, without using the link up.
 
     Raises LinkRefused, with a sentence for the page, for a changed signature, a link for
     another session, a revoked, used or expired link, the candidate themself, or a session
@@ -355,8 +355,18 @@ def invite_accept(
         )
     if session.ended_at:
         raise LinkRefused("This mock session has ended.")
+    return session
+
+
+def invite_accept(
+    *, session_id: int, token: str, user: User, now: datetime | None = None
+) -> MockSession:
+    """Let `user` in as the interviewer of the session the link names, once (refusals as
+    `invite_check`; of two people opening it at the same moment, one gets in)."""
+    now = now or timezone.now()
+    session = invite_check(session_id=session_id, token=token, user=user, now=now)
     won = MockSession.objects.filter(
-        pk=session.pk, invite_used_at__isnull=True, invite_nonce=data.get("n")
+        pk=session.pk, invite_used_at__isnull=True, invite_nonce=session.invite_nonce
     ).update(invite_used_at=now, interviewer=user)
     if not won:  # someone else opened it at the same moment
         raise LinkRefused(
