@@ -49,9 +49,7 @@ def app_session(content_loaded):
 
 
 def submit(session, step_key, text, follow_up_id=""):
-    answer = flow.answer_open(
-        attempt=session.attempt, step_key=step_key, follow_up_id=follow_up_id
-    )
+    answer = flow.answer_open(attempt=session.attempt, step_key=step_key, follow_up_id=follow_up_id)
     outcome = flow.step_submit(answer=answer, text=text, fields={}, base_version=answer.version)
     flow.submission_grade(submission_id=outcome.submission.pk)
     return outcome.submission
@@ -107,9 +105,7 @@ def test_no_follow_up_before_the_step_is_graded_nor_before_the_authored_ones(app
     assert asked.step_key == "tradeoffs"
 
 
-def test_a_reachable_model_rewords_the_probe_and_a_bad_reply_is_not_asked(
-    app_session, settings
-):
+def test_a_reachable_model_rewords_the_probe_and_a_bad_reply_is_not_asked(app_session, settings):
     from django.core.cache import cache
 
     session = app_session

@@ -36,9 +36,7 @@ def live(content_loaded):
     interviewer = User.objects.create_user("interviewer", password=PASSWORD)
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(
-        session_id=session.pk, token=mock.invite_token(session), user=interviewer
-    )
+    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
     them, us = Htmx(), Htmx()
     them.force_login(candidate)
     us.force_login(interviewer)
@@ -122,7 +120,8 @@ def test_scores_are_blind_then_the_graders_verdicts_are_revealed(live):
     block = page.split('id="score-architecture"')[1].split('class="mock-step-score"')[0]
     assert "Score Architecture" in block and "Model" not in block  # no verdicts before theirs
     rubric = session.attempt.revision.question_spec.step("architecture").rubric
-    incomplete = us.post(url("mock_score", session, step="architecture"), {"point-arch-gateway": "hit"})
+    score_url = url("mock_score", session, step="architecture")
+    incomplete = us.post(score_url, {"point-arch-gateway": "hit"})
     assert incomplete.status_code == 422 and "every rubric point" in incomplete.content.decode()
     verdicts = {f"point-{p.id}": "miss" for p in rubric} | {"point-arch-gateway": "hit"}
     revealed = us.post(url("mock_score", session, step="architecture"), verdicts).content.decode()

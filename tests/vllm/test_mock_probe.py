@@ -28,9 +28,7 @@ def test_the_targeted_follow_up_is_the_one_the_rule_predicts(
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=user, revision=revision, mode="app")
     answer = flow.answer_open(attempt=session.attempt, step_key="architecture")
-    outcome = flow.step_submit(
-        answer=answer, text=SEEDED_ARCHITECTURE, fields={}, base_version=0
-    )
+    outcome = flow.step_submit(answer=answer, text=SEEDED_ARCHITECTURE, fields={}, base_version=0)
     flow.submission_grade(submission_id=outcome.submission.pk)
     model_grade = Grade.objects.get(submission=outcome.submission, grader="llm")
 
