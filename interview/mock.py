@@ -256,6 +256,12 @@ def mock_sweep(*, now: datetime | None = None) -> int:
     return ended
 
 
+def current_step(session: MockSession) -> str:
+    """The step the candidate opened last (what a nudge or a follow-up is about)."""
+    last = session.events.filter(kind=Kind.STEP_OPENED).order_by("-seq").first()
+    return last.step_key if last else STEP_KEYS[0]
+
+
 def step_open(*, session: MockSession, step_key: str, now: datetime | None = None) -> None:
     """Log the candidate moving to another step (the time per step is read from these)."""
     if step_key not in STEP_KEYS or session.ended_at is not None:
@@ -424,9 +430,11 @@ def nudge_send(*, session: MockSession, text: str) -> MockEvent:
     """A nudge from the interviewer, shown to the candidate and logged."""
     _running(session)
     text = _note(text, "nudge")
-    clock = session_clock(session)
     event = event_append(
-        session_id=session.pk, kind=Kind.NUDGE, step_key=clock.step_key, payload={"text": text}
+        session_id=session.pk,
+        kind=Kind.NUDGE,
+        step_key=current_step(session),
+        payload={"text": text},
     )
     assert event is not None
     return event
@@ -440,11 +448,10 @@ def follow_up_ask(*, session: MockSession, text: str) -> MockEvent:
     if pending_follow_up(session) is not None:
         raise MockError("The candidate has not answered your last follow-up yet.")
     number = session.events.filter(kind=Kind.FOLLOW_UP_ASKED).count() + 1
-    clock = session_clock(session)
     event = event_append(
         session_id=session.pk,
         kind=Kind.FOLLOW_UP_ASKED,
-        step_key=clock.step_key,
+        step_key=current_step(session),
         payload={"follow_up_id": f"{ASK_PREFIX}{number}", "prompt": text, "by": "interviewer"},
     )
     assert event is not None

@@ -6,13 +6,20 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from interview import selectors
 from interview.flow import grading_text
 from interview.grading.types import VERDICT_CREDIT
 from interview.mock import Clock, interviewer_scores, latest_main_submission, session_clock
-from interview.mock_log import CANDIDATE_KINDS, Kind, is_mock_follow_up, pending_follow_up
+from interview.mock_log import (
+    CANDIDATE_KINDS,
+    PROBE_PREFIX,
+    Kind,
+    is_mock_follow_up,
+    pending_follow_up,
+)
 from interview.models import MockEvent, MockSession, StepAnswer, Submission
 from interview.scoring import (
     ScoredSubmission,
@@ -232,6 +239,19 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
     }
 
 
+def _graded_as(event: MockEvent) -> str:
+    """How a follow-up's answer was graded: the probed point's verdict, or the score."""
+    from interview.scoring import primary_grade
+
+    submission = Submission.objects.filter(pk=event.payload.get("submission_id")).first()
+    grade = primary_grade(submission.grades.all()) if submission else None
+    if grade is None:
+        return " (not graded yet)"
+    if event.payload.get("follow_up_id", "").startswith(PROBE_PREFIX) and grade.points:
+        return f" (graded {grade.points[0]['verdict']})"
+    return f" (graded {round(grade.score * 100)}%)"
+
+
 def transcript(session: MockSession) -> list[dict]:
     """Nudges, time warnings, follow-ups asked and answered, in order, with the time since
     the start."""
@@ -249,7 +269,7 @@ def transcript(session: MockSession) -> list[dict]:
             aim = f" (aimed at {e.payload['point']})" if e.payload.get("point") else ""
             text = f"{who} asked ({title}){aim}: {e.payload.get('prompt', '')}"
         elif e.kind == Kind.FOLLOW_UP_ANSWERED:
-            text = f"Answer ({title}): {e.payload.get('text', '')}"
+            text = f"Answer ({title}): {e.payload.get('text', '')}{_graded_as(e)}"
         else:
             text = "The session ended" + (
                 " when its time was up." if e.payload.get("reason") == "time" else "."
@@ -326,6 +346,12 @@ def report_context(session: MockSession) -> dict:
         "total_budget": minutes_seconds(session.total_minutes * 60),
         "ended": session.ended_at is not None,
     }
+
+
+def report_markdown(session: MockSession) -> str:
+    """The report as Markdown (the export): the same figures as the page, no absolute dates
+    or ids, so a session's export reads the same whenever it is made."""
+    return render_to_string("mock/report.md", report_context(session))
 
 
 def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:

@@ -374,17 +374,13 @@ def mock_report_page(request: HttpRequest, session_id: int) -> HttpResponse:
     return render(request, "mock/report.html", context)
 
 
-def _markdown(context: dict) -> str:
-    return render_to_string("mock/report.md", context)
-
-
 @login_required
 @require_safe
 def mock_report_markdown(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _party_session(request, session_id)
     mock.session_tick(session)
     response = HttpResponse(
-        _markdown(mock_report.report_context(session)), content_type="text/markdown; charset=utf-8"
+        mock_report.report_markdown(session), content_type="text/markdown; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="mock-{session.pk}-report.md"'
     return response
