@@ -1,6 +1,7 @@
 """A mock session's clock is the server's: a step past its budget is nudged once, and at the
 end the answers are saved as they stand, submitted and graded."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -161,3 +162,39 @@ def test_a_plain_attempt_logs_nothing(content_loaded):
     flow.draft_save(answer=answer, text="x", fields={}, base_version=0)
     assert not MockEvent.objects.exists()
     assert Attempt.objects.get().status == "active"
+
+
+def test_the_candidate_sees_the_time_nudge_and_the_end_on_a_reload(session):
+    """Driven through the candidate's panel: the clock is the server's, so moving the stored
+    start back is moving time forward, for every tab and process alike."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from interview.models import MockSession
+
+    client = Client()
+    client.force_login(session.attempt.user)
+    panel = reverse("mock_panel", kwargs={"session_id": session.pk}) + "?step=clarify"
+    write_draft(session, "clarify", "Peak 50 QPS, p99 TTFT 300 ms.")
+    html = client.get(panel).content.decode()
+    assert "Time check" not in html
+    # The page counts down from the server's figures: clarify's 5 minutes, the whole 45.
+    seconds = [int(s) for s in re.findall(r'data-seconds-left="(\d+)"', html)]
+    assert 2690 <= seconds[0] <= 2700 and 290 <= seconds[1] <= 300
+
+    MockSession.objects.filter(pk=session.pk).update(
+        started_at=session.started_at - timedelta(minutes=6)
+    )
+    html = client.get(panel).content.decode()
+    assert "Time check: you are past the 5 minutes planned for Clarify" in html
+    assert client.get(panel).content.decode().count("Time check") == 1  # logged once
+
+    MockSession.objects.filter(pk=session.pk).update(
+        started_at=session.started_at - timedelta(minutes=46)
+    )
+    html = client.get(panel).content.decode()
+    assert "The session has ended" in html
+    submitted = Submission.objects.get(answer__step_key="clarify")
+    assert submitted.text == "Peak 50 QPS, p99 TTFT 300 ms."
+    flow.submission_grade(submission_id=submitted.pk)
+    assert Grade.objects.filter(submission=submitted, grader="rubric").exists()
