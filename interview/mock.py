@@ -458,10 +458,22 @@ def follow_up_ask(*, session: MockSession, text: str) -> MockEvent:
     return event
 
 
+def session_submission_ids(session: MockSession) -> set[int]:
+    """The submissions made during the session, the end's own included: those logged before
+    its "ended" event. The attempt keeps what the candidate submits later; the session's
+    scores and report do not count it."""
+    events = session.events.filter(kind__in=[Kind.SUBMITTED, Kind.FOLLOW_UP_ANSWERED])
+    ended = session.events.filter(kind=Kind.ENDED).values_list("seq", flat=True).first()
+    if ended is not None:
+        events = events.filter(seq__lt=ended)
+    return {e.payload.get("submission_id") for e in events}
+
+
 def latest_main_submission(session: MockSession, step_key: str) -> Submission | None:
+    """The step's last main-answer submission made during the session."""
     return (
         Submission.objects.filter(
-            answer__attempt_id=session.attempt_id,
+            pk__in=session_submission_ids(session),
             answer__step_key=step_key,
             answer__follow_up_id="",
         )

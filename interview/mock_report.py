@@ -12,7 +12,13 @@ from django.urls import reverse
 from interview import selectors
 from interview.flow import grading_text
 from interview.grading.types import VERDICT_CREDIT
-from interview.mock import Clock, interviewer_scores, latest_main_submission, session_clock
+from interview.mock import (
+    Clock,
+    interviewer_scores,
+    latest_main_submission,
+    session_clock,
+    session_submission_ids,
+)
 from interview.mock_log import (
     CANDIDATE_KINDS,
     PROBE_PREFIX,
@@ -286,9 +292,9 @@ def report_context(session: MockSession) -> dict:
     revision = attempt.revision
     clock = session_clock(session, now=session.ended_at or None)
     scored = []
-    follow_ups = []
+    during = session_submission_ids(session)
     for answer in StepAnswer.objects.filter(attempt=attempt).order_by("pk"):
-        for sub in answer.submissions.all():
+        for sub in answer.submissions.filter(pk__in=during):
             grades = list(sub.grades.all())
             scored.append(
                 ScoredSubmission(
@@ -297,8 +303,6 @@ def report_context(session: MockSession) -> dict:
                     grades=grades,
                 )
             )
-        if is_mock_follow_up(answer.follow_up_id):
-            follow_ups.append(answer)
     per_step = step_scores(best_per_part(scored))
     steps = []
     for key in STEP_KEYS:

@@ -167,6 +167,8 @@ def follow_up_submit(request: HttpRequest, session_id: int, follow_up: str) -> H
     session, answer = _own_follow_up(request, session_id, follow_up)
     error = ""
     try:
+        if session.ended_at is not None:
+            raise mock.MockError("The session has ended: its answers are final.")
         flow.step_submit(
             answer=answer,
             text=request.POST.get("text", ""),

@@ -153,3 +153,9 @@ def test_history_lists_the_session_and_its_trend_counts_it(seeded):
     trends = {t["key"]: t["series"] for t in candidate_history(seeded.attempt.user)["trends"]}
     assert len(trends["clarify"]) == 1 and len(trends["architecture"]) == 1
     assert Submission.objects.filter(answer__attempt=seeded.attempt).count() == 3
+
+
+def test_what_is_submitted_after_the_end_stays_out_of_the_report(seeded):
+    submit(save(seeded, "bottlenecks", "The queue is the first wall; add replicas."))
+    assert Submission.objects.filter(answer__step_key="bottlenecks").exists()
+    assert mock_report.report_markdown(seeded) == EXPECTED.read_text()
