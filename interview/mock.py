@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
@@ -45,7 +46,7 @@ from interview.models import (
     Submission,
 )
 from interview.scoring import primary_grade
-from questionbank import STEP_KEYS
+from questionbank import STEP_KEYS, RubricPoint
 
 log = logging.getLogger(__name__)
 
@@ -542,7 +543,7 @@ def _graded(submission: Submission | None) -> bool:
     )
 
 
-def app_follow_up_due(session: MockSession) -> tuple[str, object] | None:
+def app_follow_up_due(session: MockSession) -> tuple[str, RubricPoint] | None:
     """The next probe the app should ask, as (step key, rubric point), or None.
 
     After the authored follow-ups of a step (trade-offs has them), once per free-text step,
@@ -593,8 +594,6 @@ def app_follow_up_ask(*, session: MockSession) -> MockEvent | None:
     except ValueError:
         config = GraderConfig()
     submission = latest_main_submission(session, step_key)
-    from django.core.cache import cache
-
     if config.configured and model_is_up(config, cache=cache):
         probe = reword_probe(point, submission.text if submission else "", config=config)
     else:

@@ -91,7 +91,7 @@ def _candidate_message(event: MockEvent, session: MockSession) -> dict:
     return {"kind": event.kind, "text": text, "at": offset(session, event.at)}
 
 
-def _clock_context(clock: Clock) -> dict:
+def clock_context(clock: Clock) -> dict:
     return {
         "clock": clock,
         "step_left": minutes_seconds(clock.step_left_s),
@@ -137,7 +137,7 @@ def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock
         "follow_up": follow_up,
         "ended": session.ended_at is not None,
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
-        **_clock_context(clock),
+        **clock_context(clock),
     }
 
 
@@ -241,7 +241,7 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
         "steps": steps,
         "communication": scores.get("", {}).get("communication", ""),
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
-        **_clock_context(clock),
+        **clock_context(clock),
     }
 
 

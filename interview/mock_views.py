@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from interview import flow, mock, mock_report, selectors
-from interview.mock_log import is_mock_follow_up
+from interview.mock_log import CANDIDATE_KINDS, is_mock_follow_up
 from interview.models import MockSession
 from interview.step_page import step_url
 from questionbank import STEP_KEYS
@@ -101,7 +101,7 @@ def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
         else "",
         "share_url": _absolute(request, "mock_shared", token=share) if share else "",
         "step_url": step_url(session.attempt, clock.step_key),
-        **mock_report._clock_context(clock),
+        **mock_report.clock_context(clock),
     }
     return render(request, "mock/session.html", context)
 
@@ -119,10 +119,7 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
         after = int(request.GET.get("after", ""))
     except ValueError:
         after = -1  # the first load: always render
-    if (
-        after >= 0
-        and not session.events.filter(seq__gt=after, kind__in=mock_report.CANDIDATE_KINDS).exists()
-    ):
+    if after >= 0 and not session.events.filter(seq__gt=after, kind__in=CANDIDATE_KINDS).exists():
         return HttpResponse(status=204)
     context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
     context["poll_ms"] = _poll_ms()
