@@ -43,7 +43,7 @@ def test_the_rule_takes_the_heaviest_miss_then_the_heaviest_partial():
 
 @pytest.fixture
 def app_session(content_loaded):
-    user = User.objects.create_user("candidate", password="a-long-Passphrase-42")
+    user = User.objects.create(username="candidate")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     return mock.mock_session_start(user=user, revision=revision, mode="app")
 

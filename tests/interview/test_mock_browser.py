@@ -21,7 +21,6 @@ from interview import flow, mock
 from interview.models import MockSession, Question, Submission
 
 pytestmark = pytest.mark.browser
-PASSWORD = "a-long-Passphrase-42"
 TYPED = "Clients reach an API gateway, then a prefix-aware router in front of ten replicas."
 
 
@@ -53,8 +52,8 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
 ):
     settings.MOCK_POLL_SECONDS = 0.3  # the live pages poll fast in a test
     base = live_server_url
-    candidate = User.objects.create_user("candidate", password=PASSWORD)
-    interviewer = User.objects.create_user("interviewer", password=PASSWORD)
+    candidate = User.objects.create(username="candidate")
+    interviewer = User.objects.create(username="interviewer")
     errors: list[str] = []
     them_ctx = signed_in_context(browser, base, candidate)
     us_ctx = signed_in_context(browser, base, interviewer)

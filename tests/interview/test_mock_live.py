@@ -13,7 +13,6 @@ from interview import flow, mock
 from interview.mock_log import Kind
 from interview.models import MockSession, Question, Submission
 
-PASSWORD = "a-long-Passphrase-42"
 ARCHITECTURE = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
     "router in front of ten vLLM replicas."
@@ -32,8 +31,8 @@ class Htmx(Client):
 
 @pytest.fixture
 def live(content_loaded):
-    candidate = User.objects.create_user("candidate", password=PASSWORD)
-    interviewer = User.objects.create_user("interviewer", password=PASSWORD)
+    candidate = User.objects.create(username="candidate")
+    interviewer = User.objects.create(username="interviewer")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
     mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)

@@ -41,8 +41,8 @@ def submit(answer):
 def seeded(content_loaded):
     """A human-mode session walked through by hand, its log's times then fixed (one event
     every 30 s from T0), so the report does not depend on when the test runs."""
-    candidate = User.objects.create_user("candidate", password="a-long-Passphrase-42")
-    interviewer = User.objects.create_user("interviewer", password="a-long-Passphrase-42")
+    candidate = User.objects.create(username="candidate")
+    interviewer = User.objects.create(username="interviewer")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=candidate, revision=revision, mode="human", now=T0)
     mock.invite_accept(
@@ -103,7 +103,7 @@ def test_the_report_puts_every_verdict_side_by_side(seeded):
 
 
 def test_without_a_person_communication_is_not_scored(content_loaded):
-    user = User.objects.create_user("candidate", password="a-long-Passphrase-42")
+    user = User.objects.create(username="candidate")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=user, revision=revision, mode="app")
     client = Client()
@@ -122,7 +122,7 @@ def test_both_parties_read_the_report_and_download_it(seeded):
         md = client.get(reverse("mock_report_md", kwargs={"session_id": seeded.pk}))
         assert md["Content-Type"].startswith("text/markdown")
         assert md.content.decode() == EXPECTED.read_text()
-    stranger = User.objects.create_user("stranger", password="a-long-Passphrase-42")
+    stranger = User.objects.create(username="stranger")
     client = Client()
     client.force_login(stranger)
     assert client.get(reverse("mock_report", kwargs={"session_id": seeded.pk})).status_code == 404

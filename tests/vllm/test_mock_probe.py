@@ -24,7 +24,7 @@ def test_the_targeted_follow_up_is_the_one_the_rule_predicts(
     from interview.mock_log import Kind
     from interview.models import Grade, Question
 
-    user = User.objects.create_user("candidate", password="a-long-Passphrase-42")
+    user = User.objects.create(username="candidate")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=user, revision=revision, mode="app")
     answer = flow.answer_open(attempt=session.attempt, step_key="architecture")
