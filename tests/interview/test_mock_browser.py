@@ -19,6 +19,8 @@ from playwright.sync_api import expect
 
 from interview import flow, mock
 from interview.models import MockSession, Question, Submission
+from tests.interview.test_layout_a11y_browser import PHONE
+from tests.interview.test_layout_a11y_browser import _axe_serious as axe_serious
 
 pytestmark = pytest.mark.browser
 TYPED = "Clients reach an API gateway, then a prefix-aware router in front of ten replicas."
@@ -147,6 +149,28 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     anon_ctx.close()
     them_ctx.close()
     us_ctx.close()
+
+    # The mock pages fit a phone and pass axe (a context that lets axe's script in).
+    problems = []
+    for user, paths in (
+        (candidate, [f"/mock/{second.pk}/", f"/mock/{session.pk}/report/"]),
+        (interviewer, [f"/mock/{session.pk}/interview/", f"/mock/{session.pk}/replay/"]),
+    ):
+        client = Client()
+        client.force_login(user)
+        context = browser.new_context(viewport=PHONE, bypass_csp=True)
+        context.add_cookies(
+            [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}]
+        )
+        phone = context.new_page()
+        for path in [*paths, share.removeprefix(base)]:
+            phone.goto(base + path)
+            width = phone.evaluate("document.documentElement.scrollWidth")
+            if width > PHONE["width"]:
+                problems.append(f"{path} scrolls sideways at 360 px: {width} px wide")
+            problems += [f"{path}: {v}" for v in axe_serious(phone)]
+        context.close()
+    assert problems == [], "\n".join(problems)
     # The refusals above answer 422 (the submit) and 403 (the links), which the browser logs;
     # anything else (a script error, a CSP violation, a missing file) fails the test.
     expected = ("status of 422", "status of 403")
