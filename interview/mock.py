@@ -201,6 +201,7 @@ def session_end(*, session: MockSession, now: datetime | None = None, reason: st
 
 def _session_finish(session: MockSession, *, reason: str, now: datetime) -> None:
     submitted = answers_submit_as_they_stand(attempt_id=session.attempt_id)
+    flow.attempt_touch(session.attempt_id)  # cached step pages withheld feedback until now
     Attempt.objects.filter(pk=session.attempt_id, finished_at__isnull=True).update(
         status=Attempt.Status.FINISHED, finished_at=now
     )

@@ -93,6 +93,12 @@ def _live_session_id(attempt_id: int) -> int | None:
     )
 
 
+def feedback_withheld(attempt_id: int) -> bool:
+    """Whether the attempt is a mock session still running: its candidate sees no verdicts,
+    rubric or reference answer until the end (the report has them all)."""
+    return _live_session_id(attempt_id) is not None
+
+
 def draft_saved(answer: StepAnswer) -> None:
     """Flow hook: log the saved text of a mock session's answer (the live view and the
     replay read these). A plain attempt costs one indexed lookup."""

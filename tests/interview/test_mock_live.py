@@ -161,3 +161,28 @@ def test_polling_stops_when_the_session_ends(live):
     panel = them.get(url("mock_panel", session) + "?step=clarify").content.decode()
     assert "The session has ended" in panel and "hx-trigger" not in panel
     assert session.events.filter(kind=Kind.ENDED).count() == 1
+
+
+def test_the_candidate_sees_no_verdicts_until_the_end(live):
+    session, them, us = live
+    step = reverse(
+        "attempt_step", kwargs={"attempt_id": session.attempt_id, "step": "architecture"}
+    )
+    answer = flow.answer_open(attempt=session.attempt, step_key="architecture")
+    flow.draft_save(answer=answer, text=ARCHITECTURE, fields={}, base_version=0)
+    outcome = flow.step_submit(answer=answer, text=ARCHITECTURE, fields={}, base_version=1)
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    feedback = reverse(
+        "submission_feedback",
+        kwargs={"attempt_id": session.attempt_id, "submission_id": outcome.submission.pk},
+    )
+    for html in (them.get(step).content.decode(), them.get(feedback).content.decode()):
+        assert "Submitted for your mock interview" in html
+        assert "Rubric points" not in html and "Reference answer" not in html
+    scorecard = reverse("attempt_scorecard", kwargs={"attempt_id": session.attempt_id})
+    assert them.get(scorecard)["Location"] == url("mock_session", session)
+    # "Finish" ends the session, and then the feedback is there.
+    finish = them.post(reverse("attempt_finish", kwargs={"attempt_id": session.attempt_id}))
+    assert finish["Location"] == url("mock_report", session)
+    html = them.get(step).content.decode()
+    assert "Rubric points" in html and "Submitted for your mock interview" not in html
