@@ -24,6 +24,7 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.cache import cache
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from interview import flow
@@ -269,8 +270,10 @@ def step_open(*, session: MockSession, step_key: str, now: datetime | None = Non
     if step_key not in STEP_KEYS or session.ended_at is not None:
         return
     with transaction.atomic():
-        locked = MockSession.objects.select_for_update().get(pk=session.pk)
-        last = locked.events.filter(kind=Kind.STEP_OPENED).order_by("-seq").first()
+        # An UPDATE that changes nothing still takes the row's (SQLite: the database's) write
+        # lock, so two polls cannot both log the same move.
+        MockSession.objects.filter(pk=session.pk).update(last_seq=F("last_seq"))
+        last = session.events.filter(kind=Kind.STEP_OPENED).order_by("-seq").first()
         if last is None or last.step_key != step_key:
             event_append(session_id=session.pk, kind=Kind.STEP_OPENED, step_key=step_key, at=now)
 

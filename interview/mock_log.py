@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from interview.errors import FlowError
@@ -64,17 +65,23 @@ def event_append(
 ) -> MockEvent | None:
     """Append an event with the session's next sequence number; returns it.
 
-    The session row is locked while the number is taken, so two processes never write the
-    same `seq`. With `once`, nothing is written (None returned) when the session already has
-    an event of this kind for this step: a time warning or an end is logged once however many
-    polls notice it.
+    The number is taken by an UPDATE first, which locks the session's row (PostgreSQL) or the
+    database (SQLite) until the transaction ends, so two processes never write the same `seq`
+    and the `once` check below cannot race. With `once`, nothing is written (None returned)
+    when the session already has an event of this kind for this step: a time warning or an
+    end is logged once however many polls notice it.
     """
     with transaction.atomic():
-        session = MockSession.objects.select_for_update().get(pk=session_id)
-        if once and session.events.filter(kind=kind, step_key=step_key).exists():
+        MockSession.objects.filter(pk=session_id).update(last_seq=F("last_seq") + 1)
+        if (
+            once
+            and MockEvent.objects.filter(
+                session_id=session_id, kind=kind, step_key=step_key
+            ).exists()
+        ):
+            transaction.set_rollback(True)  # give the number back
             return None
-        seq = session.last_seq + 1
-        MockSession.objects.filter(pk=session_id).update(last_seq=seq)
+        seq = MockSession.objects.filter(pk=session_id).values_list("last_seq", flat=True).get()
         return MockEvent.objects.create(
             session_id=session_id,
             seq=seq,

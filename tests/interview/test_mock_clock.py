@@ -10,7 +10,15 @@ from django.utils import timezone
 
 from interview import flow, mock
 from interview.mock_log import Kind, pending_follow_up
-from interview.models import Attempt, Grade, MockEvent, Question, StepAnswer, Submission
+from interview.models import (
+    Attempt,
+    Grade,
+    MockEvent,
+    MockSession,
+    Question,
+    StepAnswer,
+    Submission,
+)
 
 ARCHITECTURE_DRAFT = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
@@ -198,3 +206,38 @@ def test_the_candidate_sees_the_time_nudge_and_the_end_on_a_reload(session):
     assert submitted.text == "Peak 50 QPS, p99 TTFT 300 ms."
     flow.submission_grade(submission_id=submitted.pk)
     assert Grade.objects.filter(submission=submitted, grader="rubric").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_events_written_at_once_get_distinct_numbers_and_a_warning_is_logged_once(
+    content_loaded,
+):
+    import threading
+
+    from django.db import connection
+
+    user = User.objects.create(username="racer")
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    session = mock.mock_session_start(user=user, revision=revision, mode="human")
+    late = session.started_at + timedelta(minutes=6)  # past clarify's 5 minutes
+    failures = []
+
+    def poll(i):
+        try:
+            mock.nudge_send(session=session, text=f"nudge {i}")
+            mock.session_tick(MockSession.objects.get(pk=session.pk), now=late)
+        except Exception as exc:  # noqa: BLE001 - any crash fails the test below
+            failures.append(repr(exc))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=poll, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    seqs = list(MockEvent.objects.filter(session=session).values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert MockEvent.objects.filter(session=session, kind=Kind.NUDGE).count() == 4
+    assert MockEvent.objects.filter(session=session, kind=Kind.TIME_WARNING).count() == 1
