@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 
 from interview import flow, mock
 from interview.models import MockSession, Question, Submission
+from tests.conftest import save_screenshot
 from tests.interview.test_layout_a11y_browser import PHONE
 from tests.interview.test_layout_a11y_browser import _axe_serious as axe_serious
 
@@ -110,6 +111,8 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     block.get_by_role("button", name="Score Architecture").click()
     expect(us.locator("#score-architecture table")).to_contain_text("Offline")
     expect(us.locator("#score-architecture")).to_contain_text("disagree")
+    save_screenshot(us, "mock-interviewer-live")
+    save_screenshot(them, "mock-candidate-step")
 
     # The interviewer ends the session; both see the report.
     us.get_by_role("button", name="End the session now").click()
@@ -119,6 +122,7 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     them.locator("#mock-panel").get_by_role("link", name="Read the report").click()
     them.wait_for_url(f"**/mock/{session.pk}/report/")
     expect(them.locator("main")).to_contain_text("graders disagree")
+    save_screenshot(them, "mock-report")
 
     # The share link opens the report signed out, and nothing else.
     them.get_by_role("button", name="Make a read-only link").click()
