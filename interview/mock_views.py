@@ -17,7 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from interview import flow, mock, mock_report, selectors
 from interview.mock_log import CANDIDATE_KINDS, is_mock_follow_up
@@ -220,11 +220,10 @@ def session_end(request: HttpRequest, session_id: int) -> HttpResponse:
 
 
 @login_required
+@require_http_methods(["GET", "HEAD", "POST"])
 def mock_join(request: HttpRequest, session_id: int, token: str) -> HttpResponse:
     """GET: what the link is for, and a button to join; POST: join (the link is used up).
-    Every refusal is a page that says why, with status 403 (410 when it can never work)."""
-    if request.method not in ("GET", "HEAD", "POST"):
-        return HttpResponse(status=405)
+    Every refusal is a page that says why, with status 403."""
     if request.method == "POST":
         try:
             session = mock.invite_accept(session_id=session_id, token=token, user=request.user)
