@@ -113,6 +113,8 @@ def main() -> int:
         if now - last_sweep > SWEEP_EVERY_S:
             # A submission whose task was lost (a queue write that failed) is queued again.
             subprocess.Popen([python, "manage.py", "requeue_grading", "--older-than", "300"])
+            # A mock session past its time that nobody is looking at is ended and graded.
+            subprocess.Popen([python, "manage.py", "mock_sweep"])
             last_sweep = now
     for child in children:
         child.stop()

@@ -260,6 +260,10 @@ GRADING_RETRY_BACKOFF_S = [
 GRADING_RETRY_TAIL = int(os.environ.get("GRADING_RETRY_TAIL", "24"))
 # The largest answer we store; larger ones are refused with a message, the draft kept.
 ANSWER_MAX_CHARS = 20_000
+# Mock interviews: how long an invite link stays valid, and how often the live pages poll
+# the session's event log (seconds; the tests shorten it).
+MOCK_INVITE_HOURS = float(os.environ.get("MOCK_INVITE_HOURS", "24"))
+MOCK_POLL_SECONDS = float(os.environ.get("MOCK_POLL_SECONDS", "2"))
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie

@@ -10,6 +10,7 @@ urlpatterns = [
     path("author/", include("authoring.urls")),
     path("problems/", include("authoring.report_urls")),
     path("review/", include("interview.review_urls")),
+    path("mock/", include("interview.mock_urls")),
     path("admin/", admin.site.urls),
     path("", include("interview.urls")),
 ]

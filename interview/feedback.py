@@ -8,7 +8,7 @@ import html
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
-from interview import selectors
+from interview import mock_log, selectors
 from interview.flow import step_spec
 from interview.grading.text import quote_span
 from interview.models import Attempt, StepAnswer, Submission
@@ -24,6 +24,8 @@ def feedback_context(
     feedback_url = reverse(
         "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
     )
+    if mock_log.feedback_withheld(attempt.pk):
+        return {"submission": submission, "graded": False, "withheld": True}
     if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
         # Polled every second until graded: answer with the status alone, cheaply.
         return {"submission": submission, "graded": False, "feedback_url": feedback_url}

@@ -26,6 +26,7 @@ from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
 
+from interview import mock_log
 from interview.errors import FlowError
 from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
 from interview.slo import card_as_text, review_card
@@ -111,7 +112,8 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         raise FlowError("There is no such step.")
     if follow_up_id:
         step_spec(attempt.revision, step_key, follow_up_id)  # FlowError when there is none
-        follow_up_check_open(attempt=attempt, step_key=step_key, follow_up_id=follow_up_id)
+        if not mock_log.is_mock_follow_up(follow_up_id):  # asked in a mock session: open
+            follow_up_check_open(attempt=attempt, step_key=step_key, follow_up_id=follow_up_id)
     try:
         answer, created = StepAnswer.objects.get_or_create(
             attempt=attempt,
@@ -178,6 +180,7 @@ def draft_save(
         now,
     )
     answer.seconds_spent += seconds
+    mock_log.draft_saved(answer)  # a mock session's live view and replay read the log
     return answer
 
 
@@ -203,16 +206,24 @@ class SubmitOutcome:
 
 
 def step_submit(
-    *, answer: StepAnswer, text: str, fields: dict, base_version: int, seconds: int = 0
+    *,
+    answer: StepAnswer,
+    text: str,
+    fields: dict,
+    base_version: int,
+    seconds: int = 0,
+    enforce_limits: bool = True,
 ) -> SubmitOutcome:
     """Save the draft and submit it for grading; a double submit returns the first submission.
 
     The grading task is enqueued only after the transaction commits, so the worker always finds
-    the answer it is asked to grade.
+    the answer it is asked to grade. `enforce_limits=False` is for the app's own submissions
+    (a mock session's end submits the answers as they stand, once), not a candidate's.
     """
     if not (text.strip() or any(str(v).strip() for v in fields.values())):
         raise FlowError("There is nothing to submit yet: write your answer first.")
-    if answer.follow_up_id:
+    mock_log.follow_up_gate(answer)  # a mock interviewer's question is answered first
+    if answer.follow_up_id and not mock_log.is_mock_follow_up(answer.follow_up_id):
         # Checked here too, not only when the draft is opened: a draft row can outlive the
         # page that opened it, and a submit is what unlocks the next follow-up.
         follow_up_check_open(
@@ -224,9 +235,10 @@ def step_submit(
     existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
     if existing:
         return SubmitOutcome(existing, False)
-    client = user_client(answer.attempt.user_id)
-    check_rate(client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE)
-    check_daily_quota(client=client, action="grading", per_day=settings.GRADING_DAILY_QUOTA)
+    if enforce_limits:
+        client = user_client(answer.attempt.user_id)
+        check_rate(client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE)
+        check_daily_quota(client=client, action="grading", per_day=settings.GRADING_DAILY_QUOTA)
     try:
         with transaction.atomic():
             locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
@@ -249,6 +261,7 @@ def step_submit(
         return SubmitOutcome(
             Submission.objects.get(answer=answer, draft_version=answer.version), False
         )
+    mock_log.answer_submitted(answer, submission)
     return SubmitOutcome(submission, True)
 
 
@@ -433,6 +446,8 @@ def step_spec(
 ) -> StepSpec | FollowUp:
     """The step (or one of its follow-ups) as the graders read it: prompt, rubric, reference,
     concepts. FlowError when the revision has no such step or follow-up."""
+    if mock_log.is_mock_follow_up(follow_up_id):
+        return mock_log.follow_up_spec(revision, step_key, follow_up_id)
     try:
         step = revision.question_spec.step(step_key)
         return step.follow_up(follow_up_id) if follow_up_id else step

@@ -34,7 +34,7 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     attempts = (
         # An instructor's preview attempts count nowhere.
         Attempt.objects.filter(user=user, is_preview=False)
-        .select_related("revision__question")
+        .select_related("revision__question", "mock")
         # Numbered per question in the order started (selectors.attempt_number, for a page).
         .annotate(
             number=Window(RowNumber(), partition_by=F("revision__question_id"), order_by="pk")
@@ -78,6 +78,8 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
             "number": attempt.number,
             "steps": [steps[k] for k in STEP_KEYS],
             "overall": mean_score(steps.values()),
+            # A mock interview is an attempt with a clock: listed and trended like the rest.
+            "mock": attempt.mock if hasattr(attempt, "mock") else None,
         }
 
     oldest_first = [row(a) for a in reversed(window)]

@@ -15,9 +15,9 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from interview import feedback, flow, page_cache, selectors, step_page, views, worksheet
+from interview import feedback, flow, mock, page_cache, selectors, step_page, views, worksheet
 from interview.history import candidate_history
-from interview.models import Attempt, StepAnswer, Submission
+from interview.models import Attempt, MockSession, StepAnswer, Submission
 from interview.scorecard import scorecard
 from questionbank import STEP_KEYS
 from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
@@ -293,6 +293,10 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_POST
 def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
+    session = MockSession.objects.filter(attempt_id=attempt.pk).first()
+    if session is not None:  # finishing a mock interview ends it: to its report
+        mock.session_end(session=session, reason="ended early")
+        return redirect("mock_report", session_id=session.pk)
     if attempt.status != Attempt.Status.FINISHED:
         Attempt.objects.filter(pk=attempt.pk).update(
             status=Attempt.Status.FINISHED, finished_at=timezone.now()
@@ -304,6 +308,9 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_safe
 def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
+    session = MockSession.objects.filter(attempt_id=attempt.pk, ended_at__isnull=True).first()
+    if session is not None:  # no verdicts for the candidate while the mock interview runs
+        return redirect("mock_session", session_id=session.pk)
     return render(request, "interview/scorecard.html", scorecard(attempt))
 
 

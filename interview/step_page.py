@@ -8,7 +8,7 @@ from django.urls import reverse
 from interview import selectors
 from interview.feedback import feedback_context
 from interview.flow import FlowError, follow_ups_open
-from interview.models import Attempt, StepAnswer, Submission
+from interview.models import Attempt, MockSession, StepAnswer, Submission
 from interview.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
 from interview.worksheet import card_in_panel, typed_answer, worksheet_lines
 from questionbank import STEP_KEYS, StepSpec
@@ -128,7 +128,17 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
             context["worksheet_error"] = str(exc)
     latest = answer.submissions.order_by("-number").first()
     context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
+    context["mock_panel_url"] = _mock_panel_url(attempt, answer.step_key)
     return context
+
+
+def _mock_panel_url(attempt: Attempt, step_key: str) -> str:
+    """The live panel of the attempt's mock session (interview.mock_views), or "" for a
+    plain attempt."""
+    session_id = MockSession.objects.filter(attempt_id=attempt.pk).values_list("pk", flat=True)
+    if not session_id:
+        return ""
+    return reverse("mock_panel", kwargs={"session_id": session_id[0]}) + f"?step={step_key}"
 
 
 def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:

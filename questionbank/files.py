@@ -251,7 +251,7 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
     _check_keys(cf, path, step, allowed, required, f"step '{key}'")
     if "minutes" in step:
         _check_number(cf, (*path, "minutes"), step["minutes"], positive=True)
-    for text_key in ("prompt", "reference"):
+    for text_key in ("prompt", "reference", "interviewer_notes"):
         if text_key in step:
             _check_text(cf, (*path, text_key), step[text_key])
     if "rubric" in step:
@@ -294,6 +294,8 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
         _check_id(cf, (*ppath, "id"), point.get("id"), ids, "rubric")
         if "says" in point:
             _check_text(cf, (*ppath, "says"), point["says"])
+        if "probe" in point:
+            _check_probe(cf, (*ppath, "probe"), point["probe"])
         if "weight" in point:
             _check_number(cf, (*ppath, "weight"), point["weight"], positive=True)
         _check_concepts(cf, (*ppath, "concepts"), point.get("concepts"), concepts)
@@ -559,6 +561,20 @@ def _check_id(cf, path, value, ids: dict, what: str) -> None:
 def _check_text(cf, path, value) -> None:
     if not isinstance(value, str) or not value.strip():
         cf.problem(path, f"'{path[-1]}' must be non-empty text")
+
+
+PROBE_MAX_CHARS = 300
+
+
+def _check_probe(cf, path, value) -> None:
+    """A probe is one question a mock interviewer asks as written (the model may reword it):
+    plain text, short, ending in a question mark."""
+    if not isinstance(value, str) or not value.strip():
+        cf.problem(path, "'probe' must be non-empty text: the question to ask")
+    elif len(value.strip()) > PROBE_MAX_CHARS:
+        cf.problem(path, f"'probe' must be one question of at most {PROBE_MAX_CHARS} characters")
+    elif not value.strip().endswith("?"):
+        cf.problem(path, "'probe' must be a question (end it with '?')")
 
 
 def _check_number(cf, path, value, *, positive: bool) -> None:

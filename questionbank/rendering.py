@@ -80,6 +80,8 @@ def render_question(spec: QuestionSpec) -> dict[str, Any]:
             "prompt": render_markdown(step.prompt),
             "reference": render_markdown(step.reference),
         }
+        if step.interviewer_notes:  # for a mock interview's interviewer only
+            steps[step.key]["interviewer_notes"] = render_markdown(step.interviewer_notes)
         if step.follow_ups:
             steps[step.key]["follow_ups"] = {
                 fu.id: {

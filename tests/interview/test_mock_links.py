@@ -1,0 +1,178 @@
+"""Invite and share links of a mock session: signed, single use, expiring, revocable; every
+refusal is a page that says why. And who may see which page."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import signing
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from interview import mock
+from interview.mock_log import Kind
+from interview.models import MockSession, Question
+
+
+@pytest.fixture
+def people(content_loaded):
+    return {
+        name: User.objects.create(username=name)
+        for name in ("candidate", "interviewer", "stranger")
+    }
+
+
+@pytest.fixture
+def session(people):
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    return mock.mock_session_start(user=people["candidate"], revision=revision, mode="human")
+
+
+def client_for(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def join_url(session, token=None):
+    token = mock.invite_token(session) if token is None else token
+    return reverse("mock_join", kwargs={"session_id": session.pk, "token": token})
+
+
+def join(user, session, token=None):
+    return client_for(user).post(join_url(session, token))
+
+
+def refused(response, words):
+    assert response.status_code == 403
+    assert words in response.content.decode()
+
+
+def test_the_interviewer_joins_once_by_the_link(people, session):
+    url = join_url(session)
+    page = client_for(people["interviewer"]).get(url)
+    assert page.status_code == 200 and b"Join as the interviewer" in page.content
+    session.refresh_from_db()
+    assert session.invite_used_at is None  # looking at the link does not use it up
+    response = join(people["interviewer"], session)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("mock_interview", kwargs={"session_id": session.pk})
+    session.refresh_from_db()
+    assert session.interviewer == people["interviewer"]
+    assert session.events.filter(kind=Kind.JOINED).count() == 1
+    # The candidate's page no longer shows a link.
+    assert mock.invite_token(session) == ""
+
+
+def test_a_changed_signature_is_refused(people, session):
+    token = mock.invite_token(session)
+    tampered = token[:-2] + ("AA" if not token.endswith("AA") else "BB")
+    refused(join(people["interviewer"], session, tampered), "changed or cut short")
+    refused(client_for(people["interviewer"]).get(join_url(session, tampered)), "changed")
+
+
+def test_a_link_of_another_session_is_refused(people, session):
+    other = mock.mock_session_start(
+        user=people["stranger"], revision=session.attempt.revision, mode="human"
+    )
+    # The other session's genuine token, presented at this session's address.
+    refused(join(people["interviewer"], session, mock.invite_token(other)), "another mock session")
+    # A token signed for a different purpose (the share link) does not open an invite.
+    share = mock.share_issue(session=session)
+    refused(join(people["interviewer"], session, share), "changed or cut short")
+    # Forged content without the secret key.
+    forged = signing.dumps({"s": session.pk, "n": "guess"}, key="not-the-key", salt="x")
+    refused(join(people["interviewer"], session, forged), "changed or cut short")
+
+
+def test_an_expired_link_is_refused(people, session):
+    MockSession.objects.filter(pk=session.pk).update(
+        invite_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    session.refresh_from_db()
+    refused(join(people["interviewer"], session), "expired")
+
+
+def test_the_default_expiry_is_a_day(session):
+    assert session.invite_expires_at - session.started_at == timedelta(hours=24)
+
+
+def test_a_used_link_is_refused(people, session):
+    url = join_url(session)
+    assert join(people["interviewer"], session).status_code == 302
+    response = client_for(people["stranger"]).post(url)
+    refused(response, "already been used")
+    response = client_for(people["interviewer"]).post(url)
+    refused(response, "already been used")
+    session.refresh_from_db()
+    assert session.interviewer == people["interviewer"]
+
+
+def test_a_revoked_link_is_refused_and_a_new_one_works(people, session):
+    old = mock.invite_token(session)
+    client_for(people["candidate"]).post(
+        reverse("mock_invite_revoke", kwargs={"session_id": session.pk})
+    )
+    session.refresh_from_db()
+    refused(join(people["interviewer"], session, old), "revoked")
+    client_for(people["candidate"]).post(
+        reverse("mock_invite_new", kwargs={"session_id": session.pk})
+    )
+    session.refresh_from_db()
+    refused(join(people["interviewer"], session, old), "revoked")
+    assert join(people["interviewer"], session).status_code == 302
+
+
+def test_the_candidate_cannot_interview_themself(people, session):
+    refused(join(people["candidate"], session), "your own session")
+
+
+def test_a_signed_out_visitor_is_sent_to_sign_in(session):
+    response = Client().get(join_url(session))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_only_the_interviewer_reaches_the_live_view(people, session):
+    join(people["interviewer"], session)
+    for name in ("candidate", "stranger"):
+        for url_name in ("mock_interview", "mock_interview_events"):
+            url = reverse(url_name, kwargs={"session_id": session.pk})
+            assert client_for(people[name]).get(url).status_code == 404
+    url = reverse("mock_nudge", kwargs={"session_id": session.pk})
+    assert client_for(people["stranger"]).post(url, {"text": "hi"}).status_code == 404
+    assert (
+        client_for(people["interviewer"])
+        .get(reverse("mock_interview", kwargs={"session_id": session.pk}))
+        .status_code
+        == 200
+    )
+
+
+def test_only_the_candidate_reaches_their_panel_and_session_page(people, session):
+    for url_name in ("mock_session", "mock_panel"):
+        url = reverse(url_name, kwargs={"session_id": session.pk})
+        assert client_for(people["stranger"]).get(url).status_code == 404
+        assert client_for(people["candidate"]).get(url).status_code == 200
+
+
+def test_a_share_link_opens_the_report_signed_out_until_revoked(people, session):
+    token = mock.share_issue(session=session)
+    url = reverse("mock_shared", kwargs={"token": token})
+    anonymous = Client()
+    page = anonymous.get(url)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Mock interview report" in html
+    # Nothing else of the candidate's is linked from it, and nothing else opens.
+    assert f"/mock/{session.pk}/" not in html and "/attempts/" not in html
+    for other in (
+        reverse("mock_report", kwargs={"session_id": session.pk}),
+        reverse("mock_report_md", kwargs={"session_id": session.pk}),
+        reverse("mock_replay", kwargs={"session_id": session.pk}),
+        reverse("attempt", kwargs={"attempt_id": session.attempt_id}),
+    ):
+        assert anonymous.get(other).status_code == 302  # to the sign-in page
+    mock.share_revoke(session=session)
+    refused(anonymous.get(url), "revoked")
+    refused(anonymous.get(reverse("mock_shared", kwargs={"token": token + "x"})), "changed")
