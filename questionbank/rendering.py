@@ -80,6 +80,11 @@ def render_question(spec: QuestionSpec) -> dict[str, Any]:
             "prompt": render_markdown(step.prompt),
             "reference": render_markdown(step.reference),
         }
+        if step.misconceptions:
+            # Why each wrong idea breaks, shown in the feedback beside the candidate's sentence.
+            steps[step.key]["misconceptions"] = {
+                m.id: render_markdown(m.explanation) for m in step.misconceptions
+            }
         if step.follow_ups:
             steps[step.key]["follow_ups"] = {
                 fu.id: {
