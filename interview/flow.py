@@ -442,6 +442,7 @@ def _store_result(submission: Submission, result: GradeResult) -> Grade:
         result.grader,
         score=result.score,
         points=[p.to_dict() for p in result.points],
+        misconceptions=[m.to_dict() for m in result.misconceptions],
         feedback=result.feedback,
         model=result.model or "",
         prompt_version=result.prompt_version,

@@ -222,6 +222,9 @@ class Grade(models.Model):
     usage = models.JSONField(default=dict)  # the model's token counts
     # The clarify card compared with the brief (interview.slo.CardReview.to_dict), "slo" only.
     slo_review = models.JSONField(null=True, blank=True)
+    # Wrong ideas of the step the answer states, [{"id", "evidence", "comment"}] in the step's
+    # order (interview.grading.types.MisconceptionFound); the question file says why each breaks.
+    misconceptions = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
