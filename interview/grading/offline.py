@@ -306,6 +306,22 @@ _REJECTING = {"ignor", "reject", "avoid", "instead", "rather", "unlike", "overri
 _CONTRAST_OPENERS = {"while", "whereas", "although", "though", "unlike", "instead"}
 
 
+# Words that judge an idea wrong wherever they stand in the sentence ("GPU utilisation is a
+# misleading autoscaling signal", "autoscaling on GPU utilisation is a mistake"): a sentence
+# holding one discusses the wrong idea, it does not state it. Matched at a word's start.
+_DISMISSING = (
+    "mislead", "mistak", "wrong", "poor", "trap", "pitfall", "myth", "fallac", "naive",
+    "misconcep", "flaw", "bogus", "false",
+)  # fmt: skip
+
+
+def _dismissed(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
+    return any(
+        word.startswith(_DISMISSING) and not any(a <= i < b for a, b in spans)
+        for i, word in enumerate(sentence.raw)
+    )
+
+
 def _rejected(sentence: Sentence, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     """Whether the words [start, end) are argued against in their clause: a negator or a
     rejecting word earlier in the clause (outside the wrong idea's own phrases, which may hold
@@ -355,8 +371,9 @@ def _denial_outside(sentence: Sentence, at: int, spans: list[tuple[int, int]]) -
 
 def _states(sentence: Sentence, groups: tuple[tuple[str, ...], ...]) -> str | None:
     """The words of a sentence stating every group, or None when some group has no phrase
-    that stands: found, and not negated, rejected or on the losing side of a comparison (the
-    sentence then argues against the idea rather than stating it)."""
+    that stands: found, and not negated, rejected or on the losing side of a comparison; or
+    when the sentence calls something wrong or misleading (it then argues against the idea
+    rather than stating it)."""
     occurrences = []
     for group in groups:
         found = [
@@ -368,6 +385,8 @@ def _states(sentence: Sentence, groups: tuple[tuple[str, ...], ...]) -> str | No
             return None
         occurrences.append(found)
     spans = [(o.start, o.end) for found in occurrences for o in found]
+    if _dismissed(sentence, spans):
+        return None
     words = []
     for found in occurrences:
         standing = [

@@ -119,6 +119,37 @@ def test_the_reference_answers_state_no_misconception(slug):
             "We never push a new image to every replica at once; one replica goes first.",
             "b1-all-at-once",
         ),
+        (
+            "chat-api-50qps",
+            "architecture",
+            "GPU utilisation is a misleading autoscaling signal, because it saturates early.",
+            "a1-autoscale-gpu-util",
+        ),
+        (
+            "chat-api-50qps",
+            "architecture",
+            "We scale out on queue depth, while GPU utilisation stays near 100% and says little.",
+            "a1-autoscale-gpu-util",
+        ),
+        (
+            "chat-api-50qps",
+            "tradeoffs",
+            "Ten replicas beat one big tensor-parallel instance while the model fits one card.",
+            "t1-tp-always-better",
+        ),
+        (
+            "multi-tenant-lora",
+            "architecture",
+            "The gateway derives the adapter from the API key, ignoring whatever model name "
+            "the client sends.",
+            "a2-client-adapter-id",
+        ),
+        (
+            "long-context-rag",
+            "tradeoffs",
+            "FP8 KV is not lossless, so long-context evals must check it.",
+            "t3-fp8-lossless",
+        ),
     ],
 )
 def test_a_sentence_rejecting_the_wrong_idea_is_not_flagged(slug, step_key, answer, miscon_id):
