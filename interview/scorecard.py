@@ -123,5 +123,6 @@ def scorecard(attempt: Attempt) -> dict:
         # The wrong ideas still stated in each step's best answer, in step order.
         "misconceptions": wrong_ideas,
         "graders": graders,
+        "offline_graded": any(g["grader"] == "rubric" for g in graders),
         "review_concepts": [concepts[s] for s in review if s in concepts][:6],
     }

@@ -73,7 +73,9 @@ def test_the_scorecard_lists_the_attempts_wrong_ideas(candidate, client):
     attempt, _ = graded_attempt(candidate)
     page = client.get(reverse("attempt_scorecard", kwargs={"attempt_id": attempt.pk}))
     assert [m["id"] for m in page.context["misconceptions"]] == ["a1-autoscale-gpu-util"]
-    assert "Wrong ideas in your answers" in page.content.decode()
+    html = page.content.decode()
+    assert "Wrong ideas in your answers" in html
+    assert "The offline rubric grader matches wording" in html
 
 
 def test_history_shows_a_wrong_idea_held_in_two_attempts_and_not_one_held_once(candidate, client):
