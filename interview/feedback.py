@@ -4,6 +4,7 @@ candidate's own words highlighted as evidence, the reference answer, and earlier
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
@@ -11,6 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from interview import mock_log, selectors
 from interview.flow import step_spec
 from interview.grading.text import quote_span
+from interview.misconceptions import misconceptions_found
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scoring import primary_grade, submission_score
 
@@ -59,6 +61,12 @@ def feedback_context(
                 }
             )
     by = {g.grader: g for g in grades}
+    # Shown first: the wrong ideas the answer states (none for a follow-up: they are per step).
+    wrong_ideas = (
+        []
+        if answer.follow_up_id
+        else misconceptions_found(revision=attempt.revision, step_key=answer.step_key, grade=main)
+    )
     history = []
     for sub in versions:
         history.append(
@@ -80,9 +88,11 @@ def feedback_context(
         "points": points,
         "score": submission_score(answer.step_key, grades),
         "best_score": max(scored) if scored else None,
+        "misconceptions": wrong_ideas,
         "highlighted": highlight_evidence(
             submission.text,
             [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")],
+            wrong=[m["evidence"] for m in wrong_ideas],
         ),
         "reference_html": rendered["reference"] if done else "",
         "history": history,
@@ -108,20 +118,32 @@ def review_notice(submission: Submission, main, *, graded: bool) -> dict:
     }
 
 
-def highlight_evidence(text: str, quotes: list[str]) -> SafeString:
-    """The candidate's own text, escaped, with each evidence quote wrapped in <mark>.
+def highlight_evidence(text: str, quotes: list[str], *, wrong: Sequence[str] = ()) -> SafeString:
+    """The candidate's own text, escaped, with each evidence quote wrapped in <mark> and each
+    sentence stating a misconception (`wrong`) in <mark class="mark-wrong">.
 
-    Quotes are found by the graders' own matcher (case and runs of whitespace ignored).
+    Quotes are found by the graders' own matcher (case and runs of whitespace ignored); where
+    spans overlap, the earlier one wins, and a wrong idea wins a tie.
     """
-    spans = sorted(span for quote in quotes if (span := quote_span(text, quote)) is not None)
+    # At the same start a wrong idea wins: that sentence is what the candidate must see.
+    spans = sorted(
+        (
+            (*span, kind)
+            for kind, group in (("", quotes), ("wrong", wrong))
+            for quote in group
+            if (span := quote_span(text, quote)) is not None
+        ),
+        key=lambda s: (s[0], s[2] != "wrong"),
+    )
     out, cursor = [], 0
-    for start, end in spans:
+    for start, end, kind in spans:
         if start < cursor:
             start = cursor
         if start >= end:
             continue
         out.append(html.escape(text[cursor:start]))
-        out.append(f"<mark>{html.escape(text[start:end])}</mark>")
+        opening = '<mark class="mark-wrong">' if kind else "<mark>"
+        out.append(f"{opening}{html.escape(text[start:end])}</mark>")
         cursor = end
     out.append(html.escape(text[cursor:]))
     return mark_safe("".join(out))  # every piece above is escaped

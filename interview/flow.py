@@ -466,6 +466,7 @@ def _store_result(submission: Submission, result: GradeResult, *, graded_text: s
         score=result.score,
         points=audited_points(result, graded_text),
         raw_response=result.raw_response or "",
+        misconceptions=[m.to_dict() for m in result.misconceptions],
         feedback=result.feedback,
         model=result.model or "",
         prompt_version=result.prompt_version,

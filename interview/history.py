@@ -12,6 +12,7 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
 from interview import selectors
+from interview.misconceptions import held_repeatedly
 from interview.models import Attempt, Submission
 from interview.scoring import (
     ScoredSubmission,
@@ -52,6 +53,8 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     )
     per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
     missed: dict[str, dict] = {}
+    revisions = {a.pk: a.revision for a in window}
+    wrong_ideas = []
     for sub in submissions:
         grades = list(sub.grades.all())
         per_attempt[sub.answer.attempt_id].append(
@@ -64,6 +67,15 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         main = primary_grade(grades)
         if sub.answer.attempt_id not in window_ids:
             continue
+        if main is not None and main.misconceptions:
+            wrong_ideas.append(
+                (
+                    sub.answer.attempt_id,
+                    revisions[sub.answer.attempt_id],
+                    sub.answer.step_key,
+                    main,
+                )
+            )
         for p in main.points if main else []:
             if p.get("verdict") == "miss":
                 entry = missed.setdefault(
@@ -104,6 +116,8 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         "window": len(window),
         "trends": trends,
         "missed": top_missed,
+        # Wrong ideas stated in more than one of those attempts.
+        "held_misconceptions": held_repeatedly(wrong_ideas),
         "step_titles": [selectors.STEP_TITLES[k] for k in STEP_KEYS],
     }
 

@@ -249,6 +249,9 @@ class Grade(models.Model):
     reviewer = models.ForeignKey(
         "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Wrong ideas of the step the answer states, [{"id", "evidence", "comment"}] in the step's
+    # order (interview.grading.types.MisconceptionFound); the question file says why each breaks.
+    misconceptions = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

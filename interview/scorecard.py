@@ -9,6 +9,7 @@ from django.db.models import Prefetch
 
 from interview import selectors
 from interview.grading.types import VERDICT_CREDIT
+from interview.misconceptions import misconceptions_found
 from interview.models import Attempt, StepAnswer, Submission
 from interview.scoring import (
     ScoredSubmission,
@@ -50,7 +51,7 @@ def scorecard(attempt: Attempt) -> dict:
     seconds_by_step: dict[str, int] = defaultdict(int)
     for answer in StepAnswer.objects.filter(attempt=attempt).only("step_key", "seconds_spent"):
         seconds_by_step[answer.step_key] += answer.seconds_spent
-    rows, all_points, graders, checks = [], [], [], []
+    rows, all_points, graders, checks, wrong_ideas = [], [], [], [], []
     for number, key in enumerate(STEP_KEYS, start=1):
         spec = revision.question_spec.step(key)
         entries = [entry for (step, _), entry in best.items() if step == key]
@@ -72,6 +73,8 @@ def scorecard(attempt: Attempt) -> dict:
                 )
                 if g.grader == "checker":
                     checks = g.points
+            if main and not e.part[1]:
+                wrong_ideas += misconceptions_found(revision=revision, step_key=key, grade=main)
             if main:
                 for p in main.points:
                     rs = rubric_specs.get(p.get("id"))
@@ -117,6 +120,9 @@ def scorecard(attempt: Attempt) -> dict:
         "strongest": hits[:5],
         "weakest": misses[:5],
         "checks": checks,
+        # The wrong ideas still stated in each step's best answer, in step order.
+        "misconceptions": wrong_ideas,
         "graders": graders,
+        "offline_graded": any(g["grader"] == "rubric" for g in graders),
         "review_concepts": [concepts[s] for s in review if s in concepts][:6],
     }

@@ -47,6 +47,7 @@ GIVEN_KEYS = {"name", "label", "value"}
 QUANTITY_KEYS = {"id", "label", "formula", "unit", "tolerance", "rounding", "mistakes"}
 MISTAKE_KEYS = {"formula", "replace", "hint", "kind"}  # planner.engine.checker.MISTAKE_KEYS
 FOLLOW_UP_KEYS = {"id", "prompt", "rubric", "reference", "concepts"}
+MISCONCEPTION_KEYS = {"id", "idea", "contradicts", "explanation", "concepts", "recognise"}
 CONCEPT_KEYS = {"slug", "title", "summary", "related"}
 ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline"}
 NAPKIN_TEST_KEYS = {"name", "quantity", "answer", "worksheet", "verdict", "mistake", "hint"}
@@ -257,6 +258,8 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
     if "rubric" in step:
         _validate_rubric(cf, (*path, "rubric"), step["rubric"], ids, concepts)
     _check_concepts(cf, (*path, "concepts"), step.get("concepts"), concepts)
+    if "misconceptions" in step:
+        _validate_misconceptions(cf, path, step, ids, concepts)
     if key == "estimate":
         _validate_estimate(cf, path, step, ids)
     if key == "tradeoffs":
@@ -321,6 +324,69 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
                     f"recognise.{group_key} must be a list of non-empty phrase "
                     "lists, e.g. [[peak], [qps, requests per second]]",
                 )
+
+
+def _validate_misconceptions(cf: ContentFile, path: tuple, step: dict, ids: dict, concepts) -> None:
+    """A step's wrong ideas: ids unique in the question (they share the rubric's namespace,
+    so a verdict never confuses the two), `contradicts` naming points of this step's own
+    rubric, and `recognise.all` groups as for a rubric point."""
+    mpath = (*path, "misconceptions")
+    items = step["misconceptions"]
+    if not isinstance(items, list) or not items:
+        cf.problem(mpath, "misconceptions must be a non-empty list of mappings")
+        return
+    rubric = step.get("rubric") if isinstance(step.get("rubric"), list) else []
+    own_points = {p.get("id") for p in rubric if isinstance(p, dict)}
+    for i, item in enumerate(items):
+        ipath = (*mpath, i)
+        if not isinstance(item, dict):
+            cf.problem(ipath, "a misconception must be a mapping")
+            continue
+        _check_keys(
+            cf, ipath, item, MISCONCEPTION_KEYS, MISCONCEPTION_KEYS - {"concepts"}, "misconception"
+        )
+        _check_id(cf, (*ipath, "id"), item.get("id"), ids, "misconception")
+        for text_key in ("idea", "explanation"):
+            if text_key in item:
+                _check_text(cf, (*ipath, text_key), item[text_key])
+        _check_concepts(cf, (*ipath, "concepts"), item.get("concepts"), concepts)
+        contradicts = item.get("contradicts")
+        if "contradicts" in item:
+            if not _is_str_list(contradicts) or not contradicts:
+                cf.problem(
+                    (*ipath, "contradicts"),
+                    "contradicts must be a non-empty list of this step's rubric point ids",
+                )
+            else:
+                for j, point_id in enumerate(contradicts):
+                    if point_id not in own_points:
+                        cf.problem(
+                            (*ipath, "contradicts", j),
+                            f"'{point_id}' is not a rubric point of this step "
+                            f"(its points: {', '.join(sorted(str(p) for p in own_points))})",
+                        )
+        if "recognise" not in item:
+            continue
+        rec = item["recognise"]
+        if not isinstance(rec, dict):
+            cf.problem((*ipath, "recognise"), "recognise must be a mapping with 'all' groups")
+            continue
+        _check_keys(cf, (*ipath, "recognise"), rec, {"all"}, {"all"}, "recognise")
+        groups = rec.get("all")
+        if "all" in rec and not _phrase_groups_ok(groups):
+            cf.problem(
+                (*ipath, "recognise", "all"),
+                "recognise.all must be a list of non-empty phrase lists, "
+                "e.g. [[autoscal, scale out], [gpu util]]",
+            )
+
+
+def _phrase_groups_ok(groups: Any) -> bool:
+    return (
+        isinstance(groups, list)
+        and bool(groups)
+        and all(_is_str_list(g) and g and all(s.strip() for s in g) for g in groups)
+    )
 
 
 def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> None:

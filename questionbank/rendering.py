@@ -82,6 +82,11 @@ def render_question(spec: QuestionSpec) -> dict[str, Any]:
         }
         if step.interviewer_notes:  # for a mock interview's interviewer only
             steps[step.key]["interviewer_notes"] = render_markdown(step.interviewer_notes)
+        if step.misconceptions:
+            # Why each wrong idea breaks, shown in the feedback beside the candidate's sentence.
+            steps[step.key]["misconceptions"] = {
+                m.id: render_markdown(m.explanation) for m in step.misconceptions
+            }
         if step.follow_ups:
             steps[step.key]["follow_ups"] = {
                 fu.id: {

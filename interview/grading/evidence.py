@@ -187,6 +187,22 @@ def evidence_problem(
     return None, sentences
 
 
+def misconception_quote_problem(
+    quote: str, reading: AnswerReading
+) -> tuple[str | None, list[Sentence]]:
+    """Why a quote cannot show that the answer states a misconception (None when it can), and
+    the sentences it lies in: rule 1 of the module docstring, except that a bare list may
+    state a wrong idea as well as a sentence does."""
+    if len(normalise_for_quote(quote)) < MIN_EVIDENCE_CHARS:
+        return f"is shorter than {MIN_EVIDENCE_CHARS} characters", []
+    sentences = quote_in_answer(quote, reading)
+    if sentences is None:
+        return "is not found in the answer", []
+    if any(s.injection for s in sentences):
+        return "comes from text addressed to the grader", sentences
+    return None, sentences
+
+
 @dataclass(frozen=True)
 class Backing:
     """An awarded point with its quote and the sentences the quote lies in."""

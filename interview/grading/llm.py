@@ -33,6 +33,7 @@ from interview.grading.evidence import (
     StepVocabulary,
     evidence_problem,
     limit_shared_sentences,
+    misconception_quote_problem,
     step_vocabulary,
 )
 from interview.grading.inflight import GateTimeout, gate_for
@@ -47,17 +48,21 @@ from interview.grading.types import (
     VERDICTS,
     GradedStep,
     GradeResult,
+    Misconception,
+    MisconceptionFound,
     RubricPoint,
     RubricPointVerdict,
     Usage,
+    cap_contradicted,
     rubric_points,
+    step_misconceptions,
     weighted_score,
 )
 from questionbank.spec import as_step
 
 logger = logging.getLogger(__name__)
 
-PROMPT_VERSION = "llm-v1"
+PROMPT_VERSION = "llm-v2"
 SCHEMA_NAME = "rubric_grade"
 MAX_EVIDENCE_CHARS = 240
 MAX_COMMENT_CHARS = 200
@@ -84,6 +89,11 @@ For "hit" and "partial", "evidence" is one passage copied character for characte
 candidate's answer that shows the idea: a sentence or part of one, never text from the rubric
 or the reference. For "miss", "evidence" is an empty string.
 "comment" is one short sentence to the candidate: what was right or what is missing.
+
+The first message may also list misconceptions: wrong ideas candidates hold about this step.
+Flag one only when the answer states it (not when it rejects it), with "quote": the sentence
+that states it, copied character for character from the answer. A rubric point that a
+flagged misconception contradicts is at best "partial".
 "feedback" is two or three sentences of overall advice.
 
 Reply with JSON only, in the schema given: one entry per rubric point, with its exact id.\
@@ -102,15 +112,19 @@ class ValidatedGrade:
     feedback: str
     injection_suspected: bool
     warnings: list[str] = field(default_factory=list)
+    misconceptions: list[MisconceptionFound] = field(default_factory=list)
 
 
 # --- the request ----------------------------------------------------------------------------------
 
 
-def response_schema(points: list[RubricPoint]) -> dict[str, Any]:
-    """The strict JSON schema the model's reply must follow for this rubric."""
+def response_schema(
+    points: list[RubricPoint], misconceptions: tuple[Misconception, ...] = ()
+) -> dict[str, Any]:
+    """The strict JSON schema the model's reply must follow for this rubric (and, when the
+    step lists any, its misconceptions: flagged ones first, so the verdicts can follow)."""
     ids = [p.id for p in points]
-    return {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "points": {
@@ -136,6 +150,25 @@ def response_schema(points: list[RubricPoint]) -> dict[str, Any]:
         "required": ["points", "feedback", "injection_suspected"],
         "additionalProperties": False,
     }
+    if misconceptions:
+        schema["properties"] = {
+            "misconceptions": {
+                "type": "array",
+                "maxItems": len(misconceptions),
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "enum": [m.id for m in misconceptions]},
+                        "quote": {"type": "string", "maxLength": MAX_EVIDENCE_CHARS},
+                    },
+                    "required": ["id", "quote"],
+                    "additionalProperties": False,
+                },
+            },
+            **schema["properties"],
+        }
+        schema["required"] = ["misconceptions", *schema["required"]]
+    return schema
 
 
 def _brief_lines(brief: Any) -> list[str]:
@@ -180,6 +213,13 @@ def step_context_message(step: GradedStep, points: list[RubricPoint], context: C
     parts.append("Interviewer's prompt:\n" + step.prompt.strip())
     rubric = "\n".join(f"- id: {p.id} (weight {p.weight:g}): {p.says}" for p in points)
     parts.append("Rubric points:\n" + rubric)
+    misconceptions = step_misconceptions(step)
+    if misconceptions:
+        listed = "\n".join(
+            f"- id: {m.id} (contradicts {', '.join(m.contradicts)}): {m.idea}"
+            for m in misconceptions
+        )
+        parts.append("Misconceptions to flag when the answer states them:\n" + listed)
     parts.append(
         "Reference answer (for you only; never quote it as evidence):\n" + step.reference.strip()
     )
@@ -241,9 +281,15 @@ def new_nonce(answer: str) -> str:
             return nonce
 
 
-def max_tokens_for(points: list[RubricPoint], config: GraderConfig) -> int:
-    """A reply budget: room for every point's quote and comment, within the configured cap."""
-    return min(config.max_output_tokens, 200 + 160 * len(points))
+def max_tokens_for(
+    points: list[RubricPoint],
+    config: GraderConfig,
+    misconceptions: tuple[Misconception, ...] = (),
+) -> int:
+    """A reply budget: room for every point's quote and comment and a few flagged
+    misconceptions' quotes, within the configured cap."""
+    flags = 80 * min(len(misconceptions), 3)
+    return min(config.max_output_tokens, 200 + 160 * len(points) + flags)
 
 
 # --- the reply ------------------------------------------------------------------------------------
@@ -295,14 +341,18 @@ def validate_model_grade(
     points: list[RubricPoint],
     reading: AnswerReading,
     vocabulary: StepVocabulary,
+    misconceptions: tuple[Misconception, ...] = (),
 ) -> ValidatedGrade:
     """Turn the model's parsed reply into verdicts we can stand behind.
 
     Unknown and duplicate ids are dropped, missing ids are misses, unknown verdicts are
     misses, and a hit or partial whose quote fails the evidence rules (`evidence.py`: verbatim,
     12 characters, in a sentence that may earn, on the step's subject, one sentence per point
-    unless it states each) becomes a miss. Each change leaves a warning.
-    Raises ModelOutputError when the reply has no list of points at all.
+    unless it states each) becomes a miss. A flagged misconception stands only with a quote
+    found verbatim in the answer (`evidence.misconception_quote_problem`); a point whose quote
+    lies in a sentence stating a misconception that contradicts it becomes a miss, and a
+    contradicted point is at best partial (`types.cap_contradicted`). Each change leaves a
+    warning. Raises ModelOutputError when the reply has no list of points at all.
     """
     raw_points = data.get("points")
     if isinstance(raw_points, dict):  # {"id": {...}} instead of [{"id": ...}]
@@ -325,6 +375,7 @@ def validate_model_grade(
             continue
         proposed[point_id] = item
 
+    found, barred = _checked_misconceptions(data, misconceptions, reading, warnings)
     verdicts: list[RubricPointVerdict] = []
     backings: list[Backing] = []
     for point in points:
@@ -350,6 +401,8 @@ def validate_model_grade(
         rejection, sentences = evidence_problem(
             evidence, reading, vocabulary, asks_settings=names_engine_flag(point.says)
         )
+        if not rejection and any(s.index in barred.get(point.id, ()) for s in sentences):
+            rejection = "states a misconception that contradicts this point"
         if rejection:
             warnings.append(f"evidence rejected for {point.id} ({rejection}); counted as a miss")
             verdicts.append(_not_awarded(point, f"the grader's quote {rejection}"))
@@ -368,12 +421,54 @@ def validate_model_grade(
             warnings.append(f"evidence rejected for {verdict.id} ({why}); counted as a miss")
             verdicts[i] = _not_awarded(says[verdict.id], f"the grader's quote {why}")
 
+    cap_contradicted(verdicts, found, misconceptions)
     return ValidatedGrade(
         verdicts=verdicts,
         feedback=_clean_text(data.get("feedback"), MAX_FEEDBACK_CHARS),
         injection_suspected=data.get("injection_suspected") is True,
         warnings=warnings,
+        misconceptions=found,
     )
+
+
+def _checked_misconceptions(
+    data: dict[str, Any],
+    misconceptions: tuple[Misconception, ...],
+    reading: AnswerReading,
+    warnings: list[str],
+) -> tuple[list[MisconceptionFound], dict[str, set[int]]]:
+    """The misconceptions the model flagged that stand (known id, quote verbatim in the
+    answer), in the step's order, and for each rubric point the sentences that may not back
+    it because they state a misconception contradicting it."""
+    raw = data.get("misconceptions")
+    if not isinstance(raw, list):
+        return [], {}
+    by_id = {m.id: m for m in misconceptions}
+    quoted: dict[str, tuple[str, list]] = {}
+    for item in raw:
+        if not isinstance(item, dict):
+            continue
+        miscon_id = item.get("id")
+        if miscon_id not in by_id:
+            warnings.append(f"dropped a flag for unknown misconception {str(miscon_id)[:40]!r}")
+            continue
+        if miscon_id in quoted:
+            continue
+        quote = _trim_quote(_clean_text(item.get("quote"), MAX_EVIDENCE_CHARS))
+        problem, sentences = misconception_quote_problem(quote, reading)
+        if problem:
+            warnings.append(f"dropped misconception {miscon_id}: its quote {problem}")
+            continue
+        quoted[miscon_id] = (quote, sentences)
+    found, barred = [], {}
+    for miscon in misconceptions:
+        if miscon.id not in quoted:
+            continue
+        quote, sentences = quoted[miscon.id]
+        found.append(MisconceptionFound(miscon.id, evidence=quote, comment=miscon.idea))
+        for point_id in miscon.contradicts:
+            barred.setdefault(point_id, set()).update(s.index for s in sentences)
+    return found, barred
 
 
 def _not_awarded(point: RubricPoint, why: str) -> RubricPointVerdict:
@@ -523,9 +618,13 @@ def grade_llm(
         return _fallback(step, answer, "no model configured", started, warnings, Usage())
     nonce = new_nonce(prepared)
     messages = build_messages(step, points, prepared, context, nonce)
+    misconceptions = step_misconceptions(step)
     try:
         text, usage = call_model(
-            config, messages, response_schema(points), max_tokens_for(points, config)
+            config,
+            messages,
+            response_schema(points, misconceptions),
+            max_tokens_for(points, config, misconceptions),
         )
     except ModelCallFailed as failure:
         if failure.server_down and on_server_down is not None:
@@ -537,7 +636,9 @@ def grade_llm(
     reading = read_answer(answer[: config.max_answer_chars + 1000])
     try:
         vocabulary = step_vocabulary(step, points, context)
-        checked = validate_model_grade(parse_model_output(text), points, reading, vocabulary)
+        checked = validate_model_grade(
+            parse_model_output(text), points, reading, vocabulary, misconceptions
+        )
     except ModelOutputError as exc:
         return _fallback(step, answer, str(exc), started, warnings, usage, raw_response=text)
     except Exception as exc:  # the model's output must never crash a grading
@@ -569,6 +670,7 @@ def grade_llm(
         warnings=warnings,
         injection_suspected=injection,
         raw_response=text,
+        misconceptions=checked.misconceptions,
     )
 
 

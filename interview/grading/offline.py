@@ -9,6 +9,12 @@ instance can't beat ..." states "replicas beat one big TP instance"); a sentence
 bare list of buzzwords or that addresses the grader earns nothing, except that a list of
 engine flags answers a point that names a flag. The passage found, verbatim, is the evidence;
 the comment names the phrases found and what was missing.
+
+Misconceptions (a step's authored wrong ideas) are recognised sentence by sentence too: every
+group of the misconception's `recognise.all` in one sentence, and none of its phrases negated
+there ("we would not autoscale on GPU utilisation" rejects the idea, it does not state it).
+A sentence that states one is never evidence for a point it contradicts, and such a point is
+at best partial (`types.cap_contradicted`, which the model grader applies as well).
 """
 
 from __future__ import annotations
@@ -24,23 +30,34 @@ from typing import Any
 from interview.grading.evidence import content_terms
 from interview.grading.text import (
     AnswerReading,
+    Occurrence,
     Phrase,
     Sentence,
     collapse_whitespace,
     find_phrase,
+    is_negator,
     names_engine_flag,
     read_answer,
 )
 from interview.grading.types import (
     GradeResult,
+    Misconception,
+    MisconceptionFound,
     RubricPoint,
     RubricPointVerdict,
     Usage,
+    cap_contradicted,
     rubric_points,
+    step_misconceptions,
     weighted_score,
 )
 
-RUBRIC_GRADER_VERSION = "rubric-v1"
+RUBRIC_GRADER_VERSION = "rubric-v2"
+# Said on every offline grade: what a grader that matches wording cannot do.
+OFFLINE_LIMITS = (
+    "This offline grade matches wording: a correct idea put in other words may be missed, "
+    "and a model grade or an instructor's review can credit it."
+)
 # Long enough for any honest answer; bounds the work done on a pasted novel.
 MAX_ANSWER_CHARS = 20_000
 MAX_EVIDENCE_CHARS = 300
@@ -177,12 +194,15 @@ def _neighbour_pairs(
     return pairs
 
 
-def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdict:
+def grade_point(
+    point: RubricPoint, reading: AnswerReading, barred: frozenset[int] = frozenset()
+) -> RubricPointVerdict:
     """The verdict on one rubric point for an already-read answer.
 
     A hit needs every group of `recognise.all` in one sentence, or in a sentence and the next
     one when that one continues it (see `_neighbour_pairs`); the evidence is that passage,
-    verbatim.
+    verbatim. Sentences whose index is in `barred` (they state a wrong idea contradicting
+    this point) are never evidence for it.
     """
     if not point.all_groups and not point.partial_groups:
         return RubricPointVerdict(
@@ -200,6 +220,8 @@ def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdic
     negated_seen = bare_seen = injected_seen = False
     partial_hit: _PassageMatch | None = None
     for sentence in reading.sentences:
+        if sentence.index in barred:
+            continue
         earns = _may_earn(sentence, asks_settings)
         full = _match((sentence,), point.all_groups, all_framings)
         if full.complete:
@@ -224,6 +246,8 @@ def grade_point(point: RubricPoint, reading: AnswerReading) -> RubricPointVerdic
             negated_seen |= part.any_negated and not part.complete
 
     for pair in _neighbour_pairs(reading, point, asks_settings):
+        if any(s.index in barred for s in pair):
+            continue
         full = _match(pair, point.all_groups, all_framings)
         if full.complete:
             return _hit(point, full, reading.text)
@@ -276,16 +300,167 @@ def _hit(point: RubricPoint, match: _PassageMatch, text: str) -> RubricPointVerd
     )
 
 
-def _feedback(points: list[RubricPoint], verdicts: list[RubricPointVerdict]) -> str:
+# Words that reject what follows them in their clause ("we never push to every replica at
+# once", "ignoring whatever adapter the client sends"), beyond the negators of `text.py`.
+_REJECTING = {"ignor", "reject", "avoid", "instead", "rather", "unlike", "overrid", "overwrit"}
+# A clause opened by one of these states the other side of a contrast ("we scale on the queue,
+# while GPU utilisation saturates early"): it does not state the wrong idea.
+_CONTRAST_OPENERS = {"while", "whereas", "although", "though", "unlike", "instead"}
+
+
+# Words that judge an idea wrong wherever they stand in the sentence ("GPU utilisation is a
+# misleading autoscaling signal", "autoscaling on GPU utilisation is a mistake"): a sentence
+# holding one discusses the wrong idea, it does not state it. Matched at a word's start.
+_DISMISSING = (
+    "mislead", "mistak", "wrong", "poor", "trap", "pitfall", "myth", "fallac", "naive",
+    "misconcep", "flaw", "bogus", "false",
+)  # fmt: skip
+
+
+def _dismissed(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
+    return any(
+        word.startswith(_DISMISSING) and not any(a <= i < b for a, b in spans)
+        for i, word in enumerate(sentence.raw)
+    )
+
+
+def _rejected(sentence: Sentence, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether the words [start, end) are argued against in their clause: a negator or a
+    rejecting word earlier in the clause (outside the wrong idea's own phrases, which may hold
+    a negator: "no need for evals"), "than" before them (the losing side of a comparison), or a
+    clause that opens a contrast."""
+    clause = sentence.clauses[start]
+    first = start
+    while first > 0 and sentence.clauses[first - 1] == clause:
+        first -= 1
+    if sentence.raw[first] in _CONTRAST_OPENERS:
+        return True
+    for i in range(first, start):
+        if any(a <= i < b for a, b in spans):
+            continue
+        word = sentence.raw[i]
+        if word == "than":
+            return True
+        if is_negator(word) or any(word.startswith(r) for r in _REJECTING):
+            return True
+    return False
+
+
+def _find_exact_negators(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
+    """`find_phrase`, except that a negator in the phrase matches only itself: "no loss" must
+    not be read in "not lossless", nor "no eval" in "nobody evaluates"."""
+    out = []
+    for occurrence in find_phrase(sentence, phrase):
+        if occurrence.end - occurrence.start == len(phrase.words) and any(
+            is_negator(word) and sentence.words[occurrence.start + k] != word
+            for k, word in enumerate(phrase.words)
+        ):
+            continue
+        out.append(occurrence)
+    return out
+
+
+def _denial_outside(sentence: Sentence, at: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether the clause of word `at` holds a negator outside the wrong idea's own phrases.
+    "KV memory will not be a problem" reads "KV" as negated by "will not", but that "not"
+    belongs to the phrase stating the idea."""
+    clause = sentence.clauses[at]
+    return any(
+        sentence.clauses[i] == clause and is_negator(word) and not any(a <= i < b for a, b in spans)
+        for i, word in enumerate(sentence.raw)
+    )
+
+
+def _states(sentence: Sentence, groups: tuple[tuple[str, ...], ...]) -> str | None:
+    """The words of a sentence stating every group, or None when some group has no phrase
+    that stands: found, and not negated, rejected or on the losing side of a comparison; or
+    when the sentence calls something wrong or misleading (it then argues against the idea
+    rather than stating it)."""
+    occurrences = []
+    for group in groups:
+        found = [
+            occurrence
+            for phrase_text in group
+            for occurrence in _find_exact_negators(sentence, Phrase.parse(phrase_text))
+        ]
+        if not found:
+            return None
+        occurrences.append(found)
+    spans = [(o.start, o.end) for found in occurrences for o in found]
+    if _dismissed(sentence, spans):
+        return None
+    words = []
+    for found in occurrences:
+        standing = [
+            o
+            for o in found
+            if not (
+                (o.negated and _denial_outside(sentence, o.start, spans))
+                or o.lesser
+                or _rejected(sentence, o.start, o.end, spans)
+            )
+        ]
+        if not standing:
+            return None
+        words.append(" ".join(sentence.raw[standing[0].start : standing[0].end]))
+    return ", ".join(f'"{w}"' for w in words)
+
+
+def find_misconceptions(
+    misconceptions: tuple[Misconception, ...], reading: AnswerReading
+) -> tuple[list[MisconceptionFound], dict[str, frozenset[int]]]:
+    """The wrong ideas an answer states, and for each rubric point the sentences that may not
+    back it because they state an idea contradicting it.
+
+    One finding per misconception (its first sentence), in authored order. Text addressed to
+    the grader states nothing.
+    """
+    found: list[MisconceptionFound] = []
+    barred: dict[str, set[int]] = {}
+    for miscon in misconceptions:
+        if not miscon.all_groups:
+            continue
+        first: tuple[Sentence, str] | None = None
+        for sentence in reading.sentences:
+            if sentence.injection is not None:
+                continue
+            words = _states(sentence, miscon.all_groups)
+            if words is None:
+                continue
+            first = first or (sentence, words)
+            for point_id in miscon.contradicts:
+                barred.setdefault(point_id, set()).add(sentence.index)
+        if first is not None:
+            sentence, words = first
+            found.append(
+                MisconceptionFound(
+                    miscon.id,
+                    evidence=_quote((sentence,), reading.text),
+                    comment=f"States ({words}): {miscon.idea}",
+                )
+            )
+    return found, {k: frozenset(v) for k, v in barred.items()}
+
+
+def _feedback(
+    points: list[RubricPoint],
+    verdicts: list[RubricPointVerdict],
+    found: list[MisconceptionFound],
+    misconceptions: tuple[Misconception, ...],
+) -> str:
     counts = {v: sum(1 for x in verdicts if x.verdict == v) for v in ("hit", "partial", "miss")}
     lines = [
         f"Offline rubric grader: {counts['hit']} hit, {counts['partial']} partial, "
         f"{counts['miss']} missed of {len(points)} points."
     ]
+    ideas = {m.id: m.idea for m in misconceptions}
+    if found:
+        lines.append("Wrong ideas stated: " + " ".join(ideas.get(f.id, f.id) for f in found))
     says = {p.id: p.says for p in points}
     to_review = [says[v.id] for v in verdicts if v.verdict != "hit"]
     if to_review:
         lines.append("To strengthen: " + " ".join(to_review))
+    lines.append(OFFLINE_LIMITS)
     return "\n".join(lines)
 
 
@@ -312,7 +487,10 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
         text = text[:MAX_ANSWER_CHARS]
         warnings.append(f"answer cut to its first {MAX_ANSWER_CHARS} characters for grading")
     reading = read_answer(text)
-    verdicts = [grade_point(point, reading) for point in points]
+    misconceptions = step_misconceptions(step)
+    found, barred = find_misconceptions(misconceptions, reading)
+    verdicts = [grade_point(point, reading, barred.get(point.id, frozenset())) for point in points]
+    cap_contradicted(verdicts, found, misconceptions)
     if reading.injection_suspected:
         warnings.append(
             "injection suspected (" + ", ".join(reading.injection_reasons) + "): "
@@ -321,7 +499,7 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
     return GradeResult(
         points=verdicts,
         score=weighted_score(points, verdicts),
-        feedback=_feedback(points, verdicts),
+        feedback=_feedback(points, verdicts, found, misconceptions),
         grader="rubric",
         model=None,
         prompt_version=rubric_version_for(step),
@@ -329,4 +507,5 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
         usage=Usage(),
         warnings=warnings,
         injection_suspected=reading.injection_suspected,
+        misconceptions=found,
     )

@@ -160,8 +160,12 @@ def _is_comparative(word: str) -> bool:
     return word in _COMPARATIVES or (word.endswith("e") and word[:-1] in _COMPARATIVES)
 
 
-def _is_negator(word: str) -> bool:
+def is_negator(word: str) -> bool:
+    """Whether a word (as written, lower case) denies: "not", "never", "no", any n't-word."""
     return word in _NEGATORS or word.endswith("n't") or word in {"dont", "doesnt", "wont", "cant"}
+
+
+_is_negator = is_negator
 
 
 # --- lists and stuffing -------------------------------------------------------------------------

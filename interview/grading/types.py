@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from questionbank.spec import FollowUp, RubricPoint, StepSpec, as_step
+from questionbank.spec import FollowUp, Misconception, RubricPoint, StepSpec, as_step
 
 Verdict = Literal["hit", "partial", "miss"]
 GraderName = Literal["rubric", "llm"]
@@ -41,6 +41,19 @@ class RubricPointVerdict:
             "evidence": self.evidence,
             "comment": self.comment,
         }
+
+
+@dataclass
+class MisconceptionFound:
+    """A wrong idea of the step found in the answer: its id and the candidate's own words
+    stating it (verbatim, as for a rubric point's evidence)."""
+
+    id: str
+    evidence: str
+    comment: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "evidence": self.evidence, "comment": self.comment}
 
 
 @dataclass
@@ -74,11 +87,15 @@ class GradeResult:
     # The model's reply text exactly as it came back, kept for the audit page; None when no
     # reply came back at all (offline grader, server down), "" for an empty reply.
     raw_response: str | None = None
+    # The step's wrong ideas the answer states, in the step's authored order.
+    misconceptions: list[MisconceptionFound] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field (points as dicts, usage as a dict)."""
+        """A JSON-ready dict of every field (points and misconceptions as dicts, usage as a
+        dict)."""
         data = asdict(self)
         data["points"] = [p.to_dict() for p in self.points]
+        data["misconceptions"] = [m.to_dict() for m in self.misconceptions]
         return data
 
 
@@ -93,6 +110,41 @@ def rubric_points(step: GradedStep) -> list[RubricPoint]:
     if not points:
         raise ValueError("this step has no rubric points to grade against")
     return points
+
+
+def step_misconceptions(step: GradedStep) -> tuple[Misconception, ...]:
+    """The wrong ideas authored for a step; a follow-up has none of its own."""
+    return getattr(as_step(step), "misconceptions", ())
+
+
+def cap_contradicted(
+    verdicts: list[RubricPointVerdict],
+    found: list[MisconceptionFound],
+    misconceptions: tuple[Misconception, ...],
+) -> list[RubricPointVerdict]:
+    """Every grader's last word on a point the answer contradicts: at best "partial".
+
+    An answer that states the right idea and, elsewhere, its opposite has not shown it holds
+    the right one; the comment says which wrong idea holds the point back. Verdicts are
+    changed in place and returned.
+    """
+    contradicted: dict[str, str] = {}
+    by_id = {m.id: m for m in misconceptions}
+    for finding in found:
+        miscon = by_id.get(finding.id)
+        for point_id in miscon.contradicts if miscon else ():
+            contradicted.setdefault(point_id, miscon.idea)
+    for verdict in verdicts:
+        idea = contradicted.get(verdict.id)
+        if idea and verdict.verdict == "hit":
+            verdict.verdict = "partial"
+            verdict.comment = f"Held to partial: the answer also states that {_lower_first(idea)}"
+    return verdicts
+
+
+def _lower_first(text: str) -> str:
+    text = text.strip()
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
 def weighted_score(points: list[RubricPoint], verdicts: list[RubricPointVerdict]) -> float:

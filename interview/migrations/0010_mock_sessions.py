@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('interview', '0007_attempt_is_preview'),
+        ('interview', '0009_review_trust'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

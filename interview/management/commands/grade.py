@@ -135,5 +135,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  [{point.verdict:7}] {point.id}: {point.comment}")
             if point.evidence:
                 self.stdout.write(f"            \u201c{point.evidence}\u201d")
+        for found in result.misconceptions:
+            self.stdout.write(f"  [wrong  ] {found.id}: {found.comment}")
+            self.stdout.write(f"            \u201c{found.evidence}\u201d")
         for warning in result.warnings:
             self.stdout.write(f"  warning: {warning}")
