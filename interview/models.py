@@ -355,6 +355,7 @@ class CalibrationRun(models.Model):
     def __str__(self) -> str:
         return f"{self.grader} calibration of {self.question.slug}/{self.step_key}"
 
+
 class MockSession(models.Model):
     """A timed mock interview: one attempt (which keeps every answer) with a clock and an
     interviewer, a person who joined by invite link or the app itself.

@@ -102,7 +102,7 @@ def test_results_carry_the_grader_and_its_version(shipped_reports):
             assert result.grader == "checker" and result.verdicts["verdict"]
         else:
             assert result.grader == "rubric" and result.model is None
-            assert result.prompt_version == "rubric-v1"
+            assert result.prompt_version.startswith("rubric-v2")
             assert result.score is not None and result.verdicts
     gib = next(r for r in report.results if "GiB instead of GB" in r.test)
     assert gib.verdicts["mistake"] == "gb-vs-gib" and "15.2 GB" in gib.verdicts["hint"]
@@ -331,7 +331,9 @@ def test_the_llm_grader_runs_the_answer_tests_against_the_human_verdicts():
         report = question_tests_run(cf, question_spec(cf), grader="llm", config=config)
     answers = [r for r in report.results if r.kind == "answer"]
     assert answers and all(r.grader == "llm" for r in answers)
-    assert {(r.model, r.prompt_version) for r in answers} == {(config.model, PROMPT_VERSION)}
+    # Each step's prompt version is the template's version and a hash of its rubric.
+    assert {r.model for r in answers} == {config.model}
+    assert all(r.prompt_version.startswith(f"{PROMPT_VERSION}-") for r in answers)
     assert all(r.grader in ("rubric", "checker") for r in report.results if r.kind != "answer")
     strong = next(r for r in answers if r.test == "clarify test 1 (strong paraphrase)")
     assert strong.failure is not None

@@ -68,7 +68,7 @@ def test_every_grade_keeps_its_audit_trail(content_loaded, model_server, candida
     flow.submission_grade(submission_id=submission.pk)
 
     llm = Grade.objects.get(submission=submission, grader="llm")
-    assert llm.model and llm.prompt_version.startswith("llm-v1-")
+    assert llm.model and llm.prompt_version.startswith("llm-v2-")
     assert llm.raw_response == quoting_model(model_server.requests[-1]).content
     points = {p["id"]: p for p in llm.points}
     assert points["arch-gateway"]["quote"] == REAL_QUOTE
@@ -80,7 +80,7 @@ def test_every_grade_keeps_its_audit_trail(content_loaded, model_server, candida
     assert points["arch-observability"]["quote_found"] is None
 
     rubric = Grade.objects.get(submission=submission, grader="rubric")
-    assert rubric.prompt_version.startswith("rubric-v1-") and rubric.raw_response == ""
+    assert rubric.prompt_version.startswith("rubric-v2-") and rubric.raw_response == ""
     assert all(p["quote_found"] is True for p in rubric.points if p["evidence"])
 
 

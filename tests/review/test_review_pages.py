@@ -75,7 +75,7 @@ def test_the_calibration_page_measures_the_offline_grader_and_marks_stale_runs(
     url = reverse("review:calibration_step", args=[SLUG, "architecture"])
     page = client.get(url).content.decode()
     run = CalibrationRun.objects.get(question=question, step_key="architecture", grader="rubric")
-    assert run.n == 2 and run.prompt_version.startswith("rubric-v1-")
+    assert run.n == 2 and run.prompt_version.startswith("rubric-v2-")
     assert run.prompt_version in page
     assert "fewer than 20" in page  # n < 20 is warned about
     assert "Stale: measured with model old/model" in page

@@ -70,7 +70,7 @@ def test_calibrate_command_with_the_model_grader(vllm_grader_env, vllm_model_nam
         "points",
     }  # fmt: skip
     assert (data["grader"], data["model"]) == ("llm", vllm_model_name)
-    assert data["prompt_version"].startswith("llm-v1-")
+    assert data["prompt_version"].startswith("llm-v2-")
     assert data["n"] > 0, f"the model graded none of the set:\n{proc.stderr[-2000:]}"
     # Each point's kappa is Cohen's on the (instructor, model) pairs its confusion counts.
     for point in data["points"]:
