@@ -12,8 +12,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from interview import flow
-from interview.models import Concept, Question
+from accounts.instructors import instructor_grant
+from authoring.services import problem_report_create
+from interview import flow, mock
+from interview.models import Concept, Grade, MockSession, Question
 
 
 def _named_patterns(patterns, namespace: str = "") -> list[tuple[str, list[str]]]:
@@ -33,7 +35,10 @@ def _named_patterns(patterns, namespace: str = "") -> list[tuple[str, list[str]]
 
 @pytest.fixture
 def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
+    """An instructor (so the authoring and review pages answer, not 404) who is also
+    practising: an attempt, a graded submission, a problem report and a mock session."""
     user = User.objects.create_user("cand", password="cand-Passphrase-1")
+    instructor_grant(user)
     client.force_login(user)
     question = Question.objects.get(slug="chat-api-50qps")
     attempt = flow.attempt_start(user=user, revision=question.current_revision)
@@ -41,6 +46,13 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
     answer = flow.answer_open(attempt=attempt, step_key="tradeoffs", follow_up_id=follow_up)
     with django_capture_on_commit_callbacks(execute=False):
         outcome = flow.step_submit(answer=answer, text="Scale out.", fields={}, base_version=0)
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    report = problem_report_create(
+        user=user, attempt=attempt, step_key="clarify", message="A typo.", share_answer=False
+    )
+    session = mock.mock_session_start(
+        user=user, revision=question.current_revision, mode=MockSession.Mode.HUMAN
+    )
     return {
         "attempt_id": attempt.pk,
         "submission_id": outcome.submission.pk,
@@ -48,11 +60,21 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
         "follow_up": follow_up,
         "question_slug": question.slug,
         "concept_slug": Concept.objects.first().slug,
+        "number": question.current_revision.number,
+        "grade_id": Grade.objects.filter(submission=outcome.submission).first().pk,
+        "report_id": report.pk,
+        "session_id": session.pk,
+        "invite_token": mock.invite_token(session),
+        "share_token": mock.share_issue(session=session),
     }
 
 
 def _kwargs(name: str, params: list[str], rows: dict) -> dict:
-    values = {**rows, "slug": rows["concept_slug" if "concept" in name else "question_slug"]}
+    values = {
+        **rows,
+        "slug": rows["concept_slug" if "concept" in name else "question_slug"],
+        "token": rows["share_token" if "shared" in name else "invite_token"],
+    }
     return {p: values[p] for p in params}
 
 
@@ -71,3 +93,5 @@ def test_every_get_url_answers_head_with_the_same_status(client, signed_in):
         assert url in checked
     assert any("/follow-ups/" in u for u in checked)
     assert any("/feedback/" in u for u in checked)
+    for prefix in ("/author/", "/review/", "/mock/"):
+        assert any(u.startswith(prefix) for u in checked), prefix
