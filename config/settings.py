@@ -79,6 +79,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
+                "accounts.context_processors.roles",
                 "django.contrib.messages.context_processors.messages",
             ],
         },

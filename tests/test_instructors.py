@@ -46,3 +46,16 @@ def test_instructor_required_is_404_for_everyone_else():
     call_command("grant_instructor", "carl")
     request.user = User.objects.get(username="carl")
     assert _authoring_view(request) == "reached"
+
+
+@pytest.mark.django_db
+def test_the_header_links_author_and_review_for_instructors_only(client):
+    user = User.objects.create_user("hana", password="x-pass-12345")
+    client.force_login(user)
+    page = client.get("/history/").content.decode()
+    assert 'href="/author/"' not in page and 'href="/review/"' not in page
+    call_command("grant_instructor", "hana")
+    page = client.get("/history/").content.decode()
+    assert 'href="/author/"' in page and 'href="/review/"' in page
+    client.logout()
+    assert 'href="/author/"' not in client.get("/").content.decode()
