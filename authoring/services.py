@@ -11,7 +11,6 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 from django.db import transaction
 from django.utils import timezone
 
@@ -86,38 +85,9 @@ class QuestionCheck:
     rendered: dict = field(default_factory=dict)
 
 
-def _unsafe_text_problem(path: str, text: str) -> Problem | None:
-    """A text the parser must not be given: too large, or YAML with aliases. Aliases are
-    expanded into copies when the front matter is read, so a few lines of nested `*a`
-    references grow into millions of values (five levels of ten took 5.6 s here); no content
-    file needs them, and the editor runs the parser on every keystroke."""
-    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
-        return Problem(path, 1, f"the file is larger than {MAX_FILE_BYTES} bytes")
-    if "*" not in text:
-        return None
-    lines = text.split("\n")
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if lines[0].strip() != "---" or end is None:
-        return None  # parse_file reports the missing front matter
-    try:
-        for event in yaml.parse("\n".join(lines[1:end]), Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                return Problem(
-                    path,
-                    event.start_mark.line + 2,
-                    "YAML aliases (*name) are not allowed in content files: write the value out",
-                )
-    except yaml.YAMLError:
-        return None  # parse_file reports it, with its line
-    return None
-
-
 def question_check(*, slug: str, text: str, render: bool = False) -> QuestionCheck:
     """Validate `text` as content/questions/<slug>.md (so a slug that differs from the
     question's is a problem), against the concept notes in the database."""
-    unsafe = _unsafe_text_problem(f"{slug}.md", text)
-    if unsafe is not None:
-        return QuestionCheck(ContentFile(unsafe.path, text, {}, ""), [unsafe])
     cf = parse_file(f"{slug}.md", text)
     known = set(Concept.objects.values_list("slug", flat=True))
     problems = list(validate_question(cf, concept_slugs=known))
@@ -310,9 +280,6 @@ class ConceptCheck:
 def concept_check(*, slug: str, text: str, render: bool = False) -> ConceptCheck:
     """Validate `text` as content/concepts/<slug>.md against the notes in the database (and
     itself, so a note may be new)."""
-    unsafe = _unsafe_text_problem(f"{slug}.md", text)
-    if unsafe is not None:
-        return ConceptCheck(ContentFile(unsafe.path, text, {}, ""), [unsafe])
     cf = parse_file(f"{slug}.md", text)
     known = set(Concept.objects.values_list("slug", flat=True)) | {slug}
     check = ConceptCheck(cf, list(validate_concept(cf, concept_slugs=known)))

@@ -89,3 +89,18 @@ def test_what_cannot_be_edited_safely_is_refused():
         with_answer_test("no front matter", "clarify", answer="x", expect={"a": "hit"})
     with pytest.raises(ValueError, match="expected verdict"):
         with_answer_test(text, "clarify", answer="x", expect={})
+
+
+def test_the_loader_refuses_yaml_aliases_before_expanding_them(tmp_path):
+    """Not only the editor: a file given to load_content / check_content is refused too, with
+    the alias's line, and quickly (expanded, this front matter is 10**9 values)."""
+    from questionbank.files import parse_file
+
+    lines = ["---", "slug: bomb", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    path = tmp_path / "bomb.md"
+    path.write_text("\n".join([*lines, "---", "body"]))
+    cf = parse_file(path)
+    assert [(p.line, "YAML aliases" in p.message) for p in cf.problems] == [(4, True)]
+    assert cf.meta == {}
