@@ -245,11 +245,11 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
     }
 
 
-def _graded_as(event: MockEvent) -> str:
+def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
     """How a follow-up's answer was graded: the probed point's verdict, or the score."""
     from interview.scoring import primary_grade
 
-    submission = Submission.objects.filter(pk=event.payload.get("submission_id")).first()
+    submission = submissions.get(event.payload.get("submission_id"))
     grade = primary_grade(submission.grades.all()) if submission else None
     if grade is None:
         return " (not graded yet)"
@@ -262,7 +262,12 @@ def transcript(session: MockSession) -> list[dict]:
     """Nudges, time warnings, follow-ups asked and answered, in order, with the time since
     the start."""
     rows = []
-    for e in session.events.filter(kind__in=TRANSCRIPT_KINDS).order_by("seq"):
+    events = list(session.events.filter(kind__in=TRANSCRIPT_KINDS).order_by("seq"))
+    answered = [e.payload.get("submission_id") for e in events if e.kind == Kind.FOLLOW_UP_ANSWERED]
+    submissions = Submission.objects.prefetch_related("grades").in_bulk(
+        [pk for pk in answered if isinstance(pk, int)]
+    )
+    for e in events:
         title = selectors.STEP_TITLES.get(e.step_key, "")
         if e.kind == Kind.JOINED:
             text = f"{e.payload.get('interviewer', 'The interviewer')} joined as interviewer."
@@ -275,7 +280,7 @@ def transcript(session: MockSession) -> list[dict]:
             aim = f" (aimed at {e.payload['point']})" if e.payload.get("point") else ""
             text = f"{who} asked ({title}){aim}: {e.payload.get('prompt', '')}"
         elif e.kind == Kind.FOLLOW_UP_ANSWERED:
-            text = f"Answer ({title}): {e.payload.get('text', '')}{_graded_as(e)}"
+            text = f"Answer ({title}): {e.payload.get('text', '')}{_graded_as(e, submissions)}"
         else:
             text = "The session ended" + (
                 " when its time was up." if e.payload.get("reason") == "time" else "."
