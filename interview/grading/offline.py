@@ -313,8 +313,22 @@ _CONTRAST_OPENERS = {"while", "whereas", "although", "though", "unlike", "instea
 # holding one discusses the wrong idea, it does not state it. Matched at a word's start.
 _DISMISSING = (
     "mislead", "mistak", "wrong", "poor", "trap", "pitfall", "myth", "fallac", "naive",
-    "misconcep", "flaw", "bogus", "false",
+    "misconcep", "flaw", "bogus", "false", "tempt",
 )  # fmt: skip
+
+# A clause opened by one of these, in a sentence that says what "would" happen, is a
+# counterfactual ("if we autoscaled on GPU utilisation, we would scale too late"): it
+# weighs the wrong idea, it does not adopt it. Without "would" the condition is the design
+# ("if GPU utilisation passes 90%, we add a replica") and still counts.
+_HYPOTHETICAL_OPENERS = {"if", "suppose", "supposing", "imagine", "say"}
+_COUNTERFACTUAL_MODALS = {"would", "wouldn't", "could", "couldn't", "might"}
+# Someone else's practice, answered by a "but" clause ("many teams autoscale on GPU
+# utilisation, but it saturates early"): reported, then argued against.
+_REPORTERS = {
+    "many", "some", "most", "people", "others", "teams", "folks", "everyone", "often",
+    "commonly", "usually", "typically", "traditionally",
+}  # fmt: skip
+_COUNTERS = {"but", "yet", "however"}
 
 
 def _dismissed(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
@@ -324,16 +338,37 @@ def _dismissed(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
     )
 
 
+def _clause_openers(sentence: Sentence) -> dict[int, str]:
+    """Each clause's first word."""
+    openers: dict[int, str] = {}
+    for clause, word in zip(sentence.clauses, sentence.raw, strict=True):
+        openers.setdefault(clause, word)
+    return openers
+
+
+def _weighed_not_adopted(sentence: Sentence, clause: int) -> bool:
+    """Whether `clause` puts the idea as a counterfactual ("if we did X, we would ...") or as
+    others' practice answered by a later "but" ("many teams do X, but ...")."""
+    openers = _clause_openers(sentence)
+    if openers[clause] in _HYPOTHETICAL_OPENERS and any(
+        word in _COUNTERFACTUAL_MODALS for word in sentence.raw
+    ):
+        return True
+    head = [w for c, w in zip(sentence.clauses, sentence.raw, strict=True) if c == clause][:3]
+    countered = any(openers[c] in _COUNTERS for c in openers if c > clause)
+    return countered and any(word in _REPORTERS for word in head)
+
+
 def _rejected(sentence: Sentence, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     """Whether the words [start, end) are argued against in their clause: a negator or a
     rejecting word earlier in the clause (outside the wrong idea's own phrases, which may hold
-    a negator: "no need for evals"), "than" before them (the losing side of a comparison), or a
-    clause that opens a contrast."""
+    a negator: "no need for evals"), "than" before them (the losing side of a comparison), a
+    clause that opens a contrast, or one that only weighs the idea (`_weighed_not_adopted`)."""
     clause = sentence.clauses[start]
     first = start
     while first > 0 and sentence.clauses[first - 1] == clause:
         first -= 1
-    if sentence.raw[first] in _CONTRAST_OPENERS:
+    if sentence.raw[first] in _CONTRAST_OPENERS or _weighed_not_adopted(sentence, clause):
         return True
     for i in range(first, start):
         if any(a <= i < b for a, b in spans):

@@ -150,6 +150,34 @@ def test_the_reference_answers_state_no_misconception(slug):
             "FP8 KV is not lossless, so long-context evals must check it.",
             "t3-fp8-lossless",
         ),
+        # A counterfactual weighs the idea: "if we did X, we would ...".
+        (
+            "chat-api-50qps",
+            "architecture",
+            "If we autoscaled on GPU utilisation, we would scale too late, so the autoscaler "
+            "watches the waiting queue.",
+            "a1-autoscale-gpu-util",
+        ),
+        (
+            "chat-api-50qps",
+            "tradeoffs",
+            "If AWQ were lossless we could skip evals, but it is not, so we run them.",
+            "t1-awq-lossless",
+        ),
+        # Others' practice, answered by a "but".
+        (
+            "chat-api-50qps",
+            "architecture",
+            "Many teams autoscale on GPU utilisation, but that signal saturates early; we use "
+            "the queue depth.",
+            "a1-autoscale-gpu-util",
+        ),
+        (
+            "chat-api-50qps",
+            "architecture",
+            "It is tempting to autoscale on GPU utilisation, yet it reads 100% at a small batch.",
+            "a1-autoscale-gpu-util",
+        ),
     ],
 )
 def test_a_sentence_rejecting_the_wrong_idea_is_not_flagged(slug, step_key, answer, miscon_id):
@@ -169,3 +197,19 @@ def test_the_issues_held_out_wrong_answers_are_flagged_and_lose_the_contradicted
     by_id = {m.id: m for m in step.misconceptions}
     for found in result.misconceptions:
         assert all(verdicts[p] != "hit" for p in by_id[found.id].contradicts), verdicts
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # A condition without "would" is the design itself.
+        "If GPU utilisation passes 90%, we add a replica.",
+        "When GPU utilisation is high the autoscaler adds a replica.",
+        # A "but" that does not report someone else's practice leaves the idea standing.
+        "We autoscale on GPU utilisation, but cap the fleet at twelve replicas.",
+        "Most of the time we autoscale on GPU utilisation.",
+    ],
+)
+def test_a_conditional_or_qualified_statement_of_the_idea_is_still_flagged(answer):
+    step = load_question_spec("chat-api-50qps").step("architecture")
+    assert "a1-autoscale-gpu-util" in flagged(grade(step, answer, mode="rubric"))
