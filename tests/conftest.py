@@ -109,6 +109,31 @@ def dark_page(browser):
     context.close()
 
 
+def signed_in_context(browser, base: str, user, **options):
+    """A browser context signed in as `user`, desktop-sized unless `options` say otherwise.
+    Each gets its own test Client: signing a second user into one client would end the first
+    one's session."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
+    context.add_cookies(
+        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}]
+    )
+    return context
+
+
+def watched_page(context, errors: list[str]):
+    """A new page of `context` whose script errors and console errors (CSP violations, failed
+    requests) are appended to `errors`."""
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    return page
+
+
 def save_screenshot(page, name: str) -> Path:
     """Save a full-page PNG under tests/artifacts/ (kept as a CI artifact)."""
     ARTIFACTS.mkdir(exist_ok=True)

@@ -7,10 +7,10 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 
 from accounts.instructors import instructor_grant
 from authoring import services
+from tests.conftest import signed_in_context, watched_page
 
 pytestmark = pytest.mark.browser
 SLUG = "browser-made"
@@ -19,19 +19,9 @@ NEW_PROMPT = "Draw the serving path from the client to the GPU, and say where re
 
 
 def _context(browser, user, base):
-    # A client each: logging a second user into one client flushes the first one's session.
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}]
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    return context, page, errors
+    context = signed_in_context(browser, base, user)
+    return context, watched_page(context, errors), errors
 
 
 def _without_step(text: str, step: str) -> tuple[str, int]:

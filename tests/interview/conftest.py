@@ -3,12 +3,14 @@
 import pytest
 from django.contrib.auth.models import User
 
+from tests.conftest import signed_in_context
+
 BROWSER_USERNAME = "saver"
 BROWSER_PASSWORD = "a-long-Passphrase-42"
 
 
 @pytest.fixture
-def step_page(browser, live_server_url, client):
+def step_page(browser, live_server_url):
     """A signed-in candidate's architecture step, open in a fresh browser context:
     (page, attempt). The candidate is BROWSER_USERNAME / BROWSER_PASSWORD."""
     from interview import flow
@@ -17,11 +19,7 @@ def step_page(browser, live_server_url, client):
     user = User.objects.create_user(BROWSER_USERNAME, password=BROWSER_PASSWORD)
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
-    client.force_login(user)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
-    )
+    context = signed_in_context(browser, live_server_url, user)
     page = context.new_page()
     page.set_default_timeout(15_000)
     page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")

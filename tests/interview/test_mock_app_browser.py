@@ -11,8 +11,9 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 from interview.models import MockSession, Submission
+from tests.conftest import signed_in_context, watched_page
 from tests.interview.test_mock_app_interviewer import EXPECTED_POINT, SEEDED_ARCHITECTURE
-from tests.interview.test_mock_browser import grade_what_is_queued, new_page, signed_in_context
+from tests.interview.test_mock_browser import grade_what_is_queued
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +26,7 @@ def test_the_app_asks_its_follow_up_on_the_weakest_point_and_grades_the_answer(
     candidate = User.objects.create(username="candidate")
     errors: list[str] = []
     context = signed_in_context(browser, base, candidate)
-    page = new_page(context, errors)
+    page = watched_page(context, errors)
 
     page.goto(f"{base}/questions/chat-api-50qps/")
     page.get_by_label("with the app as interviewer").check()

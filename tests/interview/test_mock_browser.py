@@ -14,35 +14,17 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 from playwright.sync_api import expect
 
 from interview import flow, mock
 from interview.models import MockSession, Question, Submission
-from tests.conftest import save_screenshot
+from tests.conftest import save_screenshot, signed_in_context
+from tests.conftest import watched_page as new_page
 from tests.interview.test_layout_a11y_browser import PHONE
 from tests.interview.test_layout_a11y_browser import _axe_serious as axe_serious
 
 pytestmark = pytest.mark.browser
 TYPED = "Clients reach an API gateway, then a prefix-aware router in front of ten replicas."
-
-
-def signed_in_context(browser, base, user):
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}]
-    )
-    return context
-
-
-def new_page(context, errors):
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    return page
 
 
 def grade_what_is_queued():
@@ -160,12 +142,7 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
         (candidate, [f"/mock/{second.pk}/", f"/mock/{session.pk}/report/"]),
         (interviewer, [f"/mock/{session.pk}/interview/", f"/mock/{session.pk}/replay/"]),
     ):
-        client = Client()
-        client.force_login(user)
-        context = browser.new_context(viewport=PHONE, bypass_csp=True)
-        context.add_cookies(
-            [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": base}]
-        )
+        context = signed_in_context(browser, base, user, viewport=PHONE, bypass_csp=True)
         phone = context.new_page()
         for path in [*paths, share.removeprefix(base)]:
             phone.goto(base + path)

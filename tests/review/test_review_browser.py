@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 from playwright.sync_api import expect
 
 from accounts.instructors import instructor_grant
+from tests.conftest import signed_in_context, watched_page
 
 from .conftest import make_submission
 from .test_review_flow import ALL_MISS, ANSWER
@@ -18,18 +18,9 @@ pytestmark = pytest.mark.browser
 
 
 def signed_in_page(browser, live_server_url, user):
-    client = Client()
-    client.force_login(user)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_cookies(
-        [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server_url}]
-    )
-    page = context.new_page()
-    page.set_default_timeout(15_000)
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-    return context, page, errors
+    context = signed_in_context(browser, live_server_url, user)
+    return context, watched_page(context, errors), errors
 
 
 def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_candidate(
