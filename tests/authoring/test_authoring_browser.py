@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from accounts.instructors import instructor_grant
 from authoring import services
-from tests.conftest import signed_in_context, watched_page
+from tests.conftest import save_screenshot, signed_in_context, watched_page
 
 pytestmark = pytest.mark.browser
 SLUG = "browser-made"
@@ -56,6 +56,7 @@ def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practi
     problem = author.locator(".problem-line", has_text=f"Line {line}")
     problem.wait_for()
     assert "missing step 'bottlenecks'" in author.inner_text("#problems")
+    save_screenshot(author, "author-editor-problem")
     problem.click()
     cursor = author.evaluate("document.getElementById('source').selectionStart")
     assert broken[:cursor].count("\n") == line - 1

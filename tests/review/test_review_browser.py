@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 from accounts.instructors import instructor_grant
-from tests.conftest import signed_in_context, watched_page
+from tests.conftest import save_screenshot, signed_in_context, watched_page
 
 from .conftest import make_submission
 from .test_review_flow import ALL_MISS, ANSWER
@@ -60,6 +60,7 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     expect(table).to_contain_text("Offline rubric grader")
     expect(table).to_contain_text("Instructor")
     expect(page.locator(".messages")).to_contain_text("The candidate's grade is now yours")
+    save_screenshot(page, "review-side-by-side")
 
     # The candidate's feedback: the instructor's grade (gateway 1 + queue partial 2 x 0.5 of
     # 11 weight = 18%), said to be an instructor's review.
