@@ -4,9 +4,10 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.middleware.csrf import get_token
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
@@ -39,12 +40,12 @@ class SignupForm(UserCreationForm):
 def signup(request: HttpRequest) -> HttpResponse:
     """Create an account and sign in; then go where the visitor was heading."""
     next_url = request.POST.get("next") or request.GET.get("next") or ""
-    if not url_has_allowed_host_and_scheme(
+    if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(
         next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        next_url = ""
+        next_url = ""  # only a path on this site; a view name or a bare word is not a URL
     if request.user.is_authenticated:
-        return redirect(next_url or "home")
+        return HttpResponseRedirect(next_url or reverse("home"))
     if request.method == "POST":
         # Every try counts, before the form runs: each can cost a password hash and a row,
         # and a failed form is as cheap to send as a good one.
@@ -67,7 +68,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(next_url or "home")
+        return HttpResponseRedirect(next_url or reverse("home"))
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
 
 

@@ -75,6 +75,15 @@ def test_next_on_the_same_site_is_followed(client):
     assert response["Location"] == "/concepts/"
 
 
+@pytest.mark.parametrize("bad", ["history", "9999", "javascript:alert(1)", "//evil.example/"])
+def test_a_next_that_is_not_a_path_on_this_site_goes_home(client, bad):
+    """A view name or a bare word once reached redirect()'s reverse() and crashed (500)."""
+    response = _signup(client, f"heading{len(bad)}", query=f"?next={bad}")
+    assert response.status_code == 302
+    assert response["Location"] == reverse("home")
+    assert client.get(reverse("signup") + f"?next={bad}")["Location"] == reverse("home")
+
+
 def _login(client, username, password="wrong-guess"):
     return client.post(reverse("login"), {"username": username, "password": password})
 
