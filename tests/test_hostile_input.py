@@ -1,4 +1,5 @@
-"""No POST crashes the app: every URL, asked with hostile form data by a signed-in
+"""No hostile input crashes the app: every URL, asked with hostile form data or query
+parameters by a signed-in
 instructor who is also a candidate with rows behind every parameter, answers below 500.
 
 The walk reuses the HEAD test's rows and URL list, so a view added later is covered too.
@@ -39,6 +40,20 @@ def test_no_post_of_hostile_form_data_is_a_server_error(client, signed_in, value
         data = {field: value for field in FIELDS}
         data["file"] = SimpleUploadedFile("q.md", value.encode("utf-8", "surrogatepass"))
         status = client.post(url, data).status_code
+        if status >= 500:
+            failures.append(f"{url}: {status}")
+    assert failures == []
+
+
+@pytest.mark.parametrize("value", HOSTILE_VALUES[:4], ids=range(4))
+def test_no_get_with_hostile_query_parameters_is_a_server_error(client, signed_in, value):  # noqa: F811
+    query = {
+        p: value for p in ("after", "step", "page", "version", "graded", "q", "grader", "next")
+    }
+    failures = []
+    for name, params in _named_patterns(get_resolver().url_patterns):
+        url = reverse(name, kwargs=_kwargs(name, params, signed_in))
+        status = client.get(url, query).status_code
         if status >= 500:
             failures.append(f"{url}: {status}")
     assert failures == []
