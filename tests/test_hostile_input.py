@@ -1,6 +1,6 @@
 """No hostile input crashes the app: every URL, asked with hostile form data or query
-parameters by a signed-in
-instructor who is also a candidate with rows behind every parameter, answers below 500.
+parameters by a signed-in instructor who is also a candidate with rows behind every
+parameter, answers below 500.
 
 The walk reuses the HEAD test's rows and URL list, so a view added later is covered too.
 """
