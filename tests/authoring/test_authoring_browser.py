@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import User
+from playwright.sync_api import expect
 
 from accounts.instructors import instructor_grant
 from authoring import services
@@ -108,3 +109,56 @@ def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practi
     assert [e for e in author_errors if refused not in e] == [] and cand_errors == []
     author_ctx.close()
     cand_ctx.close()
+
+
+def test_the_editor_loses_nothing_when_a_save_fails_or_another_tab_saved_first(
+    browser, live_server_url
+):
+    """A failed autosave says so and keeps the text in the page and the browser; a reload
+    offers it back. A save from another tab wins the version race: this tab is told, shown the
+    newer text, and keeps its own."""
+    base = live_server_url
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    services.question_new(slug=SLUG, user=instructor)
+    context, page, errors = _context(browser, instructor, base)
+    url = f"{base}/author/questions/{SLUG}/"
+    status = page.locator("#save-status")
+
+    page.goto(url)
+    template = page.input_value("#source")
+    page.fill("#source", template + "\nSaved while the server is up.")
+    expect(status).to_contain_text("Draft saved")
+
+    # The server fails the next save: told, and kept.
+    page.route(re.compile(r".*/save/$"), lambda route: route.fulfill(status=500, body="boom"))
+    lost = template + "\nTyped while the server fails."
+    page.fill("#source", lost)
+    expect(status).to_contain_text("Not saved. The server had an error (500)")
+    expect(status).to_contain_text("kept in this page and in this browser")
+    assert page.input_value("#source") == lost
+    page.unroute(re.compile(r".*/save/$"))
+
+    # A reload shows the server's last draft and offers the browser's copy back.
+    page.reload()
+    assert "Typed while the server fails." not in page.input_value("#source")
+    page.get_by_role("button", name="Restore it").click()
+    assert page.input_value("#source") == lost
+    expect(status).to_contain_text("(version 2)")  # saved by the autosave the restore starts
+    assert services.question_draft(SLUG).text.endswith("Typed while the server fails.")
+
+    # Another tab saves first: this one is told and shown that text, and keeps its own.
+    other = watched_page(context, errors)
+    other.goto(url)
+    other.fill("#source", lost + "\nFrom the other tab.")
+    expect(other.locator("#save-status")).to_contain_text("Draft saved")
+    page.fill("#source", lost + "\nFrom this tab.")
+    expect(status).to_contain_text("Not saved.")
+    status.get_by_text("See the newer text saved elsewhere").click()
+    expect(status.locator(".other-draft")).to_contain_text("From the other tab.")
+    assert page.input_value("#source").endswith("From this tab.")
+    assert services.question_draft(SLUG).text.endswith("From the other tab.")
+    context.close()
+    # The 500 and the 409 are logged by the browser and htmx on purpose; nothing else may be.
+    expected = ("status of 500", "Error Code 500", "status of 409")
+    assert [e for e in errors if not any(code in e for code in expected)] == []

@@ -51,6 +51,11 @@ def test_a_conflict_from_another_tab_is_shown_and_the_text_kept(step_page):
     assert "Not saved" in _status(page).inner_text()
     assert page.locator("#answer-text").input_value() == "A gateway, a router and eleven replicas."
     assert "eleven replicas" in _browser_copy(page)
+    # The newer text is shown inside the status (a <details> inside a <p> would be pushed out
+    # of it by the HTML parser and linger after the next save).
+    _status(page).get_by_text("See the newer text").click()
+    expect(_status(page).locator(".other-draft")).to_have_text("Written in another tab.")
+    assert page.locator(".other-draft").count() == 1
 
 
 def test_an_answer_over_the_limit_is_refused_with_the_limit(step_page):
