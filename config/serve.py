@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SWEEP_EVERY_S = 120
 BACKOFF_MAX_S = 30.0
 STABLE_S = 30.0  # a process that ran this long has recovered: its next death waits 1 s again
 
@@ -104,18 +103,13 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
-    last_sweep = time.monotonic()
+    # The periodic sweeps (lost grading tasks, mock sessions past their time) run in the
+    # worker (config/worker.py), so a production worker does them too.
     while not stopping:
         time.sleep(0.2)
         now = time.monotonic()
         for child in children:
             child.check(now)
-        if now - last_sweep > SWEEP_EVERY_S:
-            # A submission whose task was lost (a queue write that failed) is queued again.
-            subprocess.Popen([python, "manage.py", "requeue_grading", "--older-than", "300"])
-            # A mock session past its time that nobody is looking at is ended and graded.
-            subprocess.Popen([python, "manage.py", "mock_sweep"])
-            last_sweep = now
     for child in children:
         child.stop()
     deadline = time.monotonic() + 15

@@ -25,6 +25,7 @@ import django
 log = logging.getLogger("config.worker")
 
 RECLAIM_EVERY_S = float(os.environ.get("WORKER_RECLAIM_EVERY_S", "30"))
+SWEEP_EVERY_S = float(os.environ.get("WORKER_SWEEP_EVERY_S", "60"))
 TASK_LEASE_S = float(os.environ.get("TASK_LEASE_S", "900"))
 BACKOFF_MAX_S = float(os.environ.get("WORKER_BACKOFF_MAX_S", "30"))
 
@@ -79,6 +80,22 @@ def tasks_reclaim(*, lease_s: float = TASK_LEASE_S, stopped: str = "") -> int:
     return reclaimed
 
 
+def housekeeping() -> None:
+    """What nobody's request would do: queue again a submission whose grading task was lost
+    (a queue write that failed), and end a mock interview past its time that nobody is
+    looking at (its answers are submitted as they stood and graded). Every worker runs it;
+    both steps are safe to run at once in several processes."""
+    from interview.flow import grading_requeue_stale
+    from interview.mock import mock_sweep
+
+    requeued = grading_requeue_stale(older_than_s=300)
+    ended = mock_sweep()
+    if requeued or ended:
+        log.info(
+            "housekeeping: %d submission(s) re-queued, %d mock session(s) ended", requeued, ended
+        )
+
+
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
@@ -99,12 +116,16 @@ def main() -> int:
     worker.configure_signals()  # first signal: finish the current task, then exit
 
     def reclaim_forever() -> None:
+        last_sweep = time.monotonic()
         while True:
             time.sleep(RECLAIM_EVERY_S)
             try:
                 tasks_reclaim()
+                if time.monotonic() - last_sweep >= SWEEP_EVERY_S:
+                    housekeeping()
+                    last_sweep = time.monotonic()
             except DatabaseError:
-                log.warning("could not reclaim tasks: database unavailable")
+                log.warning("could not reclaim tasks or sweep: database unavailable")
             finally:
                 close_old_connections()
 

@@ -148,9 +148,10 @@ def draft_save(
     """Save a draft if nobody saved a newer one since `base_version`; returns the answer.
 
     Raises StaleDraft when another tab saved in between (nothing is overwritten), and
-    FlowError for an oversized answer.
+    FlowError for an oversized answer or a mock interview past its time.
     """
     _check_size(text, fields)
+    mock_log.deadline_gate(answer)  # a mock interview past its time takes nothing more
     seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
     if answer.step_key == "estimate":
         # Quantity checks are written by their own endpoint, without a new draft version; a

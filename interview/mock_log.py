@@ -7,6 +7,7 @@ the mock services (`interview.mock`) build on both.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -104,6 +105,31 @@ def feedback_withheld(attempt_id: int) -> bool:
     """Whether the attempt is a mock session still running: its candidate sees no verdicts,
     rubric or reference answer until the end (the report has them all)."""
     return _live_session_id(attempt_id) is not None
+
+
+class SessionTimeUp(FlowError):
+    """The mock session's time is up: nothing more is saved or submitted."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Time is up for this mock interview, so this was not saved: your answers go in "
+            "as they stood at the end, and the report follows."
+        )
+
+
+def deadline_gate(answer: StepAnswer) -> None:
+    """Flow hook before a draft save or a submit: a running mock session past its time takes
+    nothing more (its end, by the next poll or the worker's sweep, submits the answers as
+    they stood). The server's clock decides, never the browser's."""
+    session = (
+        MockSession.objects.filter(attempt_id=answer.attempt_id, ended_at__isnull=True)
+        .only("started_at", "total_minutes")
+        .first()
+    )
+    if session is None:
+        return
+    if timezone.now() >= session.started_at + timedelta(minutes=session.total_minutes):
+        raise SessionTimeUp()
 
 
 def draft_saved(answer: StepAnswer) -> None:

@@ -241,3 +241,32 @@ def test_events_written_at_once_get_distinct_numbers_and_a_warning_is_logged_onc
     assert seqs == list(range(1, len(seqs) + 1))
     assert MockEvent.objects.filter(session=session, kind=Kind.NUDGE).count() == 4
     assert MockEvent.objects.filter(session=session, kind=Kind.TIME_WARNING).count() == 1
+
+
+def test_past_the_end_nothing_more_is_saved_even_before_anything_ends_the_session(session):
+    """No poll and no sweep ran yet: the server's clock still refuses a save and a submit,
+    and the end then submits the answer as it stood at the deadline."""
+    answer = write_draft(session, "architecture", ARCHITECTURE_DRAFT)
+    MockSession.objects.filter(pk=session.pk).update(
+        started_at=timezone.now() - timedelta(minutes=46)
+    )
+    with pytest.raises(flow.FlowError, match="Time is up"):
+        flow.draft_save(answer=answer, text="typed late", fields={}, base_version=answer.version)
+    with pytest.raises(flow.FlowError, match="Time is up"):
+        flow.step_submit(answer=answer, text="typed late", fields={}, base_version=answer.version)
+    assert not Submission.objects.exists()
+    assert mock.mock_sweep() == 1
+    assert Submission.objects.get().text == ARCHITECTURE_DRAFT
+
+
+def test_every_worker_sweeps_sessions_past_their_time(session):
+    from config.worker import housekeeping
+
+    write_draft(session, "architecture", ARCHITECTURE_DRAFT)
+    MockSession.objects.filter(pk=session.pk).update(
+        started_at=timezone.now() - timedelta(minutes=46)
+    )
+    housekeeping()
+    session.refresh_from_db()
+    assert session.ended_at is not None
+    assert Submission.objects.get().text == ARCHITECTURE_DRAFT

@@ -44,7 +44,8 @@ def seeded(content_loaded):
     candidate = User.objects.create(username="candidate")
     interviewer = User.objects.create(username="interviewer")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="human", now=T0)
+    # Started now (a session past its time takes no drafts); its times move to T0 below.
+    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
     mock.invite_accept(
         session_id=session.pk, token=mock.invite_token(session), user=interviewer, now=T0
     )
@@ -106,6 +107,7 @@ def test_without_a_person_communication_is_not_scored(content_loaded):
     user = User.objects.create(username="candidate")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=user, revision=revision, mode="app")
+    mock.session_end(session=session, reason="ended early")
     client = Client()
     client.force_login(user)
     html = client.get(reverse("mock_report", kwargs={"session_id": session.pk})).content.decode()
