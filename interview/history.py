@@ -51,11 +51,18 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         .select_related("answer")
         .prefetch_related("grades")
     )
+    # A mock interview still running shows nothing of its grading (its candidate sees no
+    # verdicts until the end): listed, but out of the scores, the trend and the misses.
+    running = {
+        a.pk for a in [*window, *page_attempts] if hasattr(a, "mock") and a.mock.ended_at is None
+    }
     per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
     missed: dict[str, dict] = {}
     revisions = {a.pk: a.revision for a in window}
     wrong_ideas = []
     for sub in submissions:
+        if sub.answer.attempt_id in running:
+            continue
         grades = list(sub.grades.all())
         per_attempt[sub.answer.attempt_id].append(
             ScoredSubmission(

@@ -294,6 +294,8 @@ def _token(salt: str, session_id: int, nonce: str) -> str:
 
 def invite_issue(*, session: MockSession, now: datetime | None = None) -> str:
     """A fresh invite link for a session nobody has joined (earlier links stop working)."""
+    if session.mode != MockSession.Mode.HUMAN:
+        raise MockError("The app interviews you in this session: there is nobody to invite.")
     if session.interviewer_id is not None:
         raise MockError("An interviewer has already joined this session.")
     if session.ended_at is not None:
@@ -391,7 +393,10 @@ def invite_accept(
 
 
 def share_issue(*, session: MockSession) -> str:
-    """A read-only link to the session's report (a new one replaces any earlier link)."""
+    """A read-only link to the session's report (a new one replaces any earlier link); only
+    once the session has ended, when the report exists."""
+    if session.ended_at is None:
+        raise MockError("The report, and a link to it, come when the session ends.")
     session.share_nonce = secrets.token_hex(8)
     session.save(update_fields=["share_nonce"])
     return share_token(session)

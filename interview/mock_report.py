@@ -4,6 +4,7 @@ and the session's event log; nothing here writes."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from django.template.loader import render_to_string
@@ -237,7 +238,7 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
         "answer_text": _answer_shown(answers.get((step_key, ""))),
         "pending": pending,
         "pending_text": _answer_shown(pending_answer),
-        "transcript": transcript(session),
+        "transcript": transcript(session, grades_for=set(scores)),
         "steps": steps,
         "communication": scores.get("", {}).get("communication", ""),
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
@@ -258,9 +259,11 @@ def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
     return f" (graded {round(grade.score * 100)}%)"
 
 
-def transcript(session: MockSession) -> list[dict]:
+def transcript(session: MockSession, *, grades_for: Collection[str] | None = None) -> list[dict]:
     """Nudges, time warnings, follow-ups asked and answered, in order, with the time since
-    the start."""
+    the start. A follow-up answer says how it was graded only for the steps in `grades_for`
+    (every step when None): an interviewer who has not scored a step yet must not see the
+    graders' view of it."""
     rows = []
     events = list(session.events.filter(kind__in=TRANSCRIPT_KINDS).order_by("seq"))
     answered = [e.payload.get("submission_id") for e in events if e.kind == Kind.FOLLOW_UP_ANSWERED]
@@ -280,7 +283,10 @@ def transcript(session: MockSession) -> list[dict]:
             aim = f" (aimed at {e.payload['point']})" if e.payload.get("point") else ""
             text = f"{who} asked ({title}){aim}: {e.payload.get('prompt', '')}"
         elif e.kind == Kind.FOLLOW_UP_ANSWERED:
-            text = f"Answer ({title}): {e.payload.get('text', '')}{_graded_as(e, submissions)}"
+            graded = (
+                _graded_as(e, submissions) if grades_for is None or e.step_key in grades_for else ""
+            )
+            text = f"Answer ({title}): {e.payload.get('text', '')}{graded}"
         else:
             text = "The session ended" + (
                 " when its time was up." if e.payload.get("reason") == "time" else "."
@@ -289,10 +295,22 @@ def transcript(session: MockSession) -> list[dict]:
     return rows
 
 
-def report_context(session: MockSession) -> dict:
+def steps_awaiting_score(session: MockSession) -> set[str]:
+    """The submitted steps a human interviewer has not scored yet: shown to that interviewer
+    without the graders' verdicts, so their score stays blind whenever they give it."""
+    if session.interviewer_id is None:
+        return set()
+    scored = interviewer_scores(session)
+    return {k for k in STEP_KEYS if k not in scored and latest_main_submission(session, k)}
+
+
+def report_context(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> dict:
     """The report: per step and rubric point every grader's verdict beside the
     interviewer's, with quotes and disagreements; the four-dimension roll-up; time used
-    against each step's budget; the transcript; the follow-ups with their grades."""
+    against each step's budget; the transcript; the follow-ups with their grades.
+
+    `hide_graders_for`: steps whose graders' verdicts and scores are left out (the
+    interviewer's own view of steps they have not scored, `steps_awaiting_score`)."""
     attempt = session.attempt
     revision = attempt.revision
     clock = session_clock(session, now=session.ended_at or None)
@@ -309,9 +327,21 @@ def report_context(session: MockSession) -> dict:
                 )
             )
     per_step = step_scores(best_per_part(scored))
+    for key in hide_graders_for:
+        per_step[key] = None
+    scores = interviewer_scores(session)
     steps = []
     for key in STEP_KEYS:
-        submission = latest_main_submission(session, key)
+        # The interviewer's verdicts sit beside the submission they scored, not a later one.
+        scored_id = scores.get(key, {}).get("submission_id")
+        submission = (
+            Submission.objects.filter(pk=scored_id).first() if scored_id else None
+        ) or latest_main_submission(session, key)
+        hidden = key in hide_graders_for
+        points = _points_compared(session, key, submission)
+        if hidden:
+            for row in points:
+                row.update(model="", model_quote="", offline="", offline_quote="", disagree=False)
         budget = float(session.step_minutes.get(key, 0)) * 60
         used = clock.used_by_step.get(key, 0.0)
         steps.append(
@@ -321,7 +351,8 @@ def report_context(session: MockSession) -> dict:
                 "score": per_step[key],
                 "human_score": _human_score(session, key),
                 "answer": submission.text if submission else "",
-                "points": _points_compared(session, key, submission),
+                "points": points,
+                "hidden": hidden,
                 "used": minutes_seconds(used),
                 "budget": minutes_seconds(budget),
                 "over": used > budget,
@@ -350,17 +381,22 @@ def report_context(session: MockSession) -> dict:
         "communication": communication,
         "communication_score": VERDICT_CREDIT[communication] if communication else None,
         "overall": mean_score(per_step.values()),
-        "transcript": transcript(session),
+        "transcript": transcript(
+            session,
+            grades_for=None if not hide_graders_for else set(STEP_KEYS) - set(hide_graders_for),
+        ),
         "total_used": minutes_seconds(sum(clock.used_by_step.values())),
         "total_budget": minutes_seconds(session.total_minutes * 60),
         "ended": session.ended_at is not None,
     }
 
 
-def report_markdown(session: MockSession) -> str:
+def report_markdown(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> str:
     """The report as Markdown (the export): the same figures as the page, no absolute dates
     or ids, so a session's export reads the same whenever it is made."""
-    return render_to_string("mock/report.md", report_context(session))
+    return render_to_string(
+        "mock/report.md", report_context(session, hide_graders_for=hide_graders_for)
+    )
 
 
 def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:

@@ -113,12 +113,15 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
     last event the page has), else the panel again, with the clock from the server."""
     session = _candidate_session(request, session_id)
     step_key = request.GET.get("step", "")
-    mock.step_open(session=session, step_key=step_key)
-    clock = mock.session_tick(session)
     try:
         after = int(request.GET.get("after", ""))
     except ValueError:
         after = -1  # the first load: always render
+    if after < 0:
+        # Only a step page's first load moves the candidate: the polls of a second tab left
+        # open on another step must not flip the step (and its clock) back and forth.
+        mock.step_open(session=session, step_key=step_key)
+    clock = mock.session_tick(session)
     if after >= 0 and not session.events.filter(seq__gt=after, kind__in=CANDIDATE_KINDS).exists():
         return HttpResponse(status=204)
     context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
@@ -356,12 +359,27 @@ def interview_communication(request: HttpRequest, session_id: int) -> HttpRespon
 # --- the report ----------------------------------------------------------------------------
 
 
+REPORT_NOT_YET = (
+    "The report opens when the session ends: until then nobody sees the rubric or the "
+    "graders' verdicts of a running interview."
+)
+
+
+def _hidden_steps(request: HttpRequest, session: MockSession) -> set[str]:
+    """For the interviewer: the submitted steps they have not scored (blind until they do)."""
+    if request.user.pk == session.interviewer_id:
+        return mock_report.steps_awaiting_score(session)
+    return set()
+
+
 @login_required
 @require_safe
 def mock_report_page(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _party_session(request, session_id)
     mock.session_tick(session)
-    context = mock_report.report_context(session)
+    if session.ended_at is None:
+        return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
+    context = mock_report.report_context(session, hide_graders_for=_hidden_steps(request, session))
     is_candidate = request.user.pk == session.attempt.user_id
     share = mock.share_token(session) if is_candidate else ""
     context |= {
@@ -377,8 +395,11 @@ def mock_report_page(request: HttpRequest, session_id: int) -> HttpResponse:
 def mock_report_markdown(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _party_session(request, session_id)
     mock.session_tick(session)
+    if session.ended_at is None:
+        return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
     response = HttpResponse(
-        mock_report.report_markdown(session), content_type="text/markdown; charset=utf-8"
+        mock_report.report_markdown(session, hide_graders_for=_hidden_steps(request, session)),
+        content_type="text/markdown; charset=utf-8",
     )
     response["Content-Disposition"] = f'attachment; filename="mock-{session.pk}-report.md"'
     return response
@@ -388,7 +409,11 @@ def mock_report_markdown(request: HttpRequest, session_id: int) -> HttpResponse:
 @require_POST
 def share_new(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _candidate_session(request, session_id)
-    mock.share_issue(session=session)
+    try:
+        mock.share_issue(session=session)
+    except mock.MockError as exc:
+        messages.error(request, str(exc))
+        return redirect("mock_session", session_id=session.pk)
     messages.success(request, "A read-only link to this report is ready; copy it below.")
     return redirect("mock_report", session_id=session.pk)
 
@@ -411,6 +436,8 @@ def mock_shared(request: HttpRequest, token: str) -> HttpResponse:
     except mock.LinkRefused as exc:
         return render(request, "mock/refused.html", {"reason": str(exc)}, status=403)
     mock.session_tick(session)
+    if session.ended_at is None:  # a link is only issued after the end; never show a live one
+        return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
     context = mock_report.report_context(session) | {"shared": True, "is_candidate": False}
     response = render(request, "mock/report.html", context)
     response["X-Robots-Tag"] = "noindex"

@@ -15,7 +15,17 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from interview import feedback, flow, mock, page_cache, selectors, step_page, views, worksheet
+from interview import (
+    feedback,
+    flow,
+    mock,
+    mock_log,
+    page_cache,
+    selectors,
+    step_page,
+    views,
+    worksheet,
+)
 from interview.history import candidate_history
 from interview.models import Attempt, MockSession, StepAnswer, Submission
 from interview.scorecard import scorecard
@@ -235,6 +245,10 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     quantity_id = request.POST.get("quantity", "")
     expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
     try:
+        if mock_log.feedback_withheld(attempt.pk):
+            raise flow.FlowError(
+                "In a mock interview the numbers are checked at the end: the report has them."
+            )
         check_rate(
             client=client_key(request),
             action="check",

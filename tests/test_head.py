@@ -53,6 +53,10 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
     session = mock.mock_session_start(
         user=user, revision=question.current_revision, mode=MockSession.Mode.HUMAN
     )
+    ended = mock.mock_session_start(
+        user=user, revision=question.current_revision, mode=MockSession.Mode.APP
+    )
+    mock.session_end(session=ended, reason="ended early")  # a share link needs an ended one
     return {
         "attempt_id": attempt.pk,
         "submission_id": outcome.submission.pk,
@@ -65,7 +69,7 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
         "report_id": report.pk,
         "session_id": session.pk,
         "invite_token": mock.invite_token(session),
-        "share_token": mock.share_issue(session=session),
+        "share_token": mock.share_issue(session=ended),
     }
 
 

@@ -79,7 +79,7 @@ def test_a_link_of_another_session_is_refused(people, session):
     # The other session's genuine token, presented at this session's address.
     refused(join(people["interviewer"], session, mock.invite_token(other)), "another mock session")
     # A token signed for a different purpose (the share link) does not open an invite.
-    share = mock.share_issue(session=session)
+    share = mock._token(mock.SHARE_SALT, session.pk, session.invite_nonce)
     refused(join(people["interviewer"], session, share), "changed or cut short")
     # Forged content without the secret key.
     forged = signing.dumps({"s": session.pk, "n": "guess"}, key="not-the-key", salt="x")
@@ -156,7 +156,30 @@ def test_only_the_candidate_reaches_their_panel_and_session_page(people, session
         assert client_for(people["candidate"]).get(url).status_code == 200
 
 
+def test_the_report_and_its_share_link_wait_for_the_end(people, session):
+    """While the session runs nobody reads the report (its rubric and verdicts), not even
+    the candidate, and no share link can be made."""
+    mock.invite_accept(
+        session_id=session.pk, token=mock.invite_token(session), user=people["interviewer"]
+    )
+    for who in ("candidate", "interviewer"):
+        client = Client()
+        client.force_login(people[who])
+        for name in ("mock_report", "mock_report_md"):
+            page = client.get(reverse(name, kwargs={"session_id": session.pk}))
+            assert page.status_code == 403, (who, name)
+            assert "when the session ends" in page.content.decode()
+    with pytest.raises(mock.MockError, match="when the session ends"):
+        mock.share_issue(session=session)
+    client = Client()
+    client.force_login(people["candidate"])
+    client.post(reverse("mock_share_new", kwargs={"session_id": session.pk}))
+    session.refresh_from_db()
+    assert session.share_nonce == ""
+
+
 def test_a_share_link_opens_the_report_signed_out_until_revoked(people, session):
+    mock.session_end(session=session, reason="ended early")
     token = mock.share_issue(session=session)
     url = reverse("mock_shared", kwargs={"token": token})
     anonymous = Client()
