@@ -122,7 +122,7 @@ def question_new(*, slug: str, user) -> Draft:
     slug = (slug or "").strip()
     if not SLUG_RE.match(slug):
         raise AuthoringError(
-            "A slug is lowercase letters, digits and hyphens, e.g. 'rag-search-200qps'."
+            "A slug is up to 50 lowercase letters, digits and hyphens, e.g. 'rag-search-200qps'."
         )
     if (
         Question.objects.filter(slug=slug).exists()
@@ -181,6 +181,9 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise AuthoringError(f"The file is not UTF-8 text (line {line}).") from exc
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise AuthoringError(f"The file holds a NUL character (line {line}): is it text?")
     return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
 
 
@@ -292,7 +295,9 @@ def concept_new(*, slug: str, user) -> Draft:
     """A draft for a new concept note `slug`, from the shipped template (which validates)."""
     slug = (slug or "").strip()
     if not SLUG_RE.match(slug):
-        raise AuthoringError("A slug is lowercase letters, digits and hyphens, e.g. 'kv-wall'.")
+        raise AuthoringError(
+            "A slug is up to 50 lowercase letters, digits and hyphens, e.g. 'kv-wall'."
+        )
     if (
         Concept.objects.filter(slug=slug).exists()
         or Draft.objects.filter(kind=Draft.Kind.CONCEPT, slug=slug).exists()

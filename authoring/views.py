@@ -316,7 +316,7 @@ def report_close(request: HttpRequest, report_id: int) -> HttpResponse:
     fixed_in = None
     number = request.POST.get("fixed_in", "").strip()
     if number:
-        if not number.isdigit():
+        if not (number.isascii() and number.isdigit() and len(number) <= 9):  # not "²"
             messages.error(request, "The fixing revision is a number, e.g. 3.")
             return redirect("authoring:question", slug=report.question.slug)
         fixed_in = report.question.revisions.filter(number=int(number), is_published=True).first()

@@ -49,6 +49,7 @@ MIDDLEWARE = [
     # Before sessions and CSRF: a locked-out address's log-in flood costs one cache read.
     "accounts.lockout.AddressLockoutMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.strip_nul_characters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -221,7 +221,7 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
     _check_keys(cf, (), meta, QUESTION_KEYS, QUESTION_REQUIRED, "question")
     slug = meta.get("slug")
     if "slug" in meta and (not isinstance(slug, str) or not SLUG_RE.match(slug)):
-        cf.problem(("slug",), "slug must be lowercase letters, digits and hyphens")
+        cf.problem(("slug",), "slug must be up to 50 lowercase letters, digits and hyphens")
     elif isinstance(slug, str) and Path(cf.path).stem != slug and Path(cf.path).suffix == ".md":
         cf.problem(("slug",), f"slug '{slug}' does not match the file name '{Path(cf.path).name}'")
     for key in ("title", "summary"):
@@ -700,7 +700,7 @@ def validate_concept(cf: ContentFile, *, concept_slugs: set[str] | None) -> list
     _check_keys(cf, (), cf.meta, CONCEPT_KEYS, CONCEPT_KEYS - {"related"}, "concept")
     slug = cf.meta.get("slug")
     if not isinstance(slug, str) or not SLUG_RE.match(slug):
-        cf.problem(("slug",), "slug must be lowercase letters, digits and hyphens")
+        cf.problem(("slug",), "slug must be up to 50 lowercase letters, digits and hyphens")
     elif Path(cf.path).stem != slug:
         cf.problem(("slug",), f"slug '{slug}' does not match the file name")
     for key in ("title", "summary"):

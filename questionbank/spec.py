@@ -14,7 +14,8 @@ from typing import Any
 
 STEP_KEYS = ("clarify", "estimate", "architecture", "bottlenecks", "tradeoffs")
 # The one slug pattern (questions and concepts): it also keeps a slug inside its folder.
-SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# At most 50 characters: the database's slug columns (Django's SlugField) hold no more.
+SLUG_RE = re.compile(r"^(?=.{1,50}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 @dataclass(frozen=True)

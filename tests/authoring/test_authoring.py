@@ -293,6 +293,21 @@ def test_an_upload_that_is_not_utf8_is_refused_and_the_draft_kept(
     assert response.status_code == 422
     assert "not UTF-8 text (line 3)" in response.content.decode()
     assert not Draft.objects.exists()
+    upload = SimpleUploadedFile("x.md", b"---\nslug: x\n\x00\n", content_type="text/markdown")
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=[CHAT]), {"file": upload, "base_version": "0"}
+    )
+    assert response.status_code == 422
+    assert "NUL character (line 3)" in response.content.decode()
+    assert not Draft.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_slug_longer_than_the_database_holds_is_refused(instructor, instructor_client):
+    response = instructor_client.post(reverse("authoring:create"), {"slug": "a" * 51})
+    assert "up to 50 lowercase letters" in response.content.decode()
+    assert not Draft.objects.exists()
+    services.question_new(slug="a" * 50, user=instructor)
 
 
 # --- preview attempts ----------------------------------------------------------------------
