@@ -141,6 +141,14 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
     return entries
 
 
+def awaits_blind_label(submission: Submission) -> bool:
+    """Whether the submission waits in the review queue for an instructor's blind labels:
+    until they are given, no page shows an instructor either grader's verdicts on it."""
+    if submission.grades.filter(grader=INSTRUCTOR).exists():
+        return False
+    return bool(submission.review_reason) or submission.disputes.exists()
+
+
 def queue_counts() -> dict[int, int]:
     """How many submissions wait for review, by question id."""
     counts: dict[int, int] = {}

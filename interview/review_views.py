@@ -137,6 +137,10 @@ def grade_audit(request: HttpRequest, grade_id: int) -> HttpResponse:
         pk=grade_id,
     )
     submission = grade.submission
+    if review.awaits_blind_label(submission):
+        # The audit shows a grader's verdicts: reading it first would unblind the labels.
+        messages.info(request, "Label this answer first: the graders' verdicts come after yours.")
+        return redirect("review:submission", submission_id=submission.pk)
     answer = submission.answer
     spec = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
     says = {p.id: p.says for p in spec.rubric}

@@ -209,6 +209,11 @@ def test_labelling_is_blind_and_the_instructor_verdict_wins(
     blind = client.get(url).content.decode()
     assert ANSWER in blind and 'name="point-arch-gateway"' in blind
     assert "90%" not in blind and "Model grader" not in blind and "test-model" not in blind
+    assert "checked" not in blind and "point-hit" not in blind and "/review/grades/" not in blind
+    # The audit page of either grade would unblind it: it sends the instructor to label first.
+    for grade in submission.grades.all():
+        audit = client.get(reverse("review:grade", args=[grade.pk]))
+        assert audit.status_code == 302 and audit["Location"] == url
 
     # Missing verdicts are refused, and the ones given are kept on the form.
     partial = client.post(url, {"point-arch-gateway": "hit"})
@@ -222,6 +227,8 @@ def test_labelling_is_blind_and_the_instructor_verdict_wins(
     compared = client.get(url).content.decode()
     assert "Model grader" in compared and "Offline rubric grader" in compared
     assert "Instructor" in compared
+    llm = submission.grades.get(grader="llm")
+    assert client.get(reverse("review:grade", args=[llm.pk])).status_code == 200
 
     grades = list(submission.grades.all())
     assert primary_grade(grades).grader == "instructor"
