@@ -19,6 +19,9 @@ from questionbank.rendering import render_markdown, render_question
 class LoadReport:
     created: list[str] = field(default_factory=list)  # "slug r1"
     unchanged: list[str] = field(default_factory=list)
+    # Files holding an older revision's text than the current one (published since, e.g. in
+    # the editor): kept back, not published over the newer revision.
+    behind: list[str] = field(default_factory=list)
     concepts_saved: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -27,7 +30,10 @@ def content_load(*, root: Path) -> LoadReport:
     """Validate every file under `root`, then store it; nothing is stored when any file is bad.
 
     Idempotent: a question whose file is unchanged keeps its revision; an edited file becomes
-    a new immutable revision, which becomes current. Concepts are updated in place.
+    a new immutable revision, which becomes current. A file whose text is an older published
+    revision of its question is behind the database (a release of the files after an
+    instructor published in the editor): it is reported in `behind` and changes nothing.
+    Concepts are updated in place.
     """
     known = set(Concept.objects.values_list("slug", flat=True))
     tree: ContentTree = read_tree(root, known_concepts=known)
@@ -39,6 +45,10 @@ def content_load(*, root: Path) -> LoadReport:
             if concept_publish(cf=cf):
                 report.concepts_saved.append(cf.meta["slug"])
         for cf in tree.questions:
+            older = _older_revision_with_text(cf.meta["slug"], cf.text)
+            if older is not None:
+                report.behind.append(older)
+                continue
             label = question_revision_publish(
                 spec=question_spec(cf),
                 source_text=cf.text,
@@ -47,6 +57,21 @@ def content_load(*, root: Path) -> LoadReport:
             )
             (report.created if label[1] else report.unchanged).append(label[0])
     return report
+
+
+def _older_revision_with_text(slug: str, text: str) -> str | None:
+    """ "slug rN" when `text` is a published revision of the question older than its current
+    one, else None."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    question = Question.objects.filter(slug=slug).select_related("current_revision").first()
+    if question is None or question.current_revision is None:
+        return None
+    if question.current_revision.content_hash == digest:
+        return None
+    older = question.revisions.filter(is_published=True, content_hash=digest).first()
+    if older is None:
+        return None
+    return f"{slug} r{older.number} (current: r{question.current_revision.number})"
 
 
 def concept_publish(*, cf: ContentFile) -> bool:

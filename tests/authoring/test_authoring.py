@@ -262,6 +262,27 @@ def test_export_then_load_content_creates_no_revision(content_loaded, tmp_path):
 
 
 @pytest.mark.django_db
+def test_a_release_of_the_files_does_not_undo_a_question_published_in_the_editor(
+    content_loaded, tmp_path, capsys
+):
+    """The files still hold r1 after an instructor published r2 in the browser: loading them
+    (make run, a release) keeps r2 and says so; a file edited since is published as usual."""
+    text = CHAT_FILE.read_text(encoding="utf-8")
+    edited = text.replace("title: Design a chat", "title: Design, in the editor, a chat", 1)
+    r2, created = services.question_publish(slug=CHAT, text=edited)
+    assert created and r2.number == 2
+    call_command("load_content")
+    assert "kept back chat-api-50qps r1 (current: r2)" in capsys.readouterr().out
+    assert Question.objects.get(slug=CHAT).current_revision == r2
+    (tmp_path / "questions").mkdir()
+    (tmp_path / "questions" / f"{CHAT}.md").write_text(
+        text.replace("title: Design a chat", "title: Design, in git, a chat", 1), encoding="utf-8"
+    )
+    report = content_load(root=tmp_path)
+    assert report.created == [f"{CHAT} r3"] and report.behind == []
+
+
+@pytest.mark.django_db
 def test_an_uploaded_file_downloads_byte_for_byte(content_loaded, instructor_client):
     data = CHAT_FILE.read_bytes().replace(
         b"title: Design a chat", b"title: Design \xc3\xa0 chat", 1

@@ -23,6 +23,11 @@ class Command(BaseCommand):
             raise CommandError(f"{len(report.problems)} problem(s); nothing was loaded")
         for label in report.created:
             self.stdout.write(f"published {label}")
+        for label in report.behind:
+            self.stdout.write(
+                f"kept back {label}: the file holds an older revision than the database; "
+                "run export_content to bring the newer one into the files"
+            )
         self.stdout.write(
             f"{len(report.created)} new revision(s), {len(report.unchanged)} unchanged, "
             f"{len(report.concepts_saved)} concept(s) saved"
