@@ -90,6 +90,14 @@
     status(code === 403 ? "Your session changed since this page loaded; sign in again in a new tab."
       : "The server had an error (" + code + "); it saves on your next edit.");
   });
+  // An upload replaces the draft the autosave has been advancing: send the latest version.
+  const uploadVersion = document.getElementById("upload-base-version");
+  if (uploadVersion) {
+    uploadVersion.form.addEventListener("submit", () => {
+      const current = document.getElementById("base-version");
+      if (current) uploadVersion.value = current.value;
+    });
+  }
   document.body.addEventListener("htmx:sendError", (event) => {
     if (isAutosave(event.detail)) status("Connection lost; it saves on your next edit.");
   });

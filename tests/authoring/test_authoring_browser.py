@@ -162,3 +162,26 @@ def test_the_editor_loses_nothing_when_a_save_fails_or_another_tab_saved_first(
     # The 500 and the 409 are logged by the browser and htmx on purpose; nothing else may be.
     expected = ("status of 500", "Error Code 500", "status of 409")
     assert [e for e in errors if not any(code in e for code in expected)] == []
+
+
+def test_an_upload_after_autosaves_replaces_the_draft(browser, live_server_url, tmp_path):
+    """The upload form sends the version the autosave reached, not the one the page loaded
+    with (which was refused as 'saved from another tab')."""
+    base = live_server_url
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    services.question_new(slug=SLUG, user=instructor)
+    context, page, errors = _context(browser, instructor, base)
+    page.goto(f"{base}/author/questions/{SLUG}/")
+    template = page.input_value("#source")
+    page.fill("#source", template + "\nOne autosave.")
+    expect(page.locator("#save-status")).to_contain_text("(version 1)")
+    upload = tmp_path / f"{SLUG}.md"
+    upload.write_text(template + "\nFrom a file.", encoding="utf-8")
+    page.set_input_files("#upload-file", str(upload))
+    page.get_by_role("button", name="Upload", exact=True).click()
+    page.wait_for_load_state()
+    assert services.question_draft(SLUG).text.endswith("From a file.")
+    assert page.input_value("#source").endswith("From a file.")
+    context.close()
+    assert errors == []
