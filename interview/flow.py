@@ -401,6 +401,13 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         answer.step_key, submission.text, submission.fields, worksheet_text=worksheet_text
     )
 
+    # An earlier try's unusable model reply is kept for the audit through later tries.
+    earlier_raw = (
+        Grade.objects.filter(submission=submission, grader="rubric")
+        .values_list("raw_response", flat=True)
+        .first()
+        or ""
+    )
     rubric = grade_offline(step, text)
     _store_result(submission, rubric, graded_text=text)
     try:
@@ -433,13 +440,15 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
             # queue), and the reply is kept beside the offline grade for the audit.
             raw_response = result.raw_response
             unusable = f"the model's reply could not be used ({reason}); the offline grade stands"
-    _store_fallback_reason(submission, reason, raw_response=raw_response)
+    _store_fallback_reason(submission, reason, raw_response=raw_response or earlier_raw)
     # Back off, then keep trying at the longest interval: a model that is down for hours must
     # still re-grade once it is back. A day of tries is the limit.
     if tries_left:
         step_s = backoff[min(submission.grade_attempts, len(backoff)) - 1]
         grading_enqueue(submission.pk, delay_s=step_s)
-    return Submission.GradeStatus.OFFLINE, unusable[:300]
+    # A retry that finds the model down keeps an earlier try's flag: the submission stays in
+    # the review queue until a model grade or an instructor settles it.
+    return Submission.GradeStatus.OFFLINE, unusable[:300] or submission.review_reason
 
 
 def step_spec(

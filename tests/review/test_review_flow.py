@@ -10,7 +10,13 @@ from django.urls import reverse
 
 from interview import flow
 from interview.feedback import feedback_context
-from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
+from interview.grading.testing import (
+    FakeChatServer,
+    ScriptedReply,
+    error_reply,
+    grade_content,
+    response_ids,
+)
 from interview.models import CalibrationLabel, Grade, GradeDispute, Question, Submission
 from interview.review import review_queue
 from interview.scoring import primary_grade, submission_score
@@ -96,6 +102,15 @@ def test_an_unusable_model_reply_puts_the_submission_in_the_queue(
     [entry] = review_queue(question=Question.objects.get(slug="chat-api-50qps"))
     assert entry.submission == submission
     assert entry.reasons == ["the model's reply could not be used"]
+
+    # The retry finds the model down: the flag and the unusable reply both stay.
+    model_server.responder = lambda request: error_reply(503)
+    submission = flow.submission_grade(submission_id=submission.pk)
+    assert submission.grade_status == Submission.GradeStatus.OFFLINE
+    assert submission.review_reason.startswith("the model's reply could not be used")
+    rubric = Grade.objects.get(submission=submission, grader="rubric")
+    assert rubric.raw_response == '{"verdicts": "all good"}'
+    assert len(review_queue(question=Question.objects.get(slug="chat-api-50qps"))) == 1
 
 
 def test_a_model_server_that_is_down_flags_nothing(content_loaded, settings, candidate):
