@@ -204,6 +204,15 @@ def review_store(*, submission: Submission, reviewer, labels: Mapping[str, str])
             }
         )
     text = submission_graded_text(submission)
+    # The wrong ideas the graders found stay in the feedback, except one whose contradicted
+    # point the instructor credited in full: their verdict says the answer does not hold it.
+    contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
+    source = by_grader.get("llm") or by_grader.get("rubric")
+    kept = [
+        m
+        for m in (source.misconceptions if source else [])
+        if not any(given.get(p) == "hit" for p in contradicts.get(m.get("id"), ()))
+    ]
     with transaction.atomic():
         grade, _ = Grade.objects.update_or_create(
             submission=submission,
@@ -211,6 +220,7 @@ def review_store(*, submission: Submission, reviewer, labels: Mapping[str, str])
             defaults={
                 "score": weighted_score(points, verdicts),
                 "points": stored,
+                "misconceptions": kept,
                 "feedback": "Reviewed by an instructor.",
                 "reviewer": reviewer,
                 "model": "",

@@ -258,3 +258,23 @@ def test_labelling_is_blind_and_the_instructor_verdict_wins(
     )
     assert context["reviewed_by_instructor"] and not context["can_dispute"]
     assert context["score"] == round(2 / 11, 3)
+
+
+def test_a_review_keeps_the_wrong_ideas_unless_the_instructor_credits_the_point(
+    content_loaded, candidate, instructor
+):
+    from interview.review import review_store
+
+    found = [{"id": "a1-autoscale-gpu-util", "evidence": "We autoscale on GPU utilisation."}]
+    submission = make_submission(
+        user=candidate,
+        text="We autoscale on GPU utilisation.",
+        review_reason="disagree",
+        grades={"rubric": (0.0, ALL_MISS)},
+    )
+    submission.grades.filter(grader="rubric").update(misconceptions=found)
+    grade = review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
+    assert grade.misconceptions == found  # shown in the feedback as before the review
+    credited = {**ALL_MISS, "arch-autoscale-queue": "hit"}
+    grade = review_store(submission=submission, reviewer=instructor, labels=credited)
+    assert grade.misconceptions == []
