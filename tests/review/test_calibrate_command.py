@@ -180,6 +180,19 @@ def test_the_labels_join_the_set_and_the_run_is_stored(content_loaded, tmp_path)
     assert again["kappa"] == run.kappa
 
 
+def test_a_file_with_part_of_the_set_is_measured_but_not_stored_as_the_steps(
+    content_loaded, tmp_path
+):
+    calibrate(question=SLUG, step="architecture", labels=str(write_labels(tmp_path)), json=True)
+    stored = CalibrationRun.objects.get(question__slug=SLUG, step_key="architecture")
+    part = write_labels(tmp_path, answers=ANSWERS[:2])
+    figures, err = calibrate(question=SLUG, step="architecture", labels=str(part), json=True)
+    assert figures["n"] == 2
+    assert "measured the file's answers only" in err
+    runs = CalibrationRun.objects.filter(question__slug=SLUG, step_key="architecture")
+    assert list(runs) == [stored] and stored.n == len(ANSWERS)
+
+
 def test_export_then_import_is_a_round_trip(content_loaded, tmp_path):
     calibrate(question=SLUG, step="architecture", labels=str(write_labels(tmp_path)), json=True)
     exported = tmp_path / "out.jsonl"

@@ -135,15 +135,32 @@ class Command(BaseCommand):
                 f"no labelled answers for {where}{question.slug}: give --labels FILE or "
                 "label answers in the review queue"
             )
+        # A labels file may hold part of a step's stored set: its figures are printed, but
+        # stored (and shown on the calibration page as the step's) only for the whole set.
+        whole = {
+            k: sum(e.step == k for e in entries)
+            >= len(labels_export(question=question, step_key=k))
+            for k in steps
+        }
         try:
             runs = [
                 calibration_measure(
-                    question=question, step_key=k, grader=options["grader"], entries=entries
+                    question=question,
+                    step_key=k,
+                    grader=options["grader"],
+                    entries=entries,
+                    store=whole[k],
                 )
                 for k in steps
             ]
         except CalibrationError as exc:
             raise _fail(str(exc)) from None
+        for k in steps:
+            if not whole[k]:
+                self.stderr.write(
+                    f"note: {k}: measured the file's answers only, not the step's whole stored "
+                    "set, so the calibration page keeps its figures (run without --labels)"
+                )
         for run in runs:
             for warning in run.warnings:
                 self.stderr.write(f"warning: {run.step}: {warning}")
