@@ -162,13 +162,14 @@ class Measured:
 
 def current_version(*, question: Question, step_key: str, grader: str) -> tuple[str, str]:
     """(model, prompt version) the grader would grade this step with now."""
-    step = _step(_revision(question), step_key)
+    revision = _revision(question)
+    step = _step(revision, step_key)
     if grader == "rubric":
         return "", rubric_version_for(step)
     from interview.grading.llm import prompt_version_for
 
     config = GraderConfig.from_settings(settings.GRADER)
-    return config.model, prompt_version_for(step)
+    return config.model, prompt_version_for(step, grading_context(revision, step_key))
 
 
 def _grade_one(step, text: str, grader: str, context: dict, config) -> GradeResult:

@@ -257,16 +257,17 @@ def build_messages(
 
 def prompt_version_for(step: GradedStep, context: Context = None) -> str:
     """The prompt version of a step: PROMPT_VERSION plus a hash of the prompt template, the
-    reply schema and the step's rubric, prompt and reference (`context` left out: it names the
-    question, not the grading rule). Any edit of either gives a new version, so calibration
-    figures measured with the old one show as stale."""
+    reply schema and the step's context message as the model reads it (the rubric, prompt and
+    reference, and with `context` the question's title and brief, which the live prompt
+    carries too). Any edit of either gives a new version, so calibration figures measured
+    with the old one show as stale."""
     points = rubric_points(step)
     digest = hashlib.sha256(
         "\n".join(
             [
                 SYSTEM_PROMPT,
                 json.dumps(response_schema(points), sort_keys=True),
-                step_context_message(step, points, None),
+                step_context_message(step, points, context),
             ]
         ).encode()
     ).hexdigest()
@@ -664,7 +665,7 @@ def grade_llm(
         feedback=checked.feedback or _default_feedback(points, checked.verdicts),
         grader="llm",
         model=config.model,
-        prompt_version=prompt_version_for(step),
+        prompt_version=prompt_version_for(step, context),
         latency_ms=round((time.perf_counter() - started) * 1000),
         usage=usage,
         warnings=warnings,

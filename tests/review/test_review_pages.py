@@ -115,3 +115,21 @@ def test_a_changed_prompt_marks_the_model_figures_stale(content_loaded, client, 
     assert "Stale" not in client.get(url).content.decode()
     CalibrationRun.objects.filter(pk=run.pk).update(prompt_version="llm-v1-000000000000")
     assert "Stale: the prompt or the rubric changed" in client.get(url).content.decode()
+
+
+def test_the_model_prompt_version_follows_the_brief_the_prompt_carries(content_loaded):
+    """The live prompt carries the question's brief, so an edited brief is a new prompt
+    version (and the model's calibration figures go stale), as an edited rubric is."""
+    from dataclasses import replace
+
+    from interview.calibration import grading_context
+    from interview.grading.llm import prompt_version_for
+
+    revision = Question.objects.get(slug=SLUG).current_revision
+    step = revision.question_spec.step("architecture")
+    context = grading_context(revision, "architecture")
+    edited = {**context, "brief": {**context["brief"], "qps_peak": 60}}
+    assert prompt_version_for(step, context) != prompt_version_for(step, edited)
+    assert prompt_version_for(step, context) == prompt_version_for(step, dict(context))
+    reworded = replace(step, reference=step.reference + " Also a canary.")
+    assert prompt_version_for(reworded, context) != prompt_version_for(step, context)
