@@ -301,11 +301,34 @@ def _hit(point: RubricPoint, match: _PassageMatch, text: str) -> RubricPointVerd
 
 
 # Words that reject what follows them in their clause ("we never push to every replica at
-# once", "ignoring whatever adapter the client sends"), beyond the negators of `text.py`.
-_REJECTING = {"ignor", "reject", "avoid", "instead", "rather", "unlike", "overrid", "overwrit"}
+# once", "ignoring whatever adapter the client sends", "NVMe is nowhere near as fast"), beyond
+# the negators of `text.py`.
+_REJECTING = {
+    "ignor", "reject", "avoid", "instead", "rather", "unlike", "overrid", "overwrit", "nowhere",
+    "hardly", "barely", "scarcely",
+}  # fmt: skip
+# Two-word rejections: "far from evenly spread", "anything but free", "nothing like as fast".
+_REJECTING_PAIRS = {("far", "from"), ("anything", "but"), ("nothing", "like")}
+# "Nothing" soon after a phrase in its clause denies it ("it tells the autoscaler nothing",
+# "sharding one instance across ten cards buys nothing"), unless it goes on ("autoscale on
+# utilisation and nothing else").
+_NOTHING_GOES_ON = {"else", "but", "more", "less", "other"}
 # A clause opened by one of these states the other side of a contrast ("we scale on the queue,
-# while GPU utilisation saturates early"): it does not state the wrong idea.
-_CONTRAST_OPENERS = {"while", "whereas", "although", "though", "unlike", "instead"}
+# while GPU utilisation saturates early") or concedes something whatever it is ("whatever rank
+# a tenant trains, every slot is sized for the maximum"): it does not state the wrong idea.
+_CONTRAST_OPENERS = {
+    "while", "whereas", "although", "though", "unlike", "instead", "whatever", "whichever",
+    "regardless", "irrespective",
+}  # fmt: skip
+# Connectives that open a clause turning against the one before ("traffic averages 20 QPS,
+# but we provision for the peak"; "decode is easy here; the binding constraint is TTFT"). A
+# wrong idea's groups found only on both sides of one are two thoughts, not one statement of
+# the idea; a semicolon parts them the same way. Not "so" or "because": a reason and its
+# consequence often state the idea together ("GPU utilisation is the load signal, so the
+# autoscaler watches it").
+_TURNS = {
+    "but", "yet", "however", "instead", "whereas", "while", "although", "though", "otherwise",
+}  # fmt: skip
 
 
 # Words that judge an idea wrong wherever they stand in the sentence ("GPU utilisation is a
@@ -313,8 +336,17 @@ _CONTRAST_OPENERS = {"while", "whereas", "although", "though", "unlike", "instea
 # holding one discusses the wrong idea, it does not state it. Matched at a word's start.
 _DISMISSING = (
     "mislead", "mistak", "wrong", "poor", "trap", "pitfall", "myth", "fallac", "naive",
-    "misconcep", "flaw", "bogus", "false", "tempt",
+    "misconcep", "flaw", "bogus", "false", "tempt", "risk", "useless", "unrealistic", "wishful",
+    "hides", "hiding", "masks", "masking",
 )  # fmt: skip
+# Runs of words that judge the same way ("a GPU per tenant is out of the question").
+_DISMISSING_RUNS = (
+    ("out", "of", "the", "question"), ("bad", "idea"), ("non", "starter"), ("too", "late"),
+    ("backfir",),
+)  # fmt: skip
+# Words that take a dismissing word back: "there is no risk", "it is not a mistake". Not
+# "never": "we never risk a fleet-wide push" still refuses the idea.
+_UNDOING = {"no", "not", "without", "zero", "little"}
 
 # A clause opened by one of these, in a sentence that says what "would" happen, is a
 # counterfactual ("if we autoscaled on GPU utilisation, we would scale too late"): it
@@ -329,41 +361,101 @@ _REPORTERS = {
     "commonly", "usually", "typically", "traditionally",
 }  # fmt: skip
 _COUNTERS = {"but", "yet", "however"}
+# What an option would do, answered by a later "so"/"instead"/"but" clause ("tensor
+# parallelism across ten cards would add an all-reduce per layer, so we run replicas"): the
+# option is weighed and dropped. Said of "we"/"I" ("I would provision for the typical day,
+# so ...") it is the design, unless a "but" answers it ("we could assume X, but ...").
+_CONSEQUENCES = _COUNTERS | {"so", "instead"}
+_PERSONS = {"i", "we", "you", "they"}
+# An appearance answered by a "but" ("headroom looks like waste, but it keeps p99 in the
+# SLO"): the idea is how it seems, not what the candidate holds.
+_SEEMING = {"look", "looks", "seem", "seems", "appear", "appears", "sound", "sounds"}
+_AUXILIARY_ENDINGS = {"is", "are", "was", "were", "does", "do", "did", "will", "can", "has"}
 
 
 def _dismissed(sentence: Sentence, spans: list[tuple[int, int]]) -> bool:
+    raw = sentence.raw
+
+    def judging(i: int) -> bool:
+        if raw[i].startswith(_DISMISSING):
+            return True
+        return any(
+            len(run) <= len(raw) - i and all(raw[i + k].startswith(w) for k, w in enumerate(run))
+            for run in _DISMISSING_RUNS
+        )
+
     return any(
-        word.startswith(_DISMISSING) and not any(a <= i < b for a, b in spans)
-        for i, word in enumerate(sentence.raw)
+        judging(i)
+        and not any(a <= i < b for a, b in spans)
+        and not any(w in _UNDOING or w.endswith("n't") for w in raw[max(0, i - 2) : i])
+        for i in range(len(raw))
     )
 
 
 def _clause_openers(sentence: Sentence) -> dict[int, str]:
-    """Each clause's first word."""
+    """Each clause's first word ("so that" reads as "so-that": a purpose, not a turn)."""
     openers: dict[int, str] = {}
-    for clause, word in zip(sentence.clauses, sentence.raw, strict=True):
-        openers.setdefault(clause, word)
+    for i, (clause, word) in enumerate(zip(sentence.clauses, sentence.raw, strict=True)):
+        if clause not in openers:
+            follower = sentence.raw[i + 1] if i + 1 < len(sentence.raw) else ""
+            openers[clause] = "so-that" if (word, follower) == ("so", "that") else word
     return openers
 
 
+def _regions(sentence: Sentence) -> list[int]:
+    """For each word, the stretch of clauses it sits in: a new stretch starts at a clause
+    opened by a turn (`_TURNS`) or a semicolon, and at an elliptical reply to a denial
+    ("weights are not a problem, KV memory is")."""
+    openers = _clause_openers(sentence)
+    words_of: dict[int, list[str]] = {}
+    for clause, word in zip(sentence.clauses, sentence.raw, strict=True):
+        words_of.setdefault(clause, []).append(word)
+    out: list[int] = []
+    region = 0
+    previous: int | None = None
+    for i, clause in enumerate(sentence.clauses):
+        if previous is not None and clause != previous:
+            own = words_of[clause]
+            reply = own[-1] in _AUXILIARY_ENDINGS and any(is_negator(w) for w in words_of[previous])
+            if openers[clause] in _TURNS or ";" in sentence.gaps[i] or reply:
+                region += 1
+        out.append(region)
+        previous = clause
+    return out
+
+
 def _weighed_not_adopted(sentence: Sentence, clause: int) -> bool:
-    """Whether `clause` puts the idea as a counterfactual ("if we did X, we would ...") or as
-    others' practice answered by a later "but" ("many teams do X, but ...")."""
+    """Whether `clause` puts the idea as a counterfactual ("if we did X, we would ..."), as
+    others' practice answered by a later "but" ("many teams do X, but ..."), as what an
+    option would do answered by a later "so" or "but" ("X would add an all-reduce, so ..."),
+    or as how it looks answered by a "but" ("X looks like waste, but ...")."""
     openers = _clause_openers(sentence)
     if openers[clause] in _HYPOTHETICAL_OPENERS and any(
         word in _COUNTERFACTUAL_MODALS for word in sentence.raw
     ):
         return True
-    head = [w for c, w in zip(sentence.clauses, sentence.raw, strict=True) if c == clause][:3]
-    countered = any(openers[c] in _COUNTERS for c in openers if c > clause)
-    return countered and any(word in _REPORTERS for word in head)
+    own = [i for i, c in enumerate(sentence.clauses) if c == clause]
+    later = {openers[c] for c in openers if c > clause}
+    countered = bool(later & _COUNTERS)
+    head = [sentence.raw[i] for i in own[:3]]
+    if countered and any(word in _REPORTERS for word in head):
+        return True
+    if countered and any(sentence.raw[i] in _SEEMING for i in own):
+        return True
+    for i in own:
+        if sentence.raw[i] in _COUNTERFACTUAL_MODALS:
+            personal = i > 0 and sentence.raw[i - 1] in _PERSONS
+            if later & (_COUNTERS if personal else _CONSEQUENCES):
+                return True
+    return False
 
 
 def _rejected(sentence: Sentence, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     """Whether the words [start, end) are argued against in their clause: a negator or a
     rejecting word earlier in the clause (outside the wrong idea's own phrases, which may hold
-    a negator: "no need for evals"), "than" before them (the losing side of a comparison), a
-    clause that opens a contrast, or one that only weighs the idea (`_weighed_not_adopted`)."""
+    a negator: "no need for evals"), "than" before them (the losing side of a comparison),
+    "nothing" soon after them, a clause that opens a contrast, or one that only weighs the
+    idea (`_weighed_not_adopted`)."""
     clause = sentence.clauses[start]
     first = start
     while first > 0 and sentence.clauses[first - 1] == clause:
@@ -377,6 +469,18 @@ def _rejected(sentence: Sentence, start: int, end: int, spans: list[tuple[int, i
         if word == "than":
             return True
         if is_negator(word) or any(word.startswith(r) for r in _REJECTING):
+            return True
+        if i + 1 < len(sentence.raw) and (word, sentence.raw[i + 1]) in _REJECTING_PAIRS:
+            return True
+    for i in range(end, min(end + 6, len(sentence.raw))):
+        if sentence.clauses[i] != clause:
+            break
+        follower = sentence.raw[i + 1] if i + 1 < len(sentence.raw) else ""
+        if (
+            sentence.raw[i] == "nothing"
+            and follower not in _NOTHING_GOES_ON
+            and not any(a <= i < b for a, b in spans)
+        ):
             return True
     return False
 
@@ -410,7 +514,9 @@ def _states(sentence: Sentence, groups: tuple[tuple[str, ...], ...]) -> str | No
     """The words of a sentence stating every group, or None when some group has no phrase
     that stands: found, and not negated, rejected or on the losing side of a comparison; or
     when the sentence calls something wrong or misleading (it then argues against the idea
-    rather than stating it)."""
+    rather than stating it). The standing phrases must share one stretch of clauses
+    (`_regions`): "traffic averages 20 QPS, but we provision for the peak" does not state
+    "provision for the average"."""
     occurrences = []
     for group in groups:
         found = [
@@ -424,7 +530,8 @@ def _states(sentence: Sentence, groups: tuple[tuple[str, ...], ...]) -> str | No
     spans = [(o.start, o.end) for found in occurrences for o in found]
     if _dismissed(sentence, spans):
         return None
-    words = []
+    regions = _regions(sentence)
+    standing_by_group = []
     for found in occurrences:
         standing = [
             o
@@ -437,8 +544,15 @@ def _states(sentence: Sentence, groups: tuple[tuple[str, ...], ...]) -> str | No
         ]
         if not standing:
             return None
-        words.append(" ".join(sentence.raw[standing[0].start : standing[0].end]))
-    return ", ".join(f'"{w}"' for w in words)
+        standing_by_group.append(standing)
+    for region in sorted({regions[o.start] for o in standing_by_group[0]}):
+        chosen = [
+            next((o for o in standing if regions[o.start] == region), None)
+            for standing in standing_by_group
+        ]
+        if all(o is not None for o in chosen):
+            return ", ".join(f'"{" ".join(sentence.raw[o.start : o.end])}"' for o in chosen)
+    return None
 
 
 def find_misconceptions(

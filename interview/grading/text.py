@@ -145,6 +145,9 @@ _COMPARATIVES = {
     "beat", "outperform", "outrun", "outpace", "outscale", "outdo", "exceed", "surpass",
     "match", "rival",
 }  # fmt: skip
+# Comparatives of parity: "A can't match B" puts A below B, but "capacity should match the
+# daytime rate" puts nothing below anything.
+_PARITY = {"match", "rival"}
 # An engine flag as typed: "--max-model-len", "--enable-prefix-caching".
 _FLAG_RE = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", re.IGNORECASE)
 
@@ -255,7 +258,8 @@ class Sentence:
 
     `words[i]` is the folded word, `raw[i]` the word as written (lower case), `clauses[i]` the
     clause it sits in (commas, semicolons and connectives like "because" start a new one) and
-    `joined[i]` whether a hyphen or underscore ties it to the word before.
+    `joined[i]` whether a hyphen or underscore ties it to the word before; `gaps[i]` is what
+    stood between it and the word before (spaces and punctuation, "" for the first word).
     """
 
     index: int
@@ -266,6 +270,7 @@ class Sentence:
     raw: list[str] = field(default_factory=list)
     clauses: list[int] = field(default_factory=list)
     joined: list[bool] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
     whole_line: bool = False
     bare_list: bool = False
     # Why it is bare: "list" (three or more bare items, or a run of short bullets), "salad"
@@ -368,6 +373,7 @@ def _tokenise(sentence: Sentence) -> None:
     for match in _TOKEN_RE.finditer(prepared):
         word = match.group()
         joined = False
+        gap = ""
         if previous_end is not None:
             gap = prepared[previous_end : match.start()]
             if _CLAUSE_PUNCT_RE.search(gap + " ") and gap.strip() not in _JOINERS:
@@ -379,6 +385,7 @@ def _tokenise(sentence: Sentence) -> None:
         sentence.raw.append(word)
         sentence.clauses.append(clause)
         sentence.joined.append(joined)
+        sentence.gaps.append(gap)
         previous_end = match.end()
 
 
@@ -629,6 +636,8 @@ def _lesser(sentence: Sentence, start: int, end: int) -> bool:
         if not in_clause(k):
             break
         if _is_comparative(words[k]):
+            if words[k] in _PARITY or words[k][:-1] in _PARITY:
+                return False
             before = raw[max(0, k - 2) : k]
             return not any(_is_negator(w) for w in before)
     return False
