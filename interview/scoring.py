@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from interview.mock_log import is_mock_follow_up
 from interview.models import Grade
 from questionbank import STEP_KEYS
 
@@ -77,8 +78,16 @@ def mean_score(scores: Iterable[float | None]) -> float | None:
 
 
 def step_scores(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, float | None]:
-    """Every step's score, in step order: the mean over its answered parts of their best."""
+    """Every step's score, in step order: the mean over its answered parts of their best.
+
+    A mock interview's own follow-ups (an interviewer's question, the app's probe) are not
+    parts of the step: they are graded and shown beside it in the session's report, but a
+    short answer to a question asked live must not pull the step's score down."""
     return {
-        key: mean_score(entry.score for (step, _), entry in best.items() if step == key)
+        key: mean_score(
+            entry.score
+            for (step, follow_up), entry in best.items()
+            if step == key and not is_mock_follow_up(follow_up)
+        )
         for key in STEP_KEYS
     }
