@@ -52,7 +52,9 @@ from interview.grading.types import (
     weighted_score,
 )
 
-RUBRIC_GRADER_VERSION = "rubric-v2"
+# Bumped with every change of how the grader reads an answer, so calibration figures from
+# before it show as stale (v3: misconceptions recognised by clause stretches).
+RUBRIC_GRADER_VERSION = "rubric-v3"
 # Said on every offline grade: what a grader that matches wording cannot do.
 OFFLINE_LIMITS = (
     "This offline grade matches wording: a correct idea put in other words may be missed, "
@@ -615,10 +617,12 @@ def _feedback(
 
 def rubric_version_for(step: dict[str, Any]) -> str:
     """The offline grader's version for a step: RUBRIC_GRADER_VERSION plus a hash of what it
-    reads of the rubric (ids, wording, weights, recognise phrases). An edit of the rubric
-    gives a new version, so calibration figures from before it show as stale."""
+    reads of the step (the rubric's ids, wording, weights and recognise phrases, and the
+    misconceptions it caps points by). An edit of either gives a new version, so calibration
+    figures from before it show as stale."""
     rubric = [[p.id, p.says, p.weight, p.all_groups, p.partial_groups] for p in rubric_points(step)]
-    digest = hashlib.sha256(json.dumps(rubric).encode()).hexdigest()
+    wrong = [[m.id, list(m.contradicts), m.all_groups] for m in step_misconceptions(step)]
+    digest = hashlib.sha256(json.dumps([rubric, wrong]).encode()).hexdigest()
     return f"{RUBRIC_GRADER_VERSION}-{digest[:12]}"
 
 

@@ -102,7 +102,7 @@ def test_results_carry_the_grader_and_its_version(shipped_reports):
             assert result.grader == "checker" and result.verdicts["verdict"]
         else:
             assert result.grader == "rubric" and result.model is None
-            assert result.prompt_version.startswith("rubric-v2")
+            assert result.prompt_version.startswith("rubric-v3")
             assert result.score is not None and result.verdicts
     gib = next(r for r in report.results if "GiB instead of GB" in r.test)
     assert gib.verdicts["mistake"] == "gb-vs-gib" and "15.2 GB" in gib.verdicts["hint"]

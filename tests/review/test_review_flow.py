@@ -86,7 +86,7 @@ def test_every_grade_keeps_its_audit_trail(content_loaded, model_server, candida
     assert points["arch-observability"]["quote_found"] is None
 
     rubric = Grade.objects.get(submission=submission, grader="rubric")
-    assert rubric.prompt_version.startswith("rubric-v2-") and rubric.raw_response == ""
+    assert rubric.prompt_version.startswith("rubric-v3-") and rubric.raw_response == ""
     assert all(p["quote_found"] is True for p in rubric.points if p["evidence"])
 
 

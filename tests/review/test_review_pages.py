@@ -75,7 +75,7 @@ def test_the_calibration_page_measures_the_offline_grader_and_marks_stale_runs(
     url = reverse("review:calibration_step", args=[SLUG, "architecture"])
     page = client.get(url).content.decode()
     run = CalibrationRun.objects.get(question=question, step_key="architecture", grader="rubric")
-    assert run.n == 2 and run.prompt_version.startswith("rubric-v2-")
+    assert run.n == 2 and run.prompt_version.startswith("rubric-v3-")
     assert run.prompt_version in page
     assert "fewer than 20" in page  # n < 20 is warned about
     assert "Stale: measured with model old/model" in page
@@ -133,3 +133,16 @@ def test_the_model_prompt_version_follows_the_brief_the_prompt_carries(content_l
     assert prompt_version_for(step, context) == prompt_version_for(step, dict(context))
     reworded = replace(step, reference=step.reference + " Also a canary.")
     assert prompt_version_for(reworded, context) != prompt_version_for(step, context)
+
+
+def test_the_offline_version_follows_the_misconceptions_it_caps_by(content_loaded):
+    from dataclasses import replace
+
+    from interview.grading.offline import rubric_version_for
+
+    step = Question.objects.get(slug=SLUG).current_revision.question_spec.step("architecture")
+    first = step.misconceptions[0]
+    narrowed = replace(first, all_groups=first.all_groups[:1])
+    edited = replace(step, misconceptions=(narrowed, *step.misconceptions[1:]))
+    assert rubric_version_for(edited) != rubric_version_for(step)
+    assert rubric_version_for(step).startswith("rubric-v3-")
