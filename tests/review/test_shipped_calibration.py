@@ -7,9 +7,9 @@ reads them: a paraphrase that states the idea is a hit even with none of the rub
 and a bare list of keywords (or a plea to the grader) earns nothing. The "kind" key is extra to
 the labels format, kept for this check; readers ignore it.
 
-Offline kappa per step when written (n = 12 each):
-  chat-api-50qps     clarify 0.57  architecture 0.67  bottlenecks 0.62  tradeoffs 0.65
-  multi-tenant-lora  clarify 0.62  architecture 0.56  bottlenecks 0.55  tradeoffs 0.62
+Offline kappa per step (n = 12 each), measured with rubric-v3 on 2026-12-01:
+  chat-api-50qps     clarify 0.59  architecture 0.67  bottlenecks 0.58  tradeoffs 0.65
+  multi-tenant-lora  clarify 0.59  architecture 0.56  bottlenecks 0.55  tradeoffs 0.62
   long-context-rag   clarify 0.62  architecture 0.64  bottlenecks 0.43  tradeoffs 0.64
 The paraphrases are the offline grader's blind spot (that is the model grader's job), so these
 stay near the 0.6 bar; the floor below only catches a grader that has stopped agreeing at all.
