@@ -32,8 +32,17 @@ def test_the_targeted_follow_up_is_the_one_the_rule_predicts(
     flow.submission_grade(submission_id=outcome.submission.pk)
     model_grade = Grade.objects.get(submission=outcome.submission, grader="llm")
 
+    # The rule, worked out here by hand from the model's verdicts: the heaviest miss, else
+    # the heaviest partial (the first of equal weights, in rubric order).
     rubric = revision.question_spec.step("architecture").rubric
-    expected = weakest_point(rubric, model_grade.points)
+    verdicts = {p["id"]: p["verdict"] for p in model_grade.points}
+
+    def heaviest(verdict):
+        found = [p for p in rubric if verdicts.get(p.id) == verdict]
+        return max(found, key=lambda p: p.weight) if found else None
+
+    expected = heaviest("miss") or heaviest("partial")
+    assert expected == weakest_point(rubric, model_grade.points)
     mock.session_tick(session)
     asked = list(session.events.filter(kind=Kind.FOLLOW_UP_ASKED))
     if expected is None:  # the model hit every point: nothing to probe
