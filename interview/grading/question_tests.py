@@ -20,6 +20,7 @@ Each failure points at its test in the file (file:line). No Django imports.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -163,11 +164,20 @@ class ContentTestReport:
     def as_dict(self) -> dict[str, Any]:
         """The `test_content --json` object."""
         failures = self.failures
+        graded_by = Counter(
+            (r.grader, r.model or "", r.prompt_version) for rep in self.reports for r in rep.results
+        )
         return {
             "questions": self.questions,
             "tests": self.tests,
             "failed": len(failures),
             "failures": [f.as_dict() for f in failures],
+            # What produced the verdicts (a model's name and prompt version with --grader llm),
+            # so a stored run says which grader it measured.
+            "graded_by": [
+                {"grader": g, "model": m, "prompt_version": v, "tests": n}
+                for (g, m, v), n in sorted(graded_by.items())
+            ],
         }
 
 

@@ -66,6 +66,11 @@ def test_test_content_json_on_the_shipped_content_passes():
     assert data["failed"] == 0 and data["failures"] == []
     # Built-ins alone are 3 per step and follow-up; the authored tests come on top.
     assert data["tests"] > 3 * 9 * len(SLUGS)
+    # Every verdict says what produced it: offline rubric and napkin checker, no model.
+    by = {row["grader"]: row for row in data["graded_by"]}
+    assert set(by) == {"rubric", "checker"} and by["rubric"]["model"] == ""
+    assert by["rubric"]["prompt_version"].startswith("rubric-v3")
+    assert sum(row["tests"] for row in data["graded_by"]) == data["tests"]
 
 
 def test_every_shipped_question_tests_all_five_steps(shipped_reports):

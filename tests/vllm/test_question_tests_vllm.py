@@ -70,3 +70,6 @@ def test_test_content_command_with_the_llm_grader(vllm_server, vllm_model_name):
     assert data["failed"] == len(data["failures"])
     for failure in data["failures"]:
         assert failure["file"] == str(QUESTION) and failure["line"] > 1
+    # The output names the model and the prompt version that gave the answer tests' verdicts.
+    models = {row["model"] for row in data["graded_by"] if row["grader"] == "llm"}
+    assert models == {vllm_model_name}
