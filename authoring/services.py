@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from authoring.models import Draft, ProblemReport
@@ -159,7 +159,13 @@ def draft_save(*, kind: str, slug: str, text: str, base_version: int, user) -> D
         if draft is None:
             if base_version != 0:
                 raise AuthoringError("This draft no longer exists; reload the page.")
-            return Draft.objects.create(kind=kind, slug=slug, text=text, version=1, updated_by=user)
+            try:
+                with transaction.atomic():
+                    return Draft.objects.create(
+                        kind=kind, slug=slug, text=text, version=1, updated_by=user
+                    )
+            except IntegrityError:  # another tab's first save got there first
+                raise StaleDraft(Draft.objects.get(kind=kind, slug=slug)) from None
         if draft.version != base_version:
             if draft.text == text:
                 return draft  # the same text arrived twice (a retried request)
