@@ -7,7 +7,6 @@ The walk reuses the HEAD test's rows and URL list, so a view added later is cove
 
 from __future__ import annotations
 
-import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import get_resolver, reverse
 
@@ -31,32 +30,32 @@ FIELDS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("value", HOSTILE_VALUES, ids=range(len(HOSTILE_VALUES)))
-def test_no_post_of_hostile_form_data_is_a_server_error(client, signed_in, value):  # noqa: F811
+def test_no_post_of_hostile_form_data_is_a_server_error(client, signed_in):  # noqa: F811
+    # One walk per value in one test: the rows behind the URLs are built once (on
+    # PostgreSQL a 500 from the database also fails every later request, which is loud).
     failures = []
-    for name, params in _named_patterns(get_resolver().url_patterns):
-        if name in ("logout", "login"):
-            continue  # signing out would end the walk
-        url = reverse(name, kwargs=_kwargs(name, params, signed_in))
-        data = {field: value for field in FIELDS}
-        data["file"] = SimpleUploadedFile("q.md", value.encode("utf-8", "surrogatepass"))
-        status = client.post(url, data).status_code
-        if status >= 500:
-            failures.append(f"{url}: {status}")
+    for value in HOSTILE_VALUES:
+        for name, params in _named_patterns(get_resolver().url_patterns):
+            if name in ("logout", "login"):
+                continue  # signing out would end the walk
+            url = reverse(name, kwargs=_kwargs(name, params, signed_in))
+            data = {field: value for field in FIELDS}
+            data["file"] = SimpleUploadedFile("q.md", value.encode("utf-8", "surrogatepass"))
+            status = client.post(url, data).status_code
+            if status >= 500:
+                failures.append(f"{url} with {value[:20]!r}: {status}")
     assert failures == []
 
 
-@pytest.mark.parametrize("value", HOSTILE_VALUES[:5], ids=range(5))
-def test_no_get_with_hostile_query_parameters_is_a_server_error(client, signed_in, value):  # noqa: F811
-    query = {
-        p: value for p in ("after", "step", "page", "version", "graded", "q", "grader", "next")
-    }
+def test_no_get_with_hostile_query_parameters_is_a_server_error(client, signed_in):  # noqa: F811
+    names = ("after", "step", "page", "version", "graded", "q", "grader", "next")
     failures = []
-    for name, params in _named_patterns(get_resolver().url_patterns):
-        url = reverse(name, kwargs=_kwargs(name, params, signed_in))
-        status = client.get(url, query).status_code
-        if status >= 500:
-            failures.append(f"{url}: {status}")
+    for value in HOSTILE_VALUES[:5]:
+        for name, params in _named_patterns(get_resolver().url_patterns):
+            url = reverse(name, kwargs=_kwargs(name, params, signed_in))
+            status = client.get(url, dict.fromkeys(names, value)).status_code
+            if status >= 500:
+                failures.append(f"{url} with {value[:20]!r}: {status}")
     assert failures == []
 
 
