@@ -19,6 +19,45 @@ hypothesis_settings.load_profile("studio")
 # and fixtures there are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--database-tests-only",
+        action="store_true",
+        help="run only the tests that reach the database (CI's second run, on PostgreSQL: the "
+        "others would repeat the first run exactly)",
+    )
+
+
+def _starts_processes(module, seen: dict = {}) -> bool:  # noqa: B006 (a cache per run)
+    """Whether a test module starts processes (a server, a command), which reach the
+    database of DATABASE_URL without any fixture."""
+    if module not in seen:
+        seen[module] = "subprocess" in Path(module.__file__).read_text(encoding="utf-8")
+    return seen[module]
+
+
+def pytest_collection_modifyitems(config, items):
+    """With --database-tests-only, leave out tests that cannot touch the database (pytest-django
+    blocks it without a db fixture or marker, and they start no process) and those marked
+    `one_database`."""
+    if not config.getoption("--database-tests-only"):
+        return
+    keep, drop = [], []
+    for item in items:
+        reaches = (
+            item.get_closest_marker("django_db") is not None
+            or bool(DATABASE_FIXTURES & set(item.fixturenames))
+            or _starts_processes(item.module)
+        )
+        one = item.get_closest_marker("one_database") is not None
+        (keep if reaches and not one else drop).append(item)
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+
+
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_FLAGS = [
     "--headless",

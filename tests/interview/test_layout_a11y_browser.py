@@ -13,7 +13,8 @@ from django.contrib.auth.models import User
 
 from accounts.instructors import instructor_grant
 
-pytestmark = pytest.mark.browser
+# Layout and accessibility are HTML and CSS: one database's run checks them.
+pytestmark = [pytest.mark.browser, pytest.mark.one_database]
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 360, "height": 740}
