@@ -117,21 +117,34 @@ def draft_text_normalise(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def question_new(*, slug: str, user) -> Draft:
-    """A draft for a new question `slug`, from the shipped template (which validates)."""
+def _draft_new(*, kind: str, slug: str, user, published, template: str, example: str) -> Draft:
+    """A draft for a new file `slug` of `kind` from its shipped template (which validates);
+    AuthoringError for a bad slug or one already taken (`published` is its model)."""
     slug = (slug or "").strip()
     if not SLUG_RE.match(slug):
         raise AuthoringError(
-            "A slug is up to 50 lowercase letters, digits and hyphens, e.g. 'rag-search-200qps'."
+            f"A slug is up to 50 lowercase letters, digits and hyphens, e.g. '{example}'."
         )
+    noun = "question" if kind == Draft.Kind.QUESTION else "concept note"
     if (
-        Question.objects.filter(slug=slug).exists()
-        or Draft.objects.filter(kind=Draft.Kind.QUESTION, slug=slug).exists()
+        published.objects.filter(slug=slug).exists()
+        or Draft.objects.filter(kind=kind, slug=slug).exists()
     ):
-        raise AuthoringError(f"There is already a question '{slug}': open it from the list.")
+        raise AuthoringError(f"There is already a {noun} '{slug}': open it from the list.")
+    return Draft.objects.create(kind=kind, slug=slug, text=template, updated_by=user)
+
+
+def question_new(*, slug: str, user) -> Draft:
+    """A draft for a new question `slug`, from the shipped template (which validates)."""
     text = QUESTION_TEMPLATE.read_text(encoding="utf-8")
-    text = text.replace(TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
-    return Draft.objects.create(kind=Draft.Kind.QUESTION, slug=slug, text=text, updated_by=user)
+    return _draft_new(
+        kind=Draft.Kind.QUESTION,
+        slug=slug,
+        user=user,
+        published=Question,
+        template=text.replace(TEMPLATE_SLUG_LINE, f"slug: {(slug or '').strip()}", 1),
+        example="rag-search-200qps",
+    )
 
 
 def question_draft(slug: str) -> Draft:
@@ -299,19 +312,15 @@ def concept_check(*, slug: str, text: str, render: bool = False) -> ConceptCheck
 
 def concept_new(*, slug: str, user) -> Draft:
     """A draft for a new concept note `slug`, from the shipped template (which validates)."""
-    slug = (slug or "").strip()
-    if not SLUG_RE.match(slug):
-        raise AuthoringError(
-            "A slug is up to 50 lowercase letters, digits and hyphens, e.g. 'kv-wall'."
-        )
-    if (
-        Concept.objects.filter(slug=slug).exists()
-        or Draft.objects.filter(kind=Draft.Kind.CONCEPT, slug=slug).exists()
-    ):
-        raise AuthoringError(f"There is already a concept note '{slug}': open it from the list.")
     text = CONCEPT_TEMPLATE.read_text(encoding="utf-8")
-    text = text.replace(CONCEPT_TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
-    return Draft.objects.create(kind=Draft.Kind.CONCEPT, slug=slug, text=text, updated_by=user)
+    return _draft_new(
+        kind=Draft.Kind.CONCEPT,
+        slug=slug,
+        user=user,
+        published=Concept,
+        template=text.replace(CONCEPT_TEMPLATE_SLUG_LINE, f"slug: {(slug or '').strip()}", 1),
+        example="kv-wall",
+    )
 
 
 def concept_draft(slug: str) -> Draft:
