@@ -49,8 +49,11 @@ chromium:
 	  fi; }
 
 # The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
+# Two workers (pytest-xdist; one per core here): tests grouped with xdist_group share one.
+# The 15 slowest tests close every run, so the next cost shows in every CI log.
+TEST_WORKERS ?= 2
 test: install chromium
-	$(PY) -m pytest --ignore=tests/vllm $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15 --ignore=tests/vllm $(PYTEST_ARGS)
 
 test-vllm: install
 	bash tools/vllm/run-tests.sh

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from functools import lru_cache
 from typing import Any
 
 import markdown
@@ -50,6 +51,23 @@ def sanitise(html: str) -> str:
 def render_markdown(text: str) -> str:
     """Markdown source (with $inline$ and $$display$$ LaTeX) -> sanitised HTML."""
     text = (text or "")[:_MAX_SOURCE_CHARS]
+    if len(text) <= _CACHED_SOURCE_CHARS:
+        return _render_markdown_cached(text)
+    return _render_markdown(text)
+
+
+# The HTML depends on the text alone, and loading content renders the same notes, prompts and
+# references each time (every release, every test that loads the bank): the short ones, which
+# are nearly all, are remembered (at most 2048 x 16k characters).
+_CACHED_SOURCE_CHARS = 16_000
+
+
+@lru_cache(maxsize=2048)
+def _render_markdown_cached(text: str) -> str:
+    return _render_markdown(text)
+
+
+def _render_markdown(text: str) -> str:
     maths: list[str] = []
     # A per-render token that Markdown leaves alone and authors cannot guess.
     token = "mathslot" + secrets.token_hex(8)

@@ -31,29 +31,26 @@ def pytest_addoption(parser):
     )
 
 
-def _starts_processes(module, seen: dict = {}) -> bool:  # noqa: B006 (a cache per run)
-    """Whether a test module starts processes (a server, a command), which reach the
-    database of DATABASE_URL without any fixture."""
-    if module not in seen:
-        seen[module] = "subprocess" in Path(module.__file__).read_text(encoding="utf-8")
-    return seen[module]
+def reaches_database(item) -> bool:
+    """Whether a test can touch the database: a db fixture or marker (pytest-django blocks the
+    database for any other test), or the `processes` marker of a module that starts servers or
+    commands, which reach DATABASE_URL's database without any fixture."""
+    return (
+        item.get_closest_marker("django_db") is not None
+        or bool(DATABASE_FIXTURES & set(item.fixturenames))
+        or item.get_closest_marker("processes") is not None
+    )
 
 
 def pytest_collection_modifyitems(config, items):
-    """With --database-tests-only, leave out tests that cannot touch the database (pytest-django
-    blocks it without a db fixture or marker, and they start no process) and those marked
-    `one_database`."""
+    """With --database-tests-only, leave out tests that cannot touch the database and those
+    marked `one_database`."""
     if not config.getoption("--database-tests-only"):
         return
     keep, drop = [], []
     for item in items:
-        reaches = (
-            item.get_closest_marker("django_db") is not None
-            or bool(DATABASE_FIXTURES & set(item.fixturenames))
-            or _starts_processes(item.module)
-        )
         one = item.get_closest_marker("one_database") is not None
-        (keep if reaches and not one else drop).append(item)
+        (keep if reaches_database(item) and not one else drop).append(item)
     config.hook.pytest_deselected(items=drop)
     items[:] = keep
 

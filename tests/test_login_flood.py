@@ -24,6 +24,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "a-long-Passphrase-42"
 SETUP = """
@@ -79,6 +82,8 @@ def server(tmp_path):
         if k not in ("DJANGO_ALLOW_ASYNC_UNSAFE", "GRADER_BASE_URL", "REDIS_URL")
     }
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'flood.sqlite3'}"
+    # The production hasher: the flood's cost is the point (the suite's settings use a fast one).
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     subprocess.run([*manage, "load_content"], cwd=ROOT, env=env, check=True, capture_output=True)

@@ -5,6 +5,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Run in a fresh interpreter on its own SQLite file, whatever database the suite uses: a

@@ -14,6 +14,9 @@ from django.core.management.base import CommandError
 
 from interview.grading.testing import ScriptedReply, grade_content, response_ids
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = "--question chat-api-50qps --step architecture"
 CONTRACT_KEYS = ["grader", "model", "score", "points", "warnings", "latency_ms"]

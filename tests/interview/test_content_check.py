@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
 SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]

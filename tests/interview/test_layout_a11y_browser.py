@@ -35,52 +35,109 @@ ANSWERS = {
 }
 
 
-@pytest.fixture
-def graded_attempt(live_server_url):
-    """A candidate with one attempt whose five steps are submitted and graded offline."""
+# One test per page, viewport and colour scheme, over one site built once for the module: the
+# pages only read it, so the tests stay independent of each other's order.
+PAGES = [
+    "/",
+    "/questions/chat-api-50qps/",
+    "/questions/chat-api-50qps/steps/estimate/",
+    "/concepts/",
+    "/concepts/tpot-floor/",
+    "/planner/",
+    "/grader/",
+    "/accounts/login/",
+    "/accounts/signup/",
+    *[f"/attempts/{{attempt}}/steps/{s}/" for s in ANSWERS],
+    "/attempts/{attempt}/scorecard/",
+    "/history/",
+    "/problems/attempts/{attempt}/steps/architecture/",
+    "/author/",
+    "/author/questions/chat-api-50qps/",
+    "/author/questions/chat-api-50qps/revisions/1/",
+    "/author/concepts/tpot-floor/",
+]
+VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
+
+
+@pytest.fixture(scope="module")
+def site(django_db_setup, django_db_blocker):
+    """A live server of its own, with the shipped content and a candidate (an instructor too,
+    so the authoring pages are walked) with one attempt whose five steps are submitted and
+    graded offline; committed once for the module's read-only walk and flushed after it. Yields (base URL, attempt id,
+    session cookie). Not pytest-django's `live_server`, which makes every test that uses it
+    transactional: its database is emptied after each test."""
+    from django.core.management import call_command
+    from django.test import Client
+    from pytest_django.live_server_helper import LiveServer
+
     from interview import flow
     from interview.models import Question
+    from interview.services import content_load
 
-    user = User.objects.create_user("layout", password="a-long-Passphrase-42")
-    instructor_grant(user)  # the authoring pages are checked too
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    attempt = flow.attempt_start(user=user, revision=revision)
-    for step, text in ANSWERS.items():
-        answer = flow.answer_open(attempt=attempt, step_key=step)
-        fields = {"worksheet": "W = 15.2 GB"} if step == "estimate" else {}
-        outcome = flow.step_submit(answer=answer, text=text, fields=fields, base_version=0)
-        flow.submission_grade(submission_id=outcome.submission.pk)
-    return user, attempt
+    with django_db_blocker.unblock():
+        # The rows are committed and flushed afterwards: only ever in a test database.
+        assert is_test_database(), "the walk needs the test database (see the db test below)"
+        report = content_load(root=ROOT / "content")
+        assert not report.problems, report.problems
+        user = User.objects.create_user("layout", password="a-long-Passphrase-42")
+        instructor_grant(user)
+        revision = Question.objects.get(slug="chat-api-50qps").current_revision
+        attempt = flow.attempt_start(user=user, revision=revision)
+        for step, text in ANSWERS.items():
+            answer = flow.answer_open(attempt=attempt, step_key=step)
+            fields = {"worksheet": "W = 15.2 GB"} if step == "estimate" else {}
+            outcome = flow.step_submit(answer=answer, text=text, fields=fields, base_version=0)
+            flow.submission_grade(submission_id=outcome.submission.pk)
+        client = Client()
+        client.force_login(user)
+        server = LiveServer("localhost")
+        server._live_server_modified_settings.enable()  # its ALLOWED_HOSTS
+        try:
+            yield server.url, attempt.pk, client.cookies["sessionid"].value
+        finally:
+            server._live_server_modified_settings.disable()
+            server.stop()
+            call_command("flush", interactive=False, verbosity=0)
 
 
-def _signed_in_context(browser, client_cookie, viewport, scheme, base):
-    context = browser.new_context(color_scheme=scheme, viewport=viewport, bypass_csp=True)
-    context.add_cookies([{"name": "sessionid", "value": client_cookie, "url": base}])
-    return context
+def is_test_database() -> bool:
+    from django.db import connection
+
+    return connection.settings_dict["NAME"] == connection.creation._get_test_db_name()
 
 
-def _pages(attempt) -> list[str]:
-    a = attempt.pk
-    steps = [f"/attempts/{a}/steps/{s}/" for s in ANSWERS]
-    return [
-        "/",
-        "/questions/chat-api-50qps/",
-        "/questions/chat-api-50qps/steps/estimate/",
-        "/concepts/",
-        "/concepts/tpot-floor/",
-        "/planner/",
-        "/grader/",
-        "/accounts/login/",
-        "/accounts/signup/",
-        *steps,
-        f"/attempts/{a}/scorecard/",
-        "/history/",
-        f"/problems/attempts/{a}/steps/architecture/",
-        "/author/",
-        "/author/questions/chat-api-50qps/",
-        "/author/questions/chat-api-50qps/revisions/1/",
-        "/author/concepts/tpot-floor/",
-    ]
+def test_the_walk_visits_shipped_content_in_a_test_database(content_loaded):
+    """Also makes pytest-django set up the test database when this module runs alone: the walk
+    itself asks for no `db` fixture (see `site`)."""
+    from interview.models import Concept, Question
+
+    assert is_test_database()
+    walked = {p.split("/")[2] for p in PAGES if p.startswith(("/questions/", "/concepts/"))}
+    shipped = set(Question.objects.values_list("slug", flat=True))
+    shipped |= set(Concept.objects.values_list("slug", flat=True))
+    assert walked - {""} <= shipped
+
+
+@pytest.fixture(scope="module")
+def contexts(browser, site):
+    """A signed-in browser context per viewport and colour scheme, shared by the walk."""
+    base, _, cookie = site
+    made = {}
+    for scheme in ("light", "dark"):
+        for name, viewport in VIEWPORTS.items():
+            context = browser.new_context(color_scheme=scheme, viewport=viewport, bypass_csp=True)
+            context.add_cookies([{"name": "sessionid", "value": cookie, "url": base}])
+            made[(name, scheme)] = context
+    yield made
+    for context in made.values():
+        context.close()
+
+
+@pytest.fixture
+def site_db(django_db_blocker):
+    """The live server's requests reach the module's committed rows."""
+    with django_db_blocker.unblock():
+        yield
 
 
 def _axe_serious(page) -> list[str]:
@@ -94,25 +151,23 @@ def _axe_serious(page) -> list[str]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page_fits_a_phone_and_passes_axe(
-    browser, live_server_url, graded_attempt, client, scheme
-):
-    user, attempt = graded_attempt
-    client.force_login(user)
-    cookie = client.cookies["sessionid"].value
-    problems: list[str] = []
-    for viewport in (PHONE, DESKTOP):
-        context = _signed_in_context(browser, cookie, viewport, scheme, live_server_url)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        for path in _pages(attempt):
-            response = page.goto(live_server_url + path)
-            assert response is not None and response.ok, f"{path}: {response and response.status}"
-            page.wait_for_load_state("networkidle")
-            if viewport is PHONE:
-                width = page.evaluate("document.documentElement.scrollWidth")
-                if width > PHONE["width"]:
-                    problems.append(f"{path} scrolls sideways at 360 px: {width} px wide")
-            problems += [f"{path} [{viewport['width']} px]: {v}" for v in _axe_serious(page)]
-        context.close()
+@pytest.mark.parametrize("viewport", list(VIEWPORTS))
+@pytest.mark.parametrize("path", PAGES)
+def test_the_page_fits_a_phone_and_passes_axe(site, contexts, site_db, path, viewport, scheme):
+    base, attempt, _ = site
+    path = path.format(attempt=attempt)
+    page = contexts[(viewport, scheme)].new_page()
+    page.set_default_timeout(15_000)
+    try:
+        response = page.goto(base + path)
+        assert response is not None and response.ok, f"{path}: {response and response.status}"
+        page.wait_for_selector("html[data-ready]", state="attached")
+        problems = []
+        if viewport == "phone":
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > PHONE["width"]:
+                problems.append(f"{path} scrolls sideways at 360 px: {width} px wide")
+        problems += [f"{path} [{viewport}]: {v}" for v in _axe_serious(page)]
+    finally:
+        page.close()
     assert problems == [], "\n".join(problems)

@@ -45,7 +45,8 @@ from interview.grading.testing import (
 from interview.models import Grade, Question, StepAnswer, Submission
 from interview.services import content_load
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
 
 ROOT = Path(__file__).resolve().parents[2]
 SLUG = "chat-api-50qps"

@@ -11,7 +11,8 @@ from django.db import connection
 
 from tests.conftest import save_screenshot
 
-pytestmark = pytest.mark.browser
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = [pytest.mark.browser, pytest.mark.processes]
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "a-long-Passphrase-42"
 # The signup URL carries ?next=/questions/..., so match the path itself, not a glob.

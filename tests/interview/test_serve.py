@@ -13,6 +13,9 @@ import pytest
 
 from config.serve import web_command
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

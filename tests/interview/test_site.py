@@ -10,6 +10,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 SEED_SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]
 # The test process allows async-unsafe ORM use for Playwright; a deployment never does.

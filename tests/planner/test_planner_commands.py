@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 FIXTURES = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,6 +23,9 @@ from interview.grading.testing import FakeChatServer, ScriptedReply
 from questionbank import STEP_KEYS, load_question, parse_file
 from questionbank.files import question_spec
 
+# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+pytestmark = pytest.mark.processes
+
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
 SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")

@@ -1,0 +1,59 @@
+"""The suite stays strict while it shares work: a test that changes content works on its own
+copy, and the next test sees the shipped files again, freshly loaded.
+
+The two tests below share an xdist group, so they run in one worker and in this order (with
+one worker, in file order too): the second would fail if the first one's change leaked through
+the database, the files or a cache of parsed or rendered content.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from interview.models import Question
+from interview.services import content_load
+
+EDITED_TITLE = "Edited by one test only"
+EDITED_PROMPT = "A prompt that only the first test ever wrote."
+pytestmark = pytest.mark.xdist_group("content-isolation")
+
+
+def _shipped() -> Path:
+    return Path(settings.CONTENT_DIR) / "questions" / "chat-api-50qps.md"
+
+
+def test_a_test_that_changes_a_question_file_changes_its_own_copy(db, tmp_path):
+    copy = tmp_path / "content"
+    shutil.copytree(Path(settings.CONTENT_DIR) / "concepts", copy / "concepts")
+    (copy / "questions").mkdir()
+    text = _shipped().read_text(encoding="utf-8")
+    first_prompt = text.split("    prompt: |\n", 1)[1].split("\n", 1)[0].strip()
+    edited = text.replace("title: Design a chat completion API at 50 QPS", f"title: {EDITED_TITLE}")
+    edited = edited.replace(first_prompt, EDITED_PROMPT, 1)
+    assert edited.count(EDITED_TITLE) == 1 and edited.count(EDITED_PROMPT) == 1
+    (copy / "questions" / "chat-api-50qps.md").write_text(edited, encoding="utf-8")
+
+    report = content_load(root=copy)
+
+    assert report.problems == [] and report.created == ["chat-api-50qps r1"]
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    assert revision.title == EDITED_TITLE
+    assert EDITED_PROMPT in revision.rendered["steps"]["clarify"]["prompt"]
+    assert EDITED_TITLE not in _shipped().read_text(encoding="utf-8")
+
+
+def test_the_next_test_gets_the_shipped_content_freshly_loaded(content_loaded):
+    assert sorted(content_loaded.created) == [
+        "chat-api-50qps r1",
+        "long-context-rag r1",
+        "multi-tenant-lora r1",
+    ]
+    assert content_loaded.unchanged == []
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    assert revision.title == "Design a chat completion API at 50 QPS"
+    assert EDITED_PROMPT not in revision.rendered["steps"]["clarify"]["prompt"]
+    assert not Question.objects.filter(revisions__title=EDITED_TITLE).exists()
