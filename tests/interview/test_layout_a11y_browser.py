@@ -64,8 +64,8 @@ def site(django_db_setup, django_db_blocker):
     """A live server of its own, with the shipped content and a candidate (an instructor too,
     so the authoring pages are walked) with one attempt whose five steps are submitted and
     graded offline; committed once for the module's read-only walk and flushed after it.
-    Yields (base URL, attempt id, session cookie). Not pytest-django's `live_server`, which makes every test that uses it
-    transactional: its database is emptied after each test."""
+    Yields (base URL, attempt id, session cookie). Not pytest-django's `live_server`, which
+    makes every test that uses it transactional: its database is emptied after each test."""
     from django.core.management import call_command
     from django.test import Client
     from pytest_django.live_server_helper import LiveServer
