@@ -206,9 +206,7 @@ def _to_python(node: yaml.Node, path: tuple, cf: ContentFile, constructor: Any) 
             cf.lines[(*path, key)] = key_node.start_mark.line + 2  # the key, not its value
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [
-            _to_python(item, (*path, i), cf, constructor) for i, item in enumerate(node.value)
-        ]
+        return [_to_python(item, (*path, i), cf, constructor) for i, item in enumerate(node.value)]
     try:
         return constructor.construct_object(node, deep=True)
     except yaml.YAMLError:
