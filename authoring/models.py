@@ -41,10 +41,10 @@ class ProblemReport(models.Model):
         CLOSED = "closed", "Closed"
 
     question = models.ForeignKey(
-        "interview.Question", on_delete=models.CASCADE, related_name="problem_reports"
+        "questions.Question", on_delete=models.CASCADE, related_name="problem_reports"
     )
     revision = models.ForeignKey(
-        "interview.QuestionRevision", on_delete=models.CASCADE, related_name="problem_reports"
+        "questions.QuestionRevision", on_delete=models.CASCADE, related_name="problem_reports"
     )
     step_key = models.CharField(max_length=20)
     message = models.TextField()
@@ -61,7 +61,7 @@ class ProblemReport(models.Model):
     )
     # The published revision that fixed what was reported, when the closer names one.
     fixed_in = models.ForeignKey(
-        "interview.QuestionRevision",
+        "questions.QuestionRevision",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,

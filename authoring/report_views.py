@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from authoring import services
-from interview.models import Attempt
-from interview.selectors import STEP_TITLES
+from practice.models import Attempt
+from questions.selectors import STEP_TITLES
 from rate_limits import LimitExceeded
 
 

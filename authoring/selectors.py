@@ -10,7 +10,7 @@ from django.db.models import Count, Q
 from django.http import Http404
 
 from authoring.models import Draft, ProblemReport
-from interview.models import Concept, Question, QuestionRevision
+from questions.models import Concept, Question, QuestionRevision
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,14 @@ from django.utils import timezone
 
 from authoring.models import Draft, ProblemReport
 from authoring.selectors import concept_source_text
-from interview import flow
-from interview.grading.offline import grade_offline
-from interview.grading.question_tests import (
+from grading.offline import grade_offline
+from grading.question_tests import (
     QuestionTestFailure,
     QuestionTestReport,
     question_tests_run,
 )
-from interview.models import Attempt, Concept, Question, QuestionRevision
-from interview.services import concept_publish, question_revision_publish
+from practice import services as flow
+from practice.models import Attempt
 from questionbank import STEP_KEYS, Problem, QuestionSpec
 from questionbank.files import (
     MAX_FILE_BYTES,
@@ -37,6 +36,8 @@ from questionbank.files import (
 from questionbank.rendering import render_markdown, render_question
 from questionbank.spec import SLUG_RE
 from questionbank.tests_key import with_answer_test
+from questions.models import Concept, Question, QuestionRevision
+from questions.services import concept_publish, question_revision_publish
 from rate_limits import check_rate, user_client
 
 QUESTION_TEMPLATE = Path(__file__).resolve().parent / "question_template.md"

@@ -16,9 +16,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from accounts.instructors import instructor_required
 from authoring import selectors, services
 from authoring.models import Draft, ProblemReport
-from interview.models import Concept, Question
-from interview.selectors import STEP_TITLES, brief_rows
 from questionbank import STEP_KEYS
+from questions.models import Concept, Question
+from questions.selectors import STEP_TITLES, brief_rows
 from rate_limits import LimitExceeded
 
 MD_CONTENT_TYPE = "text/markdown; charset=utf-8"

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from interview.grading import GraderConfig, grade, grader_inflight  # noqa: E402
-from interview.grading.testing import (  # noqa: E402
+from grading import GraderConfig, grade, grader_inflight  # noqa: E402
+from grading.fake_server import (  # noqa: E402
     FakeChatServer,
     ScriptedReply,
     answer_message,
@@ -155,7 +155,7 @@ def measure_drain(
 
 def read_prefix_cache_counters(root_url: str) -> tuple[float, float]:
     """(queried, hit) prompt tokens from a vLLM /metrics page, summed over label sets."""
-    from interview.grader_status import parse_metrics  # the app's one Prometheus reader
+    from practice.grader_status import parse_metrics  # the app's one Prometheus reader
 
     with urllib.request.urlopen(f"{root_url}/metrics", timeout=10) as response:
         totals = parse_metrics(response.read().decode("utf-8", "replace"))

@@ -5,7 +5,7 @@
 
 Starts the real vLLM server (tools/vllm/server.py; the environment and tiny model must exist:
 tools/vllm/setup.sh and make_tiny_model.py, or run tools/vllm/run-tests.sh once), grades N
-different answers to the same step through `interview.grading.grade` in LLM mode, and reads
+different answers to the same step through `grading.grade` in LLM mode, and reads
 vLLM's /metrics counters vllm:prefix_cache_queries_total and vllm:prefix_cache_hits_total
 before and after. Prints one line:
 
@@ -101,7 +101,7 @@ def read_metrics(root_url: str) -> dict[str, float]:
 
 
 def run(base_url: str, n: int, slug: str, step_key: str) -> dict:
-    from interview.grading import GraderConfig, grade
+    from grading import GraderConfig, grade
 
     root_url = base_url.rstrip("/").removesuffix("/v1")
     step, context = load_step(slug, step_key)

@@ -38,7 +38,7 @@ from urllib.parse import urlencode
 import httpx
 
 from config.serve import web_command
-from interview.grading.stats import percentile
+from grading.stats import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "20"))
@@ -95,8 +95,8 @@ django.setup()
 from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.auth import SESSION_KEY, BACKEND_SESSION_KEY, HASH_SESSION_KEY
-from interview.models import Question
-from interview import flow
+from questions.models import Question
+from practice import services as flow
 revision = Question.objects.get(slug="chat-api-50qps").current_revision
 out = []
 for i in range({CLIENTS}):

@@ -10,7 +10,7 @@ def minimal(request):
 def signed_in_floor(request, attempt_id):
     """What any practice endpoint must do before its own work: load the session and the user,
     and check the attempt is theirs. Reported beside `minimal` to show the floor."""
-    from interview.practice_views import _own_attempt
+    from practice.attempt_views import _own_attempt
 
     if not request.user.is_authenticated:
         return HttpResponse(status=403)

@@ -39,7 +39,10 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "axes",
     "accounts",
-    "interview",
+    "questions",
+    "practice",
+    "mocks",
+    "review",
     "planner",
     "authoring",
 ]
@@ -121,7 +124,7 @@ if os.environ.get("REDIS_URL"):
     }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-# Rendered practice pages (interview.page_cache), in each process's own memory whatever the
+# Rendered practice pages (practice.page_cache), in each process's own memory whatever the
 # default cache is: their keys carry the database state they show, so a copy per process is
 # never stale, and a local hit costs a fraction of a network round trip with a 15 KB page.
 # 2000 pages is about 30 MB per process; the least recently used go first.
@@ -223,7 +226,7 @@ SECURE_CSP = {
 }
 
 # The model grader, read from the environment here and nowhere else. Values stay strings (empty
-# means the default); interview.grading.GraderConfig.from_settings checks and converts them.
+# means the default); grading.GraderConfig.from_settings checks and converts them.
 # GRADER_BASE_URL empty: no model, every answer is graded offline.
 GRADER = {
     name: os.environ.get(name, "")
@@ -241,7 +244,7 @@ GRADER = {
 # Per-user limits on the expensive endpoints (a rate limit is not a budget: hence the quota).
 GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
 GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
-# Each dispute asks an instructor for their time: a few a day per candidate (interview.review).
+# Each dispute asks an instructor for their time: a few a day per candidate (review.services).
 GRADE_DISPUTES_PER_DAY = int(os.environ.get("GRADE_DISPUTES_PER_DAY", "3"))
 # The calculator is cheap but not free: per-user caps on worksheet evaluations and checks.
 NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))

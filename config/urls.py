@@ -9,8 +9,8 @@ urlpatterns = [
     path("planner/", include("planner.urls")),
     path("author/", include("authoring.urls")),
     path("problems/", include("authoring.report_urls")),
-    path("review/", include("interview.review_urls")),
-    path("mock/", include("interview.mock_urls")),
+    path("review/", include("review.urls")),
+    path("mock/", include("mocks.urls")),
     path("admin/", admin.site.urls),
-    path("", include("interview.urls")),
+    path("", include("practice.urls")),
 ]

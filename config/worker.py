@@ -85,8 +85,8 @@ def housekeeping() -> None:
     (a queue write that failed), and end a mock interview past its time that nobody is
     looking at (its answers are submitted as they stood and graded). Every worker runs it;
     both steps are safe to run at once in several processes."""
-    from interview.flow import grading_requeue_stale
-    from interview.mock import mock_sweep
+    from mocks.services import mock_sweep
+    from practice.services import grading_requeue_stale
 
     requeued = grading_requeue_stale(older_than_s=300)
     ended = mock_sweep()

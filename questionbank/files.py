@@ -51,7 +51,7 @@ MISCONCEPTION_KEYS = {"id", "idea", "contradicts", "explanation", "concepts", "r
 CONCEPT_KEYS = {"slug", "title", "summary", "related"}
 ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline"}
 NAPKIN_TEST_KEYS = {"name", "quantity", "answer", "worksheet", "verdict", "mistake", "hint"}
-RUBRIC_VERDICTS = ("hit", "partial", "miss")  # interview.grading.types.VERDICTS
+RUBRIC_VERDICTS = ("hit", "partial", "miss")  # grading.types.VERDICTS
 
 # libyaml's C parser reads the same YAML about ten times faster than PyYAML's pure-Python one,
 # which dominated loading the content (and every test that loads it). A PyYAML built without

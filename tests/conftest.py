@@ -83,7 +83,7 @@ def _fresh_caches():
 @pytest.fixture
 def content_loaded(db):
     """The shipped content/ loaded into the test database."""
-    from interview.services import content_load
+    from questions.services import content_load
 
     report = content_load(root=Path(settings.CONTENT_DIR))
     assert not report.problems, "\n".join(map(str, report.problems))
@@ -93,7 +93,7 @@ def content_loaded(db):
 @pytest.fixture
 def live_server_url(live_server, transactional_db):
     """A real HTTP server on loopback serving the app with the shipped content loaded."""
-    from interview.services import content_load
+    from questions.services import content_load
 
     report = content_load(root=Path(settings.CONTENT_DIR))
     assert not report.problems, "\n".join(map(str, report.problems))

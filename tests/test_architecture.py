@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("accounts", "authoring", "config", "interview", "planner", "questionbank", "bench")
-DJANGO_FREE = ("planner/engine", "interview/grading", "questionbank")
+DJANGO_FREE = ("planner/engine", "grading", "questionbank")
 
 
 def _modules() -> dict[str, Path]:

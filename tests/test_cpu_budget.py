@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from interview.models import Attempt
+from practice.models import Attempt
 from rate_limits import LimitExceeded, cpu_budget
 
 TINY = 1e-6  # seconds: one evaluation spends it

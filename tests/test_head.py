@@ -14,8 +14,11 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.instructors import instructor_grant
 from authoring.services import problem_report_create
-from interview import flow, mock
-from interview.models import Concept, Grade, MockSession, Question
+from mocks import services as mock
+from mocks.models import MockSession
+from practice import services as flow
+from practice.models import Grade
+from questions.models import Concept, Question
 
 
 def _named_patterns(patterns, namespace: str = "") -> list[tuple[str, list[str]]]:

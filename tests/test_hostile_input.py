@@ -62,7 +62,7 @@ def test_no_get_with_hostile_query_parameters_is_a_server_error(client, signed_i
 def test_nul_characters_are_dropped_before_any_view_sees_them(client, signed_in):  # noqa: F811
     """PostgreSQL refuses NUL in a text column: a pasted NUL must not turn a save into a 500
     (CI runs this file on PostgreSQL too)."""
-    from interview.models import StepAnswer
+    from practice.models import StepAnswer
 
     url = reverse(
         "attempt_draft", kwargs={"attempt_id": signed_in["attempt_id"], "step": "architecture"}

@@ -31,8 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "a-long-Passphrase-42"
 SETUP = """
 from django.contrib.auth.models import User
-from interview import flow
-from interview.models import Question
+from practice import services as flow
+from questions.models import Question
 user = User.objects.create_user("steady", password={password!r})
 revision = Question.objects.get(slug="chat-api-50qps").current_revision
 print(flow.attempt_start(user=user, revision=revision).pk)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from interview.models import Question
-from interview.services import content_load
+from questions.models import Question
+from questions.services import content_load
 
 EDITED_TITLE = "Edited by one test only"
 EDITED_PROMPT = "A prompt that only the first test ever wrote."

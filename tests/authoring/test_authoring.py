@@ -15,11 +15,13 @@ from django.urls import URLPattern, reverse
 from authoring import services
 from authoring.models import Draft, ProblemReport
 from authoring.urls import urlpatterns as authoring_urls
-from interview import flow
-from interview.history import candidate_history
-from interview.models import Attempt, Concept, Question, QuestionRevision
-from interview.selectors import attempt_number, question_list
-from interview.services import content_load
+from practice import services as flow
+from practice.history import candidate_history
+from practice.models import Attempt
+from practice.selectors import attempt_number
+from questions.models import Concept, Question, QuestionRevision
+from questions.selectors import question_list
+from questions.services import content_load
 
 CHAT = "chat-api-50qps"
 CHAT_FILE = Path(settings.CONTENT_DIR) / "questions" / f"{CHAT}.md"

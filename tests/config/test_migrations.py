@@ -26,8 +26,9 @@ call_command("migrate", "interview", "0004", verbosity=0)
 call_command("migrate", verbosity=0)
 call_command("load_content", verbosity=0)
 
-from interview import flow
-from interview.models import Grade, Question, Submission
+from practice import services as flow
+from practice.models import Grade, Submission
+from questions.models import Question
 
 user = User.objects.create_user("rows", password="rows-Passphrase-1")
 revision = Question.objects.get(slug="chat-api-50qps").current_revision

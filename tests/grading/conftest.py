@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
-from interview.grading import GraderConfig
-from interview.grading.health import default_health_cache
-from interview.grading.testing import FakeChatServer
+from grading import GraderConfig
+from grading.fake_server import FakeChatServer
+from grading.health import default_health_cache
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")

@@ -9,16 +9,16 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings
 
-from interview.grading import (
+from grading import (
     GraderConfig,
     TTLCache,
     grade,
     grader_inflight,
     model_is_up,
 )
-from interview.grading.health import last_health, mark_model_down, probe_model
-from interview.grading.inflight import GateTimeout, InflightGate
-from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
+from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
+from grading.health import last_health, mark_model_down, probe_model
+from grading.inflight import GateTimeout, InflightGate
 
 # --- configuration ----------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from bench.grading import BENCH_STEP, bench_answers, main, measure_drain, prefix_cache_hit_rate
-from interview.grading import GraderConfig
-from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
+from grading import GraderConfig
+from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
 
 
 def test_a_small_drain_respects_the_cap():

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from interview.grading.testing import ScriptedReply, grade_content, response_ids
+from grading.fake_server import ScriptedReply, grade_content, response_ids
 
 # Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
 pytestmark = pytest.mark.processes

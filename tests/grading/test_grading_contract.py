@@ -1,6 +1,6 @@
 """Contract tests of the model grader against a real loopback HTTP server.
 
-The server (interview.grading.testing.FakeChatServer) speaks OpenAI chat completions with
+The server (grading.fake_server.FakeChatServer) speaks OpenAI chat completions with
 vLLM's response and error shapes and is scripted per test. The `openai` client, its timeout
 and its retries run for real. Both what comes back and what was sent are checked.
 """
@@ -12,16 +12,16 @@ import socket
 
 import pytest
 
-from interview.grading import DISAGREEMENT_THRESHOLD, GraderConfig, grade, review_reason
-from interview.grading.llm import SYSTEM_PROMPT
-from interview.grading.offline import grade_offline
-from interview.grading.testing import (
+from grading import DISAGREEMENT_THRESHOLD, GraderConfig, grade, review_reason
+from grading.fake_server import (
     ScriptedReply,
     answer_message,
     error_reply,
     grade_content,
     response_ids,
 )
+from grading.llm import SYSTEM_PROMPT
+from grading.offline import grade_offline
 
 GOOD_ANSWER = (
     "Clients reach an API gateway that checks keys and rate-limits.\n"

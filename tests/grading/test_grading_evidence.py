@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from interview.grading import GraderConfig, grade, grade_offline
-from interview.grading.evidence import content_terms, step_vocabulary
-from interview.grading.testing import FakeChatServer, ScriptedReply, grade_content, response_ids
-from interview.grading.types import rubric_points
+from grading import GraderConfig, grade, grade_offline
+from grading.evidence import content_terms, step_vocabulary
+from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
+from grading.types import rubric_points
 
 GENERIC = "I would use some servers for this system here. It should work fine."
 GENERIC_QUOTE = "I would use some servers for this system here."

@@ -17,16 +17,16 @@ import json
 
 import pytest
 
-from interview.grading import GraderConfig, grade
-from interview.grading.offline import grade_offline
-from interview.grading.testing import (
+from grading import GraderConfig, grade
+from grading.fake_server import (
     FakeChatServer,
     ScriptedReply,
     answer_message,
     grade_content,
     response_ids,
 )
-from interview.grading.text import strip_special_tokens
+from grading.offline import grade_offline
+from grading.text import strip_special_tokens
 
 ARCH_BASE = (
     "Clients reach an API gateway that terminates TLS and applies rate limits.\n"

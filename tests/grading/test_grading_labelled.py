@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from interview.grading import grade
+from grading import grade
 
 LABELLED = Path(__file__).resolve().parent / "labelled_answers.yaml"
 RHO_ALL = 0.70

@@ -12,8 +12,8 @@ import json
 
 import pytest
 
-from interview.grading import grade
-from interview.grading.testing import ScriptedReply, answer_message, response_ids
+from grading import grade
+from grading.fake_server import ScriptedReply, answer_message, response_ids
 from questionbank import load_question_spec
 
 WRONG = "We autoscale whenever GPU utilisation passes 80 percent, adding a replica each time."

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from interview.grading import grade
+from grading import grade
 from questionbank import load_question_spec
 
 ANSWERS = yaml.safe_load(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from interview.grading import GradeResult, grade
-from interview.grading.offline import MAX_ANSWER_CHARS, grade_offline
-from interview.grading.text import quote_span
-from interview.grading.types import RubricPointVerdict, rubric_points, weighted_score
+from grading import GradeResult, grade
+from grading.offline import MAX_ANSWER_CHARS, grade_offline
+from grading.text import quote_span
+from grading.types import RubricPointVerdict, rubric_points, weighted_score
 
 
 @pytest.fixture

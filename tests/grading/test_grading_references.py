@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from interview.grading import grade
+from grading import grade
 from questionbank import FollowUp, QuestionSpec, StepSpec, load_question_spec
 
 SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")

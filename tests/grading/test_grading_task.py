@@ -14,10 +14,12 @@ from django.contrib.auth.models import User
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
-from interview import feedback, flow
-from interview.grading import grade_offline
-from interview.grading.testing import FakeChatServer, ScriptedReply, error_reply, grade_content
-from interview.models import Grade, Question, Submission
+from grading import grade_offline
+from grading.fake_server import FakeChatServer, ScriptedReply, error_reply, grade_content
+from practice import feedback
+from practice import services as flow
+from practice.models import Grade, Submission
+from questions.models import Question
 
 ANSWER = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
@@ -25,7 +27,7 @@ ANSWER = (
     "vllm:num_requests_waiting, rather than on GPU utilisation."
 )
 GENERIC = "I would use some servers for this system here. It should work fine."
-TASK = "interview.flow.grade_submission"
+TASK = "practice.services.grade_submission"
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interview.grading.text import (
+from grading.text import (
     Phrase,
     find_phrase,
     fold_word,

@@ -13,8 +13,8 @@ BROWSER_PASSWORD = "a-long-Passphrase-42"
 def step_page(browser, live_server_url):
     """A signed-in candidate's architecture step, open in a fresh browser context:
     (page, attempt). The candidate is BROWSER_USERNAME / BROWSER_PASSWORD."""
-    from interview import flow
-    from interview.models import Question
+    from practice import services as flow
+    from questions.models import Question
 
     user = User.objects.create_user(BROWSER_USERNAME, password=BROWSER_PASSWORD)
     revision = Question.objects.get(slug="chat-api-50qps").current_revision

@@ -4,8 +4,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from interview import flow
-from interview.models import Attempt, StepAnswer
+from practice import services as flow
+from practice.models import Attempt, StepAnswer
 from rate_limits import LimitExceeded
 
 START = reverse("attempt_start", args=["chat-api-50qps"])

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from interview.models import Concept, Question, QuestionRevision, RevisionImmutableError
-from interview.services import content_load
 from questionbank import STEP_KEYS
+from questions.models import Concept, Question, QuestionRevision, RevisionImmutableError
+from questions.services import content_load
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"

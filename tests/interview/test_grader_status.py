@@ -9,12 +9,13 @@ from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
-from interview import flow
-from interview.grader_status import parse_metrics
-from interview.grading import GraderConfig, mark_model_down
-from interview.grading.stats import percentile
-from interview.grading.testing import FakeChatServer
-from interview.models import Grade, Question
+from grading import GraderConfig, mark_model_down
+from grading.fake_server import FakeChatServer
+from grading.stats import percentile
+from practice import services as flow
+from practice.grader_status import parse_metrics
+from practice.models import Grade
+from questions.models import Question
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from questions.models import QuestionRevision
 
 PAGE, WINDOW = 20, 30
 

@@ -70,9 +70,9 @@ def site(django_db_setup, django_db_blocker):
     from django.test import Client
     from pytest_django.live_server_helper import LiveServer
 
-    from interview import flow
-    from interview.models import Question
-    from interview.services import content_load
+    from practice import services as flow
+    from questions.models import Question
+    from questions.services import content_load
 
     with django_db_blocker.unblock():
         # The rows are committed and flushed afterwards: only ever in a test database.
@@ -109,7 +109,7 @@ def is_test_database() -> bool:
 def test_the_walk_visits_shipped_content_in_a_test_database(content_loaded):
     """Also makes pytest-django set up the test database when this module runs alone: the walk
     itself asks for no `db` fixture (see `site`)."""
-    from interview.models import Concept, Question
+    from questions.models import Concept, Question
 
     assert is_test_database()
     walked = {p.split("/")[2] for p in PAGES if p.startswith(("/questions/", "/concepts/"))}

@@ -2,7 +2,7 @@
 
 Everything here is real except the model: a `manage.py db_worker` subprocess on the test
 database, `manage.py requeue_grading`, and the loopback OpenAI-compatible server from
-interview.grading.testing standing in for vLLM. Submissions go through `interview.flow`, so
+grading.fake_server standing in for vLLM. Submissions go through `practice.services`, so
 the grading task is enqueued on commit exactly as the views do it.
 
 - The worker is SIGKILLed while the model is answering: the submission and its text survive,
@@ -32,8 +32,7 @@ from django.core.cache import cache
 from django.db import connection
 from django_tasks_db.models import DBTaskResult
 
-from interview.flow import answer_open, attempt_start, step_submit
-from interview.grading.testing import (
+from grading.fake_server import (
     FakeChatServer,
     ScriptedReply,
     _handler_for,
@@ -42,8 +41,10 @@ from interview.grading.testing import (
     grade_content,
     response_ids,
 )
-from interview.models import Grade, Question, StepAnswer, Submission
-from interview.services import content_load
+from practice.models import Grade, StepAnswer, Submission
+from practice.services import answer_open, attempt_start, step_submit
+from questions.models import Question
+from questions.services import content_load
 
 # Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.processes]
@@ -59,7 +60,7 @@ ANSWER = (
 )
 # What the scripted model quotes for the point it awards: verbatim from ANSWER.
 EVIDENCE = "a prefix-aware router in front of ten vLLM replicas"
-TASK_PATH = "interview.flow.grade_submission"
+TASK_PATH = "practice.services.grade_submission"
 
 
 # --- the fake model --------------------------------------------------------------------------
@@ -677,7 +678,7 @@ def test_after_the_database_is_unreachable_for_20_s_the_site_serves_and_grades_a
 def test_a_submission_that_keeps_crashing_the_task_stops_being_requeued(answer):
     """A bug that crashes grading on one submission must not have the sweeper re-queue it for
     ever: once its tries are used up it is marked offline and left alone."""
-    from interview.flow import grading_requeue_stale, grading_tries_cap
+    from practice.services import grading_requeue_stale, grading_tries_cap
 
     submission = submit(answer)
     Submission.objects.filter(pk=submission.pk).update(

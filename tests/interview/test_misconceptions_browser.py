@@ -19,8 +19,8 @@ IDEA = "GPU utilisation is the signal to autoscale on."
 def test_a_wrong_idea_is_named_and_explained_first_then_listed_on_the_scorecard(
     step_page, live_server_url
 ):
-    from interview import flow
-    from interview.models import Submission
+    from practice import services as flow
+    from practice.models import Submission
 
     page, attempt = step_page
     page.locator("#answer-text").fill(ANSWER)

@@ -5,9 +5,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from interview import flow
-from interview.feedback import feedback_context
-from interview.models import Attempt, Grade, Question, StepAnswer, Submission
+from practice import services as flow
+from practice.feedback import feedback_context
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from questions.models import Question
 
 WRONG = "The autoscaler adds a replica whenever average GPU utilization goes above 80 percent."
 ANSWER = "Clients reach an API gateway that terminates TLS and applies rate limits. " + WRONG

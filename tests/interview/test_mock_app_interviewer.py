@@ -5,12 +5,14 @@ rewords the authored probe; the answer is graded against that point."""
 import pytest
 from django.contrib.auth.models import User
 
-from interview import flow, mock
-from interview.grading.probe import weakest_point
-from interview.grading.testing import FakeChatServer, ScriptedReply
-from interview.mock_log import Kind, pending_follow_up
-from interview.models import Grade, Question, Submission
+from grading.fake_server import FakeChatServer, ScriptedReply
+from grading.probe import weakest_point
+from mocks import services as mock
+from mocks.log import Kind, pending_follow_up
+from practice import services as flow
+from practice.models import Grade, Submission
 from questionbank import RubricPoint
+from questions.models import Question
 
 # Hits the gateway, the prefix-aware router and autoscaling on queue depth (the other two
 # points of weight 2 besides prefix caching), says nothing of prefix caching itself.
@@ -126,8 +128,8 @@ def test_a_reachable_model_rewords_the_probe_and_a_bad_reply_is_not_asked(app_se
 
 
 def test_a_model_reply_that_is_not_a_short_question_is_replaced_by_the_probe():
-    from interview.grading.config import GraderConfig
-    from interview.grading.probe import reword_probe
+    from grading.config import GraderConfig
+    from grading.probe import reword_probe
 
     point = RubricPoint(id="p", says="p", probe="What do you cache?")
     with FakeChatServer() as server:

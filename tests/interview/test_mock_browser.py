@@ -16,8 +16,11 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from interview import flow, mock
-from interview.models import MockSession, Question, Submission
+from mocks import services as mock
+from mocks.models import MockSession
+from practice import services as flow
+from practice.models import Submission
+from questions.models import Question
 from tests.conftest import save_screenshot, signed_in_context
 from tests.conftest import watched_page as new_page
 from tests.interview.test_layout_a11y_browser import PHONE

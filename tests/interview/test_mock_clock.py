@@ -8,17 +8,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from interview import flow, mock
-from interview.mock_log import Kind, pending_follow_up
-from interview.models import (
-    Attempt,
-    Grade,
-    MockEvent,
-    MockSession,
-    Question,
-    StepAnswer,
-    Submission,
-)
+from mocks import services as mock
+from mocks.log import Kind, pending_follow_up
+from mocks.models import MockEvent, MockSession
+from practice import services as flow
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from questions.models import Question
 
 ARCHITECTURE_DRAFT = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
@@ -178,7 +173,7 @@ def test_the_candidate_sees_the_time_nudge_and_the_end_on_a_reload(session):
     from django.test import Client
     from django.urls import reverse
 
-    from interview.models import MockSession
+    from mocks.models import MockSession
 
     client = Client()
     client.force_login(session.attempt.user)

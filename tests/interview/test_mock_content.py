@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.conf import settings
 
-from interview.models import Question
 from questionbank.files import parse_file, validate_question
+from questions.models import Question
 
 Q1 = Path(settings.CONTENT_DIR) / "questions" / "chat-api-50qps.md"
 

@@ -10,9 +10,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from interview import mock
-from interview.mock_log import Kind
-from interview.models import MockSession, Question
+from mocks import services as mock
+from mocks.log import Kind
+from mocks.models import MockSession
+from questions.models import Question
 
 
 @pytest.fixture

@@ -9,9 +9,12 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from interview import flow, mock
-from interview.mock_log import Kind
-from interview.models import MockSession, Question, Submission
+from mocks import services as mock
+from mocks.log import Kind
+from mocks.models import MockSession
+from practice import services as flow
+from practice.models import Submission
+from questions.models import Question
 
 ARCHITECTURE = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "

@@ -6,9 +6,11 @@ candidate, and an app-mode session has nobody to invite."""
 import pytest
 from django.urls import reverse
 
-from interview import flow, mock
-from interview.mock_log import Kind
-from interview.models import MockSession, Submission
+from mocks import services as mock
+from mocks.log import Kind
+from mocks.models import MockSession
+from practice import services as flow
+from practice.models import Submission
 from tests.interview.test_mock_live import ARCHITECTURE, live, url  # noqa: F401 (fixture)
 
 
@@ -94,7 +96,7 @@ def test_a_second_tab_polling_another_step_does_not_move_the_candidate(live):  #
 def test_an_app_session_has_nobody_to_invite(content_loaded):
     from django.contrib.auth.models import User
 
-    from interview.models import Question
+    from questions.models import Question
 
     user = User.objects.create(username="solo")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision

@@ -11,9 +11,13 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from interview import flow, mock, mock_report
-from interview.mock_log import Kind
-from interview.models import MockEvent, MockSession, Question, Submission
+from mocks import report as mock_report
+from mocks import services as mock
+from mocks.log import Kind
+from mocks.models import MockEvent, MockSession
+from practice import services as flow
+from practice.models import Submission
+from questions.models import Question
 
 EXPECTED = Path(__file__).parent / "fixtures" / "mock_report.md"
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -150,7 +154,7 @@ def test_history_lists_the_session_and_its_trend_counts_it(seeded):
     html = client.get(reverse("history")).content.decode()
     assert "mock interview" in html
     assert reverse("mock_report", kwargs={"session_id": seeded.pk}) in html
-    from interview.history import candidate_history
+    from practice.history import candidate_history
 
     trends = {t["key"]: t["series"] for t in candidate_history(seeded.attempt.user)["trends"]}
     assert len(trends["clarify"]) == 1 and len(trends["architecture"]) == 1

@@ -1,4 +1,4 @@
-"""Cached practice pages: keyed on the versions that interview.flow's writes bump."""
+"""Cached practice pages: keyed on the versions that practice.services's writes bump."""
 
 import re
 
@@ -11,8 +11,10 @@ from django.core.cache import caches
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
 
-from interview import flow, page_cache
-from interview.models import Attempt, Question, StepAnswer, Submission
+from practice import page_cache
+from practice import services as flow
+from practice.models import Attempt, StepAnswer, Submission
+from questions.models import Question
 
 TOKEN = re.compile(r'"x-csrftoken": "([A-Za-z0-9]+)"')
 

@@ -10,8 +10,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from interview.flow import submission_grade
-from interview.models import Attempt, Grade, QuestionRevision, StepAnswer, Submission
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from practice.services import submission_grade
+from questions.models import QuestionRevision
 
 ARCHITECTURE_ANSWER = (
     "Clients go through an API gateway that handles auth and rate limits, then a prefix-aware "
@@ -561,7 +562,7 @@ def test_page_queries_stay_constant_as_attempts_grow(
 def test_a_model_down_for_longer_than_the_backoff_is_still_retried(
     client_in, attempt, settings, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from interview import flow
+    from practice import services as flow
 
     settings.GRADING_RETRY_BACKOFF_S = [1.0, 2.0]
     settings.GRADING_RETRY_TAIL = 3
@@ -651,7 +652,7 @@ COMPLETE_BOXES = {
 def test_a_complete_worksheet_scores_high_without_check_pressed_or_notes(
     client_in, attempt, django_capture_on_commit_callbacks
 ):
-    from interview.scoring import submission_score
+    from practice.scoring import submission_score
 
     with django_capture_on_commit_callbacks(execute=False):
         response = client_in.post(

@@ -279,7 +279,7 @@ def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worke
 
 
 def test_enter_in_a_check_box_checks_that_quantity_and_never_submits(page, live_server_url):
-    from interview.models import Submission
+    from practice.models import Submission
 
     sign_up(page, live_server_url, "enterkey")
     page.get_by_role("button", name="Start practising").click()
@@ -318,7 +318,7 @@ def test_a_submit_marks_the_step_done_in_the_progress_bar_without_a_reload(page,
 
 
 def test_enter_in_a_check_box_checks_without_javascript_too(browser, live_server_url):
-    from interview.models import StepAnswer, Submission
+    from practice.models import StepAnswer, Submission
 
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

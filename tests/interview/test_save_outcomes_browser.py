@@ -40,7 +40,7 @@ def _saved(page, text: str) -> None:
 
 
 def test_a_conflict_from_another_tab_is_shown_and_the_text_kept(step_page):
-    from interview import flow
+    from practice import services as flow
 
     page, attempt = step_page
     _saved(page, "A gateway, a router and ten replicas.")

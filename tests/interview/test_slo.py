@@ -2,8 +2,8 @@
 
 import pytest
 
-from interview.grading import grade
-from interview.slo import card_as_text, parse_number, review_card
+from grading import grade
+from practice.slo import card_as_text, parse_number, review_card
 from questionbank import load_question_spec
 
 BRIEF = load_question_spec("chat-api-50qps").brief

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from interview.grading import PROMPT_VERSION, GraderConfig
-from interview.grading.question_tests import (
+from grading import PROMPT_VERSION, GraderConfig
+from grading.fake_server import FakeChatServer, ScriptedReply
+from grading.question_tests import (
     GraderUnavailable,
     content_tests_run,
     question_tests_run,
 )
-from interview.grading.testing import FakeChatServer, ScriptedReply
 from questionbank import STEP_KEYS, load_question, parse_file
 from questionbank.files import question_spec
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from interview.models import Attempt, Grade, Question, StepAnswer, Submission
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from questions.models import Question
 
 SLUG = "chat-api-50qps"
 

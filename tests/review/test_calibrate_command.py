@@ -11,9 +11,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from sklearn.metrics import cohen_kappa_score
 
-from interview.grading import grade
-from interview.grading.types import VERDICTS
-from interview.models import CalibrationLabel, CalibrationRun, Question
+from grading import grade
+from grading.types import VERDICTS
+from questions.models import Question
+from review.models import CalibrationLabel, CalibrationRun
 
 SLUG = "chat-api-50qps"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from interview.item_stats import question_item_stats
-from interview.models import Question
+from questions.models import Question
+from review.item_stats import question_item_stats
 
 from .conftest import make_submission
 

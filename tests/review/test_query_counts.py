@@ -9,9 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from interview.calibration import labels_import
-from interview.grading.calibration import LabelledAnswer
-from interview.models import Question
+from grading.calibration import LabelledAnswer
+from questions.models import Question
+from review.calibration import labels_import
 
 from .conftest import make_submission
 

@@ -8,18 +8,20 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from interview import flow
-from interview.feedback import feedback_context
-from interview.grading.testing import (
+from grading.fake_server import (
     FakeChatServer,
     ScriptedReply,
     error_reply,
     grade_content,
     response_ids,
 )
-from interview.models import CalibrationLabel, Grade, GradeDispute, Question, Submission
-from interview.review import review_queue
-from interview.scoring import primary_grade, submission_score
+from practice import services as flow
+from practice.feedback import feedback_context
+from practice.models import Grade, Submission
+from practice.scoring import primary_grade, submission_score
+from questions.models import Question
+from review.models import CalibrationLabel, GradeDispute
+from review.services import review_queue
 
 from .conftest import make_submission
 
@@ -263,7 +265,7 @@ def test_labelling_is_blind_and_the_instructor_verdict_wins(
 def test_a_review_keeps_the_wrong_ideas_unless_the_instructor_credits_the_point(
     content_loaded, candidate, instructor
 ):
-    from interview.review import review_store
+    from review.services import review_store
 
     found = [{"id": "a1-autoscale-gpu-util", "evidence": "We autoscale on GPU utilisation."}]
     submission = make_submission(

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from interview.calibration import labels_import
-from interview.grading.calibration import LabelledAnswer
-from interview.models import CalibrationRun, Grade, Question
+from grading.calibration import LabelledAnswer
+from practice.models import Grade
+from questions.models import Question
+from review.calibration import labels_import
+from review.models import CalibrationRun
 
 from .conftest import make_submission
 
@@ -96,7 +98,7 @@ def test_the_item_statistics_page_renders(content_loaded, client, candidate, ins
 
 
 def test_a_changed_prompt_marks_the_model_figures_stale(content_loaded, client, instructor):
-    from interview.calibration import current_version
+    from review.calibration import current_version
 
     question = Question.objects.get(slug=SLUG)
     model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
@@ -122,8 +124,8 @@ def test_the_model_prompt_version_follows_the_brief_the_prompt_carries(content_l
     version (and the model's calibration figures go stale), as an edited rubric is."""
     from dataclasses import replace
 
-    from interview.calibration import grading_context
-    from interview.grading.llm import prompt_version_for
+    from grading.llm import prompt_version_for
+    from review.calibration import grading_context
 
     revision = Question.objects.get(slug=SLUG).current_revision
     step = revision.question_spec.step("architecture")
@@ -138,7 +140,7 @@ def test_the_model_prompt_version_follows_the_brief_the_prompt_carries(content_l
 def test_the_offline_version_follows_the_misconceptions_it_caps_by(content_loaded):
     from dataclasses import replace
 
-    from interview.grading.offline import rubric_version_for
+    from grading.offline import rubric_version_for
 
     step = Question.objects.get(slug=SLUG).current_revision.question_spec.step("architecture")
     first = step.misconceptions[0]

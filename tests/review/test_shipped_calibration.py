@@ -26,10 +26,10 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from interview.calibration import labels_check
-from interview.grading.calibration import read_labels
-from interview.models import Question
-from interview.review import CALIBRATED_STEPS
+from grading.calibration import read_labels
+from questions.models import Question
+from review.calibration import labels_check
+from review.services import CALIBRATED_STEPS
 
 SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
 KINDS = {"strong", "partial", "weak", "paraphrase", "keyword-stuffed"}

@@ -29,9 +29,9 @@ MARK = "@@CALIBRATION@@"
 # the figures with the verdict pairs they were computed from.
 MEASURE = """
 import json
-from interview.calibration import calibration_measure
-from interview.grading.calibration import read_labels
-from interview.models import Question
+from review.calibration import calibration_measure
+from grading.calibration import read_labels
+from questions.models import Question
 entries, _ = read_labels(open({labels!r}, encoding="utf-8").read())
 measured = calibration_measure(
     question=Question.objects.get(slug="chat-api-50qps"), step_key="architecture",

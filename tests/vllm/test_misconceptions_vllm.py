@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from interview.grading import GraderConfig, grade
-from interview.grading import llm as llm_grader
+from grading import GraderConfig, grade
+from grading import llm as llm_grader
 from questionbank import load_question_spec
 
 pytestmark = pytest.mark.vllm

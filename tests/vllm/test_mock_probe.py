@@ -19,10 +19,12 @@ SEEDED_ARCHITECTURE = (
 def test_the_targeted_follow_up_is_the_one_the_rule_predicts(
     use_vllm_grader, vllm_report, content_loaded
 ):
-    from interview import flow, mock
-    from interview.grading.probe import probe_text, weakest_point
-    from interview.mock_log import Kind
-    from interview.models import Grade, Question
+    from grading.probe import probe_text, weakest_point
+    from mocks import services as mock
+    from mocks.log import Kind
+    from practice import services as flow
+    from practice.models import Grade
+    from questions.models import Question
 
     user = User.objects.create(username="candidate")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from interview.grading import PROMPT_VERSION, GraderConfig
-from interview.grading.question_tests import question_tests_run
+from grading import PROMPT_VERSION, GraderConfig
+from grading.question_tests import question_tests_run
 from questionbank import parse_file
 from questionbank.files import question_spec
 

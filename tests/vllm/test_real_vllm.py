@@ -2,7 +2,7 @@
 
 First the server itself through the `openai` client: the structured-output request the grader
 relies on, the model list, /version and /metrics. Then grading through the app, by the engine
-(`interview.grading.grade`) and by the `grade` command, with honest and hostile answers. The
+(`grading.grade`) and by the `grade` command, with honest and hostile answers. The
 model's weights are random, so what it writes is nonsense of the schema's shape; the app must
 survive every such output, award nothing without verbatim evidence, and say which grader
 answered (or why it fell back).
@@ -238,9 +238,9 @@ def assert_sound_grade(result: dict, answer: str, rubric_ids: set[str]) -> None:
 
 def _grading():
     try:
-        from interview.grading import GraderConfig, grade
+        from grading import GraderConfig, grade
     except ImportError as e:  # pragma: no cover - only while the engine is being written
-        pytest.fail(f"interview.grading is not importable: {e}", pytrace=False)
+        pytest.fail(f"grading is not importable: {e}", pytrace=False)
     return grade, GraderConfig
 
 
@@ -256,7 +256,7 @@ def _summary(result: dict) -> str:
 
 @pytest.fixture(scope="module")
 def engine_results(vllm_server, vllm_server_process, vllm_model_name, vllm_report):
-    """Every answer in ANSWERS graded once in LLM mode through interview.grading."""
+    """Every answer in ANSWERS graded once in LLM mode through grading."""
     grade, GraderConfig = _grading()
     config = GraderConfig(base_url=vllm_server, model=vllm_model_name)
     before = _requests_served(vllm_server_process)

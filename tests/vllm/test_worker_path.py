@@ -1,6 +1,6 @@
 """The grading task run by a real worker against the real vLLM server (issue 4, tests item 2).
 
-Submissions are made through the practice flow (`interview.flow.step_submit`, which enqueues
+Submissions are made through the practice flow (`practice.services.step_submit`, which enqueues
 the grading task on commit) in the private database of `vllm_grader_env`; then a real
 `manage.py db_worker --batch` with that environment drains the queue, grading by the vLLM
 server. The tiny random model writes nonsense of the schema's shape, so either grader may
@@ -48,8 +48,8 @@ ANSWERS = {
 SUBMIT = """
 import json
 from django.contrib.auth.models import User
-from interview.flow import answer_open, attempt_start, step_submit
-from interview.models import Question
+from practice.services import answer_open, attempt_start, step_submit
+from questions.models import Question
 
 answers = json.loads({answers!r})
 user = User.objects.create_user({username!r}, password="worker-Passphrase-1")
@@ -66,7 +66,7 @@ print({mark!r} + json.dumps(ids))
 REPORT = """
 import json
 from django_tasks_db.models import DBTaskResult
-from interview.models import Grade, Submission
+from practice.models import Grade, Submission
 
 ids = json.loads({ids!r})
 out = {{}}
@@ -74,7 +74,7 @@ for step, pk in ids.items():
     submission = Submission.objects.get(pk=pk)
     tasks = [
         {{"status": t.status, "return_value": t.return_value, "traceback": t.traceback[-2000:]}}
-        for t in DBTaskResult.objects.filter(task_path="interview.flow.grade_submission")
+        for t in DBTaskResult.objects.filter(task_path="practice.services.grade_submission")
         .order_by("enqueued_at")
         if t.args_kwargs.get("args") == [pk]
     ]

@@ -242,7 +242,7 @@ def parse_metrics(text: str) -> dict[str, float]:
     """Prometheus text -> {name: value summed over label sets} (unlabelled samples too).
 
     This launcher runs under a bare python3 without the app's packages, so it keeps its own
-    copy of interview.grader_status.parse_metrics rather than importing the app.
+    copy of practice.grader_status.parse_metrics rather than importing the app.
     """
     out: dict[str, float] = {}
     for line in text.splitlines():

@@ -1,0 +1,476 @@
+"""The tests inside a question file (its `tests:` key), run against the graders.
+
+    question_tests_run(cf, spec, grader="rubric" | "llm", config=None) -> QuestionTestReport
+    content_tests_run(root, grader=..., config=None) -> ContentTestReport  (a file or a tree)
+
+Three kinds of test (content/README.md, "Tests"):
+- answer tests, per step or tradeoffs follow-up: an answer and the verdict a human expert
+  gives on each rubric point (`expect`), with `offline` naming the verdicts the offline grader
+  is known to give instead (a paraphrase its phrase lists cannot see: the model grader's job);
+- napkin tests, under `estimate`: an expression for a quantity and the checker's verdict, the
+  known mistake's kind and words of its hint, exactly as the worksheet's Check button judges it;
+- built in, for every step and follow-up with no authoring: the reference answer scores at
+  least 0.8 offline, an empty answer and an off-topic one at most 0.2.
+
+With grader "rubric" answer tests expect the offline verdicts (`expect` overlaid with
+`offline`); with "llm" they go through the model grader and expect the human verdicts. Every
+result keeps the grader, model and prompt version that produced it, so a caller can store it.
+Each failure points at its test in the file (file:line). No Django imports.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from grading.config import GraderConfig
+from grading.offline import RUBRIC_GRADER_VERSION, grade_offline
+from questionbank.files import ContentFile, parse_file, question_spec, read_tree
+from questionbank.spec import FollowUp, QuestionSpec, StepSpec
+
+TestGrader = Literal["rubric", "llm"]
+
+REFERENCE_MIN_SCORE = 0.8
+JUNK_MAX_SCORE = 0.2
+# Nothing of LLM serving in it: no rubric of a design question should find anything here.
+OFF_TOPIC_ANSWER = (
+    "Sourdough wants a long, cool proof overnight. Fold the dough gently a few times, shape "
+    "it into a tight ball, and bake it in a very hot oven until the crust turns dark brown."
+)
+CHECKER_VERSION = "napkin-checker"
+# The `test` of a failure that is a validation problem of the file, not a test that ran.
+VALIDATION = "validation"
+
+
+class GraderUnavailable(Exception):
+    """The model grader was asked for, but none is configured (no GRADER_BASE_URL)."""
+
+
+@dataclass(frozen=True)
+class QuestionTestFailure:
+    """One failed test: where it is written, what it expected and what the grader said."""
+
+    file: str
+    line: int
+    test: str
+    expected: str
+    got: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "test": self.test,
+            "expected": self.expected,
+            "got": self.got,
+        }
+
+    def __str__(self) -> str:
+        if self.test == VALIDATION:
+            return f"{self.file}:{self.line}: {self.got}"
+        return f"{self.file}:{self.line}: {self.test}: expected {self.expected}, got {self.got}"
+
+
+@dataclass(frozen=True)
+class QuestionTestResult:
+    """One test, passed or not, with what produced its verdicts.
+
+    `kind` is "answer", "napkin" or "builtin"; `part` the step key or follow-up id;
+    `grader` "rubric", "llm" or "checker" (napkin tests); `verdicts` point id -> verdict for
+    graded answers, or {"verdict", "mistake", "hint"} for a napkin test. `fallback_reason` is
+    set when the model grader was asked for and the offline grade stood in.
+    """
+
+    test: str
+    part: str
+    kind: str
+    file: str
+    line: int
+    grader: str
+    model: str | None
+    prompt_version: str
+    score: float | None = None
+    verdicts: dict[str, str] = field(default_factory=dict)
+    fallback_reason: str | None = None
+    failure: QuestionTestFailure | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "part": self.part,
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "passed": self.passed,
+            "grader": self.grader,
+            "model": self.model,
+            "prompt_version": self.prompt_version,
+            "score": self.score,
+            "verdicts": dict(self.verdicts),
+            "fallback_reason": self.fallback_reason,
+            "failure": self.failure.as_dict() if self.failure else None,
+        }
+
+
+@dataclass(frozen=True)
+class QuestionTestReport:
+    """Every test of one question file, in the file's order (built-ins first per part)."""
+
+    file: str
+    slug: str
+    grader: str
+    results: tuple[QuestionTestResult, ...]
+
+    @property
+    def tests(self) -> int:
+        return len(self.results)
+
+    @property
+    def failures(self) -> tuple[QuestionTestFailure, ...]:
+        return tuple(r.failure for r in self.results if r.failure is not None)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+    def parts_tested(self) -> set[str]:
+        """Steps and follow-ups with at least one authored test (built-ins not counted)."""
+        return {r.part for r in self.results if r.kind != "builtin"}
+
+
+@dataclass(frozen=True)
+class ContentTestReport:
+    """The tests of every question under a path, plus the validation problems that kept a
+    file from being tested (each one a failure at its file:line)."""
+
+    questions: int
+    reports: tuple[QuestionTestReport, ...]
+    problems: tuple[QuestionTestFailure, ...]
+
+    @property
+    def tests(self) -> int:
+        return sum(r.tests for r in self.reports) + len(self.problems)
+
+    @property
+    def failures(self) -> tuple[QuestionTestFailure, ...]:
+        return self.problems + tuple(f for r in self.reports for f in r.failures)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `test_content --json` object."""
+        failures = self.failures
+        graded_by = Counter(
+            (r.grader, r.model or "", r.prompt_version) for rep in self.reports for r in rep.results
+        )
+        return {
+            "questions": self.questions,
+            "tests": self.tests,
+            "failed": len(failures),
+            "failures": [f.as_dict() for f in failures],
+            # What produced the verdicts (a model's name and prompt version with --grader llm),
+            # so a stored run says which grader it measured.
+            "graded_by": [
+                {"grader": g, "model": m, "prompt_version": v, "tests": n}
+                for (g, m, v), n in sorted(graded_by.items())
+            ],
+        }
+
+
+# --- running ----------------------------------------------------------------------------------
+
+
+def _parts(spec: QuestionSpec) -> list[tuple[str, StepSpec | FollowUp, tuple]]:
+    """Every gradable part: (step key or follow-up id, the part, its path in the file)."""
+    out: list[tuple[str, StepSpec | FollowUp, tuple]] = []
+    for step in spec.steps:
+        out.append((step.key, step, ("steps", step.key)))
+        for i, follow_up in enumerate(step.follow_ups):
+            out.append((follow_up.id, follow_up, ("steps", step.key, "follow_ups", i)))
+    return out
+
+
+def _context(spec: QuestionSpec, part_key: str, part: StepSpec | FollowUp) -> dict[str, Any]:
+    """What the model grader is told about the question (as the `grade` command does)."""
+    context: dict[str, Any] = {
+        "slug": spec.slug,
+        "title": spec.title,
+        "brief": spec.brief.as_dict(),
+        "step_key": part_key if isinstance(part, StepSpec) else "tradeoffs",
+    }
+    if isinstance(part, FollowUp):
+        context["follow_up"] = part.id
+    return context
+
+
+def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple) -> list:
+    results = []
+    checks = (
+        ("reference", part.reference, (*path, "reference"), "at least", REFERENCE_MIN_SCORE),
+        ("empty answer", "", (*path, "rubric"), "at most", JUNK_MAX_SCORE),
+        ("off-topic answer", OFF_TOPIC_ANSWER, (*path, "rubric"), "at most", JUNK_MAX_SCORE),
+    )
+    for what, answer, line_path, bound, limit in checks:
+        grade = grade_offline(part, answer)
+        ok = grade.score >= limit if bound == "at least" else grade.score <= limit
+        name = f"{key}: built-in, the {what} scores {bound} {limit:g} offline"
+        line = cf.line_of(*line_path)
+        failure = None
+        if not ok:
+            if bound == "at least":
+                detail = "not hit: " + ", ".join(p.id for p in grade.points if p.verdict != "hit")
+            else:
+                earned = (f"{p.id} {p.verdict}" for p in grade.points if p.verdict != "miss")
+                detail = "earned: " + ", ".join(earned)
+            failure = QuestionTestFailure(
+                cf.path, line, name, f"score {bound} {limit:g}", f"{grade.score:g} ({detail})"
+            )
+        results.append(
+            QuestionTestResult(
+                test=name,
+                part=key,
+                kind="builtin",
+                file=cf.path,
+                line=line,
+                grader="rubric",
+                model=None,
+                prompt_version=RUBRIC_GRADER_VERSION,
+                score=grade.score,
+                verdicts={p.id: p.verdict for p in grade.points},
+                failure=failure,
+            )
+        )
+    return results
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _test_name(key: str, index: int, entry: dict[str, Any]) -> str:
+    name = str(entry.get("name") or "").strip()
+    return f"{key} test {index + 1}" + (f" ({name})" if name else "")
+
+
+def _answer_test(
+    cf: ContentFile,
+    spec: QuestionSpec,
+    key: str,
+    part: StepSpec | FollowUp,
+    index: int,
+    entry: dict[str, Any],
+    grader: TestGrader,
+    config: GraderConfig | None,
+) -> QuestionTestResult:
+    tpath = ("tests", key, index)
+    answer = str(entry.get("answer") or "")
+    expect = {str(k): str(v) for k, v in _mapping(entry.get("expect")).items()}
+    if grader == "llm":
+        from grading import grade
+
+        result = grade(part, answer, mode="llm", context=_context(spec, key, part), config=config)
+        wanted = expect
+    else:
+        result = grade_offline(part, answer)
+        offline = _mapping(entry.get("offline"))
+        wanted = {**expect, **{str(k): str(v) for k, v in offline.items()}}
+    got = {p.id: p.verdict for p in result.points}
+    wrong = [pid for pid in wanted if got.get(pid, "miss") != wanted[pid]]
+    name = _test_name(key, index, entry)
+    failure = None
+    if result.fallback_reason and grader == "llm":
+        failure = QuestionTestFailure(
+            cf.path,
+            cf.line_of(*tpath),
+            name,
+            "verdicts from the model grader",
+            f"the offline grade stood in: {result.fallback_reason}",
+        )
+    elif wrong:
+        # The line of the first verdict that did not hold (in `offline` when it overrides).
+        first = wrong[0]
+        overridden = grader != "llm" and first in _mapping(entry.get("offline"))
+        where = "offline" if overridden else "expect"
+        failure = QuestionTestFailure(
+            cf.path,
+            cf.line_of(*tpath, where, first),
+            name,
+            ", ".join(f"{pid}: {wanted[pid]}" for pid in wrong),
+            ", ".join(f"{pid}: {got.get(pid, 'miss')}" for pid in wrong),
+        )
+    return QuestionTestResult(
+        test=name,
+        part=key,
+        kind="answer",
+        file=cf.path,
+        line=cf.line_of(*tpath),
+        grader=result.grader,
+        model=result.model,
+        prompt_version=result.prompt_version,
+        score=result.score,
+        verdicts=got,
+        fallback_reason=result.fallback_reason,
+        failure=failure,
+    )
+
+
+def napkin_check(step: StepSpec, quantity_id: str, expression: str, worksheet: str = "") -> dict:
+    """The Check button's judgement of one quantity (practice.worksheet.quantity_verdict,
+    without an attempt or an SLO card): {verdict, mistake, hint, value, unit}. Raises
+    LookupError for an unknown quantity and NapkinError for an input that does not evaluate."""
+    from planner.engine import check_quantity, evaluate_worksheet, givens_from_estimate
+
+    quantity = step.quantity(quantity_id)
+    givens = {g.name: g.value for g in step.givens}
+    env = {}
+    if worksheet.strip():
+        for line in evaluate_worksheet(worksheet.split("\n"), givens):
+            if line.name and line.quantity is not None:
+                env[line.name] = line.quantity
+    result = check_quantity(
+        quantity.as_dict(),
+        expression,
+        givens_from_estimate(step.estimate_dict(), upto=quantity_id),
+        worksheet_env=env,
+        given_labels={g.name: g.label for g in step.givens},
+    )
+    return {
+        "verdict": result.verdict,
+        "mistake": result.mistake or "",
+        "hint": result.hint or "",
+        "value": result.value,
+        "unit": result.unit,
+    }
+
+
+def _napkin_test(
+    cf: ContentFile, step: StepSpec, index: int, entry: dict[str, Any]
+) -> QuestionTestResult:
+    from planner.engine import NapkinError
+
+    tpath = ("tests", "estimate", index)
+    name = _test_name("estimate", index, entry) + f": {entry.get('quantity')}"
+    try:
+        check = napkin_check(
+            step,
+            str(entry.get("quantity")),
+            str(entry.get("answer") or ""),
+            str(entry.get("worksheet") or ""),
+        )
+    except (LookupError, NapkinError) as exc:
+        check = {"verdict": f"an error ({exc})", "mistake": "", "hint": ""}
+    wanted_mistake = str(entry.get("mistake") or "")
+    wanted_hint = str(entry.get("hint") or "")
+    failure = None
+    if check["verdict"] != str(entry.get("verdict")):
+        failure = ("verdict", f"verdict {entry.get('verdict')}", f"verdict {check['verdict']}")
+    elif wanted_mistake and check["mistake"] != wanted_mistake:
+        failure = (
+            "mistake",
+            f"mistake {wanted_mistake}",
+            f"mistake {check['mistake'] or '(none)'}",
+        )
+    elif wanted_hint and wanted_hint.casefold() not in check["hint"].casefold():
+        failure = ("hint", f"a hint saying {wanted_hint!r}", f"hint {check['hint']!r}")
+    got = {k: str(check.get(k) or "") for k in ("verdict", "mistake", "hint")}
+    return QuestionTestResult(
+        test=name,
+        part="estimate",
+        kind="napkin",
+        file=cf.path,
+        line=cf.line_of(*tpath),
+        grader="checker",
+        model=None,
+        prompt_version=CHECKER_VERSION,
+        verdicts=got,
+        failure=QuestionTestFailure(
+            cf.path, cf.line_of(*tpath, failure[0]), name, failure[1], failure[2]
+        )
+        if failure
+        else None,
+    )
+
+
+def question_tests_run(
+    cf: ContentFile,
+    spec: QuestionSpec,
+    *,
+    grader: TestGrader = "rubric",
+    config: GraderConfig | None = None,
+) -> QuestionTestReport:
+    """Run every test of a validated question file: built-ins, answer tests, napkin tests.
+
+    `cf` is the parsed file (for its `tests:` and its lines), `spec` its typed question.
+    grader "llm" sends the answer tests to the model grader of `config` and raises
+    GraderUnavailable when no model is configured; built-in and napkin tests never need one.
+    """
+    if grader not in ("rubric", "llm"):
+        raise ValueError(f"unknown grader {grader!r} (rubric or llm)")
+    if grader == "llm" and (config is None or not config.configured):
+        raise GraderUnavailable(
+            "the model grader is not configured (set GRADER_BASE_URL to an OpenAI-compatible "
+            "endpoint); run the tests with the rubric grader instead"
+        )
+    # Meant for a validated file; anything else is skipped rather than crashing the run.
+    tests = _mapping(cf.meta.get("tests"))
+    results: list[QuestionTestResult] = []
+    for key, part, path in _parts(spec):
+        results += _builtins(cf, key, part, path)
+        entries = tests.get(key)
+        for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+            if not isinstance(entry, dict):
+                continue
+            if "quantity" in entry and isinstance(part, StepSpec):
+                results.append(_napkin_test(cf, part, index, entry))
+            else:
+                results.append(_answer_test(cf, spec, key, part, index, entry, grader, config))
+    return QuestionTestReport(cf.path, spec.slug, grader, tuple(results))
+
+
+def content_tests_run(
+    root: Path | str,
+    *,
+    grader: TestGrader = "rubric",
+    config: GraderConfig | None = None,
+    known_concepts: set[str] | None = None,
+) -> ContentTestReport:
+    """Validate and test every question under `root` (a content directory, its questions
+    folder, or one question file). A file with validation problems is not run; its problems
+    are failures at their file:line. GraderUnavailable as for `question_tests_run`."""
+    root = Path(root)
+    if root.is_dir() and not (root / "questions").is_dir() and root.name == "questions":
+        root = root.parent
+    tree = read_tree(root, known_concepts=known_concepts)
+    problems = tuple(
+        QuestionTestFailure(p.path, p.line, VALIDATION, "a valid file", p.message)
+        for p in tree.problems
+    )
+    broken = {p.path for p in tree.problems}
+    reports = []
+    for cf in tree.questions:
+        if cf.path in broken:
+            continue
+        reports.append(question_tests_run(cf, question_spec(cf), grader=grader, config=config))
+    return ContentTestReport(len(tree.questions), tuple(reports), problems)
+
+
+def question_file_tests_run(
+    path: Path | str,
+    text: str | None = None,
+    *,
+    grader: TestGrader = "rubric",
+    config: GraderConfig | None = None,
+) -> QuestionTestReport:
+    """Parse one question file (from `path`, or `text` when given) and run its tests. Raises
+    ValueError with the first problem when the file does not validate."""
+    from questionbank.files import validate_question
+
+    cf = parse_file(path, text)
+    problems = validate_question(cf, concept_slugs=None)
+    if problems:
+        raise ValueError(str(problems[0]))
+    return question_tests_run(cf, question_spec(cf), grader=grader, config=config)

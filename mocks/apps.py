@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class MocksConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "mocks"
+    verbose_name = "Mock interviews"

@@ -1,0 +1,423 @@
+"""Reads of a mock session: the candidate's panel, the interviewer's live view, the report
+(with its Markdown export) and the replay. Everything is computed from the attempt's rows
+and the session's event log; nothing here writes."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime
+
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from grading.types import VERDICT_CREDIT
+from mocks.log import CANDIDATE_KINDS, PROBE_PREFIX, Kind, is_mock_follow_up, pending_follow_up
+from mocks.models import MockEvent, MockSession
+from mocks.services import (
+    Clock,
+    interviewer_scores,
+    latest_main_submission,
+    session_clock,
+    session_submission_ids,
+)
+from practice.models import StepAnswer, Submission
+from practice.scoring import (
+    ScoredSubmission,
+    best_per_part,
+    mean_score,
+    step_scores,
+    submission_score,
+)
+from practice.services import grading_text
+from questionbank import STEP_KEYS
+from questions import selectors
+
+# The four dimensions interviewers score on, and the steps each is read from; communication
+# is only a person's to score.
+DIMENSIONS = (
+    ("Problem navigation", ("clarify",)),
+    ("Solution design", ("estimate", "architecture")),
+    ("Technical excellence", ("bottlenecks", "tradeoffs")),
+)
+TRANSCRIPT_KINDS = (
+    Kind.JOINED,
+    Kind.NUDGE,
+    Kind.TIME_WARNING,
+    Kind.FOLLOW_UP_ASKED,
+    Kind.FOLLOW_UP_ANSWERED,
+    Kind.ENDED,
+)
+
+
+def offset(session: MockSession, at: datetime) -> str:
+    """Time since the session started, as m:ss (what the transcript shows)."""
+    seconds = max(0, int((at - session.started_at).total_seconds()))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def minutes_seconds(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def graded_count(session: MockSession) -> int:
+    """How many of the attempt's submissions have their grades (the live view's poll asks
+    again when this moves, so the graders' verdicts appear without a new event)."""
+    return Submission.objects.filter(
+        answer__attempt_id=session.attempt_id,
+        grade_status__in=[Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE],
+    ).count()
+
+
+def _candidate_message(event: MockEvent, session: MockSession) -> dict:
+    title = selectors.STEP_TITLES.get(event.step_key, "")
+    if event.kind == Kind.TIME_WARNING:
+        text = (
+            f"Time check: you are past the {event.payload.get('minutes'):g} minutes planned "
+            f"for {title}. Wrap it up and move on."
+        )
+    elif event.kind == Kind.NUDGE:
+        text = event.payload.get("text", "")
+    elif event.kind == Kind.FOLLOW_UP_ASKED:
+        text = f"Follow-up on {title}: {event.payload.get('prompt', '')}"
+    elif event.kind == Kind.FOLLOW_UP_ANSWERED:
+        text = "You answered the follow-up."
+    else:
+        text = "The session has ended."
+    return {"kind": event.kind, "text": text, "at": offset(session, event.at)}
+
+
+def clock_context(clock: Clock) -> dict:
+    return {
+        "clock": clock,
+        "step_left": minutes_seconds(clock.step_left_s),
+        "total_left": minutes_seconds(clock.total_left_s),
+        "step_left_s": int(max(0, clock.step_left_s)),
+        "total_left_s": int(clock.total_left_s),
+        "step_title": selectors.STEP_TITLES.get(clock.step_key, ""),
+    }
+
+
+def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock) -> dict:
+    """What the candidate's panel shows: the clock, the messages (nudges, time warnings),
+    the follow-up to answer, the end. Never the rubric or the interviewer's notes."""
+    events = list(session.events.filter(kind__in=CANDIDATE_KINDS).order_by("seq"))
+    pending = pending_follow_up(session)
+    follow_up = None
+    if pending is not None and session.ended_at is None:
+        answer = StepAnswer.objects.filter(
+            attempt_id=session.attempt_id, follow_up_id=pending.payload["follow_up_id"]
+        ).first()
+        follow_up = {
+            "event": pending,
+            "id": pending.payload["follow_up_id"],
+            "prompt": pending.payload.get("prompt", ""),
+            "step_title": selectors.STEP_TITLES.get(pending.step_key, ""),
+            "text": answer.text if answer else "",
+            "by_app": pending.payload.get("by") == "app",
+            "draft_url": reverse(
+                "mock_follow_up_draft",
+                kwargs={"session_id": session.pk, "follow_up": pending.payload["follow_up_id"]},
+            ),
+            "submit_url": reverse(
+                "mock_follow_up_submit",
+                kwargs={"session_id": session.pk, "follow_up": pending.payload["follow_up_id"]},
+            ),
+        }
+    messages = [_candidate_message(e, session) for e in events if e.kind != Kind.FOLLOW_UP_ASKED]
+    return {
+        "session": session,
+        "after": session.last_seq,
+        "step_key": step_key,
+        "messages": messages[-6:],
+        "follow_up": follow_up,
+        "ended": session.ended_at is not None,
+        "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
+        **clock_context(clock),
+    }
+
+
+def _answer_shown(answer: StepAnswer | None) -> str:
+    """A draft as the interviewer reads it: the SLO card or worksheet written out, then the
+    text."""
+    if answer is None:
+        return ""
+    if answer.step_key == "estimate":
+        worksheet = answer.fields.get("worksheet", "")
+        return f"{worksheet}\n\n{answer.text}".strip() if worksheet else answer.text
+    if answer.step_key == "clarify" and answer.fields:
+        return grading_text("clarify", answer.text, answer.fields)
+    return answer.text
+
+
+def _points_compared(session: MockSession, step_key: str, submission: Submission | None):
+    """Each rubric point of a step with every grader's verdict and quote, and the
+    interviewer's; `disagree` when the verdicts given differ."""
+    rubric = session.attempt.revision.question_spec.step(step_key).rubric
+    grades = {g.grader: g for g in submission.grades.all()} if submission else {}
+    human = interviewer_scores(session).get(step_key, {}).get("verdicts", {})
+    rows = []
+    for point in rubric:
+        row = {"id": point.id, "says": point.says, "weight": point.weight}
+        for name, key in (("llm", "model"), ("rubric", "offline")):
+            found = next(
+                (p for p in (grades[name].points if name in grades else []) if p["id"] == point.id),
+                None,
+            )
+            row[key] = found["verdict"] if found else ""
+            row[f"{key}_quote"] = (found or {}).get("evidence", "")
+        row["human"] = human.get(point.id, "")
+        given = {v for v in (row["model"], row["offline"], row["human"]) if v}
+        row["disagree"] = len(given) > 1
+        rows.append(row)
+    return rows
+
+
+def _human_score(session: MockSession, step_key: str) -> float | None:
+    verdicts = interviewer_scores(session).get(step_key, {}).get("verdicts")
+    if not verdicts:
+        return None
+    rubric = session.attempt.revision.question_spec.step(step_key).rubric
+    total = sum(p.weight for p in rubric)
+    got = sum(p.weight * VERDICT_CREDIT.get(verdicts.get(p.id, ""), 0.0) for p in rubric)
+    return round(got / total, 3) if total else None
+
+
+def live_context(session: MockSession, *, clock: Clock) -> dict:
+    """The interviewer's live view: the step the candidate is on and their answer as it
+    saves, that step's prompt, rubric, reference and notes, the follow-up waiting for an
+    answer, the transcript, and each step's blind score or the form to give it."""
+    revision = session.attempt.revision
+    step_key = clock.step_key
+    spec = revision.question_spec.step(step_key)
+    html = revision.rendered["steps"][step_key]
+    answers = {
+        (a.step_key, a.follow_up_id): a for a in StepAnswer.objects.filter(attempt=session.attempt)
+    }
+    pending = pending_follow_up(session)
+    pending_answer = (
+        answers.get((pending.step_key, pending.payload["follow_up_id"])) if pending else None
+    )
+    scores = interviewer_scores(session)
+    steps = []
+    for key in STEP_KEYS:
+        submission = latest_main_submission(session, key)
+        scored = key in scores
+        graded = submission is not None and submission.grade_status in ("done", "offline")
+        steps.append(
+            {
+                "key": key,
+                "title": selectors.STEP_TITLES[key],
+                "submission": submission,
+                "scored": scored,
+                "graded": graded,
+                "rubric": revision.question_spec.step(key).rubric,
+                # The graders' verdicts only once the interviewer has scored (blind scoring).
+                "points": _points_compared(session, key, submission) if scored else [],
+                "score_url": reverse("mock_score", kwargs={"session_id": session.pk, "step": key}),
+            }
+        )
+    return {
+        "session": session,
+        "after": session.last_seq,
+        "graded_count": graded_count(session),
+        "ended": session.ended_at is not None,
+        "step": {
+            "key": step_key,
+            "title": selectors.STEP_TITLES[step_key],
+            "prompt_html": html["prompt"],
+            "reference_html": html["reference"],
+            "notes_html": html.get("interviewer_notes", ""),
+            "rubric": spec.rubric,
+        },
+        "answer_text": _answer_shown(answers.get((step_key, ""))),
+        "pending": pending,
+        "pending_text": _answer_shown(pending_answer),
+        "transcript": transcript(session, grades_for=set(scores)),
+        "steps": steps,
+        "communication": scores.get("", {}).get("communication", ""),
+        "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
+        **clock_context(clock),
+    }
+
+
+def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
+    """How a follow-up's answer was graded: the probed point's verdict, or the score."""
+    from practice.scoring import primary_grade
+
+    submission = submissions.get(event.payload.get("submission_id"))
+    grade = primary_grade(submission.grades.all()) if submission else None
+    if grade is None:
+        return " (not graded yet)"
+    if event.payload.get("follow_up_id", "").startswith(PROBE_PREFIX) and grade.points:
+        return f" (graded {grade.points[0]['verdict']})"
+    return f" (graded {round(grade.score * 100)}%)"
+
+
+def transcript(session: MockSession, *, grades_for: Collection[str] | None = None) -> list[dict]:
+    """Nudges, time warnings, follow-ups asked and answered, in order, with the time since
+    the start. A follow-up answer says how it was graded only for the steps in `grades_for`
+    (every step when None): an interviewer who has not scored a step yet must not see the
+    graders' view of it."""
+    rows = []
+    events = list(session.events.filter(kind__in=TRANSCRIPT_KINDS).order_by("seq"))
+    answered = [e.payload.get("submission_id") for e in events if e.kind == Kind.FOLLOW_UP_ANSWERED]
+    submissions = Submission.objects.prefetch_related("grades").in_bulk(
+        [pk for pk in answered if isinstance(pk, int)]
+    )
+    for e in events:
+        title = selectors.STEP_TITLES.get(e.step_key, "")
+        if e.kind == Kind.JOINED:
+            text = f"{e.payload.get('interviewer', 'The interviewer')} joined as interviewer."
+        elif e.kind == Kind.NUDGE:
+            text = f"Nudge ({title}): {e.payload.get('text', '')}"
+        elif e.kind == Kind.TIME_WARNING:
+            text = f"Time warning: past the {e.payload.get('minutes'):g} minutes for {title}."
+        elif e.kind == Kind.FOLLOW_UP_ASKED:
+            who = "The app" if e.payload.get("by") == "app" else "The interviewer"
+            aim = f" (aimed at {e.payload['point']})" if e.payload.get("point") else ""
+            text = f"{who} asked ({title}){aim}: {e.payload.get('prompt', '')}"
+        elif e.kind == Kind.FOLLOW_UP_ANSWERED:
+            graded = (
+                _graded_as(e, submissions) if grades_for is None or e.step_key in grades_for else ""
+            )
+            text = f"Answer ({title}): {e.payload.get('text', '')}{graded}"
+        else:
+            text = "The session ended" + (
+                " when its time was up." if e.payload.get("reason") == "time" else "."
+            )
+        rows.append({"at": offset(session, e.at), "kind": e.kind, "text": text})
+    return rows
+
+
+def steps_awaiting_score(session: MockSession) -> set[str]:
+    """The submitted steps a human interviewer has not scored yet: shown to that interviewer
+    without the graders' verdicts, so their score stays blind whenever they give it."""
+    if session.interviewer_id is None:
+        return set()
+    scored = interviewer_scores(session)
+    return {k for k in STEP_KEYS if k not in scored and latest_main_submission(session, k)}
+
+
+def report_context(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> dict:
+    """The report: per step and rubric point every grader's verdict beside the
+    interviewer's, with quotes and disagreements; the four-dimension roll-up; time used
+    against each step's budget; the transcript; the follow-ups with their grades.
+
+    `hide_graders_for`: steps whose graders' verdicts and scores are left out (the
+    interviewer's own view of steps they have not scored, `steps_awaiting_score`)."""
+    attempt = session.attempt
+    revision = attempt.revision
+    clock = session_clock(session, now=session.ended_at or None)
+    scored = []
+    during = session_submission_ids(session)
+    for answer in StepAnswer.objects.filter(attempt=attempt).order_by("pk"):
+        for sub in answer.submissions.filter(pk__in=during):
+            grades = list(sub.grades.all())
+            scored.append(
+                ScoredSubmission(
+                    part=(answer.step_key, answer.follow_up_id),
+                    score=submission_score(answer.step_key, grades),
+                    grades=grades,
+                )
+            )
+    per_step = step_scores(best_per_part(scored))
+    for key in hide_graders_for:
+        per_step[key] = None
+    scores = interviewer_scores(session)
+    steps = []
+    for key in STEP_KEYS:
+        # The interviewer's verdicts sit beside the submission they scored, not a later one.
+        scored_id = scores.get(key, {}).get("submission_id")
+        submission = (
+            Submission.objects.filter(pk=scored_id).first() if scored_id else None
+        ) or latest_main_submission(session, key)
+        hidden = key in hide_graders_for
+        points = _points_compared(session, key, submission)
+        if hidden:
+            for row in points:
+                row.update(model="", model_quote="", offline="", offline_quote="", disagree=False)
+        budget = float(session.step_minutes.get(key, 0)) * 60
+        used = clock.used_by_step.get(key, 0.0)
+        steps.append(
+            {
+                "key": key,
+                "title": selectors.STEP_TITLES[key],
+                "score": per_step[key],
+                "human_score": _human_score(session, key),
+                "answer": submission.text if submission else "",
+                "points": points,
+                "hidden": hidden,
+                "used": minutes_seconds(used),
+                "budget": minutes_seconds(budget),
+                "over": used > budget,
+            }
+        )
+    by_key = {s["key"]: s for s in steps}
+    dimensions = [
+        {
+            "name": name,
+            "score": mean_score(by_key[k]["score"] for k in keys),
+            "human_score": mean_score(by_key[k]["human_score"] for k in keys),
+            "steps": " + ".join(selectors.STEP_TITLES[k] for k in keys),
+        }
+        for name, keys in DIMENSIONS
+    ]
+    communication = interviewer_scores(session).get("", {}).get("communication", "")
+    return {
+        "session": session,
+        "attempt": attempt,
+        "revision": revision,
+        "title": revision.title,
+        "mode": session.get_mode_display(),
+        "interviewer": session.interviewer.get_username() if session.interviewer else "",
+        "steps": steps,
+        "dimensions": dimensions,
+        "communication": communication,
+        "communication_score": VERDICT_CREDIT[communication] if communication else None,
+        "overall": mean_score(per_step.values()),
+        "transcript": transcript(
+            session,
+            grades_for=None if not hide_graders_for else set(STEP_KEYS) - set(hide_graders_for),
+        ),
+        "total_used": minutes_seconds(sum(clock.used_by_step.values())),
+        "total_budget": minutes_seconds(session.total_minutes * 60),
+        "ended": session.ended_at is not None,
+    }
+
+
+def report_markdown(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> str:
+    """The report as Markdown (the export): the same figures as the page, no absolute dates
+    or ids, so a session's export reads the same whenever it is made."""
+    return render_to_string(
+        "mock/report.md", report_context(session, hide_graders_for=hide_graders_for)
+    )
+
+
+def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:
+    """The saved versions of one step's answer, from the log's "draft saved" events, for a
+    scrubber: each with its time since the start; `version` picks the one shown (default
+    the last)."""
+    if step_key not in STEP_KEYS:
+        step_key = STEP_KEYS[0]
+    events = session.events.filter(kind=Kind.DRAFT_SAVED, step_key=step_key).order_by("seq")
+    versions = [
+        {"index": i, "at": offset(session, e.at), "text": e.payload.get("text", "")}
+        for i, e in enumerate(
+            e for e in events if not is_mock_follow_up(e.payload.get("follow_up_id", ""))
+        )
+    ]
+    shown = len(versions) - 1 if version is None else max(0, min(version, len(versions) - 1))
+    counts = {
+        key: session.events.filter(kind=Kind.DRAFT_SAVED, step_key=key).count() for key in STEP_KEYS
+    }
+    return {
+        "session": session,
+        "step_key": step_key,
+        "step_title": selectors.STEP_TITLES[step_key],
+        "versions": versions,
+        "shown": shown,
+        "steps": [
+            {"key": k, "title": selectors.STEP_TITLES[k], "count": counts[k]} for k in STEP_KEYS
+        ],
+    }

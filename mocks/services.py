@@ -1,0 +1,645 @@
+"""Mock interviews: a timed session over one attempt, with a person or the app as interviewer.
+
+Every answer is the attempt's and is written through `practice.services` (drafts, submissions,
+grading). What is the session's own lives in its event log (`mocks.log`): who
+joined, which step is open, the nudges, the follow-ups, the interviewer's scores, the end.
+
+The clock is the server's. Nothing runs in a web process between requests: every request or
+poll that touches a session calls `session_tick`, which logs a time warning for a step past
+its budget, asks the app's follow-ups, and ends a session past its time (saving, submitting
+and grading the answers as they stand); the `mock_sweep` command does the same for sessions
+nobody is looking at. Each of those writes is guarded (a conditional update, or an event
+logged once under the session's row lock), so several processes may notice the same moment.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core import signing
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from grading.types import VERDICTS
+from mocks.log import (
+    ASK_PREFIX,
+    PROBE_PREFIX,
+    Kind,
+    event_append,
+    is_mock_follow_up,
+    pending_follow_up,
+)
+from mocks.models import MockEvent, MockSession
+from practice import services as flow
+from practice.errors import FlowError
+from practice.models import Attempt, StepAnswer, Submission
+from practice.scoring import primary_grade
+from questionbank import STEP_KEYS, RubricPoint
+from questions.models import QuestionRevision
+
+log = logging.getLogger(__name__)
+
+INVITE_SALT = "mocks.services.invite"
+SHARE_SALT = "mocks.services.share"
+DEFAULT_TOTAL_MINUTES = 45.0
+# The steps answered in prose: the app probes each of these once (clarify is the SLO card,
+# estimate the worksheet: their checks already say what is missing).
+FREE_TEXT_STEPS = ("architecture", "bottlenecks", "tradeoffs")
+NOTE_MAX_CHARS = 1000
+
+
+class MockError(FlowError):
+    """A mock-session request refused; the message is a sentence for whoever asked."""
+
+
+# --- starting, the clock, the end ----------------------------------------------------------
+
+
+def mock_session_start(
+    *, user: User, revision: QuestionRevision, mode: str, now: datetime | None = None
+) -> MockSession:
+    """A new attempt with a clock: the question's total and each step's pace from its file.
+
+    A human-mode session gets its invite link at once (`invite_token`). Raises LimitExceeded
+    past the daily attempt quota, like any new attempt.
+    """
+    if mode not in MockSession.Mode.values:
+        raise MockError("Choose who interviews you: a person by link, or the app.")
+    now = now or timezone.now()
+    spec = revision.question_spec
+    step_minutes = {s.key: float(s.minutes) for s in spec.steps if s.minutes}
+    total = float(spec.minutes or sum(step_minutes.values()) or DEFAULT_TOTAL_MINUTES)
+    for key in STEP_KEYS:  # a step without a pace gets an even share of the whole
+        step_minutes.setdefault(key, round(total / len(STEP_KEYS), 1))
+    with transaction.atomic():
+        attempt = flow.attempt_start(user=user, revision=revision)
+        session = MockSession.objects.create(
+            attempt=attempt,
+            mode=mode,
+            started_at=now,
+            total_minutes=total,
+            step_minutes=step_minutes,
+        )
+        event_append(session_id=session.pk, kind=Kind.STEP_OPENED, step_key=STEP_KEYS[0], at=now)
+    if mode == MockSession.Mode.HUMAN:
+        invite_issue(session=session, now=now)
+    return session
+
+
+@dataclass
+class Clock:
+    """Where a session stands at `now` (seconds throughout)."""
+
+    now: datetime
+    ended: bool
+    total_s: float
+    total_left_s: float
+    step_key: str
+    step_budget_s: float
+    step_used_s: float
+    used_by_step: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def step_left_s(self) -> float:
+        return self.step_budget_s - self.step_used_s
+
+    @property
+    def step_over(self) -> bool:
+        return self.step_used_s > self.step_budget_s
+
+
+def step_times(
+    events: list[MockEvent], *, started_at: datetime, until: datetime
+) -> tuple[str, dict[str, float]]:
+    """The step open now and the seconds spent on each step, from the log's "step opened"
+    events: the time between one and the next belongs to the first (up to `until`)."""
+    used = dict.fromkeys(STEP_KEYS, 0.0)
+    current, since = STEP_KEYS[0], started_at
+    for event in events:
+        if event.kind != Kind.STEP_OPENED or event.at > until:
+            continue
+        used[current] += max(0.0, (event.at - since).total_seconds())
+        current, since = event.step_key, event.at
+    used[current] += max(0.0, (until - since).total_seconds())
+    return current, used
+
+
+def session_clock(session: MockSession, *, now: datetime | None = None) -> Clock:
+    """The time left for the whole session and for the open step, computed from the stored
+    start and the log (never from a browser's clock)."""
+    now = now or timezone.now()
+    end = session.started_at + timedelta(minutes=session.total_minutes)
+    until = min(now, session.ended_at or end, end)
+    events = list(session.events.filter(kind=Kind.STEP_OPENED).order_by("seq"))
+    current, used = step_times(events, started_at=session.started_at, until=until)
+    total_s = session.total_minutes * 60
+    return Clock(
+        now=now,
+        ended=session.ended_at is not None,
+        total_s=total_s,
+        total_left_s=max(0.0, (end - now).total_seconds()) if not session.ended_at else 0.0,
+        step_key=current,
+        step_budget_s=float(session.step_minutes.get(current, 0)) * 60,
+        step_used_s=used[current],
+        used_by_step=used,
+    )
+
+
+def session_tick(session: MockSession, *, now: datetime | None = None) -> Clock:
+    """Bring the session up to `now`: end it when its time is up, else warn once for a step
+    past its budget and (app mode) ask the follow-ups that are due. Returns the clock."""
+    now = now or timezone.now()
+    if session.ended_at is None:
+        end = session.started_at + timedelta(minutes=session.total_minutes)
+        if now >= end:
+            session_end(session=session, now=now, reason="time")
+        else:
+            clock = session_clock(session, now=now)
+            if clock.step_over:
+                minutes = session.step_minutes.get(clock.step_key)
+                event_append(
+                    session_id=session.pk,
+                    kind=Kind.TIME_WARNING,
+                    step_key=clock.step_key,
+                    payload={"minutes": minutes},
+                    once=True,
+                    at=now,
+                )
+            if session.mode == MockSession.Mode.APP:
+                app_follow_up_ask(session=session)
+    session.refresh_from_db()
+    return session_clock(session, now=now)
+
+
+def session_end(*, session: MockSession, now: datetime | None = None, reason: str) -> bool:
+    """End the session: every answer is saved as it stands, submitted and graded. Returns
+    whether this call ended it (another process may have been first; then nothing happens).
+
+    The end is marked before the answers are submitted, so the follow-up gate no longer holds
+    them back; a crash in between leaves an ended session without its "ended" event, which
+    `mock_sweep` finishes.
+    """
+    now = now or timezone.now()
+    won = MockSession.objects.filter(pk=session.pk, ended_at__isnull=True).update(ended_at=now)
+    if not won:
+        return False
+    session.ended_at = now
+    _session_finish(session, reason=reason, now=now)
+    return True
+
+
+def _session_finish(session: MockSession, *, reason: str, now: datetime) -> None:
+    submitted = answers_submit_as_they_stand(attempt_id=session.attempt_id)
+    flow.attempt_touch(session.attempt_id)  # cached step pages withheld feedback until now
+    Attempt.objects.filter(pk=session.attempt_id, finished_at__isnull=True).update(
+        status=Attempt.Status.FINISHED, finished_at=now
+    )
+    event_append(
+        session_id=session.pk,
+        kind=Kind.ENDED,
+        payload={"reason": reason, "submitted": submitted},
+        once=True,
+        at=now,
+    )
+
+
+def answers_submit_as_they_stand(*, attempt_id: int) -> int:
+    """Submit every answer of the attempt whose latest draft has text and no submission yet
+    (graded like any other); returns how many. Safe to run twice: a draft already submitted
+    is skipped, and a draft changed under us (another process doing the same) is left."""
+    count = 0
+    answers = StepAnswer.objects.filter(attempt_id=attempt_id).select_related("attempt")
+    for answer in answers.order_by("pk"):
+        has_content = answer.text.strip() or any(
+            str(v).strip() for k, v in answer.fields.items() if k != "checks"
+        )
+        if not has_content:
+            continue
+        if Submission.objects.filter(answer=answer, draft_version=answer.version).exists():
+            continue
+        try:
+            outcome = flow.step_submit(
+                answer=answer,
+                text=answer.text,
+                fields=answer.fields,
+                base_version=answer.version,
+                enforce_limits=False,
+            )
+        except FlowError as exc:  # stale (another process), or a follow-up still locked
+            log.info("not submitted at the end of the session: answer %s: %s", answer.pk, exc)
+            continue
+        count += outcome.created
+    return count
+
+
+def mock_sweep(*, now: datetime | None = None) -> int:
+    """End every running session whose time is up, and finish any ended one whose end was
+    interrupted; returns how many sessions it ended. For the periodic sweep."""
+    now = now or timezone.now()
+    ended = 0
+    for session in MockSession.objects.filter(ended_at__isnull=True):
+        if now >= session.started_at + timedelta(minutes=session.total_minutes):
+            ended += session_end(session=session, now=now, reason="time")
+    for session in MockSession.objects.filter(ended_at__isnull=False).exclude(
+        events__kind=Kind.ENDED
+    ):
+        _session_finish(session, reason="time", now=now)
+    return ended
+
+
+def current_step(session: MockSession) -> str:
+    """The step the candidate opened last (what a nudge or a follow-up is about)."""
+    last = session.events.filter(kind=Kind.STEP_OPENED).order_by("-seq").first()
+    return last.step_key if last else STEP_KEYS[0]
+
+
+def step_open(*, session: MockSession, step_key: str, now: datetime | None = None) -> None:
+    """Log the candidate moving to another step (the time per step is read from these)."""
+    if step_key not in STEP_KEYS or session.ended_at is not None:
+        return
+    with transaction.atomic():
+        # An UPDATE that changes nothing still takes the row's (SQLite: the database's) write
+        # lock, so two polls cannot both log the same move.
+        MockSession.objects.filter(pk=session.pk).update(last_seq=F("last_seq"))
+        last = session.events.filter(kind=Kind.STEP_OPENED).order_by("-seq").first()
+        if last is None or last.step_key != step_key:
+            event_append(session_id=session.pk, kind=Kind.STEP_OPENED, step_key=step_key, at=now)
+
+
+# --- invite and share links ----------------------------------------------------------------
+
+
+class LinkRefused(MockError):
+    """An invite or share link that does not open: the message says why, for the page."""
+
+
+def _token(salt: str, session_id: int, nonce: str) -> str:
+    # Signed (the secret key) but not timestamped: the expiry is the session's own field, so
+    # the candidate's page can show the same link again, and a new link or a revocation
+    # (a new nonce) turns every earlier one away.
+    return signing.dumps({"s": session_id, "n": nonce}, salt=salt, compress=False)
+
+
+def invite_issue(*, session: MockSession, now: datetime | None = None) -> str:
+    """A fresh invite link for a session nobody has joined (earlier links stop working)."""
+    if session.mode != MockSession.Mode.HUMAN:
+        raise MockError("The app interviews you in this session: there is nobody to invite.")
+    if session.interviewer_id is not None:
+        raise MockError("An interviewer has already joined this session.")
+    if session.ended_at is not None:
+        raise MockError("This session has ended.")
+    now = now or timezone.now()
+    session.invite_nonce = secrets.token_hex(8)
+    session.invite_expires_at = now + timedelta(hours=settings.MOCK_INVITE_HOURS)
+    session.invite_used_at = None
+    session.invite_revoked_at = None
+    session.save(
+        update_fields=["invite_nonce", "invite_expires_at", "invite_used_at", "invite_revoked_at"]
+    )
+    return invite_token(session)
+
+
+def invite_token(session: MockSession) -> str:
+    """The live invite link's token, or "" when there is none (revoked, used or never made)."""
+    if not session.invite_nonce or session.invite_used_at or session.invite_revoked_at:
+        return ""
+    return _token(INVITE_SALT, session.pk, session.invite_nonce)
+
+
+def invite_revoke(*, session: MockSession, now: datetime | None = None) -> None:
+    """Revoke the invite link: it is refused from now on, used or not."""
+    MockSession.objects.filter(pk=session.pk).update(
+        invite_nonce="", invite_revoked_at=now or timezone.now()
+    )
+
+
+def _unsign(salt: str, token: str) -> dict:
+    try:
+        data = signing.loads(token, salt=salt)
+    except signing.BadSignature:
+        raise LinkRefused(
+            "This link is not valid: it was changed or cut short. Ask for the link again and "
+            "copy it whole."
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("s"), int):
+        raise LinkRefused("This link is not valid.")
+    return data
+
+
+def invite_check(
+    *, session_id: int, token: str, user: User, now: datetime | None = None
+) -> MockSession:
+    """The session an invite link would let `user` into, without using the link up.
+
+    Raises LinkRefused, with a sentence for the page, for a changed signature, a link for
+    another session, a revoked, used or expired link, the candidate themself, or a session
+    that has ended.
+    """
+    now = now or timezone.now()
+    data = _unsign(INVITE_SALT, token)
+    if data["s"] != session_id:
+        raise LinkRefused("This invite link belongs to another mock session.")
+    session = MockSession.objects.select_related("attempt").filter(pk=session_id).first()
+    if session is None:
+        raise LinkRefused("This mock session no longer exists.")
+    if session.invite_revoked_at or data.get("n") != session.invite_nonce:
+        raise LinkRefused("This invite link was revoked by the candidate. Ask them for a new one.")
+    if session.invite_used_at:
+        raise LinkRefused(
+            "This invite link has already been used: each link lets one interviewer in, once."
+        )
+    if session.invite_expires_at and now >= session.invite_expires_at:
+        raise LinkRefused("This invite link has expired. Ask the candidate for a new one.")
+    if session.attempt.user_id == user.pk:
+        raise LinkRefused(
+            "This is your own session: send the link to the person who will interview you."
+        )
+    if session.ended_at:
+        raise LinkRefused("This mock session has ended.")
+    return session
+
+
+def invite_accept(
+    *, session_id: int, token: str, user: User, now: datetime | None = None
+) -> MockSession:
+    """Let `user` in as the interviewer of the session the link names, once (refusals as
+    `invite_check`; of two people opening it at the same moment, one gets in)."""
+    now = now or timezone.now()
+    session = invite_check(session_id=session_id, token=token, user=user, now=now)
+    won = MockSession.objects.filter(
+        pk=session.pk, invite_used_at__isnull=True, invite_nonce=session.invite_nonce
+    ).update(invite_used_at=now, interviewer=user)
+    if not won:  # someone else opened it at the same moment
+        raise LinkRefused(
+            "This invite link has already been used: each link lets one interviewer in, once."
+        )
+    event_append(
+        session_id=session.pk, kind=Kind.JOINED, payload={"interviewer": user.get_username()}
+    )
+    session.refresh_from_db()
+    return session
+
+
+def share_issue(*, session: MockSession) -> str:
+    """A read-only link to the session's report (a new one replaces any earlier link); only
+    once the session has ended, when the report exists."""
+    if session.ended_at is None:
+        raise MockError("The report, and a link to it, come when the session ends.")
+    session.share_nonce = secrets.token_hex(8)
+    session.save(update_fields=["share_nonce"])
+    return share_token(session)
+
+
+def share_token(session: MockSession) -> str:
+    return _token(SHARE_SALT, session.pk, session.share_nonce) if session.share_nonce else ""
+
+
+def share_revoke(*, session: MockSession) -> None:
+    MockSession.objects.filter(pk=session.pk).update(share_nonce="")
+
+
+def share_resolve(token: str) -> MockSession:
+    """The session a share link opens; LinkRefused when it is changed or revoked."""
+    data = _unsign(SHARE_SALT, token)
+    session = MockSession.objects.filter(pk=data["s"]).first()
+    if session is None or not session.share_nonce or data.get("n") != session.share_nonce:
+        raise LinkRefused("This report link was revoked, or never existed.")
+    return session
+
+
+# --- the interviewer -----------------------------------------------------------------------
+
+
+def _running(session: MockSession) -> None:
+    if session.ended_at is not None:
+        raise MockError("This session has ended.")
+
+
+def _note(text: str, what: str) -> str:
+    text = (text or "").strip()
+    if not text:
+        raise MockError(f"Write the {what} first.")
+    if len(text) > NOTE_MAX_CHARS:
+        raise MockError(f"Keep the {what} under {NOTE_MAX_CHARS} characters.")
+    return text
+
+
+def nudge_send(*, session: MockSession, text: str) -> MockEvent:
+    """A nudge from the interviewer, shown to the candidate and logged."""
+    _running(session)
+    text = _note(text, "nudge")
+    event = event_append(
+        session_id=session.pk,
+        kind=Kind.NUDGE,
+        step_key=current_step(session),
+        payload={"text": text},
+    )
+    assert event is not None
+    return event
+
+
+def follow_up_ask(*, session: MockSession, text: str) -> MockEvent:
+    """An interviewer's own follow-up on the step the candidate is on; the candidate must
+    answer it before submitting anything else. One at a time."""
+    _running(session)
+    text = _note(text, "follow-up question")
+    if pending_follow_up(session) is not None:
+        raise MockError("The candidate has not answered your last follow-up yet.")
+    number = session.events.filter(kind=Kind.FOLLOW_UP_ASKED).count() + 1
+    event = event_append(
+        session_id=session.pk,
+        kind=Kind.FOLLOW_UP_ASKED,
+        step_key=current_step(session),
+        payload={"follow_up_id": f"{ASK_PREFIX}{number}", "prompt": text, "by": "interviewer"},
+    )
+    assert event is not None
+    return event
+
+
+def session_submission_ids(session: MockSession) -> set[int]:
+    """The submissions made during the session, the end's own included: those logged before
+    its "ended" event. The attempt keeps what the candidate submits later; the session's
+    scores and report do not count it."""
+    events = session.events.filter(kind__in=[Kind.SUBMITTED, Kind.FOLLOW_UP_ANSWERED])
+    ended = session.events.filter(kind=Kind.ENDED).values_list("seq", flat=True).first()
+    if ended is not None:
+        events = events.filter(seq__lt=ended)
+    return {e.payload.get("submission_id") for e in events}
+
+
+def latest_main_submission(session: MockSession, step_key: str) -> Submission | None:
+    """The step's last main-answer submission made during the session."""
+    return (
+        Submission.objects.filter(
+            pk__in=session_submission_ids(session),
+            answer__step_key=step_key,
+            answer__follow_up_id="",
+        )
+        .order_by("-number")
+        .first()
+    )
+
+
+def interviewer_scores(session: MockSession) -> dict[str, dict]:
+    """The interviewer's scores by step key ({"verdicts": {point id: verdict}}); the
+    communication score under "" ({"communication": verdict})."""
+    return {e.step_key: e.payload for e in session.events.filter(kind=Kind.SCORED).order_by("seq")}
+
+
+def step_score_blind(*, session: MockSession, step_key: str, verdicts: dict[str, str]) -> MockEvent:
+    """The interviewer's verdict on each rubric point of a submitted step, given before the
+    graders' are shown; once per step (a score changed after seeing the graders' is not
+    blind)."""
+    if step_key not in STEP_KEYS:
+        raise MockError("There is no such step.")
+    submission = latest_main_submission(session, step_key)
+    if submission is None:
+        raise MockError("Score a step once the candidate has submitted it.")
+    rubric = session.attempt.revision.question_spec.step(step_key).rubric
+    missing = [p.says for p in rubric if verdicts.get(p.id) not in VERDICTS]
+    if missing:
+        raise MockError(f"Give every rubric point a verdict (missing: {missing[0]}).")
+    event = event_append(
+        session_id=session.pk,
+        kind=Kind.SCORED,
+        step_key=step_key,
+        payload={
+            "verdicts": {p.id: verdicts[p.id] for p in rubric},
+            "submission_id": submission.pk,
+        },
+        once=True,
+    )
+    if event is None:
+        raise MockError("You have already scored this step.")
+    return event
+
+
+def communication_score(*, session: MockSession, verdict: str) -> MockEvent:
+    """The interviewer's score for communication (only a person can give it); once."""
+    if verdict not in VERDICTS:
+        raise MockError("Choose hit, partial or miss for communication.")
+    event = event_append(
+        session_id=session.pk,
+        kind=Kind.SCORED,
+        step_key="",
+        payload={"communication": verdict},
+        once=True,
+    )
+    if event is None:
+        raise MockError("You have already scored communication.")
+    return event
+
+
+# --- the app as interviewer ----------------------------------------------------------------
+
+
+def _graded(submission: Submission | None) -> bool:
+    return submission is not None and submission.grade_status in (
+        Submission.GradeStatus.DONE,
+        Submission.GradeStatus.OFFLINE,
+    )
+
+
+def app_follow_up_due(session: MockSession) -> tuple[str, RubricPoint] | None:
+    """The next probe the app should ask, as (step key, rubric point), or None.
+
+    After the authored follow-ups of a step (trade-offs has them), once per free-text step,
+    when its latest main submission is graded: the point the rule picks from the primary
+    grade's verdicts (`weakest_point`). One follow-up at a time.
+    """
+    from grading.probe import weakest_point
+
+    if pending_follow_up(session) is not None:
+        return None
+    asked = set(session.events.filter(kind=Kind.FOLLOW_UP_ASKED).values_list("step_key", flat=True))
+    spec = session.attempt.revision.question_spec
+    for step_key in FREE_TEXT_STEPS:
+        if step_key in asked:
+            continue
+        submission = latest_main_submission(session, step_key)
+        if not _graded(submission):
+            continue
+        step = spec.step(step_key)
+        authored = {fu.id for fu in step.follow_ups}
+        answered = set(
+            Submission.objects.filter(
+                answer__attempt_id=session.attempt_id, answer__follow_up_id__in=authored
+            ).values_list("answer__follow_up_id", flat=True)
+        )
+        if authored - answered:
+            continue
+        grade = primary_grade(submission.grades.all())
+        point = weakest_point(step.rubric, grade.points if grade else [])
+        if point is not None:
+            return step_key, point
+    return None
+
+
+def app_follow_up_ask(*, session: MockSession) -> MockEvent | None:
+    """Ask the probe that is due (`app_follow_up_due`), reworded by the model when it is
+    reachable; logged once per step however many processes get here."""
+    from grading import GraderConfig
+    from grading.health import model_is_up
+    from grading.probe import Probe, probe_text, reword_probe
+
+    due = app_follow_up_due(session)
+    if due is None:
+        return None
+    step_key, point = due
+    try:
+        config = GraderConfig.from_settings(settings.GRADER)
+    except ValueError:
+        config = GraderConfig()
+    submission = latest_main_submission(session, step_key)
+    if config.configured and model_is_up(config, cache=cache):
+        probe = reword_probe(point, submission.text if submission else "", config=config)
+    else:
+        probe = Probe(probe_text(point), False, "model unavailable")
+    return event_append(
+        session_id=session.pk,
+        kind=Kind.FOLLOW_UP_ASKED,
+        step_key=step_key,
+        payload={
+            "follow_up_id": f"{PROBE_PREFIX}{point.id}",
+            "prompt": probe.text,
+            "authored": probe_text(point),
+            "point": point.id,
+            "reworded": probe.reworded,
+            "by": "app",
+        },
+        once=True,
+    )
+
+
+# --- the candidate's answer to a follow-up -------------------------------------------------
+
+
+def follow_up_answer(*, session: MockSession, event: MockEvent) -> StepAnswer:
+    """The candidate's draft for a follow-up asked in the session (created on first use)."""
+    follow_up_id = event.payload.get("follow_up_id", "")
+    if not is_mock_follow_up(follow_up_id):
+        raise MockError("There is no such follow-up.")
+    return flow.answer_open(
+        attempt=session.attempt, step_key=event.step_key, follow_up_id=follow_up_id
+    )
+
+
+def follow_up_event(session: MockSession, follow_up_id: str) -> MockEvent:
+    event = next(
+        (
+            e
+            for e in session.events.filter(kind=Kind.FOLLOW_UP_ASKED)
+            if e.payload.get("follow_up_id") == follow_up_id
+        ),
+        None,
+    )
+    if event is None:
+        raise MockError("There is no such follow-up.")
+    return event

@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+
+
+class PracticeConfig(AppConfig):
+    """A candidate's attempts at the five steps. Its label is still "interview", the app's
+    name before question content, mock interviews and review left it: the label names its
+    tables and migrations, which a rename would have to rewrite on every database."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "practice"
+    label = "interview"
+    verbose_name = "Practice"

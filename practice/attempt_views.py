@@ -1,0 +1,330 @@
+"""The candidate's practice flow: start, work a step, autosave, submit, feedback, scorecard.
+
+Every view loads the attempt through `_own_attempt`, fragments included, so a candidate can
+only ever reach their own attempts.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.views.decorators.http import require_POST, require_safe
+
+from mocks import log as mock_log
+from mocks import services as mock
+from mocks.models import MockSession
+from practice import feedback, page_cache, step_page, views, worksheet
+from practice import services as flow
+from practice.history import candidate_history
+from practice.models import Attempt, StepAnswer, Submission
+from practice.scorecard import scorecard
+from questionbank import STEP_KEYS
+from questions import selectors
+from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
+
+
+def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
+    """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it).
+
+    Its revision loads on first use: a page served from the cache never needs it."""
+    attempt = Attempt.objects.filter(pk=attempt_id, user_id=request.user.pk).first()
+    if attempt is None:
+        raise Http404("No such attempt.")
+    return attempt
+
+
+def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = "") -> StepAnswer:
+    try:
+        return flow.answer_open(attempt=attempt, step_key=step, follow_up_id=follow_up)
+    except flow.FlowError as exc:
+        raise Http404(str(exc)) from None
+
+
+def _own_answer(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> tuple[Attempt, StepAnswer]:
+    """The signed-in user's attempt and their draft for a step (created on first use)."""
+    attempt = _own_attempt(request, attempt_id)
+    answer = StepAnswer.objects.filter(
+        attempt_id=attempt.pk, step_key=step, follow_up_id=follow_up
+    ).first()
+    if answer is None:
+        return attempt, _answer(request, attempt, step, follow_up)
+    answer.attempt = attempt
+    return attempt, answer
+
+
+def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
+    """text, fields, base version and seconds from a POSTed answer form (bad input -> 400)."""
+    try:
+        base_version = int(request.POST.get("base_version", ""))
+        seconds = int(request.POST.get("seconds", "0") or 0)
+    except ValueError:
+        raise flow.FlowError(
+            "The form was incomplete; reload the page (your draft is saved)."
+        ) from None
+    text = request.POST.get("text", "")
+    fields = step_page.fields_from_post(step, request.POST)
+    return text, fields, base_version, seconds
+
+
+def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
+    """A fragment that needs nothing from the request (no CSRF token, no user, no messages),
+    rendered without the context processors. Its context names every variable the template
+    reads: a missing one costs the template engine an exception each time."""
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def _clock() -> str:
+    """Now, as the save status shows it (UTC, to the second)."""
+    return timezone.now().strftime("%H:%M:%S")
+
+
+def _save_status(
+    answer: StepAnswer,
+    *,
+    conflict: str = "",
+    error: str = "",
+    saved_at: str = "",
+    status: int = 200,
+) -> HttpResponse:
+    """The autosave's answer: saved (at `saved_at`, UTC), or why not."""
+    context = {
+        "answer": answer,
+        "conflict": conflict,
+        "error": error,
+        "saved_at": saved_at,
+        "oob": False,
+    }
+    return _fragment("interview/attempt_step.html#save-status", context, status)
+
+
+@login_required
+@require_POST
+def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
+    revision = selectors.question_current_revision(slug)
+    try:
+        attempt = flow.attempt_start(user=request.user, revision=revision)
+    except LimitExceeded as exc:
+        return views.question_page(request, slug, refusal=str(exc), status=429)
+    return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
+
+
+@login_required
+@require_safe
+def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    return redirect("attempt_step", attempt_id=attempt.pk, step=step_page.next_step(attempt))
+
+
+@login_required
+@require_safe
+def attempt_step(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    if step not in STEP_KEYS:
+        raise Http404("No such step.")
+
+    def build() -> HttpResponse:
+        answer = _answer(request, attempt, step, follow_up)
+        context = step_page.step_context(attempt=attempt, answer=answer)
+        return page_cache.render(request, "interview/attempt_step.html", context)
+
+    # The page shows its own draft, and napkin math shows the SLO card's numbers as names.
+    shows = [(step, follow_up)] + ([("clarify", "")] if step == "estimate" else [])
+    return page_cache.respond(request, attempt, build, shows)
+
+
+@login_required
+@require_POST
+def draft_autosave(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> HttpResponse:
+    _attempt, answer = _own_answer(request, attempt_id, step, follow_up)
+    try:
+        text, fields, base_version, seconds = _read_form(request, step)
+        answer = flow.draft_save(
+            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+        )
+    except flow.StaleDraft as exc:
+        return _save_status(exc.answer, conflict=str(exc), status=409)
+    except flow.FlowError as exc:
+        return _save_status(answer, error=str(exc), status=422)
+    return _save_status(answer, saved_at=_clock())
+
+
+@login_required
+@require_POST
+def step_submit(
+    request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
+) -> HttpResponse:
+    attempt, answer = _own_answer(request, attempt_id, step, follow_up)
+    status = 200
+    try:
+        text, fields, base_version, seconds = _read_form(request, step)
+        outcome = flow.step_submit(
+            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+        )
+        answer.refresh_from_db()
+        context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
+        # The progress bar, out of band: this step now shows as submitted without a reload.
+        context |= step_page.progress_context(attempt=attempt, step_key=step)
+    except flow.StaleDraft as exc:
+        context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
+    except LimitExceeded as exc:
+        # The draft was saved before the limit was checked: the status says so, and the
+        # refusal is told beside it (htmx swaps a 429, see base.html's responseHandling).
+        answer.refresh_from_db()
+        context = {"answer": answer, "refused": str(exc), "saved_at": _clock()}
+        status = 429
+    except flow.FlowError as exc:
+        answer.refresh_from_db()
+        context, status = {"answer": answer, "error": str(exc)}, 422
+    if not request.htmx:
+        # Without JavaScript: back to the step page, where the feedback (or error) shows.
+        if status == 200:
+            return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
+        full = step_page.step_context(attempt=attempt, answer=answer)
+        full["form_error"] = (
+            context.get("error") or context.get("conflict") or context.get("refused")
+        )
+        return render(request, "interview/attempt_step.html", full, status=status)
+    context.update(
+        feedback.feedback_context(
+            attempt=attempt, answer=answer, submission=context.get("submission")
+        )
+    )
+    return render(request, "interview/attempt_step.html#submit-result", context, status=status)
+
+
+@login_required
+@require_safe
+def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    shown = request.GET.get("shown", "")
+    if shown in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+        # The panel sits in a live region: a poll that would swap in the same status answers
+        # 204 (no swap), so a screen reader is not told "Queued for grading" every second.
+        status = (
+            Submission.objects.filter(pk=submission_id, answer__attempt=attempt)
+            .values_list("grade_status", flat=True)
+            .first()
+        )
+        if status == shown:
+            return HttpResponse(status=204)
+
+    def build() -> HttpResponse:
+        submission = get_object_or_404(
+            Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
+        )
+        context = feedback.feedback_context(
+            attempt=attempt, answer=submission.answer, submission=submission
+        )
+        response = page_cache.render(request, "interview/attempt_step.html#feedback", context)
+        response["Vary"] = "HX-Request"
+        return response
+
+    return page_cache.respond(request, attempt, build)
+
+
+@login_required
+@require_POST
+def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt, answer = _own_answer(request, attempt_id, "estimate")
+    quantity_id = request.POST.get("quantity", "")
+    expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
+    try:
+        if mock_log.feedback_withheld(attempt.pk):
+            raise flow.FlowError(
+                "In a mock interview the numbers are checked at the end: the report has them."
+            )
+        check_rate(
+            client=client_key(request),
+            action="check",
+            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
+        )
+        with cpu_budget(client=client_key(request)):
+            result = worksheet.quantity_verdict(
+                attempt=attempt,
+                quantity_id=quantity_id,
+                expression=expression,
+                # Without JavaScript the check form carries no worksheet: use the saved draft's.
+                worksheet=request.POST.get("worksheet", answer.fields.get("worksheet", "")),
+            )
+    except (flow.FlowError, LimitExceeded) as exc:
+        if not request.htmx:
+            messages.error(request, str(exc))
+            return redirect(step_page.step_url(attempt, "estimate") + f"#q-{quantity_id}")
+        return render(
+            request,
+            "interview/attempt_step.html#check-result",
+            {"quantity_id": quantity_id, "error": str(exc)},
+            status=429 if isinstance(exc, LimitExceeded) else 422,
+        )
+    flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=result)
+    if not request.htmx:
+        # Without JavaScript: back to the step page, which shows the stored check.
+        return redirect(step_page.step_url(attempt, "estimate") + f"#check-{quantity_id}")
+    return render(
+        request,
+        "interview/attempt_step.html#check-result",
+        {"quantity_id": quantity_id, "check": result},
+    )
+
+
+@login_required
+@require_POST
+def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    try:
+        check_rate(
+            client=client_key(request),
+            action="worksheet evaluation",
+            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
+        )
+        with cpu_budget(client=client_key(request)):
+            text = request.POST.get("worksheet", "")
+            lines = worksheet.worksheet_lines(attempt=attempt, text=text)
+    except (LimitExceeded, flow.FlowError) as exc:
+        status = 429 if isinstance(exc, LimitExceeded) else 422
+        context = {"error": str(exc), "lines": []}
+        return _fragment("interview/attempt_step.html#worksheet-lines", context, status)
+    return _fragment("interview/attempt_step.html#worksheet-lines", {"error": "", "lines": lines})
+
+
+@login_required
+@require_POST
+def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    session = MockSession.objects.filter(attempt_id=attempt.pk).first()
+    if session is not None:  # finishing a mock interview ends it: to its report
+        mock.session_end(session=session, reason="ended early")
+        return redirect("mock_report", session_id=session.pk)
+    if attempt.status != Attempt.Status.FINISHED:
+        Attempt.objects.filter(pk=attempt.pk).update(
+            status=Attempt.Status.FINISHED, finished_at=timezone.now()
+        )
+    return redirect("attempt_scorecard", attempt_id=attempt.pk)
+
+
+@login_required
+@require_safe
+def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    attempt = _own_attempt(request, attempt_id)
+    session = MockSession.objects.filter(attempt_id=attempt.pk, ended_at__isnull=True).first()
+    if session is not None:  # no verdicts for the candidate while the mock interview runs
+        return redirect("mock_session", session_id=session.pk)
+    return render(request, "interview/scorecard.html", scorecard(attempt))
+
+
+@login_required
+@require_safe
+def history(request: HttpRequest) -> HttpResponse:
+    context = candidate_history(request.user, page=request.GET.get("page"))
+    return render(request, "interview/history.html", context)

@@ -1,0 +1,150 @@
+"""The feedback panel of a submission: grading status, per-point verdicts with the
+candidate's own words highlighted as evidence, the reference answer, and earlier versions."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from django.urls import reverse
+from django.utils.safestring import SafeString, mark_safe
+
+from grading.text import quote_span
+from mocks import log as mock_log
+from practice.misconceptions import misconceptions_found
+from practice.models import Attempt, StepAnswer, Submission
+from practice.scoring import primary_grade, submission_score
+from practice.services import step_spec
+from questions import selectors
+
+
+def feedback_context(
+    *, attempt: Attempt, answer: StepAnswer, submission: Submission | None
+) -> dict:
+    """The feedback panel for a submission: status, per-point verdicts, reference, history."""
+    if submission is None:
+        return {"submission": None}
+    feedback_url = reverse(
+        "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
+    )
+    if mock_log.feedback_withheld(attempt.pk):
+        return {"submission": submission, "graded": False, "withheld": True}
+    if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+        # Polled every second until graded: answer with the status alone, cheaply.
+        return {"submission": submission, "graded": False, "feedback_url": feedback_url}
+    # One query for every version of this step with its grades: the history needs them all.
+    versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
+    current = next((s for s in versions if s.pk == submission.pk), None)
+    grades = list(current.grades.all()) if current else list(submission.grades.all())
+    main = primary_grade(grades)
+    spec = step_spec(attempt.revision, answer.step_key, answer.follow_up_id)
+    rendered = attempt.revision.html(answer.step_key, answer.follow_up_id)
+    points_by_id = {p.id: p for p in spec.rubric}
+    concepts = selectors.concepts_by_slug({c for p in spec.rubric for c in p.concepts})
+    done = submission.grade_status in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE)
+    points = []
+    if main is not None:
+        for verdict in main.points:
+            rubric = points_by_id.get(verdict.get("id"))
+            says = rubric.says if rubric else ""
+            comment = verdict.get("comment") or ""
+            # Graders restate the point in their comment; the panel already shows it above.
+            if says and comment.endswith(f": {says}"):
+                comment = comment[: -len(says) - 2]
+            points.append(
+                {
+                    **verdict,
+                    "comment": comment,
+                    "says": says,
+                    "concepts": [concepts[c] for c in rubric.concepts if c in concepts]
+                    if rubric
+                    else [],
+                }
+            )
+    by = {g.grader: g for g in grades}
+    # Shown first: the wrong ideas the answer states (none for a follow-up: they are per step).
+    wrong_ideas = (
+        []
+        if answer.follow_up_id
+        else misconceptions_found(revision=attempt.revision, step_key=answer.step_key, grade=main)
+    )
+    history = []
+    for sub in versions:
+        history.append(
+            {
+                "number": sub.number,
+                "submitted_at": sub.submitted_at,
+                "status": sub.get_grade_status_display(),
+                "score": submission_score(answer.step_key, list(sub.grades.all())),
+                "current": sub.pk == submission.pk,
+            }
+        )
+    # A part scores its best submission (practice.scoring), so that is the figure to show.
+    scored = [h["score"] for h in history if h["score"] is not None]
+    return {
+        "submission": submission,
+        "graded": done and main is not None,
+        "grade": main,
+        "grades": by,
+        "points": points,
+        "score": submission_score(answer.step_key, grades),
+        "best_score": max(scored) if scored else None,
+        "misconceptions": wrong_ideas,
+        "highlighted": highlight_evidence(
+            submission.text,
+            [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")],
+            wrong=[m["evidence"] for m in wrong_ideas],
+        ),
+        "reference_html": rendered["reference"] if done else "",
+        "history": history,
+        # Both graders' scores and the gap, when it is over the threshold (stored at grading).
+        "disagreement": submission.review_reason or "",
+        "slo_review": by["slo"].slo_review if "slo" in by else None,
+        "checks": by["checker"].points if "checker" in by else [],
+        "feedback_url": feedback_url,
+        **review_notice(submission, main, graded=done and main is not None),
+    }
+
+
+def review_notice(submission: Submission, main, *, graded: bool) -> dict:
+    """What the panel says about review: "reviewed by an instructor" once one has, else the
+    dispute already sent, else the form to dispute the grade (review.services)."""
+    dispute = submission.disputes.first()
+    reviewed = main is not None and main.grader == "instructor"
+    return {
+        "reviewed_by_instructor": reviewed,
+        "dispute": dispute,
+        "can_dispute": graded and not reviewed and dispute is None,
+        "dispute_url": reverse("review:dispute", kwargs={"submission_id": submission.pk}),
+    }
+
+
+def highlight_evidence(text: str, quotes: list[str], *, wrong: Sequence[str] = ()) -> SafeString:
+    """The candidate's own text, escaped, with each evidence quote wrapped in <mark> and each
+    sentence stating a misconception (`wrong`) in <mark class="mark-wrong">.
+
+    Quotes are found by the graders' own matcher (case and runs of whitespace ignored); where
+    spans overlap, the earlier one wins, and a wrong idea wins a tie.
+    """
+    # At the same start a wrong idea wins: that sentence is what the candidate must see.
+    spans = sorted(
+        (
+            (*span, kind)
+            for kind, group in (("", quotes), ("wrong", wrong))
+            for quote in group
+            if (span := quote_span(text, quote)) is not None
+        ),
+        key=lambda s: (s[0], s[2] != "wrong"),
+    )
+    out, cursor = [], 0
+    for start, end, kind in spans:
+        if start < cursor:
+            start = cursor
+        if start >= end:
+            continue
+        out.append(html.escape(text[cursor:start]))
+        opening = '<mark class="mark-wrong">' if kind else "<mark>"
+        out.append(f"{opening}{html.escape(text[start:end])}</mark>")
+        cursor = end
+    out.append(html.escape(text[cursor:]))
+    return mark_safe("".join(out))  # every piece above is escaped

@@ -1,0 +1,166 @@
+"""What the /grader/ page shows: whether grading by the model works, our queue, and for staff
+the model server's own state.
+
+The public part is read from the stored health answer and our database only, so a slow or
+hung model server never holds a web worker for a visitor. The details (endpoint, served
+models, vLLM's /version and /metrics) are asked of the server through the one model client,
+with a short timeout, for staff only: they name internal hosts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+import openai
+from django.db.models import Count
+from django.utils import timezone
+
+from grading import GraderConfig, HealthCache, check_health, last_health
+from grading.client import client_for, server_root
+from grading.stats import percentile
+from practice.models import Grade, Submission
+
+DETAILS_TIMEOUT_S = 2.0
+_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+([-+0-9.eEinfNa]+)")
+
+
+@dataclass(frozen=True)
+class PublicStatus:
+    """What anyone may see: is the model grading, as of when, and how long is our queue.
+
+    `state` is "up", "down", "offline" (no model configured) or "unknown" (not checked yet).
+    """
+
+    state: str
+    checked_at: datetime | None
+    queued: int
+    grading: int
+    offline: int
+
+
+@dataclass
+class ServerStatus:
+    """The model server's own view of itself, for staff."""
+
+    endpoint: str
+    model: str
+    configured: bool
+    reachable: bool = False
+    reason: str = ""
+    served_models: list[str] = field(default_factory=list)
+    version: str = ""
+    waiting: float | None = None
+    running: float | None = None
+    kv_cache_usage: float | None = None
+    prefix_cache_hit_rate: float | None = None
+
+
+def public_status(config: GraderConfig | None, *, cache: HealthCache) -> PublicStatus:
+    """The grader's state from the stored health answer (never asking the server) and our
+    queue from the database. `config` None means the grader settings are malformed."""
+    counts = dict(
+        Submission.objects.filter(
+            grade_status__in=[
+                Submission.GradeStatus.QUEUED,
+                Submission.GradeStatus.GRADING,
+                Submission.GradeStatus.OFFLINE,
+            ]
+        )
+        .values_list("grade_status")
+        .annotate(n=Count("pk"))
+    )
+    state, checked_at = "offline", None
+    if config is None:
+        state = "down"
+    elif config.configured:
+        last = last_health(config, cache=cache)
+        if last is None:
+            state = "unknown"
+        else:
+            state = "up" if last.up else "down"
+            checked_at = datetime.fromtimestamp(last.checked_at, tz=UTC)
+    return PublicStatus(
+        state=state,
+        checked_at=checked_at,
+        queued=counts.get(Submission.GradeStatus.QUEUED, 0),
+        grading=counts.get(Submission.GradeStatus.GRADING, 0),
+        offline=counts.get(Submission.GradeStatus.OFFLINE, 0),
+    )
+
+
+def parse_metrics(text: str) -> dict[str, float]:
+    """Prometheus text -> {metric name: sum over its label sets} (comments skipped)."""
+    totals: dict[str, float] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        match = _SAMPLE.match(line)
+        if not match:
+            continue
+        try:
+            value = float(match.group(3))
+        except ValueError:
+            continue
+        totals[match.group(1)] = totals.get(match.group(1), 0.0) + value
+    return totals
+
+
+def server_status(config: GraderConfig, *, cache: HealthCache) -> ServerStatus:
+    """Ask the model server now what it serves and how busy it is (staff only: it waits).
+
+    The model list goes through the health check, so a staff visit also refreshes the answer
+    the public part and the grading task read.
+    """
+    status = ServerStatus(
+        endpoint=config.endpoint, model=config.model, configured=config.configured
+    )
+    if not config.configured:
+        status.reason = "No GRADER_BASE_URL is set: every answer is graded offline."
+        return status
+    health = check_health(config, cache=cache)
+    status.reachable, status.reason = health.up, health.reason
+    client = client_for(config).with_options(timeout=DETAILS_TIMEOUT_S, max_retries=0)
+    root = server_root(config)
+    try:
+        status.served_models = [str(m.id) for m in client.models.list().data]
+        version = client.get(f"{root}/version", cast_to=object)
+        if isinstance(version, dict):
+            status.version = str(version.get("version", ""))
+        _read_metrics(status, parse_metrics(client.get(f"{root}/metrics", cast_to=str)))
+    except (openai.APIError, ValueError, TypeError, AttributeError) as exc:
+        # The health answer above already says whether grading works; details are optional.
+        status.reason = status.reason or f"details unavailable ({type(exc).__name__})"
+    return status
+
+
+def _read_metrics(status: ServerStatus, m: dict[str, float]) -> None:
+    status.waiting = m.get("vllm:num_requests_waiting")
+    status.running = m.get("vllm:num_requests_running")
+    usage = m.get("vllm:kv_cache_usage_perc", m.get("vllm:gpu_cache_usage_perc"))
+    status.kv_cache_usage = usage
+    queries = m.get("vllm:prefix_cache_queries_total", m.get("vllm:prefix_cache_queries"))
+    hits = m.get("vllm:prefix_cache_hits_total", m.get("vllm:prefix_cache_hits"))
+    if queries:
+        status.prefix_cache_hit_rate = (hits or 0.0) / queries
+
+
+def grading_latencies(*, days: int = 1, limit: int = 1000) -> list[dict]:
+    """p50/p90/p99 grading latency (ms) per grader over the last `days`, newest `limit` each."""
+    since = timezone.now() - timedelta(days=days)
+    rows = []
+    for grader in ("llm", "rubric"):
+        values = list(
+            Grade.objects.filter(grader=grader, created_at__gte=since)
+            .order_by("-created_at")
+            .values_list("latency_ms", flat=True)[:limit]
+        )
+        rows.append(
+            {
+                "grader": grader,
+                "count": len(values),
+                **{f"p{q}": percentile(values, q) for q in (50, 90, 99)},
+            }
+        )
+    return rows

@@ -1,0 +1,149 @@
+"""A candidate's history, a page at a time: attempts with their per-step scores, and over
+their recent attempts a trend line per step and the rubric points they miss most."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.paginator import Paginator
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
+
+from practice.misconceptions import held_repeatedly
+from practice.models import Attempt, Submission
+from practice.scoring import (
+    ScoredSubmission,
+    best_per_part,
+    mean_score,
+    primary_grade,
+    step_scores,
+    submission_score,
+)
+from questionbank import STEP_KEYS
+from questions import selectors
+
+
+def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
+    """One page of a candidate's attempts (newest first) with their per-step scores; the
+    trend per step and the most-missed points over their last HISTORY_TREND_WINDOW attempts.
+
+    Bounded whatever the candidate's history: HISTORY_PAGE_SIZE rows a page, and a constant
+    number of queries (a count, the page, the window, their submissions and grades).
+    """
+    attempts = (
+        # An instructor's preview attempts count nowhere.
+        Attempt.objects.filter(user=user, is_preview=False)
+        .select_related("revision__question", "mock")
+        # Numbered per question in the order started (practice.selectors.attempt_number, for a page).
+        .annotate(
+            number=Window(RowNumber(), partition_by=F("revision__question_id"), order_by="pk")
+        )
+        .order_by("-started_at", "-pk")
+    )
+    page_obj = Paginator(attempts, settings.HISTORY_PAGE_SIZE).get_page(page)
+    page_attempts = list(page_obj.object_list)
+    window = list(attempts[: settings.HISTORY_TREND_WINDOW])
+    window_ids = {a.pk for a in window}
+    submissions = (
+        Submission.objects.filter(answer__attempt_id__in=window_ids | {a.pk for a in page_attempts})
+        .select_related("answer")
+        .prefetch_related("grades")
+    )
+    # A mock interview still running shows nothing of its grading (its candidate sees no
+    # verdicts until the end): listed, but out of the scores, the trend and the misses.
+    running = {
+        a.pk for a in [*window, *page_attempts] if hasattr(a, "mock") and a.mock.ended_at is None
+    }
+    per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
+    missed: dict[str, dict] = {}
+    revisions = {a.pk: a.revision for a in window}
+    wrong_ideas = []
+    for sub in submissions:
+        if sub.answer.attempt_id in running:
+            continue
+        grades = list(sub.grades.all())
+        per_attempt[sub.answer.attempt_id].append(
+            ScoredSubmission(
+                part=(sub.answer.step_key, sub.answer.follow_up_id),
+                score=submission_score(sub.answer.step_key, grades),
+                grades=grades,
+            )
+        )
+        main = primary_grade(grades)
+        if sub.answer.attempt_id not in window_ids:
+            continue
+        if main is not None and main.misconceptions:
+            wrong_ideas.append(
+                (
+                    sub.answer.attempt_id,
+                    revisions[sub.answer.attempt_id],
+                    sub.answer.step_key,
+                    main,
+                )
+            )
+        for p in main.points if main else []:
+            if p.get("verdict") == "miss":
+                entry = missed.setdefault(
+                    p["id"], {"id": p["id"], "count": 0, "step": sub.answer.step_key}
+                )
+                entry["count"] += 1
+
+    def row(attempt: Attempt) -> dict:
+        steps = step_scores(best_per_part(per_attempt.get(attempt.pk, [])))
+        return {
+            "attempt": attempt,
+            "number": attempt.number,
+            "steps": [steps[k] for k in STEP_KEYS],
+            "overall": mean_score(steps.values()),
+            # A mock interview is an attempt with a clock: listed and trended like the rest.
+            "mock": attempt.mock if hasattr(attempt, "mock") else None,
+        }
+
+    oldest_first = [row(a) for a in reversed(window)]
+    trends = []
+    for i, key in enumerate(STEP_KEYS):
+        series = [r["steps"][i] for r in oldest_first if r["steps"][i] is not None]
+        trends.append(
+            {
+                "key": key,
+                "title": selectors.STEP_TITLES[key],
+                "series": series,
+                "points": _sparkline(series),
+            }
+        )
+    says = _rubric_says([*window, *page_attempts])
+    top_missed = sorted(missed.values(), key=lambda m: -m["count"])[:8]
+    for m in top_missed:
+        m["says"] = says.get(m["id"], m["id"])
+    return {
+        "rows": [row(a) for a in page_attempts],
+        "page": page_obj,
+        "window": len(window),
+        "trends": trends,
+        "missed": top_missed,
+        # Wrong ideas stated in more than one of those attempts.
+        "held_misconceptions": held_repeatedly(wrong_ideas),
+        "step_titles": [selectors.STEP_TITLES[k] for k in STEP_KEYS],
+    }
+
+
+def _rubric_says(attempts: list[Attempt]) -> dict[str, str]:
+    says: dict[str, str] = {}
+    for revision in {a.revision for a in attempts}:
+        for step in revision.question_spec.steps:
+            for part in (step, *step.follow_ups):
+                for p in part.rubric:
+                    says[p.id] = p.says
+    return says
+
+
+def _sparkline(series: list[float], width: int = 120, height: int = 28) -> str:
+    """SVG polyline points for scores in [0, 1] (drawn server-side; no chart script)."""
+    if not series:
+        return ""
+    if len(series) == 1:
+        series = series * 2
+    step = width / (len(series) - 1)
+    return " ".join(f"{i * step:.1f},{height - s * height:.1f}" for i, s in enumerate(series))

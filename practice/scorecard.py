@@ -1,0 +1,129 @@
+"""The scorecard of one attempt: per-step scores, strongest and weakest rubric points, the
+napkin-math verdicts, time spent against the suggested pace, every grader, concepts to review."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Prefetch
+
+from grading.types import VERDICT_CREDIT
+from practice.misconceptions import misconceptions_found
+from practice.models import Attempt, StepAnswer, Submission
+from practice.scoring import (
+    ScoredSubmission,
+    best_per_part,
+    mean_score,
+    primary_grade,
+    step_scores,
+    submission_score,
+)
+from practice.selectors import attempt_number
+from practice.step_page import step_url
+from questionbank import STEP_KEYS
+from questions import selectors
+
+
+def _scored_submissions(attempt: Attempt) -> list[ScoredSubmission]:
+    """Every submission of the attempt with its grades and score."""
+    answers = StepAnswer.objects.filter(attempt=attempt).prefetch_related(
+        Prefetch("submissions", queryset=Submission.objects.prefetch_related("grades"))
+    )
+    scored = []
+    for answer in answers:
+        for sub in answer.submissions.all():
+            grades = list(sub.grades.all())
+            scored.append(
+                ScoredSubmission(
+                    part=(answer.step_key, answer.follow_up_id),
+                    score=submission_score(answer.step_key, grades),
+                    grades=grades,
+                    item=sub,
+                )
+            )
+    return scored
+
+
+def scorecard(attempt: Attempt) -> dict:
+    """Per-step scores, strongest and weakest points, napkin verdicts, pace, graders, concepts."""
+    revision = attempt.revision
+    best = best_per_part(_scored_submissions(attempt))
+    scores = step_scores(best)
+    seconds_by_step: dict[str, int] = defaultdict(int)
+    for answer in StepAnswer.objects.filter(attempt=attempt).only("step_key", "seconds_spent"):
+        seconds_by_step[answer.step_key] += answer.seconds_spent
+    rows, all_points, graders, checks, wrong_ideas = [], [], [], [], []
+    for number, key in enumerate(STEP_KEYS, start=1):
+        spec = revision.question_spec.step(key)
+        entries = [entry for (step, _), entry in best.items() if step == key]
+        rubric_specs = {p.id: p for p in spec.rubric}
+        for fu in spec.follow_ups:
+            rubric_specs.update({p.id: p for p in fu.rubric})
+        for e in entries:
+            main = primary_grade(e.grades)
+            for g in e.grades:
+                graders.append(
+                    {
+                        "step": selectors.STEP_TITLES[key],
+                        "part": e.part[1] or "main answer",
+                        "grader": g.grader,
+                        "model": g.model,
+                        "score": g.score,
+                        "fallback": g.fallback_reason,
+                    }
+                )
+                if g.grader == "checker":
+                    checks = g.points
+            if main and not e.part[1]:
+                wrong_ideas += misconceptions_found(revision=revision, step_key=key, grade=main)
+            if main:
+                for p in main.points:
+                    rs = rubric_specs.get(p.get("id"))
+                    all_points.append(
+                        {
+                            "id": p.get("id"),
+                            "verdict": p.get("verdict"),
+                            "says": rs.says if rs else p.get("id"),
+                            "weight": rs.weight if rs else 1,
+                            "concepts": rs.concepts if rs else (),
+                            "step": key,
+                        }
+                    )
+        rows.append(
+            {
+                "number": number,
+                "key": key,
+                "title": selectors.STEP_TITLES[key],
+                "score": scores[key],
+                "parts": len(entries),
+                "minutes_spent": round(seconds_by_step[key] / 60, 1),
+                "minutes_suggested": spec.minutes,
+                "url": step_url(attempt, key),
+            }
+        )
+    hits = sorted([p for p in all_points if p["verdict"] == "hit"], key=lambda p: -p["weight"])
+    misses = sorted(
+        [p for p in all_points if p["verdict"] != "hit"],
+        key=lambda p: (VERDICT_CREDIT.get(p["verdict"], 0), -p["weight"]),
+    )
+    review = []
+    for p in misses:
+        for slug in p["concepts"]:
+            if slug not in review:
+                review.append(slug)
+    concepts = selectors.concepts_by_slug(review)
+    return {
+        "attempt": attempt,
+        "attempt_number": attempt_number(attempt),
+        "revision": revision,
+        "rows": rows,
+        "overall": mean_score(scores.values()),
+        "strongest": hits[:5],
+        "weakest": misses[:5],
+        "checks": checks,
+        # The wrong ideas still stated in each step's best answer, in step order.
+        "misconceptions": wrong_ideas,
+        "graders": graders,
+        "offline_graded": any(g["grader"] == "rubric" for g in graders),
+        "review_concepts": [concepts[s] for s in review if s in concepts][:6],
+    }

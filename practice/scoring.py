@@ -1,0 +1,93 @@
+"""The scoring policy: what a submission scores, and what a step and an attempt score.
+
+One rule for every page that shows a score (feedback, scorecard, history):
+- a submission's score is the primary grade (an instructor's review, else the model's, else
+  the offline rubric's), blended
+  with the napkin-math checker on `estimate` and with the SLO card review on `clarify`;
+- a part (a step's main answer, or one follow-up) scores its best submission;
+- a step scores the mean of its answered parts, so a weak follow-up pulls the step down even
+  after a strong main answer;
+- an attempt scores the mean of its scored steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mocks.log import is_mock_follow_up
+from practice.models import Grade
+from questionbank import STEP_KEYS
+
+# How much of a step's score comes from its structured check rather than the rubric grade.
+CHECKER_WEIGHT = 0.6  # estimate: the numbers the candidate checked
+SLO_CARD_WEIGHT = 0.5  # clarify: the SLO card against the brief
+
+PartKey = tuple[str, str]  # (step key, follow-up id or "")
+
+
+def primary_grade(grades: Iterable[Grade]) -> Grade | None:
+    """The grade that counts: an instructor's review when there is one (the human verdict
+    wins), else the model's when it graded, else the offline rubric grader's."""
+    by = {g.grader: g for g in grades}
+    return by.get("instructor") or by.get("llm") or by.get("rubric")
+
+
+def submission_score(step_key: str, grades: Iterable[Grade]) -> float | None:
+    """A submission's step score in [0, 1] (None before any rubric grade): the rubric grade,
+    blended with the checked numbers for napkin math and with the SLO card for clarify."""
+    grades = list(grades)
+    main = primary_grade(grades)
+    if main is None:
+        return None
+    by = {g.grader: g for g in grades}
+    if step_key == "estimate" and "checker" in by:
+        return round(CHECKER_WEIGHT * by["checker"].score + (1 - CHECKER_WEIGHT) * main.score, 3)
+    if step_key == "clarify" and "slo" in by:
+        return round(SLO_CARD_WEIGHT * by["slo"].score + (1 - SLO_CARD_WEIGHT) * main.score, 3)
+    return round(main.score, 3)
+
+
+@dataclass
+class ScoredSubmission:
+    """A submission with its grades and score; `item` is whatever the caller wants to keep
+    beside it (the submission row, its answer)."""
+
+    part: PartKey
+    score: float | None
+    grades: list[Grade] = field(default_factory=list)
+    item: Any = None
+
+
+def best_per_part(scored: Iterable[ScoredSubmission]) -> dict[PartKey, ScoredSubmission]:
+    """Each part's best submission (the first of equal scores; an ungraded one only when the
+    part has nothing better)."""
+    best: dict[PartKey, ScoredSubmission] = {}
+    for entry in scored:
+        current = best.get(entry.part)
+        if current is None or (entry.score or 0) > (current.score or 0):
+            best[entry.part] = entry
+    return best
+
+
+def mean_score(scores: Iterable[float | None]) -> float | None:
+    """The mean of the scores that exist, to 3 places; None when there are none."""
+    values = [s for s in scores if s is not None]
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def step_scores(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, float | None]:
+    """Every step's score, in step order: the mean over its answered parts of their best.
+
+    A mock interview's own follow-ups (an interviewer's question, the app's probe) are not
+    parts of the step: they are graded and shown beside it in the session's report, but a
+    short answer to a question asked live must not pull the step's score down."""
+    return {
+        key: mean_score(
+            entry.score
+            for (step, follow_up), entry in best.items()
+            if step == key and not is_mock_follow_up(follow_up)
+        )
+        for key in STEP_KEYS
+    }

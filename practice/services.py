@@ -1,0 +1,539 @@
+"""Writes for the five-step practice flow: attempts, drafts, submissions and their grading.
+
+Views call these; the grading task calls `submission_grade`. Every write that could race (two
+tabs, a double click, a re-run task) is guarded by a database constraint or a version check,
+so nothing a candidate wrote is lost or duplicated.
+
+Every write here also moves a version that cached pages are keyed on (`practice.page_cache`):
+an edit of an answer bumps its `row_version` in the same UPDATE; an answer created, a
+submission created, a grade or a grading status written bump the attempt's `state_version`
+(`attempt_touch`), after the write, so a page rendered from the old rows can only have been
+cached under the old version.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.tasks import task
+from django.utils import timezone
+
+from mocks import log as mock_log
+from practice.errors import FlowError
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from practice.slo import card_as_text, review_card
+from questionbank import STEP_KEYS, FollowUp, StepSpec
+from questions.models import QuestionRevision
+from rate_limits import check_daily_quota, check_rate, user_client
+
+if TYPE_CHECKING:
+    from grading import GradeResult
+
+log = logging.getLogger(__name__)
+
+
+class FollowUpLocked(FlowError):
+    """A follow-up asked for (by URL) before the one before it was submitted."""
+
+    def __init__(self) -> None:
+        super().__init__("This follow-up opens once you submit the one before it.")
+
+
+class StaleDraft(FlowError):
+    """The draft changed in another tab since this one loaded it."""
+
+    def __init__(self, answer: StepAnswer):
+        self.answer = answer
+        super().__init__(
+            "This step was changed in another tab or window since you opened it. Your text "
+            "here was not saved over it: copy what you need, then reload to continue."
+        )
+
+
+def attempt_touch(attempt_id: int) -> None:
+    """Mark the attempt's pages out of date: call after writing its answers' submissions or
+    grades, or creating an answer."""
+    Attempt.objects.filter(pk=attempt_id).update(state_version=F("state_version") + 1)
+
+
+def attempt_start(*, user, revision: QuestionRevision, is_preview: bool = False) -> Attempt:
+    """A new attempt against this exact revision (later edits of the question don't move it).
+
+    Raises LimitExceeded past settings.ATTEMPTS_PER_DAY new attempts by this user in a UTC
+    day: each is a row that the history pages read. Nothing existing is touched.
+    """
+    check_daily_quota(
+        client=user_client(user.pk),
+        action="new attempt",
+        per_day=settings.ATTEMPTS_PER_DAY,
+        advice="Everything you wrote is kept: carry on with one of your attempts below or "
+        "from your history, and start new ones tomorrow (UTC).",
+    )
+    return Attempt.objects.create(user=user, revision=revision, is_preview=is_preview)
+
+
+def follow_ups_open(follow_up_ids: Sequence[str], submitted: Collection[str]) -> list[bool]:
+    """Which follow-ups may be opened, in order, given the ids of those already submitted.
+
+    Follow-ups arrive one at a time: the first is open, each later one once the one before it
+    is submitted, and a submitted one stays open. The step page draws its locks from this and
+    the flow enforces it, so a locked follow-up is locked by URL too.
+    """
+    states, open_next = [], True
+    for follow_up_id in follow_up_ids:
+        done = follow_up_id in submitted
+        states.append(done or open_next)
+        open_next = done
+    return states
+
+
+def follow_up_check_open(*, attempt: Attempt, step_key: str, follow_up_id: str) -> None:
+    """Raise FollowUpLocked unless this follow-up of the attempt is open (`follow_ups_open`)."""
+    ids = [fu.id for fu in attempt.revision.question_spec.step(step_key).follow_ups]
+    submitted = set(
+        Submission.objects.filter(
+            answer__attempt_id=attempt.pk, answer__step_key=step_key
+        ).values_list("answer__follow_up_id", flat=True)
+    )
+    if not follow_ups_open(ids, submitted)[ids.index(follow_up_id)]:
+        raise FollowUpLocked()
+
+
+def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> StepAnswer:
+    """The draft for a step (created empty on first open); starts its clock once."""
+    if step_key not in STEP_KEYS:
+        raise FlowError("There is no such step.")
+    if follow_up_id:
+        step_spec(attempt.revision, step_key, follow_up_id)  # FlowError when there is none
+        if not mock_log.is_mock_follow_up(follow_up_id):  # asked in a mock session: open
+            follow_up_check_open(attempt=attempt, step_key=step_key, follow_up_id=follow_up_id)
+    try:
+        answer, created = StepAnswer.objects.get_or_create(
+            attempt=attempt,
+            step_key=step_key,
+            follow_up_id=follow_up_id,
+            defaults={"opened_at": timezone.now()},
+        )
+    except IntegrityError:  # two tabs opened it at the same instant
+        answer = StepAnswer.objects.get(
+            attempt=attempt, step_key=step_key, follow_up_id=follow_up_id
+        )
+    else:
+        if created:
+            attempt_touch(attempt.pk)
+    return answer
+
+
+def _check_size(text: str, fields: dict) -> None:
+    limit = settings.ANSWER_MAX_CHARS
+    size = len(text) + sum(len(str(v)) for v in fields.values())
+    if size > limit:
+        raise FlowError(
+            f"This answer is {size:,} characters; the limit is {limit:,}. Nothing was saved "
+            "over your previous draft. Shorten it (an interview answer rarely needs more than "
+            "a page) and it will save again."
+        )
+
+
+def draft_save(
+    *, answer: StepAnswer, text: str, fields: dict, base_version: int, seconds: int = 0
+) -> StepAnswer:
+    """Save a draft if nobody saved a newer one since `base_version`; returns the answer.
+
+    Raises StaleDraft when another tab saved in between (nothing is overwritten), and
+    FlowError for an oversized answer or a mock interview past its time.
+    """
+    _check_size(text, fields)
+    mock_log.deadline_gate(answer)  # a mock interview past its time takes nothing more
+    seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
+    if answer.step_key == "estimate":
+        # Quantity checks are written by their own endpoint, without a new draft version; a
+        # draft save carries the latest over (only napkin math has them).
+        stored = StepAnswer.objects.filter(pk=answer.pk).values_list("fields", flat=True).first()
+        if stored and "checks" in stored:
+            fields = {**fields, "checks": stored["checks"]}
+    now = timezone.now()
+    updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
+        text=text,
+        fields=fields,
+        updated_at=now,
+        version=F("version") + 1,
+        seconds_spent=F("seconds_spent") + seconds,
+        row_version=F("row_version") + 1,
+    )
+    if not updated:
+        answer.refresh_from_db()
+        if answer.text == text and answer.fields == fields:
+            return answer  # the same content arrived twice (a retried request): not a conflict
+        raise StaleDraft(answer)
+    # The update matched the version we named, so the row is now exactly this.
+    answer.text, answer.fields, answer.version, answer.updated_at = (
+        text,
+        fields,
+        base_version + 1,
+        now,
+    )
+    answer.seconds_spent += seconds
+    mock_log.draft_saved(answer)  # a mock session's live view and replay read the log
+    return answer
+
+
+def quantity_check_store(*, answer: StepAnswer, quantity_id: str, check: dict) -> None:
+    """Keep a quantity's latest check on the napkin-math answer, beside the other checks.
+
+    Checks are written without a new draft version (a check is not an edit of the text); the
+    row lock keeps two checks at once from dropping one another.
+    """
+    with transaction.atomic():
+        locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
+        fields = dict(locked.fields)
+        fields["checks"] = {**(fields.get("checks") or {}), quantity_id: check}
+        StepAnswer.objects.filter(pk=locked.pk).update(
+            fields=fields, row_version=F("row_version") + 1
+        )
+
+
+@dataclass
+class SubmitOutcome:
+    submission: Submission
+    created: bool
+
+
+def step_submit(
+    *,
+    answer: StepAnswer,
+    text: str,
+    fields: dict,
+    base_version: int,
+    seconds: int = 0,
+    enforce_limits: bool = True,
+) -> SubmitOutcome:
+    """Save the draft and submit it for grading; a double submit returns the first submission.
+
+    The grading task is enqueued only after the transaction commits, so the worker always finds
+    the answer it is asked to grade. `enforce_limits=False` is for the app's own submissions
+    (a mock session's end submits the answers as they stand, once), not a candidate's.
+    """
+    if not (text.strip() or any(str(v).strip() for v in fields.values())):
+        raise FlowError("There is nothing to submit yet: write your answer first.")
+    mock_log.follow_up_gate(answer)  # a mock interviewer's question is answered first
+    if answer.follow_up_id and not mock_log.is_mock_follow_up(answer.follow_up_id):
+        # Checked here too, not only when the draft is opened: a draft row can outlive the
+        # page that opened it, and a submit is what unlocks the next follow-up.
+        follow_up_check_open(
+            attempt=answer.attempt, step_key=answer.step_key, follow_up_id=answer.follow_up_id
+        )
+    answer = draft_save(
+        answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+    )
+    existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
+    if existing:
+        return SubmitOutcome(existing, False)
+    if enforce_limits:
+        client = user_client(answer.attempt.user_id)
+        check_rate(client=client, action="submission", per_minute=settings.GRADING_RATE_PER_MINUTE)
+        check_daily_quota(client=client, action="grading", per_day=settings.GRADING_DAILY_QUOTA)
+    try:
+        with transaction.atomic():
+            locked = StepAnswer.objects.select_for_update().get(pk=answer.pk)
+            existing = Submission.objects.filter(
+                answer=locked, draft_version=locked.version
+            ).first()
+            if existing:
+                return SubmitOutcome(existing, False)
+            number = locked.submissions.count() + 1
+            submission = Submission.objects.create(
+                answer=locked,
+                number=number,
+                text=locked.text,
+                fields=locked.fields,
+                draft_version=locked.version,
+            )
+            attempt_touch(locked.attempt_id)
+            transaction.on_commit(lambda: grading_enqueue(submission.pk))
+    except IntegrityError:  # the other request of a concurrent double submit won
+        return SubmitOutcome(
+            Submission.objects.get(answer=answer, draft_version=answer.version), False
+        )
+    mock_log.answer_submitted(answer, submission)
+    return SubmitOutcome(submission, True)
+
+
+def grading_enqueue(submission_id: int, *, delay_s: float = 0) -> None:
+    """Queue the grading task; a queue that is down leaves the submission for the sweeper."""
+    try:
+        task = grade_submission
+        if delay_s:
+            task = task.using(run_after=timezone.now() + timedelta(seconds=delay_s))
+        task.enqueue(submission_id)
+    except Exception:  # the submission is saved; grading_requeue_stale picks it up later
+        log.exception("could not enqueue grading of submission %s", submission_id)
+
+
+@task(queue_name="grading")
+def grade_submission(submission_id: int) -> str:
+    """The grading task: grade one submission. Idempotent: a re-run after a crash upserts,
+    never duplicates. It lives beside `grading_enqueue`, which queues it, so that enqueueing
+    and grading need no module that imports the other back."""
+    submission = submission_grade(submission_id=submission_id)
+    return submission.grade_status if submission else "missing"
+
+
+def grading_tries_cap() -> int:
+    """How many times a submission is handed to the grading task at most: the backoff steps,
+    the tail at the longest interval, and the first try."""
+    return len(settings.GRADING_RETRY_BACKOFF_S) + settings.GRADING_RETRY_TAIL + 1
+
+
+def grading_requeue_stale(*, older_than_s: int = 120) -> int:
+    """Re-queue submissions stuck in queued/grading (a crashed worker); returns how many.
+
+    One that has used up its tries (a bug that crashes the task on it, not a model outage,
+    which ends in an offline grade) is not re-queued again: it is marked offline and logged.
+    """
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
+    stuck = Submission.objects.filter(
+        grade_status__in=[Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING],
+        status_changed_at__lt=cutoff,
+    )
+    for pk in stuck.filter(grade_attempts__gte=grading_tries_cap()).values_list("pk", flat=True):
+        log.error("submission %s failed grading %s times; not re-queued", pk, grading_tries_cap())
+        Submission.objects.filter(pk=pk).update(
+            grade_status=Submission.GradeStatus.OFFLINE, status_changed_at=timezone.now()
+        )
+        attempt_touch(Submission.objects.values_list("answer__attempt_id", flat=True).get(pk=pk))
+    stale = list(stuck.filter(grade_attempts__lt=grading_tries_cap()).values_list("pk", flat=True))
+    for pk in stale:
+        Submission.objects.filter(pk=pk).update(
+            grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
+        )
+        attempt_touch(Submission.objects.values_list("answer__attempt_id", flat=True).get(pk=pk))
+        grading_enqueue(pk)
+    return len(stale)
+
+
+def grading_text(step_key: str, text: str, fields: dict, *, worksheet_text: str = "") -> str:
+    """The text the graders read: the clarify card written out as sentences, then the notes;
+    for napkin math the worksheet written out (`worksheet_text`), then the notes: the lines
+    are the candidate's answer to that step, the notes add to them."""
+    if step_key == "clarify":
+        return card_as_text({**fields, "notes": text})
+    if step_key == "estimate" and worksheet_text:
+        return f"{worksheet_text}\n{text}" if text.strip() else worksheet_text
+    return text
+
+
+def submission_grade(*, submission_id: int) -> Submission | None:
+    """Grade a submission with every grader that applies; safe to run twice.
+
+    The offline rubric grade is always stored. With a model configured, the model grade is
+    tried too: when it succeeds it is stored beside the offline one, and a gap between them
+    larger than DISAGREEMENT_THRESHOLD marks the submission for review; when it fails for any
+    reason the submission ends "offline" with the reason on the rubric grade, and a re-grade
+    is queued with backoff, a bounded number of times. Grades are upserted per (submission,
+    grader), so re-runs never duplicate. No path leaves the submission "grading".
+    """
+    submission = (
+        Submission.objects.select_related("answer__attempt__revision")
+        .filter(pk=submission_id)
+        .first()
+    )
+    if submission is None or submission.grade_status == Submission.GradeStatus.DONE:
+        return submission
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=Submission.GradeStatus.GRADING,
+        status_changed_at=timezone.now(),
+        grade_attempts=F("grade_attempts") + 1,
+    )
+    attempt_touch(submission.answer.attempt_id)
+    submission.refresh_from_db()
+    try:
+        status, review = _grade_with_every_grader(submission)
+    except Exception:
+        # A bug or a database error, not a model failure (those end in an offline grade):
+        # hand it back to the queue so the sweeper retries it, and let the task fail loudly.
+        Submission.objects.filter(pk=submission.pk).update(
+            grade_status=Submission.GradeStatus.QUEUED, status_changed_at=timezone.now()
+        )
+        raise
+    Submission.objects.filter(pk=submission.pk).update(
+        grade_status=status, review_reason=review, status_changed_at=timezone.now()
+    )
+    attempt_touch(submission.answer.attempt_id)
+    submission.refresh_from_db()
+    return submission
+
+
+def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
+    """Store every grade of a submission; return its grade status and any review reason."""
+    from grading import GraderConfig, grade, grade_offline, review_reason
+
+    answer = submission.answer
+    revision = answer.attempt.revision
+    step = step_spec(revision, answer.step_key, answer.follow_up_id)
+    context = {
+        "slug": revision.question_spec.slug,
+        "title": revision.title,
+        "brief": revision.question_spec.brief.as_dict(),
+        "step_key": answer.step_key,
+    }
+    worksheet_text = ""
+    if answer.step_key == "clarify":
+        review = review_card(submission.fields, revision.question_spec.brief)
+        _store(submission, "slo", score=review.score, slo_review=review.to_dict())
+    if answer.step_key == "estimate":
+        from practice.worksheet import submission_checks, worksheet_as_text
+
+        # Every box is checked as submitted, pressed "Check" or not: the submit is the answer.
+        checks = submission_checks(attempt=answer.attempt, fields=submission.fields)
+        _store_checker(submission, revision, checks)
+        worksheet_text = worksheet_as_text(
+            attempt=answer.attempt, fields=submission.fields, checks=checks
+        )
+    text = grading_text(
+        answer.step_key, submission.text, submission.fields, worksheet_text=worksheet_text
+    )
+
+    # An earlier try's unusable model reply is kept for the audit through later tries.
+    earlier_raw = (
+        Grade.objects.filter(submission=submission, grader="rubric")
+        .values_list("raw_response", flat=True)
+        .first()
+        or ""
+    )
+    rubric = grade_offline(step, text)
+    _store_result(submission, rubric, graded_text=text)
+    try:
+        config = GraderConfig.from_settings(settings.GRADER)
+    except ValueError as exc:  # a retry cannot fix the settings: say so once, do not queue
+        _store_fallback_reason(submission, f"grader settings invalid: {exc}")
+        return Submission.GradeStatus.OFFLINE, ""
+    if not config.configured:
+        return Submission.GradeStatus.DONE, ""
+
+    backoff = settings.GRADING_RETRY_BACKOFF_S
+    tries_left = submission.grade_attempts <= len(backoff) + settings.GRADING_RETRY_TAIL
+    if submission.grade_attempts > grading_tries_cap():
+        # Reached through the sweeper after the last scheduled try: no more model calls.
+        _store_fallback_reason(submission, "model unavailable; no tries left")
+        return Submission.GradeStatus.OFFLINE, ""
+    raw_response, unusable = "", ""
+    try:
+        result = grade(step, text, mode="auto", context=context, config=config, cache=cache)
+    except Exception as exc:  # whatever breaks in the model path, the offline grade stands
+        log.exception("model grading of submission %s failed", submission.pk)
+        reason = f"model grader error ({type(exc).__name__})"
+    else:
+        if result.grader == "llm":
+            _store_result(submission, result, graded_text=text)
+            return Submission.GradeStatus.DONE, review_reason(result, rubric)
+        reason = result.fallback_reason or "model unavailable"
+        if result.raw_response is not None:
+            # The model replied, but with nothing usable: an instructor should look (review
+            # queue), and the reply is kept beside the offline grade for the audit.
+            raw_response = result.raw_response
+            unusable = f"the model's reply could not be used ({reason}); the offline grade stands"
+    _store_fallback_reason(submission, reason, raw_response=raw_response or earlier_raw)
+    # Back off, then keep trying at the longest interval: a model that is down for hours must
+    # still re-grade once it is back. A day of tries is the limit.
+    if tries_left:
+        step_s = backoff[min(submission.grade_attempts, len(backoff)) - 1]
+        grading_enqueue(submission.pk, delay_s=step_s)
+    # A retry that finds the model down keeps an earlier try's flag: the submission stays in
+    # the review queue until a model grade or an instructor settles it.
+    return Submission.GradeStatus.OFFLINE, unusable[:300] or submission.review_reason
+
+
+def step_spec(
+    revision: QuestionRevision, step_key: str, follow_up_id: str = ""
+) -> StepSpec | FollowUp:
+    """The step (or one of its follow-ups) as the graders read it: prompt, rubric, reference,
+    concepts. FlowError when the revision has no such step or follow-up."""
+    if mock_log.is_mock_follow_up(follow_up_id):
+        return mock_log.follow_up_spec(revision, step_key, follow_up_id)
+    try:
+        step = revision.question_spec.step(step_key)
+        return step.follow_up(follow_up_id) if follow_up_id else step
+    except LookupError:
+        raise FlowError(
+            "There is no such follow-up." if follow_up_id else "There is no such step."
+        ) from None
+
+
+def _store_result(submission: Submission, result: GradeResult, *, graded_text: str) -> Grade:
+    from grading.audit import audited_points
+
+    return _store(
+        submission,
+        result.grader,
+        score=result.score,
+        points=audited_points(result, graded_text),
+        raw_response=result.raw_response or "",
+        misconceptions=[m.to_dict() for m in result.misconceptions],
+        feedback=result.feedback,
+        model=result.model or "",
+        prompt_version=result.prompt_version,
+        warnings=result.warnings,
+        fallback_reason=(result.fallback_reason or "")[:300],
+        latency_ms=result.latency_ms,
+        usage={
+            "prompt_tokens": result.usage.prompt_tokens,
+            "completion_tokens": result.usage.completion_tokens,
+        },
+    )
+
+
+def _store_fallback_reason(submission: Submission, reason: str, raw_response: str = "") -> None:
+    """Label the stored offline grade with why the model did not grade (and keep the model's
+    unusable reply, when there was one)."""
+    Grade.objects.filter(submission=submission, grader="rubric").update(
+        fallback_reason=reason[:300], raw_response=raw_response
+    )
+    attempt_touch(submission.answer.attempt_id)
+
+
+def _store(submission: Submission, grader: str, *, score: float, **fields: Any) -> Grade:
+    grade, _ = Grade.objects.update_or_create(
+        submission=submission, grader=grader, defaults={"score": score, **fields}
+    )
+    attempt_touch(submission.answer.attempt_id)
+    return grade
+
+
+def _store_checker(submission: Submission, revision: QuestionRevision, checks: dict) -> None:
+    """The napkin-math verdicts as a grade, with each expected value (revealed on submit)."""
+    from planner.engine import evaluate_worksheet, givens_from_estimate
+
+    estimate = revision.question_spec.step("estimate")
+    quantities = estimate.quantities
+    points, total = [], 0.0
+    for qty in quantities:
+        check = checks.get(qty.id) or {}
+        verdict = check.get("verdict", "unchecked")
+        credit = {"correct": 1.0, "close": 0.5}.get(verdict, 0.0)
+        total += credit
+        givens = givens_from_estimate(estimate.estimate_dict(), upto=qty.id)
+        lines = [f"{k} = {v}" for k, v in givens.items()]
+        formula = qty.rounded_formula
+        target = f"{formula} in {qty.unit}" if qty.unit else formula
+        expected = evaluate_worksheet([*lines, target])[-1]
+        points.append(
+            {
+                "id": qty.id,
+                "label": qty.label,
+                "verdict": verdict,
+                "answer": check.get("answer", ""),
+                "hint": check.get("hint", ""),
+                "expected": expected.display if expected.error is None else "",
+            }
+        )
+    score = total / len(quantities) if quantities else 0.0
+    _store(submission, "checker", score=round(score, 3), points=points, feedback="")

@@ -1,0 +1,185 @@
+"""The practice step page: the answer form's fields, the links between steps and
+follow-ups, and everything the page shows (prompt, editor, worksheet, feedback so far)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from mocks.models import MockSession
+from practice.feedback import feedback_context
+from practice.models import Attempt, StepAnswer, Submission
+from practice.selectors import attempt_number
+from practice.services import FlowError, follow_ups_open
+from practice.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
+from practice.worksheet import card_in_panel, typed_answer, worksheet_lines
+from questionbank import STEP_KEYS, StepSpec
+from questions import selectors
+
+# --- forms ------------------------------------------------------------------------------
+
+MAX_POST_FIELDS = 100  # an answer form has about twenty; more is not a browser's doing
+
+
+def fields_from_post(step: str, post) -> dict:
+    """The structured part of an answer form: the SLO card, or the napkin worksheet."""
+    if step == "clarify":
+        fields = {name: str(post.get(name, ""))[:200].strip() for name in CARD_FIELD_NAMES}
+        if fields[QPS_KIND] not in ("peak", "mean"):
+            fields[QPS_KIND] = "peak"
+        return fields
+    if step == "estimate":
+        fields: dict = {"worksheet": str(post.get("worksheet", ""))}
+        # The quantity boxes, typed but perhaps never checked: checked again at submit.
+        answers = {
+            name.removeprefix("expr_")[:60]: str(value)[:500]
+            for name, value in list(post.items())[:MAX_POST_FIELDS]
+            if name.startswith("expr_") and str(value).strip()
+        }
+        if answers:
+            fields["answers"] = answers
+        return fields
+    return {}
+
+
+# --- navigation -------------------------------------------------------------------------
+
+
+def step_url(attempt: Attempt, step: str, follow_up: str = "") -> str:
+    if follow_up:
+        return reverse(
+            "attempt_follow_up",
+            kwargs={"attempt_id": attempt.pk, "step": step, "follow_up": follow_up},
+        )
+    return reverse("attempt_step", kwargs={"attempt_id": attempt.pk, "step": step})
+
+
+def _submitted_keys(attempt: Attempt) -> set[tuple[str, str]]:
+    return set(
+        Submission.objects.filter(answer__attempt=attempt).values_list(
+            "answer__step_key", "answer__follow_up_id"
+        )
+    )
+
+
+def next_step(attempt: Attempt) -> str:
+    """The first step without a submission (the last step when all are done)."""
+    done = {key for key, _ in _submitted_keys(attempt)}
+    return next((key for key in STEP_KEYS if key not in done), STEP_KEYS[-1])
+
+
+def progress_context(
+    *, attempt: Attempt, step_key: str, submitted: set[tuple[str, str]] | None = None
+) -> dict:
+    """The progress bar: every step with its link and whether it has a submission, the
+    current step, and how many are submitted (what a submit sends back out of band)."""
+    if submitted is None:
+        submitted = _submitted_keys(attempt)
+    steps = selectors.question_steps(attempt.revision)
+    for s in steps:
+        s["submitted"] = any(key == s["key"] for key, _ in submitted)
+        s["url"] = step_url(attempt, s["key"])
+    return {
+        "steps": steps,
+        "step": steps[STEP_KEYS.index(step_key)],
+        "all_submitted": all(s["submitted"] for s in steps),
+        "submitted_count": sum(1 for s in steps if s["submitted"]),
+    }
+
+
+def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
+    """Everything the step page shows: the prompt, the editor, feedback so far, navigation."""
+    revision = attempt.revision
+    submitted = _submitted_keys(attempt)
+    context = progress_context(attempt=attempt, step_key=answer.step_key, submitted=submitted)
+    steps, current = context["steps"], context["step"]
+    spec = revision.question_spec.step(answer.step_key)
+    context |= {
+        "attempt": attempt,
+        "attempt_number": attempt_number(attempt),
+        "revision": revision,
+        "answer": answer,
+        "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
+        "next": steps[current["number"]] if current["number"] < len(steps) else None,
+        "draft_url": _action_url("attempt_draft", attempt, answer),
+        "submit_url": _action_url("attempt_submit", attempt, answer),
+        "follow_up": None,
+    }
+    if answer.follow_up_id:
+        context["follow_up"] = {
+            "id": answer.follow_up_id,
+            "prompt_html": revision.html(answer.step_key, answer.follow_up_id)["prompt"],
+        }
+    if answer.step_key == "tradeoffs":
+        context["follow_ups"] = _follow_up_states(attempt, spec, submitted)
+    if answer.step_key == "clarify":
+        context["card"] = _card_form(answer.fields)
+    if answer.step_key == "estimate":
+        checks = answer.fields.get("checks") or {}
+        context["givens"] = spec.givens
+        context["quantities"] = [
+            {"spec": q, "check": checks.get(q.id), "typed": typed_answer(answer.fields, q.id)}
+            for q in spec.quantities
+        ]
+        context["worksheet_text"] = answer.fields.get("worksheet", "")
+        context["predefined"], context["card_differs"] = card_in_panel(attempt)
+        try:
+            context["worksheet_lines"] = worksheet_lines(
+                attempt=attempt, text=context["worksheet_text"]
+            )
+        except FlowError as exc:
+            context["worksheet_error"] = str(exc)
+    latest = answer.submissions.order_by("-number").first()
+    context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
+    context["mock_panel_url"] = _mock_panel_url(attempt, answer.step_key)
+    return context
+
+
+def _mock_panel_url(attempt: Attempt, step_key: str) -> str:
+    """The live panel of the attempt's mock session (mocks.views), or "" for a
+    plain attempt."""
+    session_id = MockSession.objects.filter(attempt_id=attempt.pk).values_list("pk", flat=True)
+    if not session_id:
+        return ""
+    return reverse("mock_panel", kwargs={"session_id": session_id[0]}) + f"?step={step_key}"
+
+
+def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:
+    kwargs = {"attempt_id": attempt.pk, "step": answer.step_key}
+    if answer.follow_up_id:
+        kwargs["follow_up"] = answer.follow_up_id
+        name += "_follow_up"
+    return reverse(name, kwargs=kwargs)
+
+
+def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[dict]:
+    """Follow-ups arrive one at a time (the rule is `flow.follow_ups_open`)."""
+    ids = [fu.id for fu in spec.follow_ups]
+    done = {fu_id for key, fu_id in submitted if key == spec.key and fu_id}
+    return [
+        {
+            "id": fu_id,
+            "number": number,
+            "submitted": fu_id in done,
+            "open": is_open,
+            "url": step_url(attempt, spec.key, fu_id),
+        }
+        for number, (fu_id, is_open) in enumerate(
+            zip(ids, follow_ups_open(ids, done), strict=True), start=1
+        )
+    ]
+
+
+def _card_form(fields: dict) -> dict:
+    """The SLO card's inputs, each with what the candidate typed so far."""
+
+    def rows(card_fields: tuple[CardField, ...]) -> list[dict]:
+        return [
+            {"name": f.name, "label": f.label, "unit": f.unit, "value": fields.get(f.name, "")}
+            for f in card_fields
+        ]
+
+    return {
+        "numbers": rows(NUMBER_FIELDS),
+        "texts": rows(TEXT_FIELDS),
+        "qps_kind": fields.get(QPS_KIND) or "peak",
+    }

@@ -1,0 +1,117 @@
+"""Public pages: the question bank, concept notes and the grading backend's status."""
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from grading import GraderConfig
+from practice import grader_status
+from practice.models import Attempt
+from questionbank import STEP_KEYS
+from questions import selectors
+from questions.models import Concept
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    questions = selectors.question_list()
+    rows = [(r, selectors.brief_rows(r.question_spec.brief)) for r in questions]
+    return render(request, "interview/home.html", {"rows": rows})
+
+
+@require_safe
+def question_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    return question_page(request, slug)
+
+
+def question_page(
+    request: HttpRequest, slug: str, *, refusal: str = "", status: int = 200
+) -> HttpResponse:
+    """The question's page; `refusal` is why a new attempt was not started (shown by the
+    Start button, beside the candidate's attempts so far)."""
+    revision = selectors.question_current_revision(slug)
+    attempts = []
+    if request.user.is_authenticated:
+        attempts = list(
+            Attempt.objects.filter(
+                user=request.user, revision__question=revision.question, is_preview=False
+            )
+            .select_related("revision")
+            .order_by("-started_at")[:5]
+        )
+    return render(
+        request,
+        "interview/question.html",
+        {
+            "revision": revision,
+            "attempts": attempts,
+            "brief_rows": selectors.brief_rows(revision.question_spec.brief),
+            "constraints": revision.question_spec.brief.constraints,
+            "steps": selectors.question_steps(revision),
+            "refusal": refusal,
+        },
+        status=status,
+    )
+
+
+@require_safe
+def step_detail(request: HttpRequest, slug: str, step: str) -> HttpResponse:
+    if step not in STEP_KEYS:
+        raise Http404("No such step.")
+    revision = selectors.question_current_revision(slug)
+    steps = selectors.question_steps(revision)
+    current = steps[STEP_KEYS.index(step)]
+    spec = revision.question_spec.step(step)
+    return render(
+        request,
+        "interview/step.html",
+        {
+            "revision": revision,
+            "step": current,
+            "steps": steps,
+            "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
+            "next": steps[current["number"]] if current["number"] < len(steps) else None,
+            "givens": spec.givens,
+            "quantities": spec.quantities,
+            "follow_ups": [
+                {"id": fu.id, "prompt_html": revision.html(step, fu.id)["prompt"]}
+                for fu in spec.follow_ups
+            ],
+        },
+    )
+
+
+@require_safe
+def concept_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "interview/concepts.html", {"concepts": Concept.objects.all()})
+
+
+@require_safe
+def concept_page(request: HttpRequest, slug: str) -> HttpResponse:
+    concept, related, questions = selectors.concept_detail(slug)
+    return render(
+        request,
+        "interview/concept.html",
+        {"concept": concept, "related": related, "questions": questions},
+    )
+
+
+@require_safe
+def grader_status_page(request: HttpRequest) -> HttpResponse:
+    """Whether the model is grading and how long our queue is; the details for staff only."""
+    try:
+        config: GraderConfig | None = GraderConfig.from_settings(settings.GRADER)
+        config_error = ""
+    except ValueError as exc:
+        config, config_error = None, str(exc)
+    context: dict = {"public": grader_status.public_status(config, cache=cache)}
+    if request.user.is_staff:
+        context.update(
+            config_error=config_error,
+            server=grader_status.server_status(config or GraderConfig(), cache=cache),
+            percentiles=grader_status.grading_latencies(),
+            inflight_cap=(config or GraderConfig()).max_inflight,
+        )
+    return render(request, "interview/grader_status.html", context)

@@ -1,0 +1,165 @@
+"""Napkin math inside an attempt: the candidate's worksheet evaluated with the question's
+givens (and their own SLO card's figures) predefined, and a required quantity checked."""
+
+from __future__ import annotations
+
+from planner.engine import (
+    LineResult,
+    NapkinError,
+    check_quantity,
+    evaluate_worksheet,
+    givens_from_estimate,
+)
+from practice.errors import FlowError
+from practice.models import Attempt, StepAnswer
+from practice.slo import review_card
+
+MAX_WORKSHEET_LINES = 200
+
+
+def card_names(attempt: Attempt) -> dict[str, str]:
+    """Numbers from the candidate's SLO card, as names for their worksheet (name -> napkin
+    expression, e.g. qps_peak -> "50 QPS")."""
+    clarify = (
+        StepAnswer.objects.filter(attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
+        .only("fields")
+        .first()
+    )
+    if clarify is None:
+        return {}
+    return review_card(clarify.fields, attempt.revision.question_spec.brief).names
+
+
+def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """What the Givens panel adds from the SLO card, so that it lists exactly what the
+    worksheet computes with, each name once: the card's names the question does not give
+    (name -> expression), and the card's figures that differ from a given of the same name,
+    which the worksheet does not use ({name, card, given}). The brief's givens win because
+    the quantities are checked against them."""
+    spec = attempt.revision.question_spec.step("estimate")
+    givens = {g.name: g.value for g in spec.givens}
+    extra, differs = {}, []
+    for name, value in card_names(attempt).items():
+        if name not in givens:
+            extra[name] = value
+        elif " ".join(value.split()) != " ".join(givens[name].split()):
+            differs.append({"name": name, "card": value, "given": givens[name]})
+    return extra, differs
+
+
+def _givens(attempt: Attempt) -> dict[str, str]:
+    spec = attempt.revision.question_spec.step("estimate")
+    givens = {g.name: g.value for g in spec.givens}
+    # The card's names come first so a question's own given of the same name wins.
+    return {**{k: v for k, v in card_names(attempt).items() if k not in givens}, **givens}
+
+
+def _evaluated(attempt: Attempt, text: str) -> list[LineResult]:
+    """The candidate's worksheet evaluated line by line with the question's givens predefined.
+    Raises FlowError when the givens themselves do not evaluate (an authoring error, not the
+    candidate's)."""
+    lines = text.replace("\r\n", "\n").split("\n")[:MAX_WORKSHEET_LINES]
+    try:
+        return evaluate_worksheet(lines, _givens(attempt))
+    except NapkinError as exc:
+        raise FlowError(f"This question's givens do not evaluate: {exc.message}") from None
+
+
+def worksheet_lines(*, attempt: Attempt, text: str) -> list[LineResult]:
+    """The evaluated worksheet, one result per line that is not blank (each with its input,
+    value as displayed, MathML, or error and column)."""
+    return [r for r in _evaluated(attempt, text) if r.kind != "blank"]
+
+
+def quantity_verdict(
+    *, attempt: Attempt, quantity_id: str, expression: str, worksheet: str
+) -> dict:
+    """Check one required quantity against the candidate's expression (which may use names
+    from their worksheet), without storing it: {answer, verdict, value, unit, hint}.
+    FlowError for an unknown quantity or a bad input."""
+    spec = attempt.revision.question_spec.step("estimate")
+    try:
+        quantity = spec.quantity(quantity_id)
+    except LookupError:
+        raise FlowError("There is no such quantity in this question.") from None
+    if not expression.strip():
+        raise FlowError("Type a name from your worksheet or an expression to check.")
+    givens = givens_from_estimate(spec.estimate_dict(), upto=quantity_id)
+    labels = {g.name: g.label for g in spec.givens}
+    env = {}
+    for line in _evaluated(attempt, worksheet):
+        if line.name and line.quantity is not None:
+            env[line.name] = line.quantity
+    try:
+        result = check_quantity(
+            quantity.as_dict(), expression, givens, worksheet_env=env, given_labels=labels
+        )
+    except NapkinError as exc:
+        raise FlowError(str(exc)) from None
+    return {
+        "answer": expression,
+        "verdict": result.verdict,
+        "value": result.value,
+        "unit": result.unit,
+        "hint": result.hint or "",
+    }
+
+
+def typed_answer(fields: dict, quantity_id: str) -> str:
+    """What the candidate has in a quantity's box: the latest typed text, else the expression
+    they last checked."""
+    typed = (fields.get("answers") or {}).get(quantity_id)
+    if typed is not None:
+        return str(typed)
+    return str(((fields.get("checks") or {}).get(quantity_id) or {}).get("answer", ""))
+
+
+def submission_checks(*, attempt: Attempt, fields: dict) -> dict[str, dict]:
+    """Every quantity of a submitted napkin-math answer checked as it stands at submit,
+    whether or not "Check" was pressed for it: quantity id -> check (a box left empty is
+    "unchecked"; an input that does not evaluate is "wrong", with why as its hint)."""
+    spec = attempt.revision.question_spec.step("estimate")
+    worksheet = str(fields.get("worksheet", ""))
+    checks = {}
+    for qty in spec.quantities:
+        expression = typed_answer(fields, qty.id).strip()
+        if not expression:
+            checks[qty.id] = {"answer": "", "verdict": "unchecked", "hint": ""}
+            continue
+        try:
+            checks[qty.id] = quantity_verdict(
+                attempt=attempt, quantity_id=qty.id, expression=expression, worksheet=worksheet
+            )
+        except FlowError as exc:
+            checks[qty.id] = {"answer": expression, "verdict": "wrong", "hint": str(exc)}
+    return checks
+
+
+def worksheet_as_text(*, attempt: Attempt, fields: dict, checks: dict[str, dict]) -> str:
+    """The worksheet written out for the rubric graders: one sentence per line that
+    evaluates (its input and value), then each quantity the checker found right, with its
+    label and the candidate's working, so a line that computes a rubric point is evidence
+    for it."""
+    spec = attempt.revision.question_spec.step("estimate")
+    sentences = []
+    try:
+        lines = worksheet_lines(attempt=attempt, text=str(fields.get("worksheet", "")))
+    except FlowError:
+        lines = []
+    computed = {}  # worksheet name -> the line that computes it, as the candidate wrote it
+    for line in lines:
+        if line.kind != "blank" and line.error is None:
+            sentences.append(f"Worksheet: {line.input} gives {line.display}.")
+            if line.name:
+                computed[line.name] = line.input.strip()
+    for qty in spec.quantities:
+        check = checks.get(qty.id) or {}
+        # The label says what the number is, which only holds once the checker agrees: a
+        # wrong number must not earn a point through the question's own wording.
+        if check.get("value") is None or check.get("verdict") not in ("correct", "close"):
+            continue
+        # Only the candidate's own working: the box, or the worksheet line it names.
+        working = computed.get(check["answer"].strip(), check["answer"])
+        unit = f" {check['unit']}" if check.get("unit") else ""
+        sentences.append(f"{qty.label}: {working} = {check['value']:.4g}{unit}.")
+    return "\n".join(sentences)

@@ -1,0 +1,34 @@
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from questions.services import content_load
+
+
+class Command(BaseCommand):
+    help = "Validate and store question and concept files (idempotent; edits become revisions)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", nargs="?", help="content directory or one file")
+
+    def handle(self, *args, path=None, **options):
+        root = Path(path) if path else Path(settings.CONTENT_DIR)
+        if not root.exists():
+            raise CommandError(f"{root} does not exist")
+        report = content_load(root=root)
+        if report.problems:
+            for problem in report.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(f"{len(report.problems)} problem(s); nothing was loaded")
+        for label in report.created:
+            self.stdout.write(f"published {label}")
+        for label in report.behind:
+            self.stdout.write(
+                f"kept back {label}: the file holds an older revision than the database; "
+                "run export_content to bring the newer one into the files"
+            )
+        self.stdout.write(
+            f"{len(report.created)} new revision(s), {len(report.unchanged)} unchanged, "
+            f"{len(report.concepts_saved)} concept(s) saved"
+        )

@@ -1,0 +1,202 @@
+"""Item statistics of a question over its cohort: what candidates get right and wrong.
+
+Per rubric point of each step: how many candidates hit it, and its discrimination (Pearson's
+correlation between the point's credit and the rest of the step's score, so a point that
+strong candidates hit and weak ones miss scores high; near zero or negative, the point does
+not tell them apart). A point hit by more than 95% or fewer than 5% is flagged: it says
+little about a candidate. Per napkin-math quantity: the most common wrong answers and which
+mistake hints fired.
+
+One answer per candidate and step: each attempt's best submission of the step's main answer,
+graded by the one scoring rule (`practice.scoring`: an instructor's review, else the model,
+else the offline grader). Preview attempts (instructors trying a question) never count.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from grading.types import VERDICT_CREDIT
+from practice.models import Submission
+from practice.scoring import ScoredSubmission, best_per_part, primary_grade, submission_score
+from questionbank import STEP_KEYS, RubricPoint
+from questions.models import Question
+from questions.selectors import STEP_TITLES
+
+EASY_ABOVE = 0.95
+HARD_BELOW = 0.05
+TOP_WRONG = 5
+
+
+@dataclass
+class PointStats:
+    id: str
+    says: str
+    n: int
+    hit_rate: float | None
+    partial_rate: float | None
+    discrimination: float | None
+    flag: str = ""
+
+
+@dataclass
+class QuantityStats:
+    id: str
+    label: str
+    n: int
+    correct_rate: float | None
+    wrong_answers: list[tuple[str, int]] = field(default_factory=list)
+    hints: list[tuple[str, str, int]] = field(default_factory=list)  # (verdict, hint, count)
+
+
+def _correlation(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's r, or None where it is undefined (fewer than two answers, or either side the
+    same for everyone)."""
+    if len(xs) < 2:
+        return None
+    try:
+        return round(statistics.correlation(xs, ys), 4)
+    except statistics.StatisticsError:
+        return None
+
+
+def point_statistics(
+    points: Sequence[RubricPoint], responses: Sequence[Mapping[str, str]]
+) -> list[PointStats]:
+    """Statistics of each rubric point over responses ({point id: verdict}, one per candidate;
+    a point without a verdict is a miss). Credit: hit 1, partial 0.5, miss 0; the rest score
+    is the weighted share of credit on the step's other points."""
+    credit = [
+        {p.id: VERDICT_CREDIT.get(r.get(p.id, "miss"), 0.0) for p in points} for r in responses
+    ]
+    out = []
+    for point in points:
+        n = len(responses)
+        others = [q for q in points if q.id != point.id]
+        other_weight = sum(q.weight for q in others)
+        mine = [c[point.id] for c in credit]
+        rest = [
+            sum(q.weight * c[q.id] for q in others) / other_weight if other_weight else 0.0
+            for c in credit
+        ]
+        hits = sum(r.get(point.id) == "hit" for r in responses)
+        partials = sum(r.get(point.id) == "partial" for r in responses)
+        hit_rate = round(hits / n, 4) if n else None
+        flag = ""
+        if hit_rate is not None and hit_rate > EASY_ABOVE:
+            flag = f"hit by more than {EASY_ABOVE:.0%}: it tells candidates apart little"
+        elif hit_rate is not None and hit_rate < HARD_BELOW:
+            flag = f"hit by fewer than {HARD_BELOW:.0%}: too hard, or unclear to candidates"
+        out.append(
+            PointStats(
+                id=point.id,
+                says=point.says,
+                n=n,
+                hit_rate=hit_rate,
+                partial_rate=round(partials / n, 4) if n else None,
+                discrimination=_correlation(mine, rest),
+                flag=flag,
+            )
+        )
+    return out
+
+
+def _best_submissions(question: Question) -> dict[str, list[Submission]]:
+    """Each non-preview attempt's best submission of each step's main answer, by step."""
+    rows = (
+        Submission.objects.filter(
+            answer__attempt__revision__question=question,
+            answer__attempt__is_preview=False,
+            answer__follow_up_id="",
+        )
+        .select_related("answer")
+        .prefetch_related("grades")
+    )
+    per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
+    for sub in rows:
+        grades = list(sub.grades.all())
+        per_attempt[sub.answer.attempt_id].append(
+            ScoredSubmission(
+                part=(sub.answer.step_key, ""),
+                score=submission_score(sub.answer.step_key, grades),
+                grades=grades,
+                item=sub,
+            )
+        )
+    by_step: dict[str, list[Submission]] = defaultdict(list)
+    for entries in per_attempt.values():
+        for (step_key, _), best in best_per_part(entries).items():
+            if best.score is not None:
+                by_step[step_key].append(best)
+    return by_step
+
+
+def question_item_stats(*, question: Question) -> dict:
+    """The item statistics page of a question: per step its points, for napkin math its
+    quantities too. Figures over the current revision's rubric."""
+    spec = question.current_revision.question_spec
+    best = _best_submissions(question)
+    steps = []
+    for step_key in STEP_KEYS:
+        step = spec.step(step_key)
+        entries = best.get(step_key, [])
+        responses = []
+        for entry in entries:
+            main = primary_grade(entry.grades)
+            responses.append({p["id"]: p.get("verdict", "miss") for p in main.points})
+        quantities = []
+        if step_key == "estimate":
+            checks = [
+                {p["id"]: p for p in g.points}
+                for e in entries
+                for g in e.grades
+                if g.grader == "checker"
+            ]
+            quantities = quantity_statistics([(q.id, q.label) for q in step.quantities], checks)
+        steps.append(
+            {
+                "key": step_key,
+                "title": STEP_TITLES[step_key],
+                "n": len(responses),
+                "points": point_statistics(step.rubric, responses),
+                "quantities": quantities,
+            }
+        )
+    return {"question": question, "spec": spec, "steps": steps}
+
+
+def quantity_statistics(
+    quantities: Sequence[tuple[str, str]], checks: Sequence[Mapping[str, Mapping]]
+) -> list[QuantityStats]:
+    """Per quantity (id, label), over checker results ({quantity id: {"verdict", "answer",
+    "hint"}}, one per candidate): the share correct, the most common wrong answers (as typed,
+    whitespace collapsed; unanswered left out) and which hints fired, most frequent first."""
+    out = []
+    for qty_id, label in quantities:
+        seen = [c[qty_id] for c in checks if qty_id in c]
+        answered = [s for s in seen if s.get("verdict") != "unchecked"]
+        wrong = Counter(
+            " ".join(str(s.get("answer", "")).split())
+            for s in answered
+            if s.get("verdict") != "correct" and str(s.get("answer", "")).strip()
+        )
+        hints = Counter(
+            (str(s.get("verdict")), str(s["hint"]))
+            for s in answered
+            if s.get("verdict") != "correct" and s.get("hint")
+        )
+        correct = sum(s.get("verdict") == "correct" for s in seen)
+        out.append(
+            QuantityStats(
+                id=qty_id,
+                label=label,
+                n=len(seen),
+                correct_rate=round(correct / len(seen), 4) if seen else None,
+                wrong_answers=wrong.most_common(TOP_WRONG),
+                hints=[(v, h, n) for (v, h), n in hints.most_common(TOP_WRONG)],
+            )
+        )
+    return out

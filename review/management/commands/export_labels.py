@@ -1,0 +1,45 @@
+"""Write a question's calibration set as a labels file (JSON Lines).
+
+    python manage.py export_labels --question SLUG [--step KEY] [--output FILE]
+
+One {"question", "step", "answer", "labels"} a line, the format `calibrate --labels` reads,
+so a calibration set travels with the question's file (content/calibration/SLUG.jsonl).
+Without --output the lines go to stdout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from review.calibration import labels_export
+from review.management.commands.calibrate import _fail, question_loaded
+from review.services import CALIBRATED_STEPS
+
+
+class Command(BaseCommand):
+    help = "Export a question's instructor labels as a labels file (JSON Lines)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--question", required=True, help="question slug")
+        parser.add_argument(
+            "--step", default=None, help=f"step key ({', '.join(CALIBRATED_STEPS)})"
+        )
+        parser.add_argument("--output", default=None, help="file to write (default stdout)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        question = question_loaded(options["question"])
+        if options["step"] is not None and options["step"] not in CALIBRATED_STEPS:
+            raise _fail(f"step {options['step']!r} has no calibration set")
+        lines = [e.to_json() for e in labels_export(question=question, step_key=options["step"])]
+        text = "".join(f"{line}\n" for line in lines)
+        if options["output"]:
+            try:
+                Path(options["output"]).write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise _fail(f"cannot write {options['output']}: {exc.strerror or exc}") from None
+            self.stderr.write(f"wrote {len(lines)} labelled answers to {options['output']}")
+        else:
+            self.stdout.write(text, ending="")

@@ -1,0 +1,247 @@
+"""The review queue: which submissions an instructor should look at, candidates' disputes,
+and the instructor's verdict, which becomes the candidate's grade.
+
+A submission is in its question's queue, until an instructor has reviewed it, when:
+- the model and the offline grader disagree by more than 0.4, or the model's reply could not
+  be used (both leave `Submission.review_reason`, written by the grading task), or
+- its candidate disputed the grade (`GradeDispute`, with a sentence of why).
+
+The instructor labels every rubric point blind (`review_store`); the labels become a Grade with
+grader "instructor", which scoring prefers to both graders, and join the question's
+calibration set (`CalibrationLabel`). Attempts marked `is_preview` never reach the queue.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Q
+
+from grading.types import VERDICTS, RubricPointVerdict, weighted_score
+from practice.errors import FlowError
+from practice.models import Grade, Submission
+from practice.services import attempt_touch, grading_text, step_spec
+from questions.models import Question
+from questions.selectors import STEP_TITLES
+from rate_limits import check_daily_quota, user_client
+from review.models import CalibrationLabel, GradeDispute
+
+INSTRUCTOR = "instructor"
+DISPUTE_MIN_CHARS = 10
+DISPUTE_MAX_CHARS = 500
+# The free-text steps: napkin math is judged by its checked numbers, not by rubric labels.
+CALIBRATED_STEPS = ("clarify", "architecture", "bottlenecks", "tradeoffs")
+
+
+def answer_hash(text: str) -> str:
+    """The key a labelled answer is stored under (the same text labelled twice is one label)."""
+    return hashlib.sha256(text.strip().encode()).hexdigest()
+
+
+def submission_graded_text(submission: Submission) -> str:
+    """The text the graders read for a submission: the clarify card written out then the notes;
+    for napkin math the worksheet then the notes; else the answer."""
+    step_key = submission.answer.step_key
+    worksheet = str(submission.fields.get("worksheet", "")) if step_key == "estimate" else ""
+    return grading_text(step_key, submission.text, submission.fields, worksheet_text=worksheet)
+
+
+# --- disputes -------------------------------------------------------------------------------------
+
+
+def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
+    """Open a dispute of a submission's grade by its own candidate; returns it.
+
+    Raises FlowError for a reason too short or too long, a submission not graded yet, already
+    reviewed or already disputed, and LimitExceeded past settings.GRADE_DISPUTES_PER_DAY in a
+    UTC day. Nothing is counted against the limit for a
+    refused one.
+    """
+    reason = " ".join((reason or "").split())
+    if len(reason) < DISPUTE_MIN_CHARS:
+        raise FlowError(
+            "Say in a sentence why you think the grade is wrong (which point, and where your "
+            "answer makes it), so the instructor knows what to look at."
+        )
+    if len(reason) > DISPUTE_MAX_CHARS:
+        raise FlowError(
+            f"Keep the reason under {DISPUTE_MAX_CHARS} characters (it has {len(reason)}): "
+            "one or two sentences are enough; nothing was sent."
+        )
+    if submission.grade_status not in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE):
+        raise FlowError("This answer is still being graded; dispute it once the grade is in.")
+    if submission.grades.filter(grader=INSTRUCTOR).exists():
+        raise FlowError("An instructor has already reviewed this grade.")
+    if GradeDispute.objects.filter(submission=submission).exists():
+        raise FlowError("You have already disputed this grade; an instructor will review it.")
+    check_daily_quota(
+        client=user_client(user.pk),
+        action="grade dispute",
+        per_day=settings.GRADE_DISPUTES_PER_DAY,
+        advice="Your grades are kept as they are; dispute another one tomorrow (UTC).",
+    )
+    try:
+        with transaction.atomic():
+            dispute = GradeDispute.objects.create(submission=submission, user=user, reason=reason)
+    except IntegrityError:  # a double click: the first one is the dispute
+        dispute = GradeDispute.objects.get(submission=submission)
+    attempt_touch(submission.answer.attempt_id)
+    return dispute
+
+
+# --- the queue ------------------------------------------------------------------------------------
+
+
+@dataclass
+class QueueEntry:
+    """One submission waiting for an instructor, with why (no grader verdicts: labelling is
+    blind, so the queue names the kind of flag, not the scores)."""
+
+    submission: Submission
+    step_title: str = ""
+    reasons: list[str] = field(default_factory=list)
+    dispute: str = ""
+
+
+def _flag_kind(review_reason: str) -> str:
+    if review_reason.startswith("the model's reply could not be used"):
+        return "the model's reply could not be used"
+    return "the two graders disagree by more than 0.4"
+
+
+def review_queue(*, question: Question) -> list[QueueEntry]:
+    """The question's submissions waiting for review, oldest first."""
+    reviewed = Grade.objects.filter(submission=OuterRef("pk"), grader=INSTRUCTOR)
+    disputed = GradeDispute.objects.filter(submission=OuterRef("pk"))
+    rows = (
+        Submission.objects.filter(
+            answer__attempt__revision__question=question,
+            answer__attempt__is_preview=False,
+            grade_status__in=[Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE],
+        )
+        .annotate(reviewed=Exists(reviewed), disputed=Exists(disputed))
+        .filter(~Q(review_reason="") | Q(disputed=True), reviewed=False)
+        .select_related("answer")
+        .prefetch_related("disputes")
+        .order_by("submitted_at", "pk")
+    )
+    entries = []
+    for submission in rows:
+        step_key = submission.answer.step_key
+        entry = QueueEntry(submission, STEP_TITLES.get(step_key, step_key))
+        if submission.review_reason:
+            entry.reasons.append(_flag_kind(submission.review_reason))
+        dispute = next(iter(submission.disputes.all()), None)
+        if dispute is not None:
+            entry.reasons.append("disputed by the candidate")
+            entry.dispute = dispute.reason
+        entries.append(entry)
+    return entries
+
+
+def awaits_blind_label(submission: Submission) -> bool:
+    """Whether the submission waits in the review queue for an instructor's blind labels:
+    until they are given, no page shows an instructor either grader's verdicts on it."""
+    if submission.grades.filter(grader=INSTRUCTOR).exists():
+        return False
+    return bool(submission.review_reason) or submission.disputes.exists()
+
+
+def queue_counts() -> dict[int, int]:
+    """How many submissions wait for review, by question id."""
+    counts: dict[int, int] = {}
+    for question in Question.objects.all():
+        counts[question.pk] = len(review_queue(question=question))
+    return counts
+
+
+# --- the instructor's verdict ---------------------------------------------------------------------
+
+
+def review_store(*, submission: Submission, reviewer, labels: Mapping[str, str]) -> Grade:
+    """Store an instructor's verdict per rubric point as the submission's grade; returns it.
+
+    `labels` must give every rubric point of the step a verdict (hit, partial or miss);
+    FlowError otherwise, naming what is missing. The grade's quotes are those of a grader
+    that reached the same verdict (so the candidate's answer is still highlighted). The labels
+    also join the question's calibration set (free-text steps).
+    """
+    answer = submission.answer
+    revision = answer.attempt.revision
+    step = step_spec(revision, answer.step_key, answer.follow_up_id)
+    points = list(step.rubric)
+    missing = [p.says for p in points if labels.get(p.id) not in VERDICTS]
+    if missing:
+        raise FlowError(
+            "Give every rubric point a verdict (hit, partial or miss) before saving; "
+            f"{len(missing)} missing: " + "; ".join(missing)
+        )
+    given = {p.id: labels[p.id] for p in points}
+    by_grader = {g.grader: g for g in submission.grades.all()}
+    verdicts, stored = [], []
+    for point in points:
+        verdict = given[point.id]
+        quote = ""
+        if verdict != "miss":
+            for name in ("llm", "rubric"):
+                grade = by_grader.get(name)
+                stored_points = grade.points if grade else []
+                match = next((p for p in stored_points if p.get("id") == point.id), {})
+                if match.get("verdict") == verdict and match.get("evidence"):
+                    quote = match["evidence"]
+                    break
+        verdicts.append(RubricPointVerdict(point.id, verdict, evidence=quote))
+        stored.append(
+            {
+                "id": point.id,
+                "verdict": verdict,
+                "evidence": quote,
+                "comment": "",
+                "quote": quote,
+                "quote_found": True if quote else None,
+            }
+        )
+    text = submission_graded_text(submission)
+    # The wrong ideas the graders found stay in the feedback, except one whose contradicted
+    # point the instructor credited in full: their verdict says the answer does not hold it.
+    contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
+    source = by_grader.get("llm") or by_grader.get("rubric")
+    kept = [
+        m
+        for m in (source.misconceptions if source else [])
+        if not any(given.get(p) == "hit" for p in contradicts.get(m.get("id"), ()))
+    ]
+    with transaction.atomic():
+        grade, _ = Grade.objects.update_or_create(
+            submission=submission,
+            grader=INSTRUCTOR,
+            defaults={
+                "score": weighted_score(points, verdicts),
+                "points": stored,
+                "misconceptions": kept,
+                "feedback": "Reviewed by an instructor.",
+                "reviewer": reviewer,
+                "model": "",
+                "prompt_version": "",
+            },
+        )
+        if answer.step_key in CALIBRATED_STEPS and text.strip():
+            CalibrationLabel.objects.update_or_create(
+                question=revision.question,
+                step_key=answer.step_key,
+                follow_up_id=answer.follow_up_id,
+                answer_hash=answer_hash(text),
+                defaults={
+                    "answer": text,
+                    "labels": given,
+                    "source": CalibrationLabel.Source.REVIEW,
+                    "submission": submission,
+                    "labelled_by": reviewer,
+                },
+            )
+    attempt_touch(answer.attempt_id)
+    return grade

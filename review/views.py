@@ -1,0 +1,222 @@
+"""Grader trust pages: the review queue, blind labelling, a grade's audit trail, calibration
+and item statistics (instructors only, 404 for everyone else), and the candidate's "dispute
+this grade" (their own submissions only)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST, require_safe
+
+from accounts.instructors import instructor_required
+from grading.types import VERDICTS
+from practice import step_page
+from practice.errors import FlowError
+from practice.models import Grade, Submission
+from practice.services import step_spec
+from questions import selectors
+from questions.models import Question
+from rate_limits import LimitExceeded
+from review import services as review
+from review.calibration import CalibrationError, calibration_view
+from review.item_stats import question_item_stats
+from review.services import CALIBRATED_STEPS
+
+GRADER_NAMES = {
+    "instructor": "Instructor",
+    "llm": "Model grader",
+    "rubric": "Offline rubric grader",
+}
+
+
+def _question(slug: str) -> Question:
+    return get_object_or_404(Question.objects.select_related("current_revision"), slug=slug)
+
+
+@instructor_required
+@require_safe
+def review_index(request: HttpRequest) -> HttpResponse:
+    counts = review.queue_counts()
+    questions = [
+        {"question": q, "waiting": counts.get(q.pk, 0)}
+        for q in Question.objects.select_related("current_revision")
+        if q.current_revision is not None
+    ]
+    return render(request, "review/index.html", {"questions": questions})
+
+
+@instructor_required
+@require_safe
+def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
+    question = _question(slug)
+    entries = review.review_queue(question=question)
+    return render(
+        request,
+        "review/queue.html",
+        {"question": question, "entries": entries},
+    )
+
+
+def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict]]:
+    """The graders that graded (instructor first) and, per rubric point, each one's verdict
+    and quote."""
+    grades = {g.grader: g for g in submission.grades.all()}
+    columns = [name for name in GRADER_NAMES if name in grades]
+    rows = []
+    for point in points:
+        cells = []
+        for name in columns:
+            found = next((p for p in grades[name].points if p.get("id") == point.id), {})
+            cells.append(
+                {
+                    "verdict": found.get("verdict", "miss"),
+                    "quote": found.get("quote") or found.get("evidence", ""),
+                    "quote_found": found.get("quote_found"),
+                    "comment": found.get("comment", ""),
+                }
+            )
+        verdicts = {c["verdict"] for c in cells}
+        rows.append({"point": point, "cells": cells, "agree": len(verdicts) == 1})
+    return [
+        {"grader": name, "title": GRADER_NAMES[name], "grade": grades[name]} for name in columns
+    ], rows
+
+
+@instructor_required
+def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """GET: the blind labelling form (the answer and the rubric, no grader verdicts) until an
+    instructor has labelled it, then both graders beside the instructor. POST: the labels."""
+    submission = get_object_or_404(
+        Submission.objects.select_related("answer__attempt__revision__question"),
+        pk=submission_id,
+        answer__attempt__is_preview=False,
+    )
+    if request.method not in ("GET", "HEAD", "POST"):
+        return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
+    answer = submission.answer
+    revision = answer.attempt.revision
+    points = list(step_spec(revision, answer.step_key, answer.follow_up_id).rubric)
+    error, given = "", {}
+    if request.method == "POST":
+        given = {p.id: request.POST.get(f"point-{p.id}", "") for p in points}
+        try:
+            review.review_store(submission=submission, reviewer=request.user, labels=given)
+        except FlowError as exc:
+            error = str(exc)
+        else:
+            messages.success(
+                request,
+                "Saved. The candidate's grade is now yours, marked as reviewed by an "
+                "instructor, and the labels joined the calibration set.",
+            )
+            return redirect("review:submission", submission_id=submission.pk)
+    reviewed = submission.grades.filter(grader=review.INSTRUCTOR).exists()
+    context = {
+        "submission": submission,
+        "question": revision.question,
+        "step_title": selectors.STEP_TITLES.get(answer.step_key, answer.step_key),
+        "follow_up_id": answer.follow_up_id,
+        "answer_text": review.submission_graded_text(submission),
+        "dispute": submission.disputes.first(),
+        "verdicts": VERDICTS,
+        "error": error,
+        "reviewed": reviewed and not error,
+        "points": [{"point": p, "given": given.get(p.id, "")} for p in points],
+    }
+    if context["reviewed"]:
+        # Only now, after the instructor's own verdicts are stored, are the graders shown.
+        context["columns"], context["rows"] = _side_by_side(submission, points)
+        context["review_reason"] = submission.review_reason
+    return render(request, "review/submission.html", context, status=422 if error else 200)
+
+
+@instructor_required
+@require_safe
+def grade_audit(request: HttpRequest, grade_id: int) -> HttpResponse:
+    grade = get_object_or_404(
+        Grade.objects.select_related("submission__answer__attempt__revision__question", "reviewer"),
+        pk=grade_id,
+    )
+    submission = grade.submission
+    if review.awaits_blind_label(submission):
+        # The audit shows a grader's verdicts: reading it first would unblind the labels.
+        messages.info(request, "Label this answer first: the graders' verdicts come after yours.")
+        return redirect("review:submission", submission_id=submission.pk)
+    answer = submission.answer
+    spec = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
+    says = {p.id: p.says for p in spec.rubric}
+    return render(
+        request,
+        "review/grade.html",
+        {
+            "grade": grade,
+            "grader_title": GRADER_NAMES.get(grade.grader, grade.grader),
+            "submission": submission,
+            "question": answer.attempt.revision.question,
+            "step_title": selectors.STEP_TITLES.get(answer.step_key, answer.step_key),
+            "answer_text": review.submission_graded_text(submission),
+            "points": [{**p, "says": says.get(p.get("id"), "")} for p in grade.points],
+        },
+    )
+
+
+@instructor_required
+@require_safe
+def calibration_page(request: HttpRequest, slug: str, step: str = "") -> HttpResponse:
+    question = _question(slug)
+    if not step:
+        return redirect("review:calibration_step", slug=slug, step=CALIBRATED_STEPS[0])
+    if step not in CALIBRATED_STEPS:
+        raise Http404("No calibration set for that step.")
+    try:
+        context = calibration_view(question=question, step_key=step)
+    except CalibrationError as exc:
+        raise Http404(str(exc)) from None
+    context.update(
+        {
+            "question": question,
+            "step_key": step,
+            "steps": [(k, selectors.STEP_TITLES[k]) for k in CALIBRATED_STEPS],
+            "verdicts": VERDICTS,
+            "grader_names": GRADER_NAMES,
+        }
+    )
+    return render(request, "review/calibration.html", context)
+
+
+@instructor_required
+@require_safe
+def item_stats_page(request: HttpRequest, slug: str) -> HttpResponse:
+    question = _question(slug)
+    if question.current_revision is None:
+        raise Http404("No published revision.")
+    return render(request, "review/items.html", question_item_stats(question=question))
+
+
+@login_required
+@require_POST
+def submission_dispute(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """A candidate disputes the grade of their own submission, with a sentence of why."""
+    submission = (
+        Submission.objects.select_related("answer__attempt")
+        .filter(pk=submission_id, answer__attempt__user_id=request.user.pk)
+        .first()
+    )
+    if submission is None:
+        raise Http404("No such submission.")
+    answer = submission.answer
+    url = step_page.step_url(answer.attempt, answer.step_key, answer.follow_up_id)
+    reason = request.POST.get("reason", "")
+    try:
+        review.grade_dispute(user=request.user, submission=submission, reason=reason)
+    except (FlowError, LimitExceeded) as exc:
+        # Shown on a page of its own with the reason as typed, so nothing written is lost.
+        context = {"submission": submission, "error": str(exc), "reason": reason, "back": url}
+        status = 429 if isinstance(exc, LimitExceeded) else 422
+        return render(request, "review/dispute_refused.html", context, status=status)
+    messages.success(
+        request, "Your dispute was sent: an instructor will review this grade and decide it."
+    )
+    return redirect(url + "#feedback")
