@@ -36,7 +36,7 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         # An instructor's preview attempts count nowhere.
         Attempt.objects.filter(user=user, is_preview=False)
         .select_related("revision__question", "mock")
-        # Numbered per question in the order started (practice.selectors.attempt_number, for a page).
+        # Numbered per question in the order started (as selectors.attempt_number numbers one).
         .annotate(
             number=Window(RowNumber(), partition_by=F("revision__question_id"), order_by="pk")
         )
