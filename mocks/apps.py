@@ -5,3 +5,9 @@ class MocksConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "mocks"
     verbose_name = "Mock interviews"
+
+    def ready(self) -> None:
+        from mocks.hooks import MockInterviewHooks
+        from practice import extensions
+
+        extensions.register(MockInterviewHooks())

@@ -97,9 +97,7 @@ def event_append(
 
 def _live_session_id(attempt_id: int) -> int | None:
     return (
-        MockSession.objects.filter(attempt_id=attempt_id, ended_at__isnull=True)
-        .values_list("pk", flat=True)
-        .first()
+        MockSession.objects.running().for_attempt(attempt_id).values_list("pk", flat=True).first()
     )
 
 
@@ -124,7 +122,8 @@ def deadline_gate(answer: StepAnswer) -> None:
     nothing more (its end, by the next poll or the worker's sweep, submits the answers as
     they stood). The server's clock decides, never the browser's."""
     session = (
-        MockSession.objects.filter(attempt_id=answer.attempt_id, ended_at__isnull=True)
+        MockSession.objects.running()
+        .for_attempt(answer.attempt_id)
         .only("started_at", "total_minutes")
         .first()
     )
@@ -154,7 +153,7 @@ def draft_saved(answer: StepAnswer) -> None:
 
 def answer_submitted(answer: StepAnswer, submission: Submission) -> None:
     """Flow hook: log a submission of a mock session's answer (follow-ups answered too)."""
-    session = MockSession.objects.filter(attempt_id=answer.attempt_id).first()
+    session = MockSession.objects.for_attempt(answer.attempt_id).first()
     if session is None:
         return
     payload = {
@@ -195,9 +194,7 @@ def follow_up_gate(answer: StepAnswer) -> None:
     interviewer's must be answered before any other answer is submitted."""
     if is_mock_follow_up(answer.follow_up_id):
         return
-    session = MockSession.objects.filter(
-        attempt_id=answer.attempt_id, ended_at__isnull=True
-    ).first()
+    session = MockSession.objects.running().for_attempt(answer.attempt_id).first()
     if session is not None and pending_follow_up(session) is not None:
         raise FollowUpPending()
 

@@ -7,6 +7,17 @@ from practice.models import Attempt
 # Tables keep the names they had when these models lived in the `interview` app (db_table).
 
 
+class MockSessionQuerySet(models.QuerySet):
+    def running(self) -> "MockSessionQuerySet":
+        return self.filter(ended_at__isnull=True)
+
+    def ended(self) -> "MockSessionQuerySet":
+        return self.filter(ended_at__isnull=False)
+
+    def for_attempt(self, attempt_id: int) -> "MockSessionQuerySet":
+        return self.filter(attempt_id=attempt_id)
+
+
 class MockSession(models.Model):
     """A timed mock interview: one attempt (which keeps every answer) with a clock and an
     interviewer, a person who joined by invite link or the app itself.
@@ -44,6 +55,8 @@ class MockSession(models.Model):
     share_nonce = models.CharField(max_length=32, blank=True)
     # The last event's sequence number, moved under the row lock (mocks.log).
     last_seq = models.PositiveIntegerField(default=0)
+
+    objects = MockSessionQuerySet.as_manager()
 
     class Meta:
         db_table = "interview_mocksession"

@@ -244,12 +244,10 @@ def mock_sweep(*, now: datetime | None = None) -> int:
     interrupted; returns how many sessions it ended. For the periodic sweep."""
     now = now or timezone.now()
     ended = 0
-    for session in MockSession.objects.filter(ended_at__isnull=True):
+    for session in MockSession.objects.running():
         if now >= session.started_at + timedelta(minutes=session.total_minutes):
             ended += session_end(session=session, now=now, reason="time")
-    for session in MockSession.objects.filter(ended_at__isnull=False).exclude(
-        events__kind=Kind.ENDED
-    ):
+    for session in MockSession.objects.ended().exclude(events__kind=Kind.ENDED):
         _session_finish(session, reason="time", now=now)
     return ended
 

@@ -15,10 +15,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from mocks import log as mock_log
-from mocks import services as mock
-from mocks.models import MockSession
-from practice import feedback, page_cache, step_page, views, worksheet
+from practice import extensions, feedback, page_cache, step_page, views, worksheet
 from practice import services as flow
 from practice.history import candidate_history
 from practice.models import Attempt, StepAnswer, Submission
@@ -240,7 +237,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     quantity_id = request.POST.get("quantity", "")
     expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
     try:
-        if mock_log.feedback_withheld(attempt.pk):
+        if extensions.feedback_withheld(attempt.pk):
             raise flow.FlowError(
                 "In a mock interview the numbers are checked at the end: the report has them."
             )
@@ -302,10 +299,9 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_POST
 def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    session = MockSession.objects.filter(attempt_id=attempt.pk).first()
-    if session is not None:  # finishing a mock interview ends it: to its report
-        mock.session_end(session=session, reason="ended early")
-        return redirect("mock_report", session_id=session.pk)
+    elsewhere = extensions.attempt_finished(attempt)  # e.g. a mock interview's report
+    if elsewhere:
+        return redirect(elsewhere)
     if attempt.status != Attempt.Status.FINISHED:
         Attempt.objects.filter(pk=attempt.pk).update(
             status=Attempt.Status.FINISHED, finished_at=timezone.now()
@@ -317,9 +313,9 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_safe
 def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
-    session = MockSession.objects.filter(attempt_id=attempt.pk, ended_at__isnull=True).first()
-    if session is not None:  # no verdicts for the candidate while the mock interview runs
-        return redirect("mock_session", session_id=session.pk)
+    elsewhere = extensions.scorecard_redirect(attempt)  # e.g. a mock interview still running
+    if elsewhere:
+        return redirect(elsewhere)
     return render(request, "interview/scorecard.html", scorecard(attempt))
 
 

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
-from mocks import log as mock_log
+from practice import extensions
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer, Submission
 from practice.scoring import primary_grade, submission_score
@@ -27,7 +27,7 @@ def feedback_context(
     feedback_url = reverse(
         "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
     )
-    if mock_log.feedback_withheld(attempt.pk):
+    if extensions.feedback_withheld(attempt.pk):
         return {"submission": submission, "graded": False, "withheld": True}
     if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
         # Polled every second until graded: answer with the status alone, cheaply.

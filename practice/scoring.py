@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from mocks.log import is_mock_follow_up
+from practice.extensions import is_extension_follow_up
 from practice.models import Grade
 from questionbank import STEP_KEYS
 
@@ -87,7 +87,7 @@ def step_scores(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, float | N
         key: mean_score(
             entry.score
             for (step, follow_up), entry in best.items()
-            if step == key and not is_mock_follow_up(follow_up)
+            if step == key and not is_extension_follow_up(follow_up)
         )
         for key in STEP_KEYS
     }

@@ -26,7 +26,7 @@ from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
 
-from mocks import log as mock_log
+from practice import extensions
 from practice.errors import FlowError
 from practice.models import Attempt, Grade, StepAnswer, Submission
 from practice.slo import card_as_text, review_card
@@ -113,7 +113,7 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
         raise FlowError("There is no such step.")
     if follow_up_id:
         step_spec(attempt.revision, step_key, follow_up_id)  # FlowError when there is none
-        if not mock_log.is_mock_follow_up(follow_up_id):  # asked in a mock session: open
+        if not extensions.is_extension_follow_up(follow_up_id):  # asked live: open
             follow_up_check_open(attempt=attempt, step_key=step_key, follow_up_id=follow_up_id)
     try:
         answer, created = StepAnswer.objects.get_or_create(
@@ -152,7 +152,7 @@ def draft_save(
     FlowError for an oversized answer or a mock interview past its time.
     """
     _check_size(text, fields)
-    mock_log.deadline_gate(answer)  # a mock interview past its time takes nothing more
+    extensions.before_save(answer)  # e.g. a mock interview past its time takes nothing more
     seconds = max(0, min(int(seconds or 0), 120))  # one autosave never credits more than 2 min
     if answer.step_key == "estimate":
         # Quantity checks are written by their own endpoint, without a new draft version; a
@@ -182,7 +182,7 @@ def draft_save(
         now,
     )
     answer.seconds_spent += seconds
-    mock_log.draft_saved(answer)  # a mock session's live view and replay read the log
+    extensions.draft_saved(answer)
     return answer
 
 
@@ -224,8 +224,8 @@ def step_submit(
     """
     if not (text.strip() or any(str(v).strip() for v in fields.values())):
         raise FlowError("There is nothing to submit yet: write your answer first.")
-    mock_log.follow_up_gate(answer)  # a mock interviewer's question is answered first
-    if answer.follow_up_id and not mock_log.is_mock_follow_up(answer.follow_up_id):
+    extensions.before_submit(answer)  # e.g. a mock interviewer's question is answered first
+    if answer.follow_up_id and not extensions.is_extension_follow_up(answer.follow_up_id):
         # Checked here too, not only when the draft is opened: a draft row can outlive the
         # page that opened it, and a submit is what unlocks the next follow-up.
         follow_up_check_open(
@@ -263,7 +263,7 @@ def step_submit(
         return SubmitOutcome(
             Submission.objects.get(answer=answer, draft_version=answer.version), False
         )
-    mock_log.answer_submitted(answer, submission)
+    extensions.answer_submitted(answer, submission)
     return SubmitOutcome(submission, True)
 
 
@@ -457,8 +457,8 @@ def step_spec(
 ) -> StepSpec | FollowUp:
     """The step (or one of its follow-ups) as the graders read it: prompt, rubric, reference,
     concepts. FlowError when the revision has no such step or follow-up."""
-    if mock_log.is_mock_follow_up(follow_up_id):
-        return mock_log.follow_up_spec(revision, step_key, follow_up_id)
+    if extensions.is_extension_follow_up(follow_up_id):
+        return extensions.extension_follow_up_spec(revision, step_key, follow_up_id)
     try:
         step = revision.question_spec.step(step_key)
         return step.follow_up(follow_up_id) if follow_up_id else step

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from mocks.models import MockSession
+from practice import extensions
 from practice.feedback import feedback_context
 from practice.models import Attempt, StepAnswer, Submission
 from practice.selectors import attempt_number
@@ -130,17 +130,9 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
             context["worksheet_error"] = str(exc)
     latest = answer.submissions.order_by("-number").first()
     context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
-    context["mock_panel_url"] = _mock_panel_url(attempt, answer.step_key)
+    # A feature's live panels (a mock interview's clock, nudges and follow-ups).
+    context["panels"] = extensions.step_panels(attempt, answer.step_key)
     return context
-
-
-def _mock_panel_url(attempt: Attempt, step_key: str) -> str:
-    """The live panel of the attempt's mock session (mocks.views), or "" for a
-    plain attempt."""
-    session_id = MockSession.objects.filter(attempt_id=attempt.pk).values_list("pk", flat=True)
-    if not session_id:
-        return ""
-    return reverse("mock_panel", kwargs={"session_id": session_id[0]}) + f"?step={step_key}"
 
 
 def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:

@@ -1,0 +1,69 @@
+"""Mock interviews' hooks into practice (`practice.extensions`), registered when Django
+starts (MocksConfig.ready): the deadline and follow-up gates, the event log, withheld
+feedback, the live panel on the step page, and where Finish and the scorecard lead."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from mocks import log
+from mocks.models import MockSession
+from practice.extensions import AttemptExtension, StepPanel
+from practice.models import Attempt, StepAnswer, Submission
+from questionbank import FollowUp
+from questions.models import QuestionRevision
+
+
+class MockInterviewHooks(AttemptExtension):
+    def owns_follow_up(self, follow_up_id: str) -> bool:
+        return log.is_mock_follow_up(follow_up_id)
+
+    def follow_up_spec(
+        self, revision: QuestionRevision, step_key: str, follow_up_id: str
+    ) -> FollowUp:
+        return log.follow_up_spec(revision, step_key, follow_up_id)
+
+    def before_save(self, answer: StepAnswer) -> None:
+        log.deadline_gate(answer)  # a mock interview past its time takes nothing more
+
+    def before_submit(self, answer: StepAnswer) -> None:
+        log.follow_up_gate(answer)  # a mock interviewer's question is answered first
+
+    def draft_saved(self, answer: StepAnswer) -> None:
+        log.draft_saved(answer)  # the live view and the replay read the log
+
+    def answer_submitted(self, answer: StepAnswer, submission: Submission) -> None:
+        log.answer_submitted(answer, submission)
+
+    def feedback_withheld(self, attempt_id: int) -> bool:
+        return log.feedback_withheld(attempt_id)
+
+    def step_panel(self, attempt: Attempt, step_key: str) -> StepPanel | None:
+        """The session's clock, nudges and follow-ups (mocks.views.candidate_panel)."""
+        session_id = MockSession.objects.for_attempt(attempt.pk).values_list("pk", flat=True)
+        if not session_id:
+            return None
+        url = reverse("mock_panel", kwargs={"session_id": session_id[0]}) + f"?step={step_key}"
+        return StepPanel(
+            url=url,
+            element_id="mock-panel",
+            css_class="card mock-panel",
+            stylesheet="css/mock.css",
+            script="js/mock.js",
+            loading_text="Mock interview: loading the clock…",
+        )
+
+    def attempt_finished(self, attempt: Attempt) -> str:
+        from mocks.services import session_end
+
+        session = MockSession.objects.for_attempt(attempt.pk).first()
+        if session is None:
+            return ""
+        session_end(session=session, reason="ended early")  # finishing a mock ends it
+        return reverse("mock_report", kwargs={"session_id": session.pk})
+
+    def scorecard_redirect(self, attempt: Attempt) -> str:
+        session = MockSession.objects.running().for_attempt(attempt.pk).first()
+        if session is None:  # no verdicts for the candidate while the mock interview runs
+            return ""
+        return reverse("mock_session", kwargs={"session_id": session.pk})

@@ -1,0 +1,135 @@
+"""What features built on practice add to an attempt, without practice importing them.
+
+Practice knows nothing of mock interviews. The mocks app registers an `AttemptExtension` when
+Django starts (its AppConfig.ready), and the practice flow, pages and scoring ask every
+registered extension at the points below. Each default changes nothing, so with none
+registered practice runs alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from practice.models import Attempt, StepAnswer, Submission
+    from questionbank import FollowUp
+    from questions.models import QuestionRevision
+
+
+@dataclass(frozen=True)
+class StepPanel:
+    """A feature's live panel on the step page, loaded (and refreshed) on its own so that a
+    cached page stays right: its URL, element id and class, static assets, loading text."""
+
+    url: str
+    element_id: str
+    css_class: str
+    stylesheet: str  # a static path
+    script: str  # a static path
+    loading_text: str
+
+
+class AttemptExtension:
+    """One feature's hooks into practice; override what the feature needs."""
+
+    def owns_follow_up(self, follow_up_id: str) -> bool:
+        """Whether a follow-up id is this feature's own (asked live rather than authored):
+        open without the authored order, and not a part of its step's score."""
+        return False
+
+    def follow_up_spec(
+        self, revision: QuestionRevision, step_key: str, follow_up_id: str
+    ) -> FollowUp | None:
+        """The spec of one of this feature's own follow-ups (FlowError for an unknown one)."""
+        return None
+
+    def before_save(self, answer: StepAnswer) -> None:
+        """Raise a FlowError to refuse a draft or a submission of `answer`."""
+
+    def before_submit(self, answer: StepAnswer) -> None:
+        """Raise a FlowError to refuse a submission of `answer` (after `before_save`)."""
+
+    def draft_saved(self, answer: StepAnswer) -> None:
+        """A draft of `answer` was saved."""
+
+    def answer_submitted(self, answer: StepAnswer, submission: Submission) -> None:
+        """`answer` was submitted as `submission` (a new one, not a repeat)."""
+
+    def feedback_withheld(self, attempt_id: int) -> bool:
+        """Whether the attempt's candidate sees no verdicts, rubric or reference for now."""
+        return False
+
+    def step_panel(self, attempt: Attempt, step_key: str) -> StepPanel | None:
+        """A panel the step page loads above the answer, or None."""
+        return None
+
+    def attempt_finished(self, attempt: Attempt) -> str:
+        """The candidate pressed Finish: where to send them instead of the scorecard, or ""."""
+        return ""
+
+    def scorecard_redirect(self, attempt: Attempt) -> str:
+        """Where to send a candidate who asks for the scorecard now, or "" to show it."""
+        return ""
+
+
+_registered: list[AttemptExtension] = []
+
+
+def register(extension: AttemptExtension) -> None:
+    """Add a feature's hooks (once: registering the same one again changes nothing)."""
+    if not any(type(e) is type(extension) for e in _registered):
+        _registered.append(extension)
+
+
+def registered() -> tuple[AttemptExtension, ...]:
+    return tuple(_registered)
+
+
+def is_extension_follow_up(follow_up_id: str) -> bool:
+    return bool(follow_up_id) and any(e.owns_follow_up(follow_up_id) for e in _registered)
+
+
+def extension_follow_up_spec(
+    revision: QuestionRevision, step_key: str, follow_up_id: str
+) -> FollowUp | None:
+    for extension in _registered:
+        if extension.owns_follow_up(follow_up_id):
+            return extension.follow_up_spec(revision, step_key, follow_up_id)
+    return None
+
+
+def before_save(answer: StepAnswer) -> None:
+    for extension in _registered:
+        extension.before_save(answer)
+
+
+def before_submit(answer: StepAnswer) -> None:
+    for extension in _registered:
+        extension.before_submit(answer)
+
+
+def draft_saved(answer: StepAnswer) -> None:
+    for extension in _registered:
+        extension.draft_saved(answer)
+
+
+def answer_submitted(answer: StepAnswer, submission: Submission) -> None:
+    for extension in _registered:
+        extension.answer_submitted(answer, submission)
+
+
+def feedback_withheld(attempt_id: int) -> bool:
+    return any(e.feedback_withheld(attempt_id) for e in _registered)
+
+
+def step_panels(attempt: Attempt, step_key: str) -> list[StepPanel]:
+    return [panel for e in _registered if (panel := e.step_panel(attempt, step_key))]
+
+
+def attempt_finished(attempt: Attempt) -> str:
+    return next((url for e in _registered if (url := e.attempt_finished(attempt))), "")
+
+
+def scorecard_redirect(attempt: Attempt) -> str:
+    return next((url for e in _registered if (url := e.scorecard_redirect(attempt))), "")
