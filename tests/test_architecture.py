@@ -1,5 +1,6 @@
-"""The layers stay apart: no import cycles, engines without Django, planner never reaching
-into interview, and no private Django names outside the tests."""
+"""The layers stay apart: no import cycles, dependencies between the top-level packages only
+along the allowed arrows (engines import no app, practice knows nothing of the features built
+on it), engines without Django, and no private Django names outside the tests."""
 
 from __future__ import annotations
 
@@ -7,14 +8,44 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("accounts", "authoring", "config", "interview", "planner", "questionbank", "bench")
+PACKAGES = (
+    "accounts", "authoring", "bench", "config", "grading", "mocks", "planner", "practice",
+    "questionbank", "questions", "rate_limits", "review",
+)  # fmt: skip
 DJANGO_FREE = ("planner/engine", "grading", "questionbank")
+
+# Who may import whom, between top-level packages ("planner.engine" counted apart from the
+# planner's Django layer). Engines first: they import no Django app. Then the apps, each on
+# the ones below it: practice on question content, and the features built on practice (mock
+# interviews, review, authoring) on practice, never the other way round.
+ENGINES = {"planner.engine", "questionbank", "grading"}
+ALLOWED = {
+    "planner.engine": set(),
+    "questionbank": {"planner.engine"},
+    "grading": {"planner.engine", "questionbank"},
+    "rate_limits": set(),
+    "accounts": {"rate_limits"},
+    "planner": {"planner.engine", "questionbank", "rate_limits"},
+    "questions": {"questionbank", "grading"},
+    "practice": {"questions", "questionbank", "grading", "planner.engine", "rate_limits"},
+    "mocks": {"practice", "questions", "questionbank", "grading", "rate_limits"},
+    "review": {"practice", "questions", "questionbank", "grading", "accounts", "rate_limits"},
+    "authoring": {
+        "practice",
+        "questions",
+        "questionbank",
+        "grading",
+        "accounts",
+        "rate_limits",
+    },  # fmt: skip
+}  # config and bench put the site together: they may import anything.
 
 
 def _modules() -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
+        folder = ROOT / package
+        for path in folder.rglob("*.py") if folder.is_dir() else [ROOT / f"{package}.py"]:
             if "migrations" in path.parts:
                 continue
             parts = path.relative_to(ROOT).with_suffix("").parts
@@ -88,15 +119,42 @@ def test_no_import_cycle_between_modules():
     assert _cycles(_graph()) == []
 
 
-def test_planner_never_imports_interview():
-    offenders = [
+def _package(module: str) -> str:
+    return "planner.engine" if module.startswith("planner.engine") else module.split(".")[0]
+
+
+def _arrows_not_allowed(graph: dict[str, set[str]]) -> list[str]:
+    return [
         f"{name} -> {target}"
-        for name, targets in _graph().items()
-        if name.startswith("planner")
+        for name, targets in graph.items()
+        if _package(name) in ALLOWED
         for target in targets
-        if target.startswith("interview")
+        if _package(target) != _package(name) and _package(target) not in ALLOWED[_package(name)]
     ]
-    assert offenders == []
+
+
+def test_packages_import_only_along_the_allowed_arrows():
+    assert _arrows_not_allowed(_graph()) == []
+
+
+def test_practice_imports_nothing_of_mock_interviews_and_engines_no_app():
+    graph = _graph()
+    assert not any(
+        _package(t) == "mocks" for n, ts in graph.items() if _package(n) == "practice" for t in ts
+    )
+    apps = {"questions", "practice", "mocks", "review", "authoring", "accounts", "planner"}
+    assert not any(
+        _package(t) in apps for n, ts in graph.items() if _package(n) in ENGINES for t in ts
+    )
+
+
+def test_the_arrow_check_refuses_practice_importing_mocks():
+    assert _arrows_not_allowed({"practice.services": {"mocks.log"}}) == [
+        "practice.services -> mocks.log"
+    ]
+    assert _arrows_not_allowed({"grading.llm": {"practice.models"}}) == [
+        "grading.llm -> practice.models"
+    ]
 
 
 def test_engines_import_nothing_from_django():

@@ -1,0 +1,147 @@
+"""A database at the schema before the apps were split by domain (question content, mock
+interviews and review all in the `interview` app) migrates to the split with every row kept,
+the content types following their models, and a grading task queued under the old import path
+still naming a task that runs.
+
+The test database is moved back to that schema, filled through the historical models, and
+moved forward again: on SQLite and on PostgreSQL alike (CI runs it on both)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# The split's migrations, and the last ones before it.
+SPLIT_APPS = ("interview", "authoring", "questions", "mocks", "review")
+BEFORE = [
+    ("interview", "0011_miscon_grade_misconceptions"),
+    ("authoring", "0001_initial"),
+    ("questions", None),
+    ("mocks", None),
+    ("review", None),
+]
+OLD_TASK = "interview.flow.grade_submission"
+
+
+def _migrate(targets):
+    """Migrate to `targets`; the historical models at that point."""
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor.loader.project_state([t for t in targets if t[1] is not None]).apps
+
+
+def _latest():
+    return MigrationExecutor(connection).loader.graph.leaf_nodes()
+
+
+def _rows_at_old_schema(apps) -> dict[str, int]:
+    """One or two rows in every table the split touches; returns {table: primary key}."""
+    old = lambda name: apps.get_model("interview", name)  # noqa: E731
+    user = apps.get_model("auth", "User").objects.create(username="before-split")
+    now = timezone.now()
+    concept = old("Concept").objects.create(
+        slug="kv-wall", title="KV wall", summary="s", body_markdown="b", body_html="<p>b</p>",
+        content_hash="c",
+    )  # fmt: skip
+    question = old("Question").objects.create(slug="chat-api-50qps")
+    revision = old("QuestionRevision").objects.create(
+        question=question, number=1, content_hash="h", source_text="---", title="t",
+        summary="s", difficulty="core", spec={}, rendered={},
+    )  # fmt: skip
+    old("Question").objects.filter(pk=question.pk).update(current_revision=revision)
+    attempt = old("Attempt").objects.create(user=user, revision=revision)
+    answer = old("StepAnswer").objects.create(attempt=attempt, step_key="clarify", text="a")
+    submission = old("Submission").objects.create(
+        answer=answer, number=1, text="a", draft_version=1
+    )
+    grade = old("Grade").objects.create(submission=submission, grader="rubric", score=0.5)
+    dispute = old("GradeDispute").objects.create(submission=submission, user=user, reason="r")
+    label = old("CalibrationLabel").objects.create(
+        question=question, step_key="clarify", answer="a", answer_hash="x",
+        labels={"p": "hit"}, submission=submission, labelled_by=user,
+    )  # fmt: skip
+    run = old("CalibrationRun").objects.create(
+        question=question, step_key="clarify", grader="rubric"
+    )
+    session = old("MockSession").objects.create(
+        attempt=attempt, mode="human", started_at=now, total_minutes=45, interviewer=user
+    )
+    event = old("MockEvent").objects.create(session=session, seq=1, kind="joined", at=now)
+    authoring = lambda name: apps.get_model("authoring", name)  # noqa: E731
+    draft = authoring("Draft").objects.create(slug="chat-api-50qps", text="---", updated_by=user)
+    report = authoring("ProblemReport").objects.create(
+        question=question, revision=revision, step_key="clarify", message="m", reporter=user,
+        fixed_in=revision,
+    )  # fmt: skip
+    return {
+        "concept": concept.pk, "question": question.pk, "questionrevision": revision.pk,
+        "attempt": attempt.pk, "stepanswer": answer.pk, "submission": submission.pk,
+        "grade": grade.pk, "gradedispute": dispute.pk, "calibrationlabel": label.pk,
+        "calibrationrun": run.pk, "mocksession": session.pk, "mockevent": event.pk,
+        "draft": draft.pk, "problemreport": report.pk,
+    }  # fmt: skip
+
+
+def test_a_populated_database_migrates_to_the_apps_by_domain_with_every_row_kept():
+    latest = _latest()
+    others = [node for node in latest if node[0] not in SPLIT_APPS]
+    apps = _migrate(others + BEFORE)
+    try:
+        content_type = apps.get_model("contenttypes", "ContentType")
+        for model in ("question", "mocksession", "calibrationrun"):
+            content_type.objects.get_or_create(app_label="interview", model=model)
+        rows = _rows_at_old_schema(apps)
+        task = apps.get_model("django_tasks_database", "DBTaskResult").objects.create(
+            status="READY", args_kwargs={"args": [rows["submission"]], "kwargs": {}},
+            priority=0, task_path=OLD_TASK, queue_name="grading", backend_name="default",
+            run_after=timezone.now() + timedelta(hours=1),
+        )  # fmt: skip
+    finally:
+        _migrate(latest)
+
+    from django.contrib.contenttypes.models import ContentType
+    from django_tasks_db.models import DBTaskResult
+
+    from authoring.models import Draft, ProblemReport
+    from mocks.models import MockEvent, MockSession
+    from practice.models import Attempt, Grade, StepAnswer, Submission
+    from questions.models import Concept, Question, QuestionRevision
+    from review.models import CalibrationLabel, CalibrationRun, GradeDispute
+
+    models = [
+        Concept, Question, QuestionRevision, Attempt, StepAnswer, Submission, Grade,
+        GradeDispute, CalibrationLabel, CalibrationRun, MockSession, MockEvent, Draft,
+        ProblemReport,
+    ]  # fmt: skip
+    for model in models:
+        assert model.objects.filter(pk=rows[model._meta.model_name]).exists(), model
+    # The relations across the new app boundaries still join.
+    session = MockSession.objects.select_related("attempt__revision__question").get()
+    assert session.attempt.revision.question.current_revision_id == rows["questionrevision"]
+    label = CalibrationLabel.objects.select_related("submission__answer").get()
+    assert label.submission.answer.attempt_id == rows["attempt"]
+    assert ProblemReport.objects.get().fixed_in.question.slug == "chat-api-50qps"
+    # Content types (and so permissions) follow their models to the new apps.
+    moved = set(
+        ContentType.objects.filter(
+            model__in=["question", "mocksession", "calibrationrun"]
+        ).values_list("app_label", "model")
+    )
+    assert moved == {
+        ("questions", "question"),
+        ("mocks", "mocksession"),
+        ("review", "calibrationrun"),
+    }
+    # The queued task names a task that exists and runs.
+    path = DBTaskResult.objects.get(pk=task.pk).task_path
+    assert path == "practice.services.grade_submission"
+    from django.utils.module_loading import import_string
+
+    assert import_string(path).func.__name__ == "grade_submission"
