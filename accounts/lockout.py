@@ -17,17 +17,12 @@ from axes.helpers import get_cool_off
 from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Sum
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.urls import reverse
 
 from rate_limits import client_address
-
-REFUSAL = (
-    "<!doctype html><title>Too many failed log-ins</title>"
-    "<h1>Too many failed log-ins</h1><p>Log-ins from your address are paused for 15 minutes "
-    "after many wrong passwords. Try again later.</p>"
-)
-
 
 def _address_key(address: str | None) -> str:
     return f"lockout:address:{address or '-'}"
@@ -65,7 +60,9 @@ class AccountLockoutHandler(AxesDatabaseHandler):
 
 
 class AddressLockoutMiddleware:
-    """Refuse a locked-out address's log-in posts first, with a cache read and a short page."""
+    """Refuse a locked-out address's log-in posts first, after a cache read, with the same page
+    axes shows (AXES_LOCKOUT_TEMPLATE). It runs before sessions and authentication, so the page
+    is rendered for a signed-out visitor."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -76,5 +73,6 @@ class AddressLockoutMiddleware:
             if self.login_path is None:
                 self.login_path = reverse("login")
             if request.path == self.login_path and cache.get(_address_key(client_address(request))):
-                return HttpResponse(REFUSAL, status=429)
+                request.user = AnonymousUser()
+                return render(request, settings.AXES_LOCKOUT_TEMPLATE, status=429)
         return self.get_response(request)

@@ -15,7 +15,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -292,9 +291,8 @@ def _interviewer_action(request: HttpRequest, session: MockSession, action) -> H
         else:
             messages.error(request, message)
         return redirect("mock_interview", session_id=session.pk)
-    return HttpResponse(
-        render_to_string("mock/action_status.html", {"message": message, "ok": status == 200}),
-        status=status,
+    return render(
+        request, "mock/action_status.html", {"message": message, "ok": status == 200}, status=status
     )
 
 

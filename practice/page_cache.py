@@ -42,7 +42,7 @@ def render(request: HttpRequest, template: str, context: dict) -> HttpResponse:
 
 
 def page_key(request: HttpRequest, attempt: Attempt, shows: Collection[AnswerKey] = ()) -> str:
-    htmx = "h" if request.headers.get("HX-Request") else "p"
+    htmx = "h" if request.htmx else "p"
     rows = ""
     if shows:
         versions = {

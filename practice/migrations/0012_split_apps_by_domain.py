@@ -11,6 +11,8 @@ MOVED = {
     "review": ("gradedispute", "calibrationlabel", "calibrationrun"),
     "mocks": ("mocksession", "mockevent"),
 }
+DELETED_FIRST = ("MockEvent", "MockSession", "CalibrationLabel", "CalibrationRun", "GradeDispute")
+DELETED_LAST = ("QuestionRevision", "Question", "Concept")
 # The grading task's import path, as queued rows name it: tasks queued before the move run too.
 OLD_TASK, NEW_TASK = "interview.flow.grade_submission", "practice.services.grade_submission"
 
@@ -46,90 +48,23 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        # The tables stay: only Django's idea of which app owns them changes.
+        # The tables stay: only Django's idea of which app owns them changes. The models that
+        # point at others go first, and the question's link to its current revision before
+        # the revision itself.
         migrations.SeparateDatabaseAndState(
             state_operations=[
-                migrations.RemoveConstraint(
-                    model_name='calibrationlabel',
-                    name='one_label_per_answer',
-                ),
-                migrations.RemoveConstraint(
-                    model_name='calibrationrun',
-                    name='one_run_per_step_grader',
-                ),
-                migrations.DeleteModel(
-                    name='Concept',
-                ),
-                migrations.RemoveConstraint(
-                    model_name='gradedispute',
-                    name='one_dispute_per_submission',
-                ),
-                migrations.RemoveConstraint(
-                    model_name='mockevent',
-                    name='one_mock_event_per_seq',
-                ),
-                migrations.RemoveField(
-                    model_name='mocksession',
-                    name='attempt',
-                ),
-                migrations.RemoveField(
-                    model_name='mocksession',
-                    name='interviewer',
-                ),
-                migrations.RemoveField(
-                    model_name='question',
-                    name='current_revision',
-                ),
-                migrations.RemoveConstraint(
-                    model_name='questionrevision',
-                    name='unique_revision_number',
-                ),
+                *[migrations.DeleteModel(name) for name in DELETED_FIRST],
                 migrations.AlterField(
-                    model_name='attempt',
-                    name='revision',
-                    field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='attempts', to='questions.questionrevision'),
+                    model_name="attempt",
+                    name="revision",
+                    field=models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="attempts",
+                        to="questions.questionrevision",
+                    ),
                 ),
-                migrations.RemoveField(
-                    model_name='calibrationrun',
-                    name='question',
-                ),
-                migrations.RemoveField(
-                    model_name='gradedispute',
-                    name='submission',
-                ),
-                migrations.RemoveField(
-                    model_name='gradedispute',
-                    name='user',
-                ),
-                migrations.RemoveField(
-                    model_name='mockevent',
-                    name='session',
-                ),
-                migrations.RemoveField(
-                    model_name='questionrevision',
-                    name='question',
-                ),
-                migrations.DeleteModel(
-                    name='CalibrationLabel',
-                ),
-                migrations.DeleteModel(
-                    name='CalibrationRun',
-                ),
-                migrations.DeleteModel(
-                    name='GradeDispute',
-                ),
-                migrations.DeleteModel(
-                    name='MockEvent',
-                ),
-                migrations.DeleteModel(
-                    name='MockSession',
-                ),
-                migrations.DeleteModel(
-                    name='Question',
-                ),
-                migrations.DeleteModel(
-                    name='QuestionRevision',
-                ),
+                migrations.RemoveField(model_name="question", name="current_revision"),
+                *[migrations.DeleteModel(name) for name in DELETED_LAST],
             ],
         ),
         migrations.RunPython(moved_rows_follow, moved_rows_go_back),

@@ -10,6 +10,7 @@ from django.contrib.sessions.middleware import SessionMiddleware
 from django.core.cache import caches
 from django.http import HttpResponse
 from django.test import Client, RequestFactory
+from django_htmx.middleware import HtmxMiddleware
 
 from practice import page_cache
 from practice import services as flow
@@ -204,6 +205,7 @@ def test_a_response_carrying_a_message_is_never_cached(attempt):
         req = RequestFactory().get(f"/attempts/{attempt.pk}/steps/clarify/")
         SessionMiddleware(lambda r: None).process_request(req)
         MessageMiddleware(lambda r: None).process_request(req)
+        HtmxMiddleware(lambda r: None)(req)
         if with_message:
             add_message(req, constants.INFO, "Welcome back.")
         return req
