@@ -15,14 +15,15 @@ from __future__ import annotations
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_cool_off
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import cache
 from django.db.models import Sum
-from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
 from rate_limits import client_address
+
 
 def _address_key(address: str | None) -> str:
     return f"lockout:address:{address or '-'}"
