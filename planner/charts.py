@@ -59,8 +59,13 @@ def nice_ticks(top: float, count: int = 5, whole: bool = False) -> list[float]:
 
 
 class _Scale:
-    def __init__(self, chart: Chart, x_max: float, y_max: float) -> None:
-        self.chart, self.x_max, self.y_max = chart, x_max, y_max
+    """Data onto a chart's plot area, each axis running from 0 to its last tick; the ticks are
+    written onto the chart here, so every chart labels its axes the same way."""
+
+    def __init__(self, chart: Chart, x_ticks: list[float], y_ticks: list[float]) -> None:
+        self.chart, self.x_max, self.y_max = chart, x_ticks[-1], y_ticks[-1]
+        chart.x_ticks = [{"x": self.x(t), "label": format_number(t)} for t in x_ticks]
+        chart.y_ticks = [{"y": self.y(t), "label": format_number(t)} for t in y_ticks]
 
     def x(self, value: float) -> float:
         span = self.chart.plot_right - self.chart.plot_left
@@ -69,6 +74,10 @@ class _Scale:
     def y(self, value: float) -> float:
         span = self.chart.plot_bottom - self.chart.plot_top
         return round(self.chart.plot_bottom - span * min(value, self.y_max) / self.y_max, 1)
+
+    def here(self, x: float, y: float, label: str) -> None:
+        """Mark the point the plan sits at."""
+        self.chart.points.append({"x": self.x(x), "y": self.y(y), "css": "pl-here", "label": label})
 
 
 def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Chart:
@@ -87,7 +96,7 @@ def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Char
     curve = fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=samples)
     x_ticks = nice_ticks(x_top)
     y_ticks = nice_ticks(max(g for _, g in curve) or 1, whole=True)
-    scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
+    scale = _Scale(chart, x_ticks, y_ticks)
     d, previous = [], None
     for q, gpus in curve:
         if previous is None:
@@ -100,16 +109,7 @@ def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Char
     here = next(
         g for q, g in fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=[qps])
     )
-    chart.points.append(
-        {
-            "x": scale.x(qps),
-            "y": scale.y(here),
-            "css": "pl-here",
-            "label": f"{format_number(qps)} QPS → {here} GPUs",
-        }
-    )
-    chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]
-    chart.y_ticks = [{"y": scale.y(t), "label": format_number(t)} for t in y_ticks]
+    scale.here(qps, here, f"{format_number(qps)} QPS → {here} GPUs")
     return chart
 
 
@@ -139,7 +139,7 @@ def kv_chart(
     curve = kv_curve(kv_bytes_per_token=kv_bytes_per_token, contexts=contexts)
     y_top = max(curve[-1][1], kv_pool_bytes, memory_bytes) * 1.05 / GiB
     y_ticks = nice_ticks(y_top)
-    scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
+    scale = _Scale(chart, x_ticks, y_ticks)
     chart.paths.append(
         {
             "d": "M" + "L".join(f"{scale.x(c / 1000)},{scale.y(b / GiB)}" for c, b in curve),
@@ -164,16 +164,11 @@ def kv_chart(
             }
         )
     here = kv_bytes_per_token * context
-    chart.points.append(
-        {
-            "x": scale.x(context / 1000),
-            "y": scale.y(here / GiB),
-            "css": "pl-here",
-            "label": f"{format_number(context)} tokens → {format_number(here / GiB)} GiB",
-        }
+    scale.here(
+        context / 1000,
+        here / GiB,
+        f"{format_number(context)} tokens → {format_number(here / GiB)} GiB",
     )
-    chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]
-    chart.y_ticks = [{"y": scale.y(t), "label": format_number(t)} for t in y_ticks]
     return chart
 
 
@@ -220,7 +215,7 @@ def bounds_chart(
     )
     # The memory bound soars at short contexts; the chart shows the range where it matters.
     y_ticks = nice_ticks(max(2 * r_speed_req_s, 1.3 * here, 1e-3))
-    scale = _Scale(chart, x_ticks[-1], y_ticks[-1])
+    scale = _Scale(chart, x_ticks, y_ticks)
     memory_path = "M" + "L".join(f"{scale.x(c / 1000)},{scale.y(r)}" for c, r in curve)
     speed_y = scale.y(r_speed_req_s)
     chart.paths += [
@@ -250,17 +245,10 @@ def bounds_chart(
         },
     ]
     r_inst = min(r_speed_req_s, here)
-    chart.points.append(
-        {
-            "x": scale.x(context / 1000),
-            "y": scale.y(r_inst),
-            "css": "pl-here",
-            "label": (
-                f"{format_number(context)} tokens → speed {format_number(r_speed_req_s)}, "
-                f"memory {format_number(here)} req/s; {binds}"
-            ),
-        }
+    scale.here(
+        context / 1000,
+        r_inst,
+        f"{format_number(context)} tokens → speed {format_number(r_speed_req_s)}, "
+        f"memory {format_number(here)} req/s; {binds}",
     )
-    chart.x_ticks = [{"x": scale.x(t), "label": format_number(t)} for t in x_ticks]
-    chart.y_ticks = [{"y": scale.y(t), "label": format_number(t)} for t in y_ticks]
     return chart

@@ -3,7 +3,8 @@
 The question bank owns question files and their parser; this module picks out the napkin-math
 parts of `content/questions/<slug>.md`, so `napkin --check` works on files straight from disk.
 It reads the front matter without the whole-question validation, so a file holding only an
-`estimate` step (a checker fixture) is enough.
+`estimate` step (a checker fixture) is enough. The planner's pages read the published revision
+instead, so they show what candidates practise.
 """
 
 from __future__ import annotations

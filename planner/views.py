@@ -8,11 +8,10 @@ and the capacity planner charge their CPU time to the client's budget (rate_limi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_vary_headers
 from django.utils.safestring import mark_safe
@@ -23,7 +22,7 @@ from planner.engine import (
     LineResult,
     NapkinError,
     PlanError,
-    evaluate_worksheet,
+    evaluate_text,
     format_number,
     load_catalog,
     plan,
@@ -31,7 +30,8 @@ from planner.engine import (
 from planner.engine.render import latex_to_mathml
 from planner.engine.worksheet import MAX_LINES
 from planner.forms import DEFAULTS, CapacityForm
-from planner.questions import QuestionFileError, estimate_step, question_path, read_front_matter
+from questionbank import Given, QuestionSpec
+from questions.selectors import question_current_revision
 from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
 
 MAX_WORKSHEET_BYTES = 32 * 1024
@@ -44,13 +44,6 @@ kv = 2 * 28 * 4 * 128 * 2 B / tok
 kv * 32768 tok
 r_inst = 2000 tok/s / (256 tok/req)
 ceil(50 QPS / (0.7 * r_inst))"""
-
-
-@dataclass
-class Given:
-    name: str
-    label: str
-    value: str
 
 
 @dataclass
@@ -78,26 +71,30 @@ def _shown(result: LineResult) -> ShownLine:
     )  # fmt: skip
 
 
-def _question_givens(slug: str) -> tuple[list[Given], dict[str, str], str | None]:
-    """The givens of a question file (for ?question=slug), or a one-sentence problem."""
+def _published(slug: str) -> QuestionSpec | None:
+    """The question as candidates practise it now (its current revision, so an edit published
+    in the browser shows here too); None when there is no such published question."""
     if not slug:
-        return [], {}, None
+        return None
     try:
-        path = question_path(slug, Path(settings.CONTENT_DIR))
-        estimate = estimate_step(read_front_matter(path))
-    except QuestionFileError:
-        return [], {}, f"There is no question {slug!r}; the worksheet starts without givens."
-    rows = [
-        Given(str(g["name"]), str(g.get("label", "")), str(g["value"]))
-        for g in estimate.get("givens") or []
-    ]
-    return rows, {g.name: g.value for g in rows}, None
+        return question_current_revision(slug).question_spec
+    except Http404:
+        return None
+
+
+def _question_givens(slug: str) -> tuple[tuple[Given, ...], str | None]:
+    """The givens of a question (for ?question=slug), or a one-sentence problem."""
+    if not slug:
+        return (), None
+    spec = _published(slug)
+    if spec is None:
+        return (), f"There is no question {slug!r}; the worksheet starts without givens."
+    return spec.step("estimate").givens, None  # every published question has the five steps
 
 
 def _evaluate(text: str, givens: dict[str, str]) -> tuple[list[ShownLine], str | None]:
-    lines = text.replace("\r\n", "\n").split("\n")
     try:
-        return [_shown(r) for r in evaluate_worksheet(lines, givens)], None
+        return [_shown(r) for r in evaluate_text(text, givens)], None
     except NapkinError as error:
         return [], error.message
 
@@ -105,7 +102,8 @@ def _evaluate(text: str, givens: dict[str, str]) -> tuple[list[ShownLine], str |
 def _worksheet_page(
     request: HttpRequest, *, slug: str, text: str, status: int = 200, problem: str | None = None
 ) -> HttpResponse:
-    rows, givens, question_problem = _question_givens(slug)
+    rows, question_problem = _question_givens(slug)
+    givens = {g.name: g.value for g in rows}
     lines, error = ([], None) if problem else _evaluate(text, givens)
     context = {
         "slug": slug if rows else "",
@@ -160,16 +158,14 @@ def evaluate(request: HttpRequest) -> HttpResponse:
 
 def _brief_defaults(slug: str) -> dict[str, Any]:
     """Planner inputs prefilled from a question's brief (?question=SLUG)."""
-    try:
-        brief = read_front_matter(question_path(slug, Path(settings.CONTENT_DIR))).get("brief")
-    except QuestionFileError:
+    spec = _published(slug)
+    if spec is None:
         return {}
-    if not isinstance(brief, dict):
-        return {}
+    brief = spec.brief
     catalog = load_catalog()
     out: dict[str, Any] = {}
     for field, table in (("model", catalog.models), ("gpu", catalog.gpus)):
-        text = str(brief.get(field, "")).lower()
+        text = str(brief.value_of(field) or "").lower()
         # The longest catalogue name found in the brief's wording ("RTX 4090 (24 GB)").
         matches = [k for k, e in table.items() if e.name.lower() in text]
         if matches:
@@ -180,8 +176,9 @@ def _brief_defaults(slug: str) -> dict[str, Any]:
         ("out_len", "output_tokens"),
         ("tpot_slo_ms", "tpot_p99_ms"),
     ):
-        if isinstance(brief.get(key), int | float):
-            out[field] = brief[key]
+        value = brief.value_of(key)
+        if isinstance(value, int | float):
+            out[field] = value
     return out
 
 

@@ -156,26 +156,25 @@ def card_as_text(card: dict) -> str:
         # Card values are one-line form inputs: keep each inside its own clause.
         return " ".join(str(card.get(field) or "").split())
 
+    def clauses(*templates: tuple[str, str]) -> list[str]:
+        """Each (field, template) with the field's value put in; an empty field says nothing."""
+        return [template.format(value(field)) for field, template in templates if value(field)]
+
     sentences = []
-    serving = []
-    if value("model"):
-        serving.append(f"we serve {value('model')}")
-    if value("gpu"):
-        serving.append(f"on {value('gpu')} GPUs")
-    if value("context_length"):
-        serving.append(f"with a context length of {value('context_length')} tokens")
-    if value("tenancy"):
-        serving.append(f"for {value('tenancy')} tenancy")
+    serving = clauses(
+        ("model", "we serve {}"),
+        ("gpu", "on {} GPUs"),
+        ("context_length", "with a context length of {} tokens"),
+        ("tenancy", "for {} tenancy"),
+    )
     if serving:
         text = " ".join(serving)
         sentences.append(text[0].upper() + text[1:] + ".")
-    slo = []
-    if value("ttft_p99_ms"):
-        slo.append(f"p99 TTFT at most {value('ttft_p99_ms')} ms")
-    if value("tpot_p99_ms"):
-        slo.append(f"p99 TPOT (time per output token) at most {value('tpot_p99_ms')} ms")
-    if value("e2e_p99_ms"):
-        slo.append(f"p99 end-to-end latency at most {value('e2e_p99_ms')} ms")
+    slo = clauses(
+        ("ttft_p99_ms", "p99 TTFT at most {} ms"),
+        ("tpot_p99_ms", "p99 TPOT (time per output token) at most {} ms"),
+        ("e2e_p99_ms", "p99 end-to-end latency at most {} ms"),
+    )
     load = ""
     if value("peak_qps"):
         kind = "a mean load" if card.get(QPS_KIND) == "mean" else "the peak load"
@@ -186,17 +185,13 @@ def card_as_text(card: dict) -> str:
         )
     elif load:
         sentences.append(f"We size for {load}.")
-    mix = []
-    if value("input_tokens"):
-        mix.append(f"{value('input_tokens')} input (prompt) tokens")
-    if value("output_tokens"):
-        mix.append(f"{value('output_tokens')} output (generated) tokens")
+    mix = clauses(
+        ("input_tokens", "{} input (prompt) tokens"),
+        ("output_tokens", "{} output (generated) tokens"),
+    )
     if mix:
         sentences.append("A request averages " + " and ".join(mix) + ".")
-    if value("cost"):
-        sentences.append(f"Cost constraint: {value('cost')}.")
-    if value("quality"):
-        sentences.append(f"Quality constraint: {value('quality')}.")
+    sentences += clauses(("cost", "Cost constraint: {}."), ("quality", "Quality constraint: {}."))
     notes = str(card.get("notes") or "").strip()
     return "\n".join(sentences + ([notes] if notes else []))
 

@@ -7,14 +7,12 @@ from planner.engine import (
     LineResult,
     NapkinError,
     check_quantity,
-    evaluate_worksheet,
+    evaluate_text,
     givens_from_estimate,
 )
 from practice.errors import FlowError
 from practice.models import Attempt, StepAnswer
 from practice.slo import review_card
-
-MAX_WORKSHEET_LINES = 200
 
 
 def card_names(attempt: Attempt) -> dict[str, str]:
@@ -36,8 +34,7 @@ def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]
     (name -> expression), and the card's figures that differ from a given of the same name,
     which the worksheet does not use ({name, card, given}). The brief's givens win because
     the quantities are checked against them."""
-    spec = attempt.revision.question_spec.step("estimate")
-    givens = {g.name: g.value for g in spec.givens}
+    givens = _question_givens(attempt)
     extra, differs = {}, []
     for name, value in card_names(attempt).items():
         if name not in givens:
@@ -47,20 +44,23 @@ def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]
     return extra, differs
 
 
+def _question_givens(attempt: Attempt) -> dict[str, str]:
+    """The givens of the revision the attempt answers (name -> napkin expression)."""
+    return {g.name: g.value for g in attempt.revision.question_spec.step("estimate").givens}
+
+
 def _givens(attempt: Attempt) -> dict[str, str]:
-    spec = attempt.revision.question_spec.step("estimate")
-    givens = {g.name: g.value for g in spec.givens}
+    givens = _question_givens(attempt)
     # The card's names come first so a question's own given of the same name wins.
     return {**{k: v for k, v in card_names(attempt).items() if k not in givens}, **givens}
 
 
 def _evaluated(attempt: Attempt, text: str) -> list[LineResult]:
-    """The candidate's worksheet evaluated line by line with the question's givens predefined.
-    Raises FlowError when the givens themselves do not evaluate (an authoring error, not the
-    candidate's)."""
-    lines = text.replace("\r\n", "\n").split("\n")[:MAX_WORKSHEET_LINES]
+    """The candidate's worksheet evaluated line by line with the question's givens predefined
+    (lines past the engine's limit are left out). Raises FlowError when the givens themselves
+    do not evaluate (an authoring error, not the candidate's)."""
     try:
-        return evaluate_worksheet(lines, _givens(attempt))
+        return evaluate_text(text, _givens(attempt), clip=True)
     except NapkinError as exc:
         raise FlowError(f"This question's givens do not evaluate: {exc.message}") from None
 

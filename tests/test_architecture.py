@@ -25,7 +25,7 @@ ALLOWED = {
     "grading": {"planner.engine", "questionbank"},
     "rate_limits": set(),
     "accounts": {"rate_limits"},
-    "planner": {"planner.engine", "questionbank", "rate_limits"},
+    "planner": {"planner.engine", "questionbank", "questions", "rate_limits"},
     "questions": {"questionbank", "grading"},
     "practice": {"questions", "questionbank", "grading", "planner.engine", "rate_limits"},
     "mocks": {"practice", "questions", "questionbank", "grading", "rate_limits"},

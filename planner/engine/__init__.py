@@ -4,6 +4,7 @@ formulas. No Django imports here, so the same code serves the pages, the command
 Public API:
     evaluate_expression(text, env=None, to_unit=None) -> Result
     evaluate_worksheet(lines, givens=None, env=None) -> list[LineResult]
+    evaluate_text(text, givens=None, *, clip=False) -> list[LineResult]: a worksheet as typed
     build_env(givens) -> dict[str, Quantity]
     check_quantity(quantity_spec, answer_text, givens, *, reveal=False, worksheet_env=None,
                    given_labels=None) -> CheckResult
@@ -42,6 +43,7 @@ from .worksheet import (
     build_env,
     evaluate,
     evaluate_expression,
+    evaluate_text,
     evaluate_worksheet,
     format_number,
 )
@@ -60,6 +62,7 @@ __all__ = [
     "check_quantity",
     "evaluate",
     "evaluate_expression",
+    "evaluate_text",
     "evaluate_worksheet",
     "fleet_curve",
     "format_number",

@@ -538,21 +538,3 @@ def kv_curve(*, kv_bytes_per_token: float, contexts: list[int]) -> list[tuple[in
         (ctx, float(_run("kv_stream", {"kappa": kappa, "ctx": _q(ctx, "tok")}).magnitude))
         for ctx in contexts
     ]
-
-
-__all__ = [
-    "FORMULAS",
-    "PlanError",
-    "fleet_curve",
-    "kv_bytes_per_token",
-    "kv_curve",
-    "kv_pool_bytes",
-    "max_concurrent_seqs",
-    "memory_bound_curve",
-    "n_gpu",
-    "n_inst",
-    "plan",
-    "r_inst",
-    "tpot_floor",
-    "weights_bytes",
-]

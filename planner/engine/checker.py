@@ -30,20 +30,7 @@ from sympy import Rational
 
 from .errors import FormulaError, NapkinError
 from .evaluator import Quantity
-from .parser import (
-    BinOp,
-    Call,
-    Group,
-    Name,
-    Neg,
-    Node,
-    Num,
-    UnitRef,
-    UnitSpec,
-    WithUnit,
-    parse_line,
-    parse_units,
-)
+from .parser import Name, Node, UnitRef, UnitSpec, WithUnit, parse_line, parse_units, walk
 from .units import DIMENSIONLESS, describe_dim
 from .worksheet import build_env, evaluate, evaluate_line, format_number, shown_in
 
@@ -114,21 +101,11 @@ def _unrounded(givens: Mapping[str, str]) -> dict[str, str]:
 
 def _has_units(node: Node, env: Mapping[str, Quantity]) -> bool:
     """Whether the candidate wrote any unit (or used a name that carries one)."""
-    match node:
-        case UnitRef() | WithUnit():
-            return True
-        case Name(id=name):
-            q = env.get(name)
-            return q is not None and q.dim != DIMENSIONLESS
-        case Group(inner=inner) | Neg(operand=inner):
-            return _has_units(inner, env)
-        case BinOp(left=left, right=right):
-            return _has_units(left, env) or _has_units(right, env)
-        case Call(args=args):
-            return any(_has_units(a, env) for a in args)
-        case Num():
-            return False
-    return False  # pragma: no cover
+    return any(
+        isinstance(part, UnitRef | WithUnit)
+        or (isinstance(part, Name) and part.id in env and env[part.id].dim != DIMENSIONLESS)
+        for part in walk(node)
+    )
 
 
 def _rel(a: float, b: float) -> float:

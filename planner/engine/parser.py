@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -211,6 +212,21 @@ class Line:
     target: UnitSpec | None
     target_pos: int | None
     notes: tuple[str, ...] = ()  # readings worth telling the candidate about (7B, 32k)
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """The node and every node below it, parents first (for questions asked of a whole tree:
+    which names it reads, whether it writes a unit)."""
+    yield node
+    match node:
+        case WithUnit(operand=inner) | Group(inner=inner) | Neg(operand=inner):
+            yield from walk(inner)
+        case BinOp(left=left, right=right):
+            yield from walk(left)
+            yield from walk(right)
+        case Call(args=args):
+            for arg in args:
+                yield from walk(arg)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -656,6 +672,7 @@ __all__ = [
     "parse_line",
     "parse_units",
     "tokenize",
+    "walk",
     "check_definable",
     "dim_div",
 ]

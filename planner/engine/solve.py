@@ -27,6 +27,7 @@ from .parser import (
     WithUnit,
     parse_line,
     parse_units,
+    walk,
 )
 from .render import latex_number_unit, name_latex
 from .worksheet import Result, build_env, evaluate, shown_in
@@ -82,16 +83,7 @@ def to_sympy(node: Node, env: Mapping[str, Quantity], unknown: str, symbol: Symb
 
 
 def _mentions(node: Node, name: str) -> bool:
-    match node:
-        case Name(id=found):
-            return found == name
-        case Group(inner=inner) | Neg(operand=inner) | WithUnit(operand=inner):
-            return _mentions(inner, name)
-        case BinOp(left=left, right=right):
-            return _mentions(left, name) or _mentions(right, name)
-        case Call(args=args):
-            return any(_mentions(a, name) for a in args)
-    return False
+    return any(isinstance(part, Name) and part.id == name for part in walk(node))
 
 
 def solve_for(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -12,7 +12,7 @@ from sympy import Rational
 from .errors import FormulaError, NapkinError
 from .evaluator import Evaluator, Quantity
 from .numbers import format_number
-from .parser import Line, Name, UnitSpec, check_definable, parse_line, parse_units
+from .parser import Line, Name, UnitSpec, check_definable, parse_line, parse_units, walk
 from .render import line_latex, line_mathml, unit_latex
 from .units import describe_dim, readable_unit
 
@@ -181,20 +181,8 @@ def _read(text: str) -> _ReadLine:
     """A line parsed, printed as LaTeX and searched for names, once per distinct text
     (raises NapkinError, which is not remembered)."""
     line = parse_line(text)
-    found: set[str] = set()
-
-    def walk(node) -> None:
-        if isinstance(node, Name):
-            found.add(node.id)
-        elif isinstance(node, tuple):
-            for item in node:
-                walk(item)
-        elif is_dataclass(node) and not isinstance(node, type):
-            for f in fields(node):
-                walk(getattr(node, f.name))
-
-    walk(line.expr)
-    return _ReadLine(line, line_latex(line), tuple(sorted(found)))
+    names = {part.id for part in walk(line.expr) if isinstance(part, Name)}
+    return _ReadLine(line, line_latex(line), tuple(sorted(names)))
 
 
 @lru_cache(maxsize=4096)
@@ -267,6 +255,18 @@ def evaluate_worksheet(
                 scope.pop(result.name, None)
                 broken.add(result.name)
     return results
+
+
+def evaluate_text(
+    text: str, givens: Mapping[str, str] | None = None, *, clip: bool = False
+) -> list[LineResult]:
+    """A worksheet as typed in a text box (any line endings), evaluated by `evaluate_worksheet`.
+
+    Past MAX_LINES lines the worksheet is refused (NapkinError), or with `clip` cut at MAX_LINES,
+    for callers that would rather show the first lines than none.
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    return evaluate_worksheet(lines[:MAX_LINES] if clip else lines, givens)
 
 
 def _unknown_name(message: str) -> str | None:

@@ -1,11 +1,16 @@
 """The planner's views: worksheet evaluation (htmx fragment or full page), its size bound and
 rate limit, and the capacity planner page."""
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client
 
 import planner.views
+from questionbank import load_question, parse_file
+from questions.services import question_revision_publish
 
 EVALUATE = "/planner/evaluate/"
 
@@ -38,20 +43,38 @@ def test_worksheet_page_shows_the_example_evaluated(client: Client) -> None:
     assert response.headers["Vary"].count("HX-Request") == 1
 
 
-def test_worksheet_with_a_question_lists_its_givens(client: Client, settings, tmp_path) -> None:
-    (tmp_path / "questions").mkdir()
-    fixture = planner.views.Path(__file__).parent / "fixtures" / "questions" / "napkin-fixture.md"
-    (tmp_path / "questions" / "napkin-fixture.md").write_text(fixture.read_text())
-    settings.CONTENT_DIR = tmp_path
-    html = client.get("/planner/?question=napkin-fixture").content.decode()
+def test_worksheet_with_a_question_lists_its_givens(client: Client, content_loaded) -> None:
+    html = client.get("/planner/?question=chat-api-50qps").content.decode()
     assert "Givens of this question" in html and "<code>qps_peak</code>" in html
     response = client.post(
-        EVALUATE, {"lines": "W / (eta * bw) in ms", "question": "napkin-fixture"}
+        EVALUATE, {"lines": "W / (eta * bw) in ms", "question": "chat-api-50qps"}
     )
     assert "= 21.54 ms" in response.content.decode()
 
 
-def test_unknown_question_says_so(client: Client) -> None:
+def _publish_edited(slug: str, old: str, new: str) -> None:
+    """Publish the shipped question with one piece of its text replaced, as the editor does."""
+    path = Path(settings.CONTENT_DIR) / "questions" / f"{slug}.md"
+    text = path.read_text()
+    assert old in text
+    text = text.replace(old, new, 1)
+    spec, problems = load_question(path, text)
+    assert spec is not None, problems
+    question_revision_publish(spec=spec, source_text=text, meta=parse_file(path, text).meta)
+
+
+def test_worksheet_shows_the_givens_of_the_published_revision(
+    client: Client, content_loaded
+) -> None:
+    # The file on disk still says 15.2 GB; the planner follows what candidates practise.
+    _publish_edited("chat-api-50qps", "value: 15.2 GB", "value: 16.4 GB")
+    html = client.get("/planner/?question=chat-api-50qps").content.decode()
+    assert "<code>16.4 GB</code>" in html and "<code>15.2 GB</code>" not in html
+    response = client.post(EVALUATE, {"lines": "W in GB", "question": "chat-api-50qps"})
+    assert "= 16.4 GB" in response.content.decode()
+
+
+def test_unknown_question_says_so(client: Client, db) -> None:
     html = client.get("/planner/?question=no-such-thing").content.decode()
     assert "There is no question" in html
 
@@ -174,6 +197,12 @@ def test_capacity_invalid_input_is_explained(htmx: HtmxClient) -> None:
     assert "Check these inputs" in response.content.decode()
 
 
-def test_capacity_prefills_from_a_question_brief(client: Client) -> None:
+def test_capacity_prefills_from_a_question_brief(client: Client, content_loaded) -> None:
     html = client.get("/planner/capacity/?question=long-context-rag").content.decode()
     assert 'name="context" value="32768"' in html
+
+
+def test_capacity_prefills_from_the_published_brief(client: Client, content_loaded) -> None:
+    _publish_edited("chat-api-50qps", "peak_qps: 50", "peak_qps: 80")
+    html = client.get("/planner/capacity/?question=chat-api-50qps").content.decode()
+    assert 'name="qps" value="80"' in html
