@@ -18,7 +18,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grading.types import VERDICTS
@@ -44,13 +44,8 @@ class PointAgreement:
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "n": self.n,
-            "kappa": self.kappa,
-            "agreement": self.agreement,
-            "confusion": self.confusion,
-        }
+        """Every field but the warnings: the figures `calibrate --json` prints per point."""
+        return {k: v for k, v in asdict(self).items() if k != "warnings"}
 
 
 @dataclass

@@ -172,13 +172,10 @@ def evidence_problem(
     `limit_shared_sentences`. `asks_settings`: the point names an engine flag, so a list of
     flags may back it (`Sentence.earns_settings`), as it does for the offline grader.
     """
-    if len(normalise_for_quote(evidence)) < MIN_EVIDENCE_CHARS:
-        return f"is shorter than {MIN_EVIDENCE_CHARS} characters", []
-    sentences = quote_in_answer(evidence, reading)
-    if sentences is None:
-        return "is not found in the answer", []
-    if any(s.injection for s in sentences):
-        return "comes from text addressed to the grader", sentences
+    # What any quote must be, a misconception's too; then what only backing a point asks.
+    problem, sentences = misconception_quote_problem(evidence, reading)
+    if problem:
+        return problem, sentences
     earns = [s.earns_settings if asks_settings else s.earns for s in sentences]
     if sentences and not any(earns):
         return "comes from a bare list of terms", sentences

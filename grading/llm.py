@@ -20,13 +20,13 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import openai
 
-from grading.client import client_for
+from grading.client import chat_completion
 from grading.config import GraderConfig
 from grading.evidence import (
     Backing,
@@ -36,7 +36,7 @@ from grading.evidence import (
     misconception_quote_problem,
     step_vocabulary,
 )
-from grading.inflight import GateTimeout, gate_for
+from grading.inflight import GateTimeout
 from grading.offline import grade_offline
 from grading.text import (
     AnswerReading,
@@ -364,13 +364,9 @@ def validate_model_grade(
     known = {p.id for p in points}
     warnings: list[str] = []
     proposed: dict[str, dict[str, Any]] = {}
-    for item in raw_points:
-        if not isinstance(item, dict):
-            continue
-        point_id = item.get("id")
-        if point_id not in known:
-            warnings.append(f"dropped a verdict for unknown rubric point {str(point_id)[:40]!r}")
-            continue
+    for point_id, item in _known_items(
+        raw_points, known, "a verdict for unknown rubric point", warnings
+    ):
         if point_id in proposed:
             warnings.append(f"dropped a duplicate verdict for {point_id}")
             continue
@@ -432,6 +428,21 @@ def validate_model_grade(
     )
 
 
+def _known_items(
+    raw: list[Any], known: set[str], unknown: str, warnings: list[str]
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, item) for each object of a reply's list whose id is one of `known`, in reply order;
+    an unknown id is dropped with the warning "dropped <unknown> 'id'"."""
+    for item in raw:
+        if not isinstance(item, dict):
+            continue
+        item_id = item.get("id")
+        if item_id not in known:
+            warnings.append(f"dropped {unknown} {str(item_id)[:40]!r}")
+            continue
+        yield item_id, item
+
+
 def _checked_misconceptions(
     data: dict[str, Any],
     misconceptions: tuple[Misconception, ...],
@@ -444,15 +455,9 @@ def _checked_misconceptions(
     raw = data.get("misconceptions")
     if not isinstance(raw, list):
         return [], {}
-    by_id = {m.id: m for m in misconceptions}
+    known = {m.id for m in misconceptions}
     quoted: dict[str, tuple[str, list]] = {}
-    for item in raw:
-        if not isinstance(item, dict):
-            continue
-        miscon_id = item.get("id")
-        if miscon_id not in by_id:
-            warnings.append(f"dropped a flag for unknown misconception {str(miscon_id)[:40]!r}")
-            continue
+    for miscon_id, item in _known_items(raw, known, "a flag for unknown misconception", warnings):
         if miscon_id in quoted:
             continue
         quote = _trim_quote(_clean_text(item.get("quote"), MAX_EVIDENCE_CHARS))
@@ -505,24 +510,20 @@ def _error_message(exc: openai.APIStatusError) -> str:
 def call_model(
     config: GraderConfig, messages: list[dict[str, str]], schema: dict[str, Any], max_tokens: int
 ) -> tuple[str, Usage]:
-    """Send one grading request through the endpoint's in-flight gate.
+    """Send one grading request (through the endpoint's in-flight gate, as every call is).
 
     Returns the reply text and token usage. Raises ModelCallFailed for every way it can fail.
     """
-    gate = gate_for(config.endpoint, config.max_inflight)
     try:
-        with gate.slot(timeout=config.queue_timeout_s):
-            response = client_for(config).chat.completions.create(
-                model=config.model,
-                messages=messages,  # type: ignore[arg-type]
-                temperature=0,
-                seed=config.seed,
-                max_tokens=max_tokens,
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True},
-                },
-            )
+        response = chat_completion(
+            config,
+            messages,
+            max_tokens=max_tokens,
+            response_format={
+                "type": "json_schema",
+                "json_schema": {"name": SCHEMA_NAME, "schema": schema, "strict": True},
+            },
+        )
     except GateTimeout as exc:
         raise ModelCallFailed(f"grader busy: {exc}") from exc
     except openai.APITimeoutError as exc:

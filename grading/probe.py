@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from grading.client import client_for
+from grading.client import chat_completion
 from grading.config import GraderConfig
 from questionbank.spec import RubricPoint
 
@@ -77,13 +77,7 @@ def reword_probe(point: RubricPoint, answer: str, *, config: GraderConfig) -> Pr
         {"role": "user", "content": f"Candidate's answer:\n{answer[:ANSWER_CHARS_SHOWN]}"},
     ]
     try:
-        response = client_for(config).chat.completions.create(
-            model=config.model,
-            messages=messages,  # type: ignore[arg-type]
-            temperature=0,
-            seed=config.seed,
-            max_tokens=PROBE_MAX_TOKENS,
-        )
+        response = chat_completion(config, messages, max_tokens=PROBE_MAX_TOKENS)
         text = (response.choices[0].message.content or "").strip()
     except Exception as exc:  # any failure of the model path: ask the probe as written
         return Probe(authored, False, f"model call failed ({type(exc).__name__})")

@@ -21,7 +21,7 @@ Each failure points at its test in the file (file:line). No Django imports.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -59,13 +59,7 @@ class QuestionTestFailure:
     got: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "file": self.file,
-            "line": self.line,
-            "test": self.test,
-            "expected": self.expected,
-            "got": self.got,
-        }
+        return asdict(self)
 
     def __str__(self) -> str:
         if self.test == VALIDATION:
@@ -101,21 +95,7 @@ class QuestionTestResult:
         return self.failure is None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "test": self.test,
-            "part": self.part,
-            "kind": self.kind,
-            "file": self.file,
-            "line": self.line,
-            "passed": self.passed,
-            "grader": self.grader,
-            "model": self.model,
-            "prompt_version": self.prompt_version,
-            "score": self.score,
-            "verdicts": dict(self.verdicts),
-            "fallback_reason": self.fallback_reason,
-            "failure": self.failure.as_dict() if self.failure else None,
-        }
+        return {**asdict(self), "passed": self.passed}
 
 
 @dataclass(frozen=True)

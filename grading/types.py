@@ -35,12 +35,7 @@ class RubricPointVerdict:
     comment: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        return {
-            "id": self.id,
-            "verdict": self.verdict,
-            "evidence": self.evidence,
-            "comment": self.comment,
-        }
+        return asdict(self)
 
 
 @dataclass
@@ -53,7 +48,7 @@ class MisconceptionFound:
     comment: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        return {"id": self.id, "evidence": self.evidence, "comment": self.comment}
+        return asdict(self)
 
 
 @dataclass
@@ -91,12 +86,8 @@ class GradeResult:
     misconceptions: list[MisconceptionFound] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field (points and misconceptions as dicts, usage as a
-        dict)."""
-        data = asdict(self)
-        data["points"] = [p.to_dict() for p in self.points]
-        data["misconceptions"] = [m.to_dict() for m in self.misconceptions]
-        return data
+        """A JSON-ready dict of every field (points, misconceptions and usage as dicts)."""
+        return asdict(self)
 
 
 def rubric_points(step: GradedStep) -> list[RubricPoint]:

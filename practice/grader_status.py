@@ -9,7 +9,6 @@ with a short timeout, for staff only: they name internal hosts.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -19,11 +18,11 @@ from django.utils import timezone
 
 from grading import GraderConfig, HealthCache, check_health, last_health
 from grading.client import client_for, server_root
+from grading.metrics import parse_metrics, prefix_cache_counters
 from grading.stats import percentile
 from practice.models import Grade, Submission
 
 DETAILS_TIMEOUT_S = 2.0
-_SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s+([-+0-9.eEinfNa]+)")
 
 
 @dataclass(frozen=True)
@@ -90,23 +89,6 @@ def public_status(config: GraderConfig | None, *, cache: HealthCache) -> PublicS
     )
 
 
-def parse_metrics(text: str) -> dict[str, float]:
-    """Prometheus text -> {metric name: sum over its label sets} (comments skipped)."""
-    totals: dict[str, float] = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        match = _SAMPLE.match(line)
-        if not match:
-            continue
-        try:
-            value = float(match.group(3))
-        except ValueError:
-            continue
-        totals[match.group(1)] = totals.get(match.group(1), 0.0) + value
-    return totals
-
-
 def server_status(config: GraderConfig, *, cache: HealthCache) -> ServerStatus:
     """Ask the model server now what it serves and how busy it is (staff only: it waits).
 
@@ -140,10 +122,9 @@ def _read_metrics(status: ServerStatus, m: dict[str, float]) -> None:
     status.running = m.get("vllm:num_requests_running")
     usage = m.get("vllm:kv_cache_usage_perc", m.get("vllm:gpu_cache_usage_perc"))
     status.kv_cache_usage = usage
-    queries = m.get("vllm:prefix_cache_queries_total", m.get("vllm:prefix_cache_queries"))
-    hits = m.get("vllm:prefix_cache_hits_total", m.get("vllm:prefix_cache_hits"))
+    queries, hits = prefix_cache_counters(m)
     if queries:
-        status.prefix_cache_hit_rate = (hits or 0.0) / queries
+        status.prefix_cache_hit_rate = hits / queries
 
 
 def grading_latencies(*, days: int = 1, limit: int = 1000) -> list[dict]:

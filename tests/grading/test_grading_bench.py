@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bench.grading import BENCH_STEP, bench_answers, main, measure_drain, prefix_cache_hit_rate
+from bench import grading_vllm
+from bench.grading import BENCH_STEP, bench_answers, main, measure_drain, measure_prefix_cache
 from grading import GraderConfig
 from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
 
@@ -27,17 +28,34 @@ def test_main_prints_one_json_line(capsys):
     assert {"bench", "inflight_cap", "max_inflight_seen", "drain_ratio"} <= data.keys()
 
 
-def test_prefix_cache_hit_rate_reads_the_counters_around_the_gradings():
-    def reply(request):
-        verdicts = [{"id": i, "evidence": "", "verdict": "miss", "comment": ""}
-                    for i in response_ids(request)]  # fmt: skip
-        return ScriptedReply(content=grade_content(verdicts))
+def _all_missed(request):
+    verdicts = [{"id": i, "evidence": "", "verdict": "miss", "comment": ""}
+                for i in response_ids(request)]  # fmt: skip
+    return ScriptedReply(content=grade_content(verdicts))
 
-    with FakeChatServer(reply) as server:
+
+def test_the_prefix_cache_is_measured_from_the_counters_around_the_gradings():
+    with FakeChatServer(_all_missed) as server:
         config = GraderConfig(base_url=server.base_url, max_retries=0)
-        rate = prefix_cache_hit_rate(server.base_url, BENCH_STEP, bench_answers(5), config=config)
+        measured = measure_prefix_cache(
+            server.base_url, BENCH_STEP, bench_answers(5), config=config
+        )
+        rate = measured["prefix_cache_hit_rate"]
         queries, hits = server.prefix_cache.queries, server.prefix_cache.hits
-    assert len(server.requests) == 5
+    assert len(server.requests) == 5 and measured["graded_by"] == {"llm": 5}
+    assert measured["prefix_cache_queried_tokens"] == queries
     # Everything before the answer is shared, so all but the first grading mostly hit.
     assert rate == round(hits / queries, 4)
     assert 0.6 < rate < 1.0
+
+
+def test_the_vllm_bench_measures_a_running_server(capsys):
+    with FakeChatServer(_all_missed) as server:
+        grading_vllm.main(["--base-url", server.base_url, "--answers", "3"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["bench"] == "grading_vllm" and data["question"] == "chat-api-50qps"
+    assert data["graded_by"] == {"llm": 3} and data["fallback_reasons"] == {}
+    assert data["prefix_cache_queried_tokens"] == server.prefix_cache.queries
+    assert data["prefix_cache_hit_rate"] == round(
+        server.prefix_cache.hits / server.prefix_cache.queries, 4
+    )

@@ -13,7 +13,6 @@ from grading import GraderConfig, mark_model_down
 from grading.fake_server import FakeChatServer
 from grading.stats import percentile
 from practice import services as flow
-from practice.grader_status import parse_metrics
 from practice.models import Grade
 from questions.models import Question
 
@@ -134,19 +133,6 @@ def test_latency_percentiles_come_from_stored_grades(staff_client, content_loade
 
 
 # --- helpers ---------------------------------------------------------------------------------
-
-
-def test_parse_metrics_sums_label_sets_and_skips_comments():
-    text = (
-        "# HELP vllm:num_requests_waiting waiting\n"
-        'vllm:num_requests_waiting{model_name="a"} 2.0\n'
-        'vllm:num_requests_waiting{model_name="b"} 3.0\n'
-        "vllm:kv_cache_usage_perc 0.25\n"
-        "garbage line\n"
-    )
-    metrics = parse_metrics(text)
-    assert metrics["vllm:num_requests_waiting"] == 5.0
-    assert metrics["vllm:kv_cache_usage_perc"] == 0.25
 
 
 def test_percentiles_by_nearest_rank():

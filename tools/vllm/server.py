@@ -1,9 +1,10 @@
 """Start, health-check and stop a real vLLM (CPU build) OpenAI-compatible server.
 
-Standard library only, so it runs under any Python: the app's venv (pytest fixtures, the
-grading benchmark) and the shell alike. The server itself runs in the separate vLLM
-environment built by tools/vllm/setup.sh, serving the tiny model from make_tiny_model.py under
-the production model name, so the app talks to it exactly as it would to Qwen2.5-7B-Instruct.
+Standard library only (plus grading/metrics.py, loaded by its path), so it runs under any
+Python: the app's venv (pytest fixtures, the grading benchmark) and the shell alike. The
+server itself runs in the separate vLLM environment built by tools/vllm/setup.sh, serving the
+tiny model from make_tiny_model.py under the production model name, so the app talks to it
+exactly as it would to Qwen2.5-7B-Instruct.
 
     python tools/vllm/server.py [--port N] [--model DIR] [--env DIR]
         starts the server, prints its base URL (http://127.0.0.1:N/v1) once /health is 200,
@@ -17,6 +18,7 @@ the production model name, so the app talks to it exactly as it would to Qwen2.5
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import signal
@@ -37,6 +39,19 @@ DEFAULT_STARTUP_TIMEOUT = 180.0
 # a request whose prompt + max_tokens exceeds --max-model-len: 2048 is too small for it.
 MAX_MODEL_LEN = int(os.environ.get("VLLM_MAX_MODEL_LEN") or 4096)
 STRUCTURED_OUTPUTS_CONFIG = {"backend": "xgrammar", "disable_any_whitespace": True}
+
+
+def _load_parse_metrics():
+    # The app's one /metrics reader, loaded by its file: this launcher also runs under a bare
+    # python3 (serve.sh), and importing grading.metrics would run grading/__init__.py first,
+    # which loads the graders and the question bank.
+    spec = importlib.util.spec_from_file_location("_grading_metrics", ROOT / "grading/metrics.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.parse_metrics
+
+
+parse_metrics = _load_parse_metrics()
 
 
 def default_env_dir() -> Path:
@@ -236,34 +251,6 @@ class VLLMServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
-
-
-def parse_metrics(text: str) -> dict[str, float]:
-    """Prometheus text -> {name: value summed over label sets} (unlabelled samples too).
-
-    This launcher runs under a bare python3 without the app's packages, so it keeps its own
-    copy of practice.grader_status.parse_metrics rather than importing the app.
-    """
-    out: dict[str, float] = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        try:
-            name_labels, value = line.rsplit(" ", 1)
-            v = float(value)
-        except ValueError:
-            continue
-        name = name_labels.split("{", 1)[0]
-        out[name] = out.get(name, 0.0) + v
-    return out
-
-
-def prefix_cache_counters(metrics: dict[str, float]) -> tuple[float, float]:
-    """(queries, hits) in tokens from vLLM's prefix-cache counters."""
-    return (
-        metrics.get("vllm:prefix_cache_queries_total", 0.0),
-        metrics.get("vllm:prefix_cache_hits_total", 0.0),
-    )
 
 
 def main(argv: list[str] | None = None) -> int:
