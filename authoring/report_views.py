@@ -19,8 +19,9 @@ from rate_limits import LimitExceeded
 def problem_report(request: HttpRequest, attempt_id: int, step: str) -> HttpResponse:
     """The form (GET) and the report (POST) for one step of the candidate's own attempt."""
     attempt = (
-        Attempt.objects.select_related("revision__question")
-        .filter(pk=attempt_id, user_id=request.user.pk)
+        Attempt.objects.owned_by(request.user)
+        .select_related("revision__question")
+        .filter(pk=attempt_id)
         .first()
     )
     if attempt is None or step not in STEP_TITLES:

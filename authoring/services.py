@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from authoring.models import Draft, ProblemReport
@@ -23,8 +23,11 @@ from grading.question_tests import (
     question_tests_run,
 )
 from practice import services as flow
+from practice.autosave import versioned_save
+from practice.errors import FlowError
 from practice.models import Attempt
 from questionbank import STEP_KEYS, Problem, QuestionSpec
+from questionbank.answer_test_writer import with_answer_test
 from questionbank.files import (
     MAX_FILE_BYTES,
     ContentFile,
@@ -35,7 +38,6 @@ from questionbank.files import (
 )
 from questionbank.rendering import render_markdown, render_question
 from questionbank.spec import SLUG_RE
-from questionbank.tests_key import with_answer_test
 from questions.models import Concept, Question, QuestionRevision
 from questions.services import concept_publish, question_revision_publish
 from rate_limits import check_rate, user_client
@@ -48,19 +50,16 @@ PROBLEM_REPORTS_PER_MINUTE = 3
 REPORT_MESSAGE_MAX = 4000
 
 
-class AuthoringError(Exception):
-    """Something an instructor asked for that cannot be done; the message says why."""
+STALE_DRAFT = (
+    "This draft was saved from another tab or by another instructor since you loaded it. "
+    "Your text is kept here; copy what you need, then reload."
+)
 
 
-class StaleDraft(AuthoringError):
-    """Another tab saved the draft since this one loaded it; nothing was overwritten."""
-
-    def __init__(self, draft: Draft):
-        super().__init__(
-            "This draft was saved from another tab or by another instructor since you "
-            "loaded it. Your text is kept here; copy what you need, then reload."
-        )
-        self.draft = draft
+class AuthoringError(FlowError):
+    """Something an instructor asked for that cannot be done; the message says why. A kind
+    of the practice flow's refusal, as a save refused for a stale tab (StaleDraft) is, so a
+    view catches every refused save one way."""
 
 
 class PublishRefused(AuthoringError):
@@ -118,77 +117,95 @@ def draft_text_normalise(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-def _draft_new(*, kind: str, slug: str, user, published, template: str, example: str) -> Draft:
-    """A draft for a new file `slug` of `kind` from its shipped template (which validates);
-    AuthoringError for a bad slug or one already taken (`published` is its model)."""
+@dataclass(frozen=True)
+class NewFile:
+    """How a new file of a kind starts: its shipped template (which validates), the template's
+    slug line, the model a published one lives in, and an example slug for the refusal."""
+
+    template: Path
+    slug_line: str
+    published: type[Question] | type[Concept]
+    example: str
+
+
+NEW_FILES = {
+    Draft.Kind.QUESTION: NewFile(
+        QUESTION_TEMPLATE, TEMPLATE_SLUG_LINE, Question, "rag-search-200qps"
+    ),
+    Draft.Kind.CONCEPT: NewFile(CONCEPT_TEMPLATE, CONCEPT_TEMPLATE_SLUG_LINE, Concept, "kv-wall"),
+}
+
+
+def draft_new(*, kind: str, slug: str, user) -> Draft:
+    """A draft for a new file `slug` of `kind`, from its shipped template; AuthoringError for
+    a bad slug or one already taken."""
+    new = NEW_FILES[kind]
     slug = (slug or "").strip()
     if not SLUG_RE.match(slug):
         raise AuthoringError(
-            f"A slug is up to 50 lowercase letters, digits and hyphens, e.g. '{example}'."
+            f"A slug is up to 50 lowercase letters, digits and hyphens, e.g. '{new.example}'."
         )
-    noun = "question" if kind == Draft.Kind.QUESTION else "concept note"
+    noun = Draft.Kind(kind).label.lower()
     if (
-        published.objects.filter(slug=slug).exists()
+        new.published.objects.filter(slug=slug).exists()
         or Draft.objects.filter(kind=kind, slug=slug).exists()
     ):
         raise AuthoringError(f"There is already a {noun} '{slug}': open it from the list.")
-    return Draft.objects.create(kind=kind, slug=slug, text=template, updated_by=user)
+    text = new.template.read_text(encoding="utf-8").replace(new.slug_line, f"slug: {slug}", 1)
+    return Draft.objects.create(kind=kind, slug=slug, text=text, updated_by=user)
 
 
 def question_new(*, slug: str, user) -> Draft:
-    """A draft for a new question `slug`, from the shipped template (which validates)."""
-    text = QUESTION_TEMPLATE.read_text(encoding="utf-8")
-    return _draft_new(
-        kind=Draft.Kind.QUESTION,
-        slug=slug,
-        user=user,
-        published=Question,
-        template=text.replace(TEMPLATE_SLUG_LINE, f"slug: {(slug or '').strip()}", 1),
-        example="rag-search-200qps",
-    )
+    """A draft for a new question `slug` (`draft_new`)."""
+    return draft_new(kind=Draft.Kind.QUESTION, slug=slug, user=user)
+
+
+def _published_text(kind: str, slug: str) -> str | None:
+    """The published file's text (a question's current revision, a stored concept note), or
+    None when there is none."""
+    if kind == Draft.Kind.CONCEPT:
+        concept = Concept.objects.filter(slug=slug).first()
+        return concept_source_text(concept) if concept else None
+    question = Question.objects.select_related("current_revision").filter(slug=slug).first()
+    revision = question.current_revision if question else None
+    return revision.source_text if revision else None
+
+
+def draft_open(kind: str, slug: str) -> Draft:
+    """The file's draft; unsaved (version 0, the published text) when nobody edited it since
+    it was published. AuthoringError for a slug with neither."""
+    draft = Draft.objects.filter(kind=kind, slug=slug).first()
+    if draft is not None:
+        return draft
+    text = _published_text(kind, slug)
+    if text is None:
+        raise AuthoringError(f"No {Draft.Kind(kind).label.lower()} '{slug}'.")
+    return Draft(kind=kind, slug=slug, text=text)
 
 
 def question_draft(slug: str) -> Draft:
-    """The question's draft; unsaved (version 0, the current revision's text) when nobody
-    edited it since it was published. AuthoringError for a slug with neither."""
-    draft = Draft.objects.filter(kind=Draft.Kind.QUESTION, slug=slug).first()
-    if draft is not None:
-        return draft
-    question = Question.objects.select_related("current_revision").filter(slug=slug).first()
-    if question is None or question.current_revision is None:
-        raise AuthoringError(f"No question '{slug}'.")
-    return Draft(kind=Draft.Kind.QUESTION, slug=slug, text=question.current_revision.source_text)
+    """The question's draft, as `draft_open` finds it."""
+    return draft_open(Draft.Kind.QUESTION, slug)
 
 
 def draft_save(*, kind: str, slug: str, text: str, base_version: int, user) -> Draft:
     """Save the draft if nobody saved a newer one since `base_version`; returns it.
 
     Raises StaleDraft when someone did (nothing is overwritten) and AuthoringError for a text
-    larger than a content file may be.
+    larger than a content file may be. The first save of a file's draft creates it.
     """
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
         raise AuthoringError(f"This text is larger than {MAX_FILE_BYTES // 1024} KiB.")
-    with transaction.atomic():
-        draft = Draft.objects.select_for_update().filter(kind=kind, slug=slug).first()
-        if draft is None:
-            if base_version != 0:
-                raise AuthoringError("This draft no longer exists; reload the page.")
-            try:
-                with transaction.atomic():
-                    return Draft.objects.create(
-                        kind=kind, slug=slug, text=text, version=1, updated_by=user
-                    )
-            except IntegrityError:  # another tab's first save got there first
-                raise StaleDraft(Draft.objects.get(kind=kind, slug=slug)) from None
-        if draft.version != base_version:
-            if draft.text == text:
-                return draft  # the same text arrived twice (a retried request)
-            raise StaleDraft(draft)
-        draft.text = text
-        draft.version += 1
-        draft.updated_by = user
-        draft.save(update_fields=["text", "version", "updated_by", "updated_at"])
-        return draft
+    draft = Draft.objects.filter(kind=kind, slug=slug).first() or Draft(kind=kind, slug=slug)
+    draft, _written = versioned_save(
+        draft,
+        key={"kind": kind, "slug": slug},
+        base_version=base_version,
+        values={"text": text, "updated_by": user},
+        same=lambda stored: stored.text == text,
+        stale_message=STALE_DRAFT,
+    )
+    return draft
 
 
 def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) -> Draft:
@@ -234,7 +251,7 @@ def draft_add_answer_test(
     """Add an answer test to the question's draft ("add a test from this attempt"): `expect`
     holds the human verdicts; where the offline grader gives another, the test records it as
     an expected offline verdict (what the model grader is for). Only the test's lines change
-    in the file (questionbank.tests_key)."""
+    in the file (questionbank.answer_test_writer)."""
     step = _draft_step(slug, step_key)
     ids = {point.id for point in step.rubric}
     if not expect or set(expect) - ids or set(expect.values()) - {"hit", "partial", "miss"}:
@@ -309,31 +326,6 @@ def concept_check(*, slug: str, text: str, render: bool = False) -> ConceptCheck
     if not check.problems and render:
         check.body_html = render_markdown(cf.body)
     return check
-
-
-def concept_new(*, slug: str, user) -> Draft:
-    """A draft for a new concept note `slug`, from the shipped template (which validates)."""
-    text = CONCEPT_TEMPLATE.read_text(encoding="utf-8")
-    return _draft_new(
-        kind=Draft.Kind.CONCEPT,
-        slug=slug,
-        user=user,
-        published=Concept,
-        template=text.replace(CONCEPT_TEMPLATE_SLUG_LINE, f"slug: {(slug or '').strip()}", 1),
-        example="kv-wall",
-    )
-
-
-def concept_draft(slug: str) -> Draft:
-    """The note's draft; unsaved (version 0, the stored note's text) when nobody edited it.
-    AuthoringError for a slug with neither."""
-    draft = Draft.objects.filter(kind=Draft.Kind.CONCEPT, slug=slug).first()
-    if draft is not None:
-        return draft
-    concept = Concept.objects.filter(slug=slug).first()
-    if concept is None:
-        raise AuthoringError(f"No concept note '{slug}'.")
-    return Draft(kind=Draft.Kind.CONCEPT, slug=slug, text=concept_source_text(concept))
 
 
 def concept_publish_text(*, slug: str, text: str) -> bool:

@@ -10,12 +10,14 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.instructors import instructor_required
 from authoring import selectors, services
 from authoring.models import Draft, ProblemReport
+from practice import autosave
+from practice.autosave import StaleDraft
+from practice.errors import FlowError
 from questionbank import STEP_KEYS
 from questions.models import Concept, Question
 from questions.selectors import STEP_TITLES, brief_rows
@@ -38,9 +40,8 @@ def _index_context(**extra) -> dict:
 @require_POST
 def create(request: HttpRequest) -> HttpResponse:
     kind = Draft.Kind.CONCEPT if request.POST.get("kind") == "concept" else Draft.Kind.QUESTION
-    new = services.concept_new if kind == Draft.Kind.CONCEPT else services.question_new
     try:
-        draft = new(slug=request.POST.get("slug", ""), user=request.user)
+        draft = services.draft_new(kind=kind, slug=request.POST.get("slug", ""), user=request.user)
     except services.AuthoringError as exc:
         context = _index_context(new_error=str(exc), new_kind=kind)
         context["new_slug"] = request.POST.get("slug", "")[:100]
@@ -50,9 +51,7 @@ def create(request: HttpRequest) -> HttpResponse:
 
 def _draft_or_404(kind: str, slug: str) -> Draft:
     try:
-        if kind == Draft.Kind.CONCEPT:
-            return services.concept_draft(slug)
-        return services.question_draft(slug)
+        return services.draft_open(kind, slug)
     except services.AuthoringError:
         raise Http404("No such file.") from None
 
@@ -140,25 +139,31 @@ def editor(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> 
     return _editor(request, slug=slug, draft=_draft_or_404(kind, slug))
 
 
-def _posted(request: HttpRequest) -> tuple[str, int]:
-    text = services.draft_text_normalise(request.POST.get("text", ""))
-    try:
-        base_version = int(request.POST.get("base_version", "0"))
-    except ValueError:
-        base_version = -1  # never matches: reported as a conflict, the text is kept
-    return text, base_version
+def _posted(request: HttpRequest) -> str:
+    return services.draft_text_normalise(request.POST.get("text", ""))
 
 
-def _save_status(
-    request: HttpRequest, draft: Draft, *, conflict: str = "", error: str = "", status: int = 200
+def _save_posted(request: HttpRequest, *, kind: str, slug: str, text: str) -> Draft:
+    """Save the posted text as the draft, guarded by the version the page loaded."""
+    return services.draft_save(
+        kind=kind,
+        slug=slug,
+        text=text,
+        base_version=autosave.posted_version(request.POST),
+        user=request.user,
+    )
+
+
+def _refused(
+    request: HttpRequest, *, slug: str, draft: Draft, exc: FlowError, text: str | None = None
 ) -> HttpResponse:
-    context = {
-        "draft": draft,
-        "conflict": conflict,
-        "error": error,
-        "saved_at": timezone.now().strftime("%H:%M:%S") if not (conflict or error) else "",
-    }
-    return render(request, "authoring/edit.html#save-status", context, status=status)
+    """The editor again after a refused save, the posted text (if any) still in the box: a
+    stale tab's (409) beside the newer draft, any other refusal (422) beside the draft."""
+    if isinstance(exc, StaleDraft):
+        draft, status = exc.current, 409
+    else:
+        status = 422
+    return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=status)
 
 
 @instructor_required
@@ -166,25 +171,15 @@ def _save_status(
 def editor_save(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
     """Autosave (htmx: the save status) or the "Save draft" button (no JavaScript: the page)."""
     draft = _draft_or_404(kind, slug)
-    text, base_version = _posted(request)
+    text = _posted(request)
     try:
-        draft = services.draft_save(
-            kind=kind,
-            slug=slug,
-            text=text,
-            base_version=base_version,
-            user=request.user,
-        )
-    except services.StaleDraft as exc:
+        draft = _save_posted(request, kind=kind, slug=slug, text=text)
+    except FlowError as exc:  # a stale tab's (StaleDraft) included
         if request.htmx:
-            return _save_status(request, exc.draft, conflict=str(exc), status=409)
-        return _editor(request, slug=slug, draft=exc.draft, text=text, refusal=str(exc), status=409)
-    except services.AuthoringError as exc:
-        if request.htmx:
-            return _save_status(request, draft, error=str(exc), status=422)
-        return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=422)
+            return autosave.save_status("authoring/edit.html", "draft", draft, refused=exc)
+        return _refused(request, slug=slug, draft=draft, exc=exc, text=text)
     if request.htmx:
-        return _save_status(request, draft)
+        return autosave.save_status("authoring/edit.html", "draft", draft)
     messages.success(request, f"Draft saved (version {draft.version}).")
     return redirect(f"authoring:{kind}", slug=slug)
 
@@ -195,7 +190,7 @@ def editor_preview(
     request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION
 ) -> HttpResponse:
     """The live preview (htmx): nothing is saved."""
-    text = services.draft_text_normalise(request.POST.get("text", ""))
+    text = _posted(request)
     return render(request, "authoring/edit.html#preview", _preview_context(kind, slug, text))
 
 
@@ -207,18 +202,14 @@ def editor_publish(
     """Save the posted text as the draft, then publish it; a refusal says which problem or
     test stopped it and keeps the text on the page."""
     draft = _draft_or_404(kind, slug)
-    text, base_version = _posted(request)
+    text = _posted(request)
     try:
-        draft = services.draft_save(
-            kind=kind, slug=slug, text=text, base_version=base_version, user=request.user
-        )
+        draft = _save_posted(request, kind=kind, slug=slug, text=text)
         if kind == Draft.Kind.CONCEPT:
             saved = services.concept_publish_text(slug=slug, text=draft.text)
             messages.success(request, "Concept note published." if saved else "No change.")
             return redirect("authoring:concept", slug=slug)
         revision, created = services.question_publish(slug=slug, text=draft.text)
-    except services.StaleDraft as exc:
-        return _editor(request, slug=slug, draft=exc.draft, text=text, refusal=str(exc), status=409)
     except services.PublishRefused as exc:
         return _editor(
             request,
@@ -229,8 +220,8 @@ def editor_publish(
             failures=exc.failures,
             status=422,
         )
-    except services.AuthoringError as exc:
-        return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=422)
+    except FlowError as exc:
+        return _refused(request, slug=slug, draft=draft, exc=exc, text=text)
     if created:
         messages.success(request, f"Published revision {revision.number}.")
     else:
@@ -247,20 +238,15 @@ def editor_upload(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTI
     if upload is None:
         return _editor(request, slug=slug, draft=draft, refusal="Choose a .md file.", status=422)
     try:
-        base_version = int(request.POST.get("base_version", "0"))
-    except ValueError:
-        base_version = -1
-    try:
-        data = upload.read(services.MAX_FILE_BYTES + 1)
         draft = services.draft_upload(
             kind=kind,
             slug=slug,
-            data=data,
-            base_version=base_version,
+            data=upload.read(services.MAX_FILE_BYTES + 1),
+            base_version=autosave.posted_version(request.POST),
             user=request.user,
         )
-    except services.AuthoringError as exc:
-        return _editor(request, slug=slug, draft=draft, refusal=str(exc), status=422)
+    except FlowError as exc:
+        return _refused(request, slug=slug, draft=draft, exc=exc)
     messages.success(request, f"{upload.name} is now the draft (version {draft.version}).")
     return redirect(f"authoring:{kind}", slug=slug)
 
@@ -356,7 +342,7 @@ def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
                 name=f"from report {report.pk}",
                 user=request.user,
             )
-        except services.AuthoringError as exc:
+        except FlowError as exc:  # a refusal, or another tab saved the draft meanwhile
             error, status = str(exc), 422
         else:
             messages.success(request, "Test added to the draft: publish to keep it.")

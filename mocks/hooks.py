@@ -35,6 +35,19 @@ class MockInterviewHooks(AttemptExtension):
     def answer_submitted(self, answer: StepAnswer, submission: Submission) -> None:
         log.answer_submitted(answer, submission)
 
+    def submission_graded(self, submission: Submission) -> None:
+        """In the worker: the app as interviewer asks the follow-up a grade made due."""
+        from mocks.services import app_follow_up_ask
+
+        session = (
+            MockSession.objects.running()
+            .for_attempt(submission.answer.attempt_id)
+            .filter(mode=MockSession.Mode.APP)
+            .first()
+        )
+        if session is not None:
+            app_follow_up_ask(session=session)
+
     def feedback_withheld(self, attempt_id: int) -> bool:
         return log.feedback_withheld(attempt_id)
 

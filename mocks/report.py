@@ -22,11 +22,10 @@ from mocks.services import (
 )
 from practice.models import StepAnswer, Submission
 from practice.scoring import (
-    ScoredSubmission,
+    attempt_scored_submissions,
     best_per_part,
     mean_score,
     step_scores,
-    submission_score,
 )
 from practice.services import grading_text
 from questionbank import STEP_KEYS
@@ -309,18 +308,8 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
     attempt = session.attempt
     revision = attempt.revision
     clock = session_clock(session, now=session.ended_at or None)
-    scored = []
     during = session_submission_ids(session)
-    for answer in StepAnswer.objects.filter(attempt=attempt).order_by("pk"):
-        for sub in answer.submissions.filter(pk__in=during):
-            grades = list(sub.grades.all())
-            scored.append(
-                ScoredSubmission(
-                    part=(answer.step_key, answer.follow_up_id),
-                    score=submission_score(answer.step_key, grades),
-                    grades=grades,
-                )
-            )
+    scored = attempt_scored_submissions(attempt.pk, only=during)
     per_step = step_scores(best_per_part(scored))
     for key in hide_graders_for:
         per_step[key] = None

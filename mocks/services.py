@@ -39,7 +39,7 @@ from mocks.log import (
 from mocks.models import MockEvent, MockSession
 from practice import services as flow
 from practice.errors import FlowError
-from practice.models import Attempt, StepAnswer, Submission
+from practice.models import StepAnswer, Submission
 from practice.scoring import primary_grade
 from questionbank import STEP_KEYS, RubricPoint
 from questions.models import QuestionRevision
@@ -154,7 +154,13 @@ def session_clock(session: MockSession, *, now: datetime | None = None) -> Clock
 
 def session_tick(session: MockSession, *, now: datetime | None = None) -> Clock:
     """Bring the session up to `now`: end it when its time is up, else warn once for a step
-    past its budget and (app mode) ask the follow-ups that are due. Returns the clock."""
+    past its budget. Returns the clock.
+
+    The live pages call this on GET, and it may write: the clock is the server's, and what
+    time has made due (a warning, the end with every answer submitted) must show at either
+    party's next poll, not at the worker's next sweep a minute later. It is idempotent: a
+    warning is logged once, and only one caller wins the end. It never calls the model: the
+    app's follow-ups are asked by the worker (`app_follow_up_ask`)."""
     now = now or timezone.now()
     if session.ended_at is None:
         end = session.started_at + timedelta(minutes=session.total_minutes)
@@ -172,8 +178,6 @@ def session_tick(session: MockSession, *, now: datetime | None = None) -> Clock:
                     once=True,
                     at=now,
                 )
-            if session.mode == MockSession.Mode.APP:
-                app_follow_up_ask(session=session)
     session.refresh_from_db()
     return session_clock(session, now=now)
 
@@ -198,9 +202,7 @@ def session_end(*, session: MockSession, now: datetime | None = None, reason: st
 def _session_finish(session: MockSession, *, reason: str, now: datetime) -> None:
     submitted = answers_submit_as_they_stand(attempt_id=session.attempt_id)
     flow.attempt_touch(session.attempt_id)  # cached step pages withheld feedback until now
-    Attempt.objects.filter(pk=session.attempt_id, finished_at__isnull=True).update(
-        status=Attempt.Status.FINISHED, finished_at=now
-    )
+    flow.attempt_finish(attempt_id=session.attempt_id, now=now)
     event_append(
         session_id=session.pk,
         kind=Kind.ENDED,
@@ -240,13 +242,17 @@ def answers_submit_as_they_stand(*, attempt_id: int) -> int:
 
 
 def mock_sweep(*, now: datetime | None = None) -> int:
-    """End every running session whose time is up, and finish any ended one whose end was
-    interrupted; returns how many sessions it ended. For the periodic sweep."""
+    """End every running session whose time is up, finish any ended one whose end was
+    interrupted, and ask the app's follow-ups that are due (after a grade, the worker asks at
+    once; this catches one a crash left); returns how many sessions it ended. For the
+    periodic sweep."""
     now = now or timezone.now()
     ended = 0
     for session in MockSession.objects.running():
         if now >= session.started_at + timedelta(minutes=session.total_minutes):
             ended += session_end(session=session, now=now, reason="time")
+        elif session.mode == MockSession.Mode.APP:
+            app_follow_up_ask(session=session)
     for session in MockSession.objects.ended().exclude(events__kind=Kind.ENDED):
         _session_finish(session, reason="time", now=now)
     return ended
@@ -582,7 +588,9 @@ def app_follow_up_due(session: MockSession) -> tuple[str, RubricPoint] | None:
 
 def app_follow_up_ask(*, session: MockSession) -> MockEvent | None:
     """Ask the probe that is due (`app_follow_up_due`), reworded by the model when it is
-    reachable; logged once per step however many processes get here."""
+    reachable; logged once per step however many processes get here. Called by the worker
+    (after a grade of the session's, and in the sweep), never inside a request: rewording
+    waits on the model."""
     from grading import GraderConfig
     from grading.health import model_is_up
     from grading.probe import Probe, probe_text, reword_probe

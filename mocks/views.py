@@ -436,7 +436,6 @@ def mock_shared(request: HttpRequest, token: str) -> HttpResponse:
         session = mock.share_resolve(token)
     except mock.LinkRefused as exc:
         return render(request, "mock/refused.html", {"reason": str(exc)}, status=403)
-    mock.session_tick(session)
     if session.ended_at is None:  # a link is only issued after the end; never show a live one
         return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
     context = mock_report.report_context(session) | {"shared": True, "is_candidate": False}

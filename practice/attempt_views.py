@@ -12,11 +12,11 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
-from practice import extensions, feedback, page_cache, step_page, views, worksheet
+from practice import autosave, extensions, feedback, page_cache, step_page, views, worksheet
 from practice import services as flow
+from practice.autosave import StaleDraft
 from practice.history import candidate_history
 from practice.models import Attempt, StepAnswer, Submission
 from practice.scorecard import scorecard
@@ -29,7 +29,7 @@ def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
     """The signed-in user's attempt, or 404 for anyone else's (never a 403 that confirms it).
 
     Its revision loads on first use: a page served from the cache never needs it."""
-    attempt = Attempt.objects.filter(pk=attempt_id, user_id=request.user.pk).first()
+    attempt = Attempt.objects.owned_by(request.user).filter(pk=attempt_id).first()
     if attempt is None:
         raise Http404("No such attempt.")
     return attempt
@@ -56,18 +56,20 @@ def _own_answer(
     return attempt, answer
 
 
-def _read_form(request: HttpRequest, step: str) -> tuple[str, dict, int, int]:
-    """text, fields, base version and seconds from a POSTed answer form (bad input -> 400)."""
+def _posted_answer(request: HttpRequest, step: str) -> dict:
+    """The POSTed answer form as the keyword arguments of a draft save or a submit: text,
+    fields, base version and seconds. FlowError for a form without usable numbers."""
+    base_version = autosave.posted_version(request.POST)
     try:
-        base_version = int(request.POST.get("base_version", ""))
         seconds = int(request.POST.get("seconds", "0") or 0)
     except ValueError:
-        raise flow.FlowError(
-            "The form was incomplete; reload the page (your draft is saved)."
-        ) from None
-    text = request.POST.get("text", "")
-    fields = step_page.fields_from_post(step, request.POST)
-    return text, fields, base_version, seconds
+        raise flow.FlowError(autosave.FORM_INCOMPLETE) from None
+    return {
+        "text": request.POST.get("text", ""),
+        "fields": step_page.fields_from_post(step, request.POST),
+        "base_version": base_version,
+        "seconds": seconds,
+    }
 
 
 def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
@@ -77,28 +79,11 @@ def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
     return HttpResponse(render_to_string(template, context), status=status)
 
 
-def _clock() -> str:
-    """Now, as the save status shows it (UTC, to the second)."""
-    return timezone.now().strftime("%H:%M:%S")
-
-
-def _save_status(
-    answer: StepAnswer,
-    *,
-    conflict: str = "",
-    error: str = "",
-    saved_at: str = "",
-    status: int = 200,
-) -> HttpResponse:
-    """The autosave's answer: saved (at `saved_at`, UTC), or why not."""
-    context = {
-        "answer": answer,
-        "conflict": conflict,
-        "error": error,
-        "saved_at": saved_at,
-        "oob": False,
-    }
-    return _fragment("interview/attempt_step.html#save-status", context, status)
+def _save_status(answer: StepAnswer, refused: flow.FlowError | None = None) -> HttpResponse:
+    """The autosave's answer for a step (`autosave.save_status`)."""
+    return autosave.save_status(
+        "interview/attempt_step.html", "answer", answer, refused=refused, oob=False
+    )
 
 
 @login_required
@@ -145,15 +130,10 @@ def draft_autosave(
 ) -> HttpResponse:
     _attempt, answer = _own_answer(request, attempt_id, step, follow_up)
     try:
-        text, fields, base_version, seconds = _read_form(request, step)
-        answer = flow.draft_save(
-            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
-        )
-    except flow.StaleDraft as exc:
-        return _save_status(exc.answer, conflict=str(exc), status=409)
-    except flow.FlowError as exc:
-        return _save_status(answer, error=str(exc), status=422)
-    return _save_status(answer, saved_at=_clock())
+        answer = flow.draft_save(answer=answer, **_posted_answer(request, step))
+    except flow.FlowError as exc:  # a stale tab's (StaleDraft) included
+        return _save_status(answer, refused=exc)
+    return _save_status(answer)
 
 
 @login_required
@@ -164,21 +144,22 @@ def step_submit(
     attempt, answer = _own_answer(request, attempt_id, step, follow_up)
     status = 200
     try:
-        text, fields, base_version, seconds = _read_form(request, step)
-        outcome = flow.step_submit(
-            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
-        )
+        outcome = flow.step_submit(answer=answer, **_posted_answer(request, step))
         answer.refresh_from_db()
-        context = {"answer": answer, "submission": outcome.submission, "saved_at": _clock()}
+        context = {
+            "answer": answer,
+            "submission": outcome.submission,
+            "saved_at": autosave.saved_at(),
+        }
         # The progress bar, out of band: this step now shows as submitted without a reload.
         context |= step_page.progress_context(attempt=attempt, step_key=step)
-    except flow.StaleDraft as exc:
-        context, status = {"answer": exc.answer, "conflict": str(exc)}, 409
+    except StaleDraft as exc:
+        context, status = {"answer": exc.current, "conflict": str(exc)}, 409
     except LimitExceeded as exc:
         # The draft was saved before the limit was checked: the status says so, and the
         # refusal is told beside it (htmx swaps a 429, see base.html's responseHandling).
         answer.refresh_from_db()
-        context = {"answer": answer, "refused": str(exc), "saved_at": _clock()}
+        context = {"answer": answer, "refused": str(exc), "saved_at": autosave.saved_at()}
         status = 429
     except flow.FlowError as exc:
         answer.refresh_from_db()
@@ -302,10 +283,7 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     elsewhere = extensions.attempt_finished(attempt)  # e.g. a mock interview's report
     if elsewhere:
         return redirect(elsewhere)
-    if attempt.status != Attempt.Status.FINISHED:
-        Attempt.objects.filter(pk=attempt.pk).update(
-            status=Attempt.Status.FINISHED, finished_at=timezone.now()
-        )
+    flow.attempt_finish(attempt_id=attempt.pk)
     return redirect("attempt_scorecard", attempt_id=attempt.pk)
 
 

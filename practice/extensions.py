@@ -56,6 +56,10 @@ class AttemptExtension:
     def answer_submitted(self, answer: StepAnswer, submission: Submission) -> None:
         """`answer` was submitted as `submission` (a new one, not a repeat)."""
 
+    def submission_graded(self, submission: Submission) -> None:
+        """`submission` has its grades (called by the grading task, in the worker: this may
+        take its time, e.g. ask the model)."""
+
     def feedback_withheld(self, attempt_id: int) -> bool:
         """Whether the attempt's candidate sees no verdicts, rubric or reference for now."""
         return False
@@ -117,6 +121,11 @@ def draft_saved(answer: StepAnswer) -> None:
 def answer_submitted(answer: StepAnswer, submission: Submission) -> None:
     for extension in _registered:
         extension.answer_submitted(answer, submission)
+
+
+def submission_graded(submission: Submission) -> None:
+    for extension in _registered:
+        extension.submission_graded(submission)
 
 
 def feedback_withheld(attempt_id: int) -> bool:

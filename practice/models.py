@@ -6,6 +6,21 @@ from django.db import models
 from questions.models import QuestionRevision
 
 
+class AttemptQuerySet(models.QuerySet):
+    def owned_by(self, user) -> "AttemptQuerySet":
+        """The user's own attempts: every candidate-facing lookup of an attempt goes through
+        this, so nobody reaches another's (a signed-out user owns none)."""
+        return self.filter(user_id=user.pk) if user.pk is not None else self.none()
+
+
+class SubmissionQuerySet(models.QuerySet):
+    def owned_by(self, user) -> "SubmissionQuerySet":
+        """Submissions to the user's own attempts (as `AttemptQuerySet.owned_by`)."""
+        if user.pk is None:
+            return self.none()
+        return self.filter(answer__attempt__user_id=user.pk)
+
+
 class Attempt(models.Model):
     """One candidate working through one question revision (the revision never changes)."""
 
@@ -28,6 +43,8 @@ class Attempt(models.Model):
     # or a grading status written (practice.services, `attempt_touch`). A write made elsewhere (a
     # shell, the admin) shows on the attempt's pages once their cache entries time out.
     state_version = models.PositiveBigIntegerField(default=0, editable=False)
+
+    objects = AttemptQuerySet.as_manager()
 
     class Meta:
         ordering = ["-started_at"]
@@ -91,6 +108,8 @@ class Submission(models.Model):
     # alone (grading.review_reason): the candidate sees both, an instructor reviews.
     # Empty: nothing to review.
     review_reason = models.CharField(max_length=300, blank=True, default="")
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["answer", "number"]

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from django.db.models import Prefetch
-
 from grading.types import VERDICT_CREDIT
 from practice.misconceptions import misconceptions_found
-from practice.models import Attempt, StepAnswer, Submission
+from practice.models import Attempt, StepAnswer
 from practice.scoring import (
-    ScoredSubmission,
+    attempt_scored_submissions,
     best_per_part,
     mean_score,
     primary_grade,
     step_scores,
-    submission_score,
 )
 from practice.selectors import attempt_number
 from practice.step_page import step_url
@@ -24,30 +21,10 @@ from questionbank import STEP_KEYS
 from questions import selectors
 
 
-def _scored_submissions(attempt: Attempt) -> list[ScoredSubmission]:
-    """Every submission of the attempt with its grades and score."""
-    answers = StepAnswer.objects.filter(attempt=attempt).prefetch_related(
-        Prefetch("submissions", queryset=Submission.objects.prefetch_related("grades"))
-    )
-    scored = []
-    for answer in answers:
-        for sub in answer.submissions.all():
-            grades = list(sub.grades.all())
-            scored.append(
-                ScoredSubmission(
-                    part=(answer.step_key, answer.follow_up_id),
-                    score=submission_score(answer.step_key, grades),
-                    grades=grades,
-                    item=sub,
-                )
-            )
-    return scored
-
-
 def scorecard(attempt: Attempt) -> dict:
     """Per-step scores, strongest and weakest points, napkin verdicts, pace, graders, concepts."""
     revision = attempt.revision
-    best = best_per_part(_scored_submissions(attempt))
+    best = best_per_part(attempt_scored_submissions(attempt.pk))
     scores = step_scores(best)
     seconds_by_step: dict[str, int] = defaultdict(int)
     for answer in StepAnswer.objects.filter(attempt=attempt).only("step_key", "seconds_spent"):

@@ -12,12 +12,14 @@ One rule for every page that shows a score (feedback, scorecard, history):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Prefetch
+
 from practice.extensions import is_extension_follow_up
-from practice.models import Grade
+from practice.models import Grade, StepAnswer, Submission
 from questionbank import STEP_KEYS
 
 # How much of a step's score comes from its structured check rather than the rubric grade.
@@ -58,6 +60,30 @@ class ScoredSubmission:
     score: float | None
     grades: list[Grade] = field(default_factory=list)
     item: Any = None
+
+
+def attempt_scored_submissions(
+    attempt_id: int, *, only: Collection[int] | None = None
+) -> list[ScoredSubmission]:
+    """Every submission of the attempt (or those of them in `only`) with its grades and
+    score, in the order the answers were opened; `item` is the submission."""
+    submissions = Submission.objects.prefetch_related("grades").order_by("answer_id", "number")
+    if only is not None:
+        submissions = submissions.filter(pk__in=only)
+    answers = StepAnswer.objects.filter(attempt_id=attempt_id).order_by("pk")
+    scored = []
+    for answer in answers.prefetch_related(Prefetch("submissions", queryset=submissions)):
+        for sub in answer.submissions.all():
+            grades = list(sub.grades.all())
+            scored.append(
+                ScoredSubmission(
+                    part=(answer.step_key, answer.follow_up_id),
+                    score=submission_score(answer.step_key, grades),
+                    grades=grades,
+                    item=sub,
+                )
+            )
+    return scored
 
 
 def best_per_part(scored: Iterable[ScoredSubmission]) -> dict[PartKey, ScoredSubmission]:

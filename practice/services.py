@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -27,6 +27,7 @@ from django.tasks import task
 from django.utils import timezone
 
 from practice import extensions
+from practice.autosave import versioned_save
 from practice.errors import FlowError
 from practice.models import Attempt, Grade, StepAnswer, Submission
 from practice.slo import card_as_text, review_card
@@ -45,17 +46,6 @@ class FollowUpLocked(FlowError):
 
     def __init__(self) -> None:
         super().__init__("This follow-up opens once you submit the one before it.")
-
-
-class StaleDraft(FlowError):
-    """The draft changed in another tab since this one loaded it."""
-
-    def __init__(self, answer: StepAnswer):
-        self.answer = answer
-        super().__init__(
-            "This step was changed in another tab or window since you opened it. Your text "
-            "here was not saved over it: copy what you need, then reload to continue."
-        )
 
 
 def attempt_touch(attempt_id: int) -> None:
@@ -78,6 +68,17 @@ def attempt_start(*, user, revision: QuestionRevision, is_preview: bool = False)
         "from your history, and start new ones tomorrow (UTC).",
     )
     return Attempt.objects.create(user=user, revision=revision, is_preview=is_preview)
+
+
+def attempt_finish(*, attempt_id: int, now: datetime | None = None) -> bool:
+    """Mark the attempt finished, once: the first finish's time stands. Returns whether this
+    call finished it (a double click, or a mock interview's end racing the candidate's
+    "Finish", finds it done)."""
+    return bool(
+        Attempt.objects.filter(pk=attempt_id, finished_at__isnull=True).update(
+            status=Attempt.Status.FINISHED, finished_at=now or timezone.now()
+        )
+    )
 
 
 def follow_ups_open(follow_up_ids: Sequence[str], submitted: Collection[str]) -> list[bool]:
@@ -160,29 +161,15 @@ def draft_save(
         stored = StepAnswer.objects.filter(pk=answer.pk).values_list("fields", flat=True).first()
         if stored and "checks" in stored:
             fields = {**fields, "checks": stored["checks"]}
-    now = timezone.now()
-    updated = StepAnswer.objects.filter(pk=answer.pk, version=base_version).update(
-        text=text,
-        fields=fields,
-        updated_at=now,
-        version=F("version") + 1,
-        seconds_spent=F("seconds_spent") + seconds,
-        row_version=F("row_version") + 1,
+    answer, written = versioned_save(
+        answer,
+        base_version=base_version,
+        values={"text": text, "fields": fields},
+        bump={"seconds_spent": seconds, "row_version": 1},
+        same=lambda stored: stored.text == text and stored.fields == fields,
     )
-    if not updated:
-        answer.refresh_from_db()
-        if answer.text == text and answer.fields == fields:
-            return answer  # the same content arrived twice (a retried request): not a conflict
-        raise StaleDraft(answer)
-    # The update matched the version we named, so the row is now exactly this.
-    answer.text, answer.fields, answer.version, answer.updated_at = (
-        text,
-        fields,
-        base_version + 1,
-        now,
-    )
-    answer.seconds_spent += seconds
-    extensions.draft_saved(answer)
+    if written:
+        extensions.draft_saved(answer)
     return answer
 
 
@@ -369,6 +356,7 @@ def submission_grade(*, submission_id: int) -> Submission | None:
     )
     attempt_touch(submission.answer.attempt_id)
     submission.refresh_from_db()
+    extensions.submission_graded(submission)  # e.g. the app as interviewer asks its probe
     return submission
 
 

@@ -200,8 +200,9 @@ def item_stats_page(request: HttpRequest, slug: str) -> HttpResponse:
 def submission_dispute(request: HttpRequest, submission_id: int) -> HttpResponse:
     """A candidate disputes the grade of their own submission, with a sentence of why."""
     submission = (
-        Submission.objects.select_related("answer__attempt")
-        .filter(pk=submission_id, answer__attempt__user_id=request.user.pk)
+        Submission.objects.owned_by(request.user)
+        .select_related("answer__attempt")
+        .filter(pk=submission_id)
         .first()
     )
     if submission is None:

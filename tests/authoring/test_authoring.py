@@ -16,6 +16,7 @@ from authoring import services
 from authoring.models import Draft, ProblemReport
 from authoring.urls import urlpatterns as authoring_urls
 from practice import services as flow
+from practice.autosave import StaleDraft
 from practice.history import candidate_history
 from practice.models import Attempt
 from practice.selectors import attempt_number
@@ -121,6 +122,68 @@ def test_autosave_is_version_guarded_and_shows_the_newer_text(instructor_client,
     body = stale.content.decode()
     assert "Not saved." in body and "one\ntwo" in body
     assert Draft.objects.get(slug="guarded").text == "one\ntwo"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", ["from this tab", "from the other tab"])
+def test_two_first_saves_at_once_are_a_conflict_not_an_integrity_error(
+    instructor, monkeypatch, text
+):
+    """Another tab's first save of a file's draft lands between this save's look-up (no
+    draft yet) and its insert: this one is refused with that tab's text, unless it is the
+    same text (a retried request)."""
+    Draft.objects.create(
+        kind=Draft.Kind.QUESTION, slug="raced", text="from the other tab", version=1
+    )
+    real_filter, looked = Draft.objects.filter, []
+
+    def first_look_up_misses(*args, **kwargs):
+        looked.append(kwargs)
+        found = real_filter(*args, **kwargs)
+        return found.none() if len(looked) == 1 else found
+
+    monkeypatch.setattr(Draft.objects, "filter", first_look_up_misses)
+    if text == "from the other tab":
+        draft = services.draft_save(
+            kind=Draft.Kind.QUESTION, slug="raced", text=text, base_version=0, user=instructor
+        )
+        assert (draft.text, draft.version) == ("from the other tab", 1)
+    else:
+        with pytest.raises(StaleDraft) as refused:
+            services.draft_save(
+                kind=Draft.Kind.QUESTION, slug="raced", text=text, base_version=0, user=instructor
+            )
+        assert "saved from another tab" in str(refused.value)
+        assert refused.value.current.text == "from the other tab"
+    assert len(looked) == 2  # the insert was tried, and the stored draft read back
+    assert Draft.objects.get(slug="raced").text == "from the other tab"
+
+
+@pytest.mark.django_db
+def test_a_stale_upload_is_refused_beside_the_newer_draft(content_loaded, instructor_client):
+    url = reverse("authoring:question_save", args=[CHAT])
+    instructor_client.post(url, {"text": "newer", "base_version": "0"}, HTTP_HX_REQUEST="true")
+    upload = SimpleUploadedFile(f"{CHAT}.md", b"older", content_type="text/markdown")
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=[CHAT]), {"file": upload, "base_version": "0"}
+    )
+    assert response.status_code == 409
+    assert "saved from another tab" in response.content.decode()
+    assert Draft.objects.get(slug=CHAT).text == "newer"
+
+
+@pytest.mark.django_db
+def test_a_save_without_a_usable_version_is_refused_and_the_text_kept(
+    instructor_client, instructor
+):
+    services.question_new(slug="versionless", user=instructor)
+    url = reverse("authoring:question_save", args=["versionless"])
+    for form in ({"text": "kept"}, {"text": "kept", "base_version": "x"}):
+        refused = instructor_client.post(url, form, HTTP_HX_REQUEST="true")
+        assert refused.status_code == 422 and "reload the page" in refused.content.decode()
+        page = instructor_client.post(url, form)
+        assert page.status_code == 422 and "kept</textarea>" in page.content.decode()
+    assert Draft.objects.get(slug="versionless").version == 0
 
 
 @pytest.mark.django_db

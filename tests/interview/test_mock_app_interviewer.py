@@ -73,8 +73,9 @@ def test_offline_the_follow_up_targets_the_predicted_point_with_its_probe(app_se
     assert asked.payload["point"] == EXPECTED_POINT
     assert asked.payload["prompt"] == probe  # offline: as written
     assert asked.payload["reworded"] is False
-    # Asked once, however many polls notice it.
-    mock.session_tick(session)
+    # Asked once, however many times the worker (its grading task, its sweep) gets here.
+    mock.app_follow_up_ask(session=session)
+    mock.mock_sweep()
     assert session.events.filter(kind=Kind.FOLLOW_UP_ASKED).count() == 1
 
     # The candidate must answer it; the answer is graded against that point alone.
@@ -111,14 +112,14 @@ def test_a_reachable_model_rewords_the_probe_and_a_bad_reply_is_not_asked(app_se
     from django.core.cache import cache
 
     session = app_session
-    submit(session, "architecture", SEEDED_ARCHITECTURE)
     with FakeChatServer() as server:
         settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": server.base_url}
+        # Not a grade (the grading task falls back to the offline grade), but a question.
         server.responder = lambda request: ScriptedReply(
             content="You route by prefix; how do replicas avoid prefilling the shared prompt?"
         )
         cache.clear()
-        mock.session_tick(session)
+        submit(session, "architecture", SEEDED_ARCHITECTURE)  # graded, then the probe asked
     asked = session.events.get(kind=Kind.FOLLOW_UP_ASKED)
     assert asked.payload["point"] == EXPECTED_POINT  # the rule picks, the model only words
     assert asked.payload["reworded"] is True
@@ -140,3 +141,17 @@ def test_a_model_reply_that_is_not_a_short_question_is_replaced_by_the_probe():
             assert (probe.text, probe.reworded) == ("What do you cache?", False)
     down = GraderConfig(base_url="http://127.0.0.1:9/v1", timeout_s=0.5, max_retries=0)
     assert reword_probe(point, "answer", config=down).text == "What do you cache?"
+
+
+def test_a_poll_never_asks_the_follow_up_the_worker_does(app_session):
+    """The candidate's and the interviewer's polls (`session_tick`, on GET) never wait on the
+    model: a due probe is asked by the worker, after the grade or in its sweep."""
+    session = app_session
+    submit(session, "architecture", SEEDED_ARCHITECTURE)
+    assert session.events.filter(kind=Kind.FOLLOW_UP_ASKED).count() == 1  # after the grade
+    session.events.filter(kind=Kind.FOLLOW_UP_ASKED).delete()  # as if the worker died there
+
+    mock.session_tick(session)
+    assert not session.events.filter(kind=Kind.FOLLOW_UP_ASKED).exists()
+    mock.mock_sweep()
+    assert session.events.get(kind=Kind.FOLLOW_UP_ASKED).payload["point"] == EXPECTED_POINT

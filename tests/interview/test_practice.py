@@ -5,11 +5,12 @@ import re
 import threading
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
+from practice import services as flow
 from practice.models import Attempt, Grade, StepAnswer, Submission
 from practice.services import submission_grade
 from questions.models import QuestionRevision
@@ -500,6 +501,35 @@ def test_another_users_attempt_is_invisible_everywhere(
         ), url
     assert StepAnswer.objects.get(step_key="architecture").text == ARCHITECTURE_ANSWER
     assert "chat completion" not in other.get(reverse("history")).content.decode().lower()
+
+
+def test_owned_by_finds_only_the_users_own_attempts_and_submissions(
+    attempt, candidate, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        flow.step_submit(
+            answer=flow.answer_open(attempt=attempt, step_key="architecture"),
+            text=ARCHITECTURE_ANSWER,
+            fields={},
+            base_version=0,
+        )
+    intruder = User.objects.create_user("eve", password="eve-Passphrase-1")
+    assert list(Attempt.objects.owned_by(candidate)) == [attempt]
+    assert Submission.objects.owned_by(candidate).count() == 1
+    for nobody in (intruder, AnonymousUser()):
+        assert not Attempt.objects.owned_by(nobody).exists()
+        assert not Submission.objects.owned_by(nobody).exists()
+
+
+def test_an_attempt_is_finished_once_and_the_first_time_stands(client_in, attempt):
+    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
+    attempt.refresh_from_db()
+    first = attempt.finished_at
+    assert attempt.status == Attempt.Status.FINISHED and first is not None
+    assert not flow.attempt_finish(attempt_id=attempt.pk)  # a mock's end racing "Finish"
+    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
+    attempt.refresh_from_db()
+    assert attempt.finished_at == first
 
 
 def test_scorecard_and_history_show_scores_and_missed_points(

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from questionbank.answer_test_writer import with_answer_test
 from questionbank.files import parse_file, validate_question
-from questionbank.tests_key import with_answer_test
 
 CHAT = Path(__file__).resolve().parents[2] / "content" / "questions" / "chat-api-50qps.md"
 
