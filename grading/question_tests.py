@@ -299,7 +299,7 @@ def _answer_test(
 
 
 def napkin_check(step: StepSpec, quantity_id: str, expression: str, worksheet: str = "") -> dict:
-    """The Check button's judgement of one quantity (practice.worksheet.quantity_verdict,
+    """The Check button's judgement of one quantity (practice.napkin.quantity_verdict,
     without an attempt or an SLO card): {verdict, mistake, hint, value, unit}. Raises
     LookupError for an unknown quantity and NapkinError for an input that does not evaluate."""
     from planner.engine import check_quantity, evaluate_worksheet, givens_from_estimate

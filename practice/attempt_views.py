@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST, require_safe
 
-from practice import autosave, extensions, feedback, page_cache, step_page, views, worksheet
+from practice import autosave, extensions, feedback, napkin, page_cache, step_page, views
 from practice import services as flow
 from practice.autosave import StaleDraft
 from practice.history import candidate_history
@@ -36,6 +36,9 @@ def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
 
 
 def _answer(request: HttpRequest, attempt: Attempt, step: str, follow_up: str = "") -> StepAnswer:
+    # On a GET of the step page too this may write, once: the draft's row is created and its
+    # clock started when the candidate first opens the step, since the time a step took is
+    # counted from there and only the server can record that honestly.
     try:
         return flow.answer_open(attempt=attempt, step_key=step, follow_up_id=follow_up)
     except flow.FlowError as exc:
@@ -228,7 +231,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             per_minute=settings.NAPKIN_RATE_PER_MINUTE,
         )
         with cpu_budget(client=client_key(request)):
-            result = worksheet.quantity_verdict(
+            result = napkin.quantity_verdict(
                 attempt=attempt,
                 quantity_id=quantity_id,
                 expression=expression,
@@ -268,7 +271,7 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
         )
         with cpu_budget(client=client_key(request)):
             text = request.POST.get("worksheet", "")
-            lines = worksheet.worksheet_lines(attempt=attempt, text=text)
+            lines = napkin.worksheet_lines(attempt=attempt, text=text)
     except (LimitExceeded, flow.FlowError) as exc:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}

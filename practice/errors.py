@@ -1,5 +1,5 @@
 """The error the practice flow refuses a request with, in a module of its own so the modules
-that flow calls (practice.worksheet) can raise it without importing flow."""
+that flow calls (practice.napkin) can raise it without importing flow."""
 
 
 class FlowError(Exception):

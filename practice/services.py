@@ -378,7 +378,7 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         review = review_card(submission.fields, revision.question_spec.brief)
         _store(submission, "slo", score=review.score, slo_review=review.to_dict())
     if answer.step_key == "estimate":
-        from practice.worksheet import submission_checks, worksheet_as_text
+        from practice.napkin import submission_checks, worksheet_as_text
 
         # Every box is checked as submitted, pressed "Check" or not: the submit is the answer.
         checks = submission_checks(attempt=answer.attempt, fields=submission.fields)

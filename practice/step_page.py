@@ -8,10 +8,10 @@ from django.urls import reverse
 from practice import extensions
 from practice.feedback import feedback_context
 from practice.models import Attempt, StepAnswer, Submission
+from practice.napkin import card_in_panel, typed_answer, worksheet_lines
 from practice.selectors import attempt_number
 from practice.services import FlowError, follow_ups_open
 from practice.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
-from practice.worksheet import card_in_panel, typed_answer, worksheet_lines
 from questionbank import STEP_KEYS, StepSpec
 from questions import selectors
 

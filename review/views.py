@@ -20,7 +20,7 @@ from questions import selectors
 from questions.models import Question
 from rate_limits import LimitExceeded
 from review import services as review
-from review.calibration import CalibrationError, calibration_view
+from review.calibration_sets import CalibrationError, calibration_view
 from review.item_stats import question_item_stats
 from review.services import CALIBRATED_STEPS
 

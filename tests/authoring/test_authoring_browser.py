@@ -1,4 +1,4 @@
-"""Issue 15's acceptance path in a real browser: an instructor writes, checks, publishes and
+"""In a real browser: an instructor writes, checks, publishes and
 republishes a question while a candidate practises it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Misconceptions through the model grader, against the loopback fake server (issue 18).
+"""Misconceptions through the model grader, against the loopback fake server.
 
 The step's misconception ids join the reply schema; the prompt lists them with the rubric,
 before the answer, so the prefix stays identical across candidates; a flagged misconception

@@ -1,4 +1,4 @@
-"""Misconceptions against the offline grader (issue 18, acceptance 1, 2 and 5).
+"""Misconceptions against the offline grader.
 
 The answers are in misconception_answers.yaml, written before the recognisers were tuned:
 each shipped misconception stated in a candidate's own words must be flagged, with none of the

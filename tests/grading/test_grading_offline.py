@@ -143,7 +143,7 @@ def test_weighted_score_ignores_unknown_ids_and_counts_missing_ones_as_misses(ar
     assert weighted_score(points, verdicts_given) == pytest.approx(2 / 5)
 
 
-# --- issue 13 item 6: points a reviewer would give ---------------------------------------------
+# --- points a reviewer would give -------------------------------------------------------------
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""A strong answer that names a wrong idea only to reject it is not flagged (issue 18 audit).
+"""A strong answer that names a wrong idea only to reject it is not flagged.
 
 The sentences are in rejecting_answers.yaml, written before the recogniser was tuned against
 them. Each is appended to its step's reference answer: the misconception it discusses must

@@ -1,5 +1,5 @@
-"""A wrong idea, named and explained first in the feedback and again on the scorecard
-(issue 18, acceptance 4). One browser walk; the grading runs in this process (the same
+"""A wrong idea, named and explained first in the feedback and again on the scorecard.
+One browser walk; the grading runs in this process (the same
 function the task runs) instead of a worker, which the practice-flow tests already cover."""
 
 import re

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from grading.calibration import LabelledAnswer
 from questions.models import Question
-from review.calibration import labels_import
+from review.calibration_sets import labels_import
 
 from .conftest import make_submission
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from grading.calibration import LabelledAnswer
 from practice.models import Grade
 from questions.models import Question
-from review.calibration import labels_import
+from review.calibration_sets import labels_import
 from review.models import CalibrationRun
 
 from .conftest import make_submission
@@ -98,7 +98,7 @@ def test_the_item_statistics_page_renders(content_loaded, client, candidate, ins
 
 
 def test_a_changed_prompt_marks_the_model_figures_stale(content_loaded, client, instructor):
-    from review.calibration import current_version
+    from review.calibration_sets import current_version
 
     question = Question.objects.get(slug=SLUG)
     model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
@@ -125,7 +125,7 @@ def test_the_model_prompt_version_follows_the_brief_the_prompt_carries(content_l
     from dataclasses import replace
 
     from grading.llm import prompt_version_for
-    from review.calibration import grading_context
+    from review.calibration_sets import grading_context
 
     revision = Question.objects.get(slug=SLUG).current_revision
     step = revision.question_spec.step("architecture")

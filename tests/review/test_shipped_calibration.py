@@ -28,7 +28,7 @@ from django.core.management import call_command
 
 from grading.calibration import read_labels
 from questions.models import Question
-from review.calibration import labels_check
+from review.calibration_sets import labels_check
 from review.services import CALIBRATED_STEPS
 
 SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")

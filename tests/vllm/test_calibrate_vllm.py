@@ -1,4 +1,4 @@
-"""`manage.py calibrate --grader llm` against the real vLLM server (issue 16, acceptance 2).
+"""`manage.py calibrate --grader llm` against the real vLLM server.
 
 The shipped calibration set of chat-api-50qps / architecture is re-graded by the model. The
 tiny random model writes nonsense of the schema's shape, so its verdicts are mostly misses
@@ -29,7 +29,7 @@ MARK = "@@CALIBRATION@@"
 # the figures with the verdict pairs they were computed from.
 MEASURE = """
 import json
-from review.calibration import calibration_measure
+from review.calibration_sets import calibration_measure
 from grading.calibration import read_labels
 from questions.models import Question
 entries, _ = read_labels(open({labels!r}, encoding="utf-8").read())

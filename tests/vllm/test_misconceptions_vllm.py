@@ -1,4 +1,4 @@
-"""Flagged misconceptions through the real vLLM server (issue 18, acceptance 3).
+"""Flagged misconceptions through the real vLLM server.
 
 The tiny random model writes whatever the reply schema allows, so each test steers it the way
 vLLM's guided decoding lets any client: the schema sent for this request narrows the

@@ -1,4 +1,4 @@
-"""The grading task run by a real worker against the real vLLM server (issue 4, tests item 2).
+"""The grading task run by a real worker against the real vLLM server.
 
 Submissions are made through the practice flow (`practice.services.step_submit`, which enqueues
 the grading task on commit) in the private database of `vllm_grader_env`; then a real

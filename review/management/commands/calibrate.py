@@ -29,7 +29,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from grading.calibration import LabelledAnswer, point_agreement, read_labels
 from grading.types import VERDICTS
 from questions.models import Question
-from review.calibration import (
+from review.calibration_sets import (
     CalibrationError,
     Measured,
     calibration_measure,

@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from review.calibration import labels_export
+from review.calibration_sets import labels_export
 from review.management.commands.calibrate import _fail, question_loaded
 from review.services import CALIBRATED_STEPS
 
