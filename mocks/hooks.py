@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from mocks import log
 from mocks.models import MockSession
-from practice.extensions import AttemptExtension, StepPanel
+from practice.extensions import AttemptExtension, Fragment, StepPanel
 from practice.models import Attempt, StepAnswer, Submission
 from questionbank import FollowUp
 from questions.models import QuestionRevision
@@ -47,6 +47,9 @@ class MockInterviewHooks(AttemptExtension):
         )
         if session is not None:
             app_follow_up_ask(session=session)
+
+    def question_fragments(self, revision: QuestionRevision) -> list[Fragment]:
+        return [Fragment("mock/start_form.html", {})]
 
     def feedback_withheld(self, attempt_id: int) -> bool:
         return log.feedback_withheld(attempt_id)

@@ -30,6 +30,15 @@ class StepPanel:
     loading_text: str
 
 
+@dataclass(frozen=True)
+class Fragment:
+    """A piece of a practice page that a feature renders: its template, included with the
+    page's context plus `fragment` (this object), whose `context` holds the feature's own."""
+
+    template: str
+    context: dict
+
+
 class AttemptExtension:
     """One feature's hooks into practice; override what the feature needs."""
 
@@ -67,6 +76,15 @@ class AttemptExtension:
     def step_panel(self, attempt: Attempt, step_key: str) -> StepPanel | None:
         """A panel the step page loads above the answer, or None."""
         return None
+
+    def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:
+        """What the feature adds to a submission's feedback panel (`graded`: a grade is
+        shown and no instructor has reviewed it yet)."""
+        return []
+
+    def question_fragments(self, revision: QuestionRevision) -> list[Fragment]:
+        """What the feature offers a signed-in candidate on a question's page."""
+        return []
 
     def attempt_finished(self, attempt: Attempt) -> str:
         """The candidate pressed Finish: where to send them instead of the scorecard, or ""."""
@@ -134,6 +152,14 @@ def feedback_withheld(attempt_id: int) -> bool:
 
 def step_panels(attempt: Attempt, step_key: str) -> list[StepPanel]:
     return [panel for e in _registered if (panel := e.step_panel(attempt, step_key))]
+
+
+def feedback_fragments(submission: Submission, *, graded: bool) -> list[Fragment]:
+    return [f for e in _registered for f in e.feedback_fragments(submission, graded=graded)]
+
+
+def question_fragments(revision: QuestionRevision) -> list[Fragment]:
+    return [f for e in _registered for f in e.question_fragments(revision)]
 
 
 def attempt_finished(attempt: Attempt) -> str:

@@ -107,15 +107,14 @@ def feedback_context(
 
 
 def review_notice(submission: Submission, main, *, graded: bool) -> dict:
-    """What the panel says about review: "reviewed by an instructor" once one has, else the
-    dispute already sent, else the form to dispute the grade (review.services)."""
-    dispute = submission.disputes.first()
+    """What the panel says about review: "reviewed by an instructor" once one has; before
+    that, what features add to a graded submission (e.g. the form to dispute the grade)."""
     reviewed = main is not None and main.grader == "instructor"
     return {
         "reviewed_by_instructor": reviewed,
-        "dispute": dispute,
-        "can_dispute": graded and not reviewed and dispute is None,
-        "dispute_url": reverse("review:dispute", kwargs={"submission_id": submission.pk}),
+        "feedback_fragments": (
+            [] if reviewed else extensions.feedback_fragments(submission, graded=graded)
+        ),
     }
 
 

@@ -7,7 +7,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from grading import GraderConfig
-from practice import grader_status
+from practice import extensions, grader_status
 from practice.models import Attempt
 from questionbank import STEP_KEYS
 from questions import selectors
@@ -51,6 +51,10 @@ def question_page(
             "constraints": revision.question_spec.brief.constraints,
             "steps": selectors.question_steps(revision),
             "refusal": refusal,
+            # What features offer here (e.g. a timed mock interview), to a signed-in candidate.
+            "question_fragments": (
+                extensions.question_fragments(revision) if request.user.is_authenticated else []
+            ),
         },
         status=status,
     )

@@ -144,8 +144,9 @@ def test_a_dispute_reaches_the_queue(content_loaded, client, candidate, instruct
     context = feedback_context(
         attempt=submission.answer.attempt, answer=submission.answer, submission=submission
     )
-    assert context["dispute"].reason.startswith("My second sentence")
-    assert context["can_dispute"] is False
+    [notice] = context["feedback_fragments"]
+    assert notice.context["dispute"].reason.startswith("My second sentence")
+    assert notice.context["can_dispute"] is False
 
 
 def test_disputes_are_limited_per_day(content_loaded, client, candidate, settings):
@@ -258,7 +259,7 @@ def test_labelling_is_blind_and_the_instructor_verdict_wins(
     context = feedback_context(
         attempt=submission.answer.attempt, answer=submission.answer, submission=submission
     )
-    assert context["reviewed_by_instructor"] and not context["can_dispute"]
+    assert context["reviewed_by_instructor"] and context["feedback_fragments"] == []
     assert context["score"] == round(2 / 11, 3)
 
 

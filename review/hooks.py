@@ -1,0 +1,23 @@
+"""Review's hooks into practice (`practice.extensions`), registered when Django starts
+(ReviewConfig.ready): the dispute sent, or the form to dispute a grade, in the feedback."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from practice.extensions import AttemptExtension, Fragment
+from practice.models import Submission
+from review.models import GradeDispute
+
+
+class ReviewHooks(AttemptExtension):
+    def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:
+        dispute = GradeDispute.objects.filter(submission=submission).first()
+        if not graded and dispute is None:
+            return []
+        context = {
+            "dispute": dispute,
+            "can_dispute": graded and dispute is None,
+            "dispute_url": reverse("review:dispute", kwargs={"submission_id": submission.pk}),
+        }
+        return [Fragment("review/_feedback_notice.html", context)]
