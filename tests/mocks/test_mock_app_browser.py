@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 from mocks.models import MockSession
 from practice.models import Submission
 from tests.conftest import signed_in_context, watched_page
-from tests.interview.test_mock_app_interviewer import EXPECTED_POINT, SEEDED_ARCHITECTURE
-from tests.interview.test_mock_browser import grade_what_is_queued
+from tests.mocks.test_mock_app_interviewer import EXPECTED_POINT, SEEDED_ARCHITECTURE
+from tests.mocks.test_mock_browser import grade_what_is_queued
 
 pytestmark = pytest.mark.browser
 

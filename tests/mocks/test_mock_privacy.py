@@ -11,7 +11,7 @@ from mocks.log import Kind
 from mocks.models import MockSession
 from practice import services as flow
 from practice.models import Submission
-from tests.interview.test_mock_live import ARCHITECTURE, live, url  # noqa: F401 (fixture)
+from tests.mocks.test_mock_live import ARCHITECTURE, live, url  # noqa: F401 (fixture)
 
 
 def submit(session, step_key, text, follow_up_id=""):

@@ -23,8 +23,8 @@ from practice.models import Submission
 from questions.models import Question
 from tests.conftest import save_screenshot, signed_in_context
 from tests.conftest import watched_page as new_page
-from tests.interview.test_layout_a11y_browser import PHONE
-from tests.interview.test_layout_a11y_browser import _axe_serious as axe_serious
+from tests.practice.test_layout_a11y_browser import PHONE
+from tests.practice.test_layout_a11y_browser import _axe_serious as axe_serious
 
 pytestmark = pytest.mark.browser
 TYPED = "Clients reach an API gateway, then a prefix-aware router in front of ten replicas."

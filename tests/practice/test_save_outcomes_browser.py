@@ -12,7 +12,7 @@ from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from playwright.sync_api import expect
 
-from tests.interview.conftest import BROWSER_PASSWORD, BROWSER_USERNAME
+from tests.practice.conftest import BROWSER_PASSWORD, BROWSER_USERNAME
 
 pytestmark = pytest.mark.browser
 SAVED = "Draft saved"

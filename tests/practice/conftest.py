@@ -1,4 +1,4 @@
-"""Fixtures for the interview tests."""
+"""Fixtures for the practice tests."""
 
 import pytest
 from django.contrib.auth.models import User
