@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_POST, require_safe
 
 from practice import autosave, extensions, feedback, napkin, page_cache, step_page, views
@@ -208,7 +209,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
             attempt=attempt, answer=submission.answer, submission=submission
         )
         response = page_cache.render(request, "interview/attempt_step.html#feedback", context)
-        response["Vary"] = "HX-Request"
+        patch_vary_headers(response, ["HX-Request"])
         return response
 
     return page_cache.respond(request, attempt, build)
