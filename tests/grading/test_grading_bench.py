@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from bench import grading_vllm
 from bench.grading import BENCH_STEP, bench_answers, main, measure_drain, measure_prefix_cache
 from grading import GraderConfig
 from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_small_drain_respects_the_cap():
@@ -56,6 +62,24 @@ def test_the_vllm_bench_measures_a_running_server(capsys):
     assert data["bench"] == "grading_vllm" and data["question"] == "chat-api-50qps"
     assert data["graded_by"] == {"llm": 3} and data["fallback_reasons"] == {}
     assert data["prefix_cache_queried_tokens"] == server.prefix_cache.queries
+    assert data["prefix_cache_hit_rate"] == round(
+        server.prefix_cache.hits / server.prefix_cache.queries, 4
+    )
+
+
+def test_the_vllm_bench_runs_as_make_bench_grading_runs_it_without_django_settings():
+    """`make bench-grading` runs the bench as a plain process, where nothing configures Django:
+    the path that reads the server's counters must not need settings."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    with FakeChatServer(_all_missed) as server:
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.grading_vllm", "--base-url", server.base_url,
+             "--answers", "2"],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(done.stdout)
+    assert data["graded_by"] == {"llm": 2}
     assert data["prefix_cache_hit_rate"] == round(
         server.prefix_cache.hits / server.prefix_cache.queries, 4
     )
