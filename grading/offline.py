@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import re
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -60,6 +61,8 @@ OFFLINE_LIMITS = (
     "This offline grade matches wording: a correct idea put in other words may be missed, "
     "and a model grade or an instructor's review can credit it."
 )
+# A rubric phrase that is a figure ("6", "0.875"), and the figure an answer's word opens with.
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 # Long enough for any honest answer; bounds the work done on a pasted novel.
 MAX_ANSWER_CHARS = 20_000
 MAX_EVIDENCE_CHARS = 300
@@ -105,6 +108,16 @@ class _GroupMatch:
 
     found: str | None  # the answer's own words that matched, when they count
     negated: bool
+    phrase: str | None = None  # the rubric phrase they matched
+
+    @property
+    def other_number(self) -> bool:
+        """A number phrase matched by a different number that only starts like it ("6"
+        found in "6.577"): the answer's own figure, not the one the point expects."""
+        if not self.found or not self.phrase or not _NUMBER.fullmatch(self.phrase):
+            return False
+        written = _NUMBER.match(self.found)
+        return written is None or written.group(0) != self.phrase
 
 
 def _match_group(
@@ -120,7 +133,7 @@ def _match_group(
                     negated = True
                     continue
                 words = " ".join(sentence.raw[occurrence.start : occurrence.end])
-                return _GroupMatch(found=words, negated=False)
+                return _GroupMatch(found=words, negated=False, phrase=phrase_text)
     return _GroupMatch(found=None, negated=negated)
 
 
@@ -279,13 +292,19 @@ def grade_point(
         why = "only in text addressed to the grader, which earns nothing"
     elif negated_seen:
         why = "mentioned only in a negated sentence"
-    elif best_partial_view is not None:
+    elif best_partial_view is not None and any(
+        m.found and not m.other_number for m in best_partial_view.groups
+    ):
+        # A figure of the answer's own that only starts like the expected one (6.577 for
+        # "6") is not cited as if it were that one: its group counts as missing.
         missing = [
             _describe_group(g)
             for g, m in zip(point.all_groups, best_partial_view.groups, strict=True)
-            if not m.found
+            if not m.found or m.other_number
         ]
-        said = ", ".join(f'"{w}"' for w in best_partial_view.found_words)
+        said = ", ".join(
+            f'"{m.found}"' for m in best_partial_view.groups if m.found and not m.other_number
+        )
         why = f"mentions {said} but not together with {' and '.join(missing)}"
     else:
         why = "not found in the answer"

@@ -317,6 +317,7 @@ def napkin_check(step: StepSpec, quantity_id: str, expression: str, worksheet: s
         givens_from_estimate(step.estimate_dict(), upto=quantity_id),
         worksheet_env=env,
         given_labels={g.name: g.label for g in step.givens},
+        worksheet_lines=worksheet.split("\n") if worksheet else None,
     )
     return {
         "verdict": result.verdict,

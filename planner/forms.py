@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django import forms
 
-from planner.engine import load_catalog
-from planner.engine.capacity import DEFAULT_OVERHEAD_GIB
+from planner.engine import PlanError, load_catalog
+from planner.engine.capacity import DEFAULT_OVERHEAD_GIB, check_context
 
 DEFAULTS = {
     "model": "qwen2.5-7b-instruct",
@@ -72,3 +72,14 @@ class CapacityForm(forms.Form):
             field.widget.attrs.setdefault("id", f"id_{name}")
             if isinstance(field, forms.FloatField):
                 field.widget.attrs["step"] = "any"
+
+    def clean(self) -> dict:
+        """The model's context limit, and an output that fits in the context: the same
+        refusal as `plan`, shown beside the field at fault."""
+        data = super().clean()
+        if all(data.get(name) is not None for name in ("model", "context", "out_len")):
+            try:
+                check_context(load_catalog().model(data["model"]), data["context"], data["out_len"])
+            except PlanError as error:
+                self.add_error(error.field, str(error))
+        return data

@@ -92,7 +92,14 @@ def quantity_verdict(
             env[line.name] = line.quantity
     try:
         result = check_quantity(
-            quantity.as_dict(), expression, givens, worksheet_env=env, given_labels=labels
+            quantity.as_dict(),
+            expression,
+            givens,
+            worksheet_env=env,
+            given_labels=labels,
+            # The lines themselves too: two slips that offset each other show in what a line
+            # was computed from, not in its value.
+            worksheet_lines=worksheet.replace("\r\n", "\n").split("\n"),
         )
     except NapkinError as exc:
         raise FlowError(str(exc)) from None

@@ -624,18 +624,30 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
 
 
 def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> str | None:
-    """Why a formula over these givens does not evaluate (unknown name, bad unit), or None."""
-    from planner.engine import NapkinError, evaluate_worksheet  # the one napkin-math parser
+    """Why a formula over these givens does not evaluate (unknown name, bad unit), or None.
+
+    The formula is evaluated as the author wrote it, and only then converted to `to_unit`:
+    appending `in UNIT` to the text would make an error inside it (an unclosed '(') point at
+    the appended 'in', at a column past the end of the formula."""
+    from planner.engine import NapkinError, evaluate_expression, evaluate_worksheet
 
     lines = [f"{name} = {expr}" for name, expr in givens.items()]
-    target = formula if not to_unit else f"{formula} in {to_unit}"
     try:
-        results = evaluate_worksheet([*lines, target], {})
+        results = evaluate_worksheet([*lines, formula], {})
     except NapkinError as exc:
         return str(exc)
     last = results[-1]
-    error = getattr(last, "error", None)
-    return str(error) if error else None
+    if last.error:
+        return str(last.error)
+    if not to_unit:
+        return None
+    scope = {row.name: row.quantity for row in results[:-1] if row.name and row.quantity}
+    converted = evaluate_expression(formula, scope, to_unit=str(to_unit))
+    if converted.error and converted.error.startswith("Cannot convert"):
+        return converted.error
+    if converted.error:
+        return f"the unit {str(to_unit)!r}: {converted.error}"
+    return None
 
 
 def _check_keys(cf, path, mapping, allowed, required, what) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sympy import Integer, Rational
 
-from .catalog import DEFAULT_DIR, load_catalog
+from .catalog import DEFAULT_DIR, Model, load_catalog
 from .errors import NapkinError
 from .evaluator import Evaluator, Quantity, bounded
 from .numbers import format_number
@@ -85,7 +85,38 @@ _EXTRA = {"tpot_simple": SIMPLE_TPOT, "t_hold_measured": MEASURED_HOLD}
 
 
 class PlanError(ValueError):
-    """A planner input out of range, told in one sentence."""
+    """A planner input out of range, told in one sentence; `field` names the input at fault
+    when it is one (the planner page shows the sentence beside that field)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def check_context(model: Model, context: int, out_len: float) -> None:
+    """Refuse a context the model cannot hold, or an output that does not fit in the context
+    (vLLM's max_model_len counts the prompt and the output together). Raises PlanError."""
+    if context > model.context_limit:
+        if model.max_context_yarn and model.max_context_yarn > model.max_context:
+            limits = (
+                f"{model.max_context} natively, {model.max_context_yarn} with YaRN rope scaling"
+            )
+            raise PlanError(
+                f"{model.name} holds at most {model.context_limit} tokens of context "
+                f"({limits}), so {context} cannot be planned.",
+                "context",
+            )
+        raise PlanError(
+            f"{model.name} holds at most {model.context_limit} tokens of context, so {context} "
+            "cannot be planned.",
+            "context",
+        )
+    if out_len > context:
+        raise PlanError(
+            f"A mean output of {format_number(out_len)} tokens does not fit in a context of "
+            f"{context} tokens, which holds the prompt and the output together.",
+            "out_len",
+        )
 
 
 def _exact(x: float | int) -> Rational:
@@ -344,7 +375,8 @@ def plan(
     fits); feasible (False when nothing fits or the TPOT SLO is below the floor, True when an
     SLO is met, None without an SLO), fits, reason (why it is infeasible, else None), notes,
     and `steps`: one {name, label, formula_latex, substituted, value, unit} per formula.
-    Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence message.
+    Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence message,
+    among others for a context longer than the model holds (`check_context`).
     """
     _check_inputs(
         context=context, mem_util=mem_util, bw_eff=bw_eff, tp=tp, knee_tok_s=knee_tok_s,
@@ -353,6 +385,7 @@ def plan(
     )  # fmt: skip
     catalog = load_catalog(catalog_dir)
     m = catalog.model(model)
+    check_context(m, context, out_len)
     g = catalog.gpu(gpu)
     w = catalog.weight_dtype(weights)
     k = catalog.kv_dtype(kv)
@@ -423,9 +456,10 @@ def plan(
     tpot_ms = number("tpot") * 1000
     max_seqs = int(number("N_seq"))
     notes, reason = [], None
-    if context > m.max_context:
+    if context > m.max_context:  # only within the YaRN limit: check_context refused the rest
         notes.append(
-            f"{m.name} is configured for {m.max_context} tokens; {context} needs rope scaling."
+            f"{m.name} is configured for {m.max_context} tokens; {context} needs YaRN rope "
+            f"scaling (which the model supports up to {m.max_context_yarn} tokens)."
         )
     if tp > m.kv_heads:
         notes.append(

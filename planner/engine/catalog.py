@@ -19,6 +19,7 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "content" / "catalog"
 _MODEL_KEYS = {
     "name", "aliases", "params", "layers", "attention_heads", "kv_heads", "head_dim",
     "hidden_size", "intermediate_size", "vocab_size", "tie_word_embeddings", "max_context",
+    "max_context_yarn",
 }  # fmt: skip
 _GPU_KEYS = {
     "name", "aliases", "memory", "memory_datasheet", "bandwidth", "bf16_tflops", "fp8_tflops",
@@ -41,7 +42,13 @@ class Model:
     intermediate_size: int
     vocab_size: int
     tie_word_embeddings: bool
-    max_context: int  # tokens
+    max_context: int  # tokens (max_position_embeddings)
+    max_context_yarn: int | None = None  # tokens with YaRN rope scaling, when that is longer
+
+    @property
+    def context_limit(self) -> int:
+        """The longest context the model serves at all, rope scaling included."""
+        return max(self.max_context, self.max_context_yarn or 0)
 
     @property
     def embedding_params(self) -> int:

@@ -9,6 +9,13 @@ engine knows nothing about any one question: every mistake that needs its meanin
 in the file. The expected value is only returned when the caller asks for it (after the step
 was submitted).
 
+Two slips can offset each other (24 GB for the driver's 23.65 GiB, and no reserve), so a value
+within tolerance is also read for its inputs: the givens the answer uses (through the
+candidate's worksheet lines when the caller passes them, and numbers written out for a given),
+and the numbers it writes that stand for none. A declared mistake whose inputs differ from the
+formula's (a given dropped, another given or a number put in) is named when the answer shows
+that same difference, even though the value is in tolerance.
+
 A mistake in the question file is a mapping:
     formula  napkin expression over the givens and earlier quantities (the wrong answer), or
     replace  {given: expression}: the quantity's own formula with those givens replaced
@@ -22,15 +29,29 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sympy import Rational
 
 from .errors import FormulaError, NapkinError
-from .evaluator import Quantity
-from .parser import Name, Node, UnitRef, UnitSpec, WithUnit, parse_line, parse_units, walk
+from .evaluator import Evaluator, Quantity
+from .parser import (
+    BinOp,
+    Call,
+    Group,
+    Name,
+    Neg,
+    Node,
+    Num,
+    UnitRef,
+    UnitSpec,
+    WithUnit,
+    parse_line,
+    parse_units,
+    walk,
+)
 from .units import DIMENSIONLESS, describe_dim
 from .worksheet import build_env, evaluate, evaluate_line, format_number, shown_in
 
@@ -253,6 +274,247 @@ def _input_slips(judge: _Judge, env: Mapping[str, Quantity]) -> list[_Candidate]
     return out
 
 
+# How near a number written out must be to a given's value to stand for it: 25.4 GB and 24 GiB
+# stand for the driver's 23.65 GiB, the datasheet's 24 GB (5% off) does not.
+_STANDS_FOR = 0.02
+
+
+@dataclass
+class _Inputs:
+    """What a formula or an answer is computed from: the givens it reads, directly, through
+    an earlier quantity or a worksheet line, or as a number with a unit written out for one;
+    the givens a plain number may stand for (a bare 4 may be any given written as 4: it can
+    clear a given of being left out, never show that one was put in); and the numbers with a
+    unit that stand for no given (24 GB)."""
+
+    names: set[str] = field(default_factory=set)
+    maybe: set[str] = field(default_factory=set)
+    literals: list[Quantity] = field(default_factory=list)
+
+
+def _near(a: Quantity, b: Quantity) -> bool:
+    return a.dim == b.dim and _rel(float(a.magnitude), float(b.magnitude)) <= _STANDS_FOR
+
+
+def _holds(literals: Sequence[Quantity], q: Quantity) -> bool:
+    return any(_near(q, other) for other in literals)
+
+
+def _is_literal(node: Node) -> bool:
+    """A number as written, with its unit: 24 GB, 0.9, $2.5/h (never a name)."""
+    if isinstance(node, Num):
+        return True
+    if isinstance(node, WithUnit):
+        return not any(isinstance(part, Name) for part in walk(node.operand))
+    if isinstance(node, Group):
+        return _is_literal(node.inner)
+    if isinstance(node, BinOp) and node.op in "*/":
+        left, right = node.left, node.right
+        return (isinstance(right, UnitRef) and _is_literal(left)) or (
+            isinstance(left, UnitRef) and _is_literal(right)
+        )
+    return False
+
+
+class _Opaque(Exception):
+    """The answer uses a worksheet name whose line the checker cannot see."""
+
+
+@dataclass
+class _InputReader:
+    givens: Mapping[str, str]
+    env: Mapping[str, Quantity]  # the givens' values
+    lines: Mapping[str, Node]  # the candidate's worksheet definitions, name -> expression
+    hidden: frozenset[str]  # worksheet names defined where the checker cannot see
+
+    def __post_init__(self) -> None:
+        self._written = {name: self._written_number(text) for name, text in self.givens.items()}
+
+    @staticmethod
+    def _written_number(text: str) -> float | None:
+        """The number a given is written with (50 for 50 QPS), so a bare 50 stands for it."""
+        try:
+            node = parse_line(text).expr
+        except NapkinError:
+            return None
+        if isinstance(node, WithUnit) and isinstance(node.operand, Num):
+            return float(node.operand.value)
+        return float(node.value) if isinstance(node, Num) else None
+
+    def stands_for(self, q: Quantity) -> set[str]:
+        """The givens a number written out may stand for."""
+        out = set()
+        for name, value in self.env.items():
+            written = self._written.get(name)
+            if _near(q, value) or (
+                q.dim == DIMENSIONLESS
+                and written
+                and _rel(float(q.magnitude), written) <= _STANDS_FOR
+            ):
+                out.add(name)
+        return out
+
+    def read(
+        self, node: Node, overrides: Mapping[str, str] | None = None, candidate: bool = False
+    ) -> _Inputs:
+        """The inputs of an expression; `overrides` replace givens (a `replace` mistake),
+        `candidate` lets the candidate's worksheet lines define names. Raises _Opaque."""
+        out = _Inputs()
+        self._read(node, dict(overrides or {}), candidate, out, ())
+        return out
+
+    def _read(
+        self,
+        node: Node,
+        overrides: dict[str, str],
+        candidate: bool,
+        out: _Inputs,
+        seen: tuple[str, ...],
+    ) -> None:
+        if _is_literal(node):
+            try:
+                q = Evaluator({}).eval(node)
+            except NapkinError:
+                return
+            if q.magnitude == 0:
+                return  # a zero is something left out (`reserve: 0 B`), not an input
+            named = self.stands_for(q)
+            if q.dim == DIMENSIONLESS:
+                # A bare 2 or 1 says little: at most which givens it may stand for.
+                weak = _Inputs()
+                for name in named:
+                    self._name(name, {}, False, weak, seen)
+                out.maybe |= weak.names | weak.maybe
+                return
+            for name in named:
+                self._name(name, {}, False, out, seen)
+            if not named:
+                out.literals.append(q)
+            return
+        if isinstance(node, Name):
+            self._name(node.id, overrides, candidate, out, seen)
+            return
+        children: tuple[Node, ...] = ()
+        if isinstance(node, BinOp):
+            children = (node.left, node.right)
+        elif isinstance(node, Neg | Group | WithUnit):
+            children = (node.inner if isinstance(node, Group) else node.operand,)
+        elif isinstance(node, Call):
+            children = node.args
+        for child in children:
+            self._read(child, overrides, candidate, out, seen)
+
+    def _name(
+        self,
+        name: str,
+        overrides: dict[str, str],
+        candidate: bool,
+        out: _Inputs,
+        seen: tuple[str, ...],
+    ) -> None:
+        if name in seen:
+            if candidate:
+                raise _Opaque(name)  # `x = x * 2`: the earlier x is out of sight
+            return
+        if name in overrides:
+            self._read(parse_line(overrides[name]).expr, overrides, False, out, (*seen, name))
+            return
+        if candidate and name in self.hidden:
+            raise _Opaque(name)
+        if candidate and name in self.lines:
+            self._read(self.lines[name], overrides, True, out, (*seen, name))
+            return
+        out.names.add(name)
+        text = self.givens.get(name)
+        if text is None:
+            return
+        node = parse_line(text).expr
+        if any(isinstance(part, Name) for part in walk(node)):
+            # An earlier quantity: its own inputs count too.
+            self._read(node, overrides, False, out, (*seen, name))
+
+    def leaves(self, names: set[str]) -> list[str]:
+        """The given names among `names` that are written as values, not formulas."""
+        return sorted(
+            n
+            for n in names
+            if n in self.givens
+            and not any(isinstance(p, Name) for p in walk(parse_line(self.givens[n]).expr))
+        )
+
+
+def _worksheet_definitions(
+    lines: Sequence[str] | None, env_names: set[str]
+) -> tuple[dict[str, Node], frozenset[str]]:
+    """The candidate's `name = EXPR` lines that gave a value (the last one of a name wins, as
+    in the worksheet), and the worksheet names whose definition the checker cannot read."""
+    defined: dict[str, Node] = {}
+    for text in lines or ():
+        if not text.split("#", 1)[0].strip():
+            continue
+        try:
+            line = parse_line(text)
+        except NapkinError:
+            continue
+        if line.name and line.name in env_names:
+            defined[line.name] = line.expr
+    return defined, frozenset(env_names - set(defined))
+
+
+def _structural_mistake(
+    judge: _Judge,
+    mistakes: Sequence[Mapping[str, Any]],
+    answer: Node,
+    reader: _InputReader,
+) -> tuple[str, str | None] | None:
+    """The declared mistake whose change of inputs the answer shows, with its hint (and the
+    givens the answer also leaves out), or None. Only a positive sign counts (a given or a
+    number the mistake puts in), or, for a mistake that only drops givens, an answer that
+    names every other input: a bare number shows no structure at all."""
+    try:
+        seen = reader.read(answer, candidate=True)
+    except _Opaque:
+        return None
+    used = seen.names | seen.maybe
+    formula = parse_line(str(judge.spec["formula"])).expr
+    right = reader.read(formula)
+    best: tuple[int, Mapping[str, Any], _Inputs] | None = None
+    for mistake in mistakes:
+        if "formula" in mistake:
+            wrong = reader.read(parse_line(str(mistake["formula"])).expr)
+        else:
+            replace = {str(k): str(v) for k, v in dict(mistake["replace"]).items()}
+            wrong = reader.read(formula, overrides=replace)
+        dropped = right.names - wrong.names
+        put_in = wrong.names - right.names
+        new_numbers = [q for q in wrong.literals if not _holds(right.literals, q)]
+        lost_numbers = [q for q in right.literals if not _holds(wrong.literals, q)]
+        if not (dropped or put_in or new_numbers or lost_numbers):
+            continue  # the same inputs, combined otherwise: only the value can tell
+        if dropped & used or any(_holds(seen.literals, q) for q in lost_numbers):
+            continue
+        if not put_in <= seen.names or not all(_holds(seen.literals, q) for q in new_numbers):
+            continue
+        if not (put_in or new_numbers) and not wrong.names <= used:
+            continue
+        strength = len(dropped) + len(put_in) + len(new_numbers) + len(lost_numbers)
+        if best is None or strength > best[0]:
+            best = (strength, mistake, wrong)
+    if best is None:
+        return None
+    _, mistake, wrong = best
+    also = reader.leaves(wrong.names - used)
+    if also:
+        named = ", ".join(f"{n} ({judge.labels[n]})" if n in judge.labels else n for n in also)
+        more = (
+            f"It also does not use {named}; the slips offset each other, so only the value "
+            "looks right."
+        )
+    else:
+        more = "The value lands in tolerance only because another slip offsets this one."
+    return f"{mistake['hint']} {more}", mistake.get("kind")
+
+
 def check_quantity(
     quantity_spec: Mapping[str, Any],
     answer_text: str,
@@ -261,13 +523,16 @@ def check_quantity(
     reveal: bool = False,
     worksheet_env: Mapping[str, Quantity] | None = None,
     given_labels: Mapping[str, str] | None = None,
+    worksheet_lines: Sequence[str] | None = None,
 ) -> CheckResult:
     """Judge `answer_text` (a napkin-math expression) against one quantity of a question.
 
     quantity_spec: {id, label, formula, unit, tolerance?, rounding?, mistakes?: [{formula or
     replace, hint, kind?}]}; givens: name -> napkin expression (see givens_from_estimate);
     worksheet_env: the candidate's own worksheet names (they may be used in the answer);
-    given_labels: name -> label, quoted when a hint names a given. A bare number is read in
+    given_labels: name -> label, quoted when a hint names a given; worksheet_lines: the
+    worksheet as typed, so an answer that uses a worksheet name is read for the inputs of its
+    line (without them, such an answer is judged on its value alone). A bare number is read in
     the quantity's unit ("21.5" for a quantity in ms), and the hint names the unit assumed.
 
     Raises NapkinError when the answer does not evaluate (the caller shows that error), and
@@ -344,11 +609,37 @@ def check_quantity(
 
     value = judge.in_unit(answer)
     distance = _rel(value, expected)
+
+    def offset_slips() -> CheckResult | None:
+        """A value in tolerance whose inputs show a declared mistake (see the module)."""
+        if not mistakes:
+            return None
+        inner = line.expr
+        if judge.rounding and isinstance(inner, Call) and inner.func in _ROUNDING:
+            inner = inner.args[0]
+        try:
+            exact = judge.in_unit(Evaluator(dict(scope)).eval(inner))
+        except NapkinError:
+            return None
+        if _rel(exact, raw) < 1e-9:
+            return None  # the right value to the last digit: a derivation of its own
+        defined, hidden = _worksheet_definitions(worksheet_lines, set(worksheet_env or {}))
+        reader = _InputReader(givens, env, defined, hidden)
+        found = _structural_mistake(judge, [m for m, _ in mistakes], line.expr, reader)
+        if found is None:
+            return None
+        return result("known_mistake", found[0], value, unit_text, found[1])
+
     if judge.rounding:
         verdict = _judge_count(judge, value, raw, expected, reveal)
+        if verdict is not None and verdict[0] == "correct":
+            return offset_slips() or result("correct", verdict[1], value, unit_text)
         if verdict is not None:
             return result(verdict[0], verdict[1], value, unit_text)
     elif distance <= judge.tolerance:
+        slips = offset_slips()
+        if slips is not None:
+            return slips
         # Within tolerance, but a 32k that meant 32,768 still deserves a word.
         k_note = _k_note(line.notes)
         if k_note and _rel(value, raw / 1.024) < distance:
@@ -436,10 +727,13 @@ def _judge_count(
             continue
         for way, other in (("ceil", math.ceil(x)), ("floor", math.floor(x))):
             if other == round(value) and other != expected:
+                # Not the right value: the count is the other whole number. Name the value
+                # it comes from and where that goes, the way a reviewer would put it.
                 went = _ROUNDING_WORDS[way]
                 return (
                     "not_rounded",
-                    f"Right value, but {went}; this count must be {words}{shown}",
+                    f"{format_number(x)} {went} gives {other}, but this count must be "
+                    f"{words}, which gives {format_number(expected)}.",
                 )
     return None
 

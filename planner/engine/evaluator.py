@@ -15,7 +15,19 @@ from sympy import Float, Integer, Number, Rational, integer_nthroot
 
 from .errors import NapkinError
 from .parser import BinOp, Call, Group, Name, Neg, Node, Num, UnitRef, UnitSpec, WithUnit
-from .units import DIMENSIONLESS, REQUESTS, TOKENS, Dim, describe_dim, dim_div, dim_mul, dim_pow
+from .units import (
+    COUNT_WORDS,
+    DIMENSIONLESS,
+    REQUESTS,
+    TOKENS,
+    UNITS,
+    Dim,
+    describe_dim,
+    dim_div,
+    dim_mul,
+    dim_pow,
+    unit_hint,
+)
 
 MAX_BITS = 400  # numerator/denominator size kept exact; beyond it, a Float
 MAX_LOG10 = 100  # |log10 value| of any intermediate result
@@ -28,12 +40,14 @@ _MAX_DIM_POWER = 6
 class Quantity:
     """A value in base units (B, s, tok, req, FLOP, USD) with its dimension.
 
-    `binary` remembers that a KiB..PiB unit was written, so the value is shown in binary units.
+    `binary` remembers that a KiB..PiB unit was written, so the value is shown in binary units;
+    `days` that a day or week was written, so a long time may be shown in days.
     """
 
     magnitude: Number
     dim: Dim = DIMENSIONLESS
     binary: bool = False
+    days: bool = False
 
     @property
     def dimensionless(self) -> bool:
@@ -142,8 +156,36 @@ def _count_like(q: Quantity) -> bool:
     return q.dim in (DIMENSIONLESS, TOKENS, REQUESTS)
 
 
+_DAY_UNITS = frozenset({"day", "week"})
+
+
+def _writes_days(spec: UnitSpec) -> bool:
+    return any(w in UNITS and UNITS[w].name in _DAY_UNITS for w, _ in spec.factors)
+
+
 def _unit_quantity(spec: UnitSpec) -> Quantity:
-    return Quantity(spec.scale, spec.dim, spec.binary)
+    return Quantity(spec.scale, spec.dim, spec.binary, _writes_days(spec))
+
+
+def per_count_names(spec: UnitSpec) -> list[str]:
+    """The count words a unit divides by (`B/param`): a name defined as one of them is read as
+    that name, as `2 * params` reads the name."""
+    return [w for w, power in spec.factors if power < 0 and w in COUNT_WORDS and w not in UNITS]
+
+
+def unknown_name(name: str, pos: int) -> NapkinError:
+    """An unknown name, with what it most likely meant when that is a unit or a count word."""
+    message = f"Unknown name {name!r} at column {pos + 1}."
+    hint = unit_hint(name)
+    if hint:
+        message += f" As a unit, did you mean {hint}?"
+    elif name in COUNT_WORDS:
+        message += (
+            f" {name!r} is a count word: it labels a number, as in 8 GPUs or 70e9 params, or "
+            "in the singular ends a unit after '/', as in 2 B/param or $2/GPU/h; define it to use "
+            "it as a name."
+        )
+    return NapkinError(message, pos)
 
 
 class Evaluator:
@@ -160,38 +202,53 @@ class Evaluator:
                 return self.eval(inner)
             case Name(id=name, pos=pos):
                 if name not in self.env:
-                    raise NapkinError(f"Unknown name {name!r} at column {pos + 1}.", pos)
+                    raise unknown_name(name, pos)
                 return self.env[name]
-            case UnitRef(unit=spec):
-                return _unit_quantity(spec)
+            case UnitRef(unit=spec, pos=pos):
+                return self.per_defined_names(_unit_quantity(spec), spec, pos)
             case WithUnit(operand=operand, unit=spec, pos=pos):
                 value = self.eval(operand)
-                return Quantity(
+                value = Quantity(
                     bounded(value.magnitude * spec.scale, pos),
                     dim_mul(value.dim, spec.dim),
                     value.binary or spec.binary,
+                    value.days or _writes_days(spec),
                 )
+                return self.per_defined_names(value, spec, pos)
             case Neg(operand=operand):
                 value = self.eval(operand)
-                return Quantity(-value.magnitude, value.dim, value.binary)
+                return Quantity(-value.magnitude, value.dim, value.binary, value.days)
             case BinOp(op=op, left=left, right=right, pos=pos):
                 return self.binop(op, self.eval(left), self.eval(right), pos)
             case Call(func=func, args=args, pos=pos):
                 return self.call(func, [self.eval(a) for a in args], pos)
         raise NapkinError("Cannot evaluate this expression.", None)  # pragma: no cover
 
+    def per_defined_names(self, value: Quantity, spec: UnitSpec, pos: int) -> Quantity:
+        """Divide by each count word of the unit that is a defined name (`B/param` with
+        `param = 7e9`): a name the candidate defined wins over the count reading."""
+        for word in per_count_names(spec):
+            if word in self.env:
+                value = self.binop("/", value, self.env[word], pos)
+        return value
+
     def binop(self, op: str, a: Quantity, b: Quantity, pos: int) -> Quantity:
         binary = a.binary or b.binary
+        days = a.days or b.days
         if op in "+-":
             _same_dim(a, b, "add" if op == "+" else "subtract", pos)
             value = a.magnitude + b.magnitude if op == "+" else a.magnitude - b.magnitude
-            return Quantity(bounded(value, pos), a.dim, binary)
+            return Quantity(bounded(value, pos), a.dim, binary, days)
         if op == "*":
-            return Quantity(bounded(a.magnitude * b.magnitude, pos), dim_mul(a.dim, b.dim), binary)
+            return Quantity(
+                bounded(a.magnitude * b.magnitude, pos), dim_mul(a.dim, b.dim), binary, days
+            )
         if op == "/":
             if b.magnitude == 0:
                 raise NapkinError(f"Division by zero at column {pos + 1}.", pos)
-            return Quantity(bounded(a.magnitude / b.magnitude, pos), dim_div(a.dim, b.dim), binary)
+            return Quantity(
+                bounded(a.magnitude / b.magnitude, pos), dim_div(a.dim, b.dim), binary, days
+            )
         # op == "^"
         if not b.dimensionless:
             raise NapkinError(
@@ -201,7 +258,7 @@ class Evaluator:
             )
         exponent = b.magnitude
         if a.dimensionless:
-            return Quantity(bounded(_power(a.magnitude, exponent, pos), pos), a.dim, binary)
+            return Quantity(bounded(_power(a.magnitude, exponent, pos), pos), a.dim, binary, days)
         if (
             not (isinstance(exponent, Rational) and exponent.q == 1)
             or abs(exponent) > _MAX_DIM_POWER
@@ -212,7 +269,9 @@ class Evaluator:
                 pos,
             )
         n = int(exponent)
-        return Quantity(bounded(_power(a.magnitude, exponent, pos), pos), dim_pow(a.dim, n), binary)
+        return Quantity(
+            bounded(_power(a.magnitude, exponent, pos), pos), dim_pow(a.dim, n), binary, days
+        )
 
     def call(self, func: str, args: list[Quantity], pos: int) -> Quantity:
         if func in ("min", "max"):
@@ -221,10 +280,15 @@ class Evaluator:
                 _same_dim(first, other, f"take the {func} of", pos)
             pick = min if func == "min" else max
             chosen = pick(args, key=lambda q: q.magnitude)
-            return Quantity(chosen.magnitude, first.dim, any(q.binary for q in args))
+            return Quantity(
+                chosen.magnitude,
+                first.dim,
+                any(q.binary for q in args),
+                any(q.days for q in args),
+            )
         (x,) = args
         if func == "abs":
-            return Quantity(abs(x.magnitude), x.dim, x.binary)
+            return Quantity(abs(x.magnitude), x.dim, x.binary, x.days)
         if func in ("ceil", "floor", "round"):
             if not _count_like(x):
                 raise NapkinError(
@@ -240,7 +304,7 @@ class Evaluator:
             else:
                 # Half away from zero, the way people round by hand (2.5 -> 3).
                 value = (abs(m) + Rational(1, 2)).floor() * (1 if m >= 0 else -1)
-            return Quantity(bounded(Integer(value), pos), x.dim, x.binary)
+            return Quantity(bounded(Integer(value), pos), x.dim, x.binary, x.days)
         if func == "sqrt":
             if any(e % 2 for e in x.dim):
                 raise NapkinError(
@@ -255,7 +319,7 @@ class Evaluator:
                 )
             half = tuple(e // 2 for e in x.dim)
             root = _power(x.magnitude, Rational(1, 2), pos)
-            return Quantity(bounded(root, pos), half, x.binary)  # type: ignore[arg-type]
+            return Quantity(bounded(root, pos), half, x.binary, x.days)  # type: ignore[arg-type]
         # log2, log10, ln
         if not x.dimensionless:
             raise NapkinError(

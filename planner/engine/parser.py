@@ -16,12 +16,13 @@ Grammar (loosest first):
     atom     := number | '$' number | NAME | UNIT | FUNC '(' expr (',' expr)* ')'
               | '(' expr ')'
     number   := NUMBER [SUFFIX] ['%']
-    units    := unit ['^' INT] (('*' | '/') unit ['^' INT])*
+    units    := unit ['^' INT] (('*' | '/') unit ['^' INT] | '/' PER)*
 
 SUFFIX is k K M G T (powers of 1000) or Ki Mi Gi Ti (powers of 1024), written straight after
 the number: 32k is 32,000 and 32Ki is 32,768. '%' divides by 100 (70% is 0.7); '$' before a
 number is USD ($2.5/h is 2.5 USD/h). COUNT is a word that labels a count (GPUs, instances,
-streams, replicas, params, ...): `10 GPUs` is the plain number 10.
+streams, replicas, params, ...): `10 GPUs` is the plain number 10. PER is such a word in the
+singular ending a unit after '/', as "per" one: `2 B/param` is 2 B, `$2/GPU/h` is 2 USD/h.
 
 Readings a candidate may not mean are kept as notes on the line rather than refused: `7B`
 is 7 bytes (not 7 billion parameters) and `32k` is 32,000 (not 32,768).
@@ -41,6 +42,7 @@ from .errors import NapkinError
 from .units import (
     COUNT_WORDS,
     DIMENSIONLESS,
+    PER_COUNT_WORDS,
     SUFFIXES,
     UNITS,
     Dim,
@@ -48,6 +50,7 @@ from .units import (
     dim_div,
     dim_mul,
     dim_pow,
+    unit_hint,
 )
 
 MAX_INPUT_CHARS = 500
@@ -260,6 +263,9 @@ def _number(token: Token) -> Rational:
 
 
 _USD = UnitSpec("USD", UNITS["USD"].scale, UNITS["USD"].dim, False, (("USD", 1),))
+# "Per GPU" in a unit: a count, so a plain 1 (a name defined in the worksheet wins, see the
+# evaluator).
+_PER_COUNT = Unit("", Integer(1), DIMENSIONLESS)
 
 
 def _is_unit_name(token: Token) -> bool:
@@ -443,7 +449,10 @@ class _Parser:
                     token.pos,
                 )
             self.count(token.pos)
-            return WithUnit(self.number(), _USD, token.pos)
+            amount = self.number()
+            # `$2/GPU/hour` is one unit, USD/GPU/hour, as `2 USD/GPU/hour` would be.
+            spec = self.units(lead=_USD) if self.unit_continues() else _USD
+            return WithUnit(amount, spec, token.pos)
         if token.kind == "op" and token.text == "%":
             raise NapkinError(
                 f"'%' at column {token.pos + 1} must follow a number, as in 70%.", token.pos
@@ -532,7 +541,10 @@ class _Parser:
         closing = self.peek()
         if closing.text != ")":
             if closing.kind == "end":
-                raise NapkinError(f"The '(' of {name} is never closed.", token.pos)
+                raise NapkinError(
+                    f"The '(' of {name} at column {token.pos + len(name) + 1} is never closed.",
+                    token.pos + len(name),
+                )
             raise self.unexpected(closing)
         self.advance()
         self.depth -= 1
@@ -541,7 +553,18 @@ class _Parser:
             raise NapkinError(f"{name} takes exactly one argument.", token.pos)
         return Call(name, tuple(args), token.pos)
 
-    def units(self, required: bool = False) -> UnitSpec:
+    def unit_continues(self) -> bool:
+        """Whether the tokens ahead continue a unit: `/s`, `*tok`, or `/GPU` (per one GPU)."""
+        nxt, after = self.peek(), self.peek(1)
+        if nxt.kind != "op" or nxt.text not in "*/" or self.peek(2).text == "(":
+            return False
+        return _is_unit_name(after) or (
+            nxt.text == "/" and after.kind == "name" and after.text in PER_COUNT_WORDS
+        )
+
+    def units(self, required: bool = False, lead: UnitSpec | None = None) -> UnitSpec:
+        """A unit expression; `lead` is a unit already read (the USD of `$2`), and the tokens
+        ahead continue it."""
         start = self.peek()
         factors: list[tuple[str, int]] = []
         text_parts: list[str] = []
@@ -549,7 +572,13 @@ class _Parser:
         dim: Dim = (0, 0, 0, 0, 0, 0)
         binary = False
         sign = 1
-        if required and start.kind == "number" and start.text == "1" and self.peek(1).text == "/":
+        if lead is not None:
+            factors, text_parts = list(lead.factors), [lead.text]
+            scale, dim, binary = lead.scale, lead.dim, lead.binary
+            op = self.advance()
+            sign = -1 if op.text == "/" else 1
+            text_parts.append(op.text)
+        elif required and start.kind == "number" and start.text == "1" and self.peek(1).text == "/":
             # `in 1/s`
             self.advance()
             text_parts.append("1")
@@ -558,13 +587,16 @@ class _Parser:
             text_parts.append("/")
         while True:
             token = self.peek()
-            if not _is_unit_name(token):
+            per_count = sign < 0 and token.kind == "name" and token.text in PER_COUNT_WORDS
+            if not _is_unit_name(token) and not per_count:
+                hint = unit_hint(token.text) if token.kind == "name" else None
                 raise NapkinError(
-                    f"{token.text or 'the end'!r} at column {token.pos + 1} is not a unit.",
+                    f"{token.text or 'the end'!r} at column {token.pos + 1} is not a unit"
+                    + (f"; did you mean {hint}?" if hint else "."),
                     token.pos,
                 )
             self.advance()
-            unit: Unit = UNITS[token.text]
+            unit: Unit = _PER_COUNT if per_count else UNITS[token.text]
             power = 1
             text = token.text
             if self.peek().text == "^" and self.peek().kind == "op":
@@ -591,13 +623,8 @@ class _Parser:
             scale = scale * unit.scale**power
             dim = dim_mul(dim, dim_pow(unit.dim, power))
             binary = binary or unit.binary
-            nxt, after = self.peek(), self.peek(1)
-            if (
-                nxt.kind == "op"
-                and nxt.text in "*/"
-                and _is_unit_name(after)
-                and self.peek(2).text != "("
-            ):
+            nxt = self.peek()
+            if self.unit_continues():
                 self.advance()
                 sign = -1 if nxt.text == "/" else 1
                 text_parts.append(nxt.text)
@@ -615,6 +642,12 @@ def format_count(value: Rational) -> str:
 
 def _not_a_unit(token: Token) -> NapkinError:
     """A word after a number that is neither a unit nor a count label, with the close ones."""
+    hint = unit_hint(token.text)
+    if hint:
+        return NapkinError(
+            f"{token.text!r} at column {token.pos + 1} is not a unit; did you mean {hint}?",
+            token.pos,
+        )
     close = difflib.get_close_matches(token.text, [*UNITS, *COUNT_WORDS], n=3, cutoff=0.6)
     hint = f" Close ones: {', '.join(close)}." if close else ""
     return NapkinError(

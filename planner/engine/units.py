@@ -75,6 +75,10 @@ def _units() -> dict[str, Unit]:
     add("Mtok", 10**6, TOKENS)
     add("req request requests", 1, REQUESTS)
     add("QPS RPS", 1, dim_div(REQUESTS, TIME))
+    add("Hz", 1, dim_div(DIMENSIONLESS, TIME))
+    add("kHz", 1000, dim_div(DIMENSIONLESS, TIME))
+    add("MHz", 10**6, dim_div(DIMENSIONLESS, TIME))
+    add("GHz", 10**9, dim_div(DIMENSIONLESS, TIME))
     add("FLOP", 1, COMPUTE)
     add("GFLOP", 10**9, COMPUTE)
     add("TFLOP", 10**12, COMPUTE)
@@ -104,8 +108,51 @@ SUFFIXES: dict[str, Integer] = {
 # numbers, so they never change a value. Anywhere else they are ordinary names.
 COUNT_WORDS = frozenset({
     "GPU", "GPUs", "instance", "instances", "stream", "streams", "replica", "replicas",
-    "param", "params", "parameters", "seq", "seqs", "sequences",
+    "param", "params", "parameter", "parameters", "seq", "seqs", "sequence", "sequences",
 })  # fmt: skip
+
+
+# Count words that may end a unit after '/', as "per" one of them: 2 B/param, $2/GPU/h. Only
+# the singular: after '/' a plural (`/ GPUs`) is more likely a name the candidate forgot.
+PER_COUNT_WORDS = frozenset({
+    "GPU", "instance", "stream", "replica", "param", "parameter", "seq", "sequence",
+})  # fmt: skip
+
+
+def _spelling_hints() -> dict[str, str]:
+    """Unit spellings people use that this language does not, with the unit to write."""
+    hints = {"bps": "bit/s", "Bps": "B/s"}
+    for prefix in "KMGTP":
+        lower = "k" if prefix == "K" else prefix.lower()
+        for p in {prefix, lower}:
+            hints[f"{p}bps"] = f"{prefix}bit/s"
+            hints[f"{p}Bps"] = f"{prefix}B/s"
+            hints[f"{p}b"] = f"{prefix}B (bytes) or {prefix}bit"
+        hints[f"{lower}bit"] = f"{prefix}bit"
+    hints.update({
+        "hrs": "h", "hz": "Hz", "msec": "ms", "msecs": "ms", "usec": "us", "usecs": "us",
+        "nsec": "ns", "nsecs": "ns", "TPS": "tok/s", "tps": "tok/s", "toks": "tok",
+        "reqs": "req", "qps": "QPS", "rps": "RPS", "FLOPs": "FLOP", "flops": "FLOP",
+        "FLOPS": "FLOP/s", "GFLOPS": "GFLOP/s", "TFLOPs": "TFLOPS", "PFLOPs": "PFLOPS",
+        "dollar": "USD", "dollars": "USD", "usd": "USD",
+    })  # fmt: skip
+    return hints
+
+
+_SPELLING_HINTS = _spelling_hints()
+_BY_LOWER: dict[str, list[str]] = {}
+for _name in UNITS:
+    _BY_LOWER.setdefault(_name.lower(), []).append(_name)
+
+
+def unit_hint(word: str) -> str | None:
+    """The known unit a word that is no unit most likely means: Gbps -> Gbit/s, gib -> GiB."""
+    if word in UNITS:
+        return None
+    if word in _SPELLING_HINTS:
+        return _SPELLING_HINTS[word]
+    same = _BY_LOWER.get(word.lower(), [])
+    return same[0] if len(same) == 1 else None
 
 
 def describe_dim(dim: Dim) -> str:
@@ -171,13 +218,16 @@ def _pick(ladder: list, magnitude: float, limits: dict[str, float] | None = None
     return chosen
 
 
-def readable_unit(dim: Dim, magnitude: float, binary: bool) -> tuple[str, Rational]:
+def readable_unit(
+    dim: Dim, magnitude: float, binary: bool, days: bool = False
+) -> tuple[str, Rational]:
     """The unit to show a value of `dim` in, and its scale in base units.
 
     `magnitude` is |value| in base units; `binary` prefers KiB..PiB over KB..PB. One unit of
     the numerator is scaled (GB/s, ms/tok, TFLOP/s); the rest stay in base units. Time on its
     own climbs to minutes only past 2 min and to hours past 2 h, because "90 s" reads better
-    than "1.5 min".
+    than "1.5 min". It climbs to days only when `days` (a day or week was written): a month
+    of 730 hours reads as 729.3 h, not 30.39 day.
     """
     if dim == DIMENSIONLESS:
         return "", Rational(1)
@@ -197,7 +247,7 @@ def readable_unit(dim: Dim, magnitude: float, binary: bool) -> tuple[str, Ration
             name, sc = _pick(ladder, mag)
         elif i == 1:
             limits = {"min": 2.0, "h": 2.0, "day": 2.0} if dim == TIME else None
-            ladder = _TIME_LADDER if dim == TIME else _TIME_LADDER[:4]
+            ladder = _TIME_LADDER[: 7 if days else 6] if dim == TIME else _TIME_LADDER[:4]
             name, sc = _pick(ladder, mag, limits)
         elif i == 4:
             name, sc = _pick(_FLOP_LADDER, mag)

@@ -10,11 +10,22 @@ from types import MappingProxyType
 from sympy import Rational
 
 from .errors import FormulaError, NapkinError
-from .evaluator import Evaluator, Quantity
+from .evaluator import Evaluator, Quantity, per_count_names
 from .numbers import format_number
-from .parser import Line, Name, UnitSpec, check_definable, parse_line, parse_units, walk
+from .parser import (
+    Line,
+    Name,
+    UnitRef,
+    UnitSpec,
+    WithUnit,
+    check_definable,
+    parse_line,
+    parse_units,
+    tokenize,
+    walk,
+)
 from .render import line_latex, line_mathml, unit_latex
-from .units import describe_dim, readable_unit
+from .units import REQUESTS, TOKENS, UNITS, Dim, describe_dim, dim_div, readable_unit
 
 MAX_LINES = 200
 
@@ -38,12 +49,23 @@ def shown_in(
         if target.dim != q.dim:
             raise NapkinError(
                 f"Cannot convert {describe_dim(q.dim)} to {target.text} "
-                f"({describe_dim(target.dim)}).",
+                f"({describe_dim(target.dim)}).{_missing_count_hint(q.dim, target.dim)}",
                 target_pos,
             )
         return float(q.magnitude / target.scale), target.text
-    unit, scale = readable_unit(q.dim, abs(float(q.magnitude)), _prefers_binary(q))
+    unit, scale = readable_unit(q.dim, abs(float(q.magnitude)), _prefers_binary(q), q.days)
     return float(q.magnitude / scale), unit
+
+
+def _missing_count_hint(have: Dim, want: Dim) -> str:
+    """Why a rate lacks its requests or tokens: a per-request amount written without /req
+    (`2000 tok/s / 256 tok` is 1/s; `/ 256 tok/req` gives req/s)."""
+    missing = dim_div(want, have)
+    if missing == REQUESTS:
+        return " A count of requests is missing: did you mean tok/req where you wrote tok?"
+    if missing == dim_div(TOKENS, REQUESTS):
+        return " Tokens per request are missing: did you mean tok/req after the per-request amount?"
+    return ""
 
 
 @dataclass
@@ -182,6 +204,10 @@ def _read(text: str) -> _ReadLine:
     (raises NapkinError, which is not remembered)."""
     line = parse_line(text)
     names = {part.id for part in walk(line.expr) if isinstance(part, Name)}
+    # `2 B/param` reads a defined `param` too, so the line's value depends on it.
+    for part in walk(line.expr):
+        if isinstance(part, WithUnit | UnitRef):
+            names.update(per_count_names(part.unit))
     return _ReadLine(line, line_latex(line), tuple(sorted(names)))
 
 
@@ -223,6 +249,9 @@ def evaluate_worksheet(
     if givens:
         scope = build_env(givens, base=scope) if scope else dict(_givens_env(tuple(givens.items())))
     broken: set[str] = set()
+    # Names a line tried to define but could not because they are units (`hours = 730`), with
+    # the line: a later bare `hours` would otherwise silently mean 1 h.
+    refused: dict[str, int] = {}
     results: list[LineResult] = []
     for number, text in enumerate(lines, start=1):
         result = LineResult(input=text, line_no=number)
@@ -235,6 +264,8 @@ def evaluate_worksheet(
             line = read.line
             result.name, result.latex = line.name, read.latex
             result.notes = list(line.notes)
+            if refused:
+                _refuse_unit_read_as_name(line, refused)
             inputs = tuple((name, scope.get(name)) for name in read.names)
             quantity, result.value, result.unit = _line_value(text, inputs)
             result.quantity = quantity
@@ -254,7 +285,41 @@ def evaluate_worksheet(
             if result.name:
                 scope.pop(result.name, None)
                 broken.add(result.name)
+            else:
+                tried = _name_defined(text)
+                if tried in UNITS and tried not in refused:
+                    refused[tried] = number
     return results
+
+
+def _name_defined(text: str) -> str | None:
+    """The name a `name = ...` line defines, read from its tokens even when it does not parse."""
+    try:
+        tokens = tokenize(text)
+    except NapkinError:
+        return None
+    if len(tokens) > 2 and tokens[0].kind == "name" and tokens[1].text == "=":
+        return tokens[0].text
+    return None
+
+
+def _refuse_unit_read_as_name(line: Line, refused: Mapping[str, int]) -> None:
+    """Raise when the line uses, as a value of its own, a unit an earlier line tried to define
+    as a name: `ceil(hours / 4 h)` after a refused `hours = 730`. A unit after a number
+    (`3 hours`) or after `in` is plainly a unit and is left alone."""
+    for part in walk(line.expr):
+        if not isinstance(part, UnitRef):
+            continue
+        for word, _power in part.unit.factors:
+            if word not in refused:
+                continue
+            unit = UNITS[word].name
+            raise NapkinError(
+                f"{word!r} at column {part.pos + 1} would mean 1 {unit} here: line "
+                f"{refused[word]} tried to define the name {word!r}, which was refused because "
+                f"it is a unit ({unit}). Choose another name there, such as {word}_total.",
+                part.pos,
+            )
 
 
 def evaluate_text(

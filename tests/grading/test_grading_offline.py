@@ -219,3 +219,23 @@ def test_invented_flags_do_not_stuff_points_that_ask_for_no_configuration(chat_a
     result = grade_offline(chat_api["architecture"], answer)
     assert point(result, "arch-prefix-router").verdict == "miss"
     assert point(result, "arch-autoscale-queue").verdict == "miss"
+
+
+def test_a_miss_does_not_cite_another_number_that_merely_starts_like_the_expected_one(
+    shipped_question,
+):
+    # The point wants a prefill of about 6 s; 6.577 is this candidate's KV size, not a 6.
+    estimate = shipped_question("long-context-rag")["steps"]["estimate"]
+    answer = "Each 32k stream holds 6.577 GiB of KV cache in BF16."
+    prefill = point(grade_offline(estimate, answer), "e3-prefill-ttft")
+    assert prefill.verdict == "miss"
+    assert "6.577" not in prefill.comment
+    assert "not found in the answer" in prefill.comment
+
+
+def test_a_miss_still_cites_the_expected_number_when_it_is_there(shipped_question):
+    estimate = shipped_question("long-context-rag")["steps"]["estimate"]
+    answer = "It takes about 6 s to compute.\nThe prefill is the slow part."
+    prefill = point(grade_offline(estimate, answer), "e3-prefill-ttft")
+    assert prefill.verdict == "miss"
+    assert 'mentions "6' in prefill.comment

@@ -174,7 +174,7 @@ def test_plan_gives_no_fleet_when_the_weights_do_not_fit() -> None:
 
 def test_plan_bad_input_is_one_sentence() -> None:
     with pytest.raises(CommandError, match="Unknown model 'gpt-5'"):
-        run("plan", "--model", "gpt-5", "--json")
+        run("plan", "--model", "gpt-5")
 
 
 def test_napkin_as_a_real_process() -> None:

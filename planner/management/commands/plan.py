@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -69,7 +70,12 @@ class Command(BaseCommand):
                 hold_s=options["hold_s"],
             )
         except (PlanError, KeyError) as error:
-            raise CommandError(str(error).strip("\"'")) from None
+            message = str(error).strip("\"'")
+            if options["json"]:
+                # Like `napkin --json`: a script reads one JSON object on stdout either way.
+                self.stdout.write(json.dumps({"error": message}, ensure_ascii=False))
+                sys.exit(2)
+            raise CommandError(message) from None
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
             return

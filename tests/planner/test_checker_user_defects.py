@@ -1,0 +1,111 @@
+"""What a new user met in the checker: two slips that cancel passed as correct, and a count
+rounded the wrong way was called the right value. Against the shipped questions."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from planner.engine import check_quantity, evaluate_worksheet, givens_from_estimate
+from planner.questions import (
+    estimate_step,
+    find_quantity,
+    given_labels,
+    question_path,
+    read_front_matter,
+)
+
+Q1, Q3 = "chat-api-50qps", "long-context-rag"
+
+
+def check(slug: str, quantity_id: str, answer: str, worksheet: str = "", reveal: bool = False):
+    estimate = estimate_step(read_front_matter(question_path(slug, Path(settings.CONTENT_DIR))))
+    givens = givens_from_estimate(estimate, upto=quantity_id)
+    lines = worksheet.split("\n") if worksheet else []
+    env = {
+        r.name: r.quantity
+        for r in evaluate_worksheet(lines, givens_from_estimate(estimate))
+        if r.name and r.quantity is not None
+    }
+    return check_quantity(
+        find_quantity(estimate, quantity_id),
+        answer,
+        givens,
+        reveal=reveal,
+        worksheet_env=env,
+        worksheet_lines=lines,
+        given_labels=given_labels(estimate),
+    )
+
+
+# --- two slips that cancel ----------------------------------------------------------------------
+
+
+def test_datasheet_memory_and_no_reserve_are_named_though_the_value_is_in_tolerance() -> None:
+    # 24 GB x 0.9 - 5.5 GB = 16.1 GB, within 5% of the right 15.7 GB only because the two slips
+    # (datasheet GB for the driver's 23.65 GiB, no runtime reserve) offset each other.
+    result = check(Q3, "kv_pool", "24 GB * mem_util - W_awq")
+    assert result.verdict == "known_mistake"
+    assert result.mistake == "datasheet-memory"
+    assert "24 GB is the datasheet figure" in result.hint
+    assert "reserve" in result.hint.split("datasheet figure", 1)[1]
+
+
+def test_the_same_slips_through_a_worksheet_line_are_named_too() -> None:
+    result = check(Q3, "kv_pool", "usable - W_awq", worksheet="usable = 24 GB * mem_util")
+    assert (result.verdict, result.mistake) == ("known_mistake", "datasheet-memory")
+
+
+def test_a_worksheet_name_whose_line_is_not_shown_is_judged_on_its_value() -> None:
+    estimate = estimate_step(read_front_matter(question_path(Q3, Path(settings.CONTENT_DIR))))
+    env = {r.name: r.quantity for r in evaluate_worksheet(["usable = 24 GB * 0.9"])}
+    result = check_quantity(
+        find_quantity(estimate, "kv_pool"),
+        "usable - W_awq",
+        givens_from_estimate(estimate, upto="kv_pool"),
+        worksheet_env=env,
+    )
+    assert result.verdict == "correct"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "vram * mem_util - W_awq - reserve",
+        "23.65 GiB * 0.9 - 5.5 GB - 1.5 GiB",
+        "25.4 GB * 0.9 - 5.5 GB - 1.6 GB",
+        "24 GiB * mem_util - W_awq - reserve",
+        "15.7 GB",
+        "15.74",
+    ],
+)
+def test_right_answers_with_names_or_numbers_stay_correct(answer: str) -> None:
+    assert check(Q3, "kv_pool", answer).verdict == "correct"
+
+
+def test_a_fleet_with_its_headroom_and_peak_stays_correct() -> None:
+    assert check(Q1, "n_inst", "ceil(qps_peak / (rho * r_inst))").verdict == "correct"
+    assert check(Q1, "n_inst", "ceil(50 / (0.7 * 7.8))").verdict == "correct"
+
+
+# --- a count rounded the wrong way ------------------------------------------------------------
+
+
+def test_a_count_rounded_down_is_not_called_the_right_value() -> None:
+    # 50 / (0.7 x 7.8125) = 9.14 instances; 9 is not the answer, 9.14 rounds up to 10.
+    result = check(Q1, "n_inst", "9")
+    assert result.verdict == "not_rounded"
+    assert "Right value" not in result.hint
+    assert "9.143 rounded down gives 9" in result.hint
+    assert "must be rounded up, which gives 10." in result.hint
+
+
+def test_a_count_rounded_up_where_it_must_go_down_says_where_it_goes() -> None:
+    result = check(Q1, "max_seqs", "34")
+    assert "Right value" not in result.hint
+    assert "rounded down" in result.hint and "33" in result.hint
+
+
+def test_a_worksheet_name_defined_from_itself_is_judged_on_its_value() -> None:
+    worksheet = "usable = 24 GB * mem_util\nusable = usable * 1"
+    assert check(Q3, "kv_pool", "usable - W_awq", worksheet=worksheet).verdict == "correct"
