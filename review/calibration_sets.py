@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -23,7 +24,7 @@ from django.core.cache import cache
 from django.db.models import Max
 
 from grading import GraderConfig, GradeResult, grade
-from grading.calibration import LabelledAnswer, StepAgreement, step_agreement
+from grading.calibration import LabelledAnswer, StepAgreement, read_labels, step_agreement
 from grading.offline import rubric_version_for
 from questions.models import Question, QuestionRevision
 from review.models import CalibrationLabel, CalibrationRun
@@ -105,6 +106,35 @@ def labels_import(*, question: Question, entries: Iterable[LabelledAnswer]) -> t
         created += made
         updated += not made
     return created, updated
+
+
+def shipped_labels(*, question: Question) -> list[LabelledAnswer]:
+    """The labelled set shipped for the question (content/calibration/<slug>.jsonl), or none.
+    CalibrationError when the file has a bad line or does not fit the current rubric."""
+    path = Path(settings.CONTENT_DIR) / "calibration" / f"{question.slug}.jsonl"
+    if not path.is_file():
+        return []
+    entries, problems = read_labels(path.read_text(encoding="utf-8"))
+    bad = [f"line {p.line}: {p.message}" for p in problems] + labels_check(
+        question=question, entries=entries
+    )
+    if bad:
+        raise CalibrationError(f"{path.name} does not load: " + "; ".join(bad[:3]))
+    return entries
+
+
+def shipped_labels_missing(*, question: Question, step_key: str) -> int:
+    """How many of the shipped labelled answers of a step are not in its calibration set."""
+    stored = set(
+        CalibrationLabel.objects.filter(
+            question=question, step_key=step_key, follow_up_id=""
+        ).values_list("answer_hash", flat=True)
+    )
+    try:
+        shipped = shipped_labels(question=question)
+    except CalibrationError:
+        return 0  # the page says nothing it cannot load; `calibrate --labels` names the line
+    return sum(e.step == step_key and answer_hash(e.answer) not in stored for e in shipped)
 
 
 def labels_export(*, question: Question, step_key: str | None = None) -> list[LabelledAnswer]:
@@ -328,6 +358,7 @@ def calibration_view(*, question: Question, step_key: str) -> dict[str, Any]:
         )
     return {
         "step": step,
+        "shipped_missing": shipped_labels_missing(question=question, step_key=step_key),
         "labels_count": labels.count(),
         "labels_from_reviews": labels.filter(source=CalibrationLabel.Source.REVIEW).count(),
         "runs": views,

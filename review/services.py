@@ -162,8 +162,15 @@ def queue_counts() -> dict[int, int]:
 # --- the instructor's verdict ---------------------------------------------------------------------
 
 
-def review_store(*, submission: Submission, reviewer, labels: Mapping[str, str]) -> Grade:
+REVIEW_COMMENT_MAX_CHARS = 1000
+REVIEWED = "Reviewed by an instructor."
+
+
+def review_store(
+    *, submission: Submission, reviewer, labels: Mapping[str, str], comment: str = ""
+) -> Grade:
     """Store an instructor's verdict per rubric point as the submission's grade; returns it.
+    `comment`, a word to the candidate, is the grade's feedback (FlowError when too long).
 
     `labels` must give every rubric point of the step a verdict (hit, partial or miss);
     FlowError otherwise, naming what is missing. The grade's quotes are those of a grader
@@ -180,6 +187,9 @@ def review_store(*, submission: Submission, reviewer, labels: Mapping[str, str])
             "Give every rubric point a verdict (hit, partial or miss) before saving; "
             f"{len(missing)} missing: " + "; ".join(missing)
         )
+    comment = " ".join((comment or "").split())
+    if len(comment) > REVIEW_COMMENT_MAX_CHARS:
+        raise FlowError(f"Keep the comment to {REVIEW_COMMENT_MAX_CHARS} characters.")
     given = {p.id: labels[p.id] for p in points}
     by_grader = {g.grader: g for g in submission.grades.all()}
     verdicts, stored = [], []
@@ -223,7 +233,7 @@ def review_store(*, submission: Submission, reviewer, labels: Mapping[str, str])
                 "score": weighted_score(points, verdicts),
                 "points": stored,
                 "misconceptions": kept,
-                "feedback": "Reviewed by an instructor.",
+                "feedback": comment or REVIEWED,
                 "reviewer": reviewer,
                 "model": "",
                 "prompt_version": "",

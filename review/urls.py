@@ -15,6 +15,11 @@ urlpatterns = [
         review_views.calibration_page,
         name="calibration_step",
     ),
+    path(
+        "<slug:slug>/calibration-load/",
+        review_views.calibration_load_shipped,
+        name="calibration_load",
+    ),
     path("<slug:slug>/items/", review_views.item_stats_page, name="items"),
     path("submissions/<int:submission_id>/", review_views.review_submission, name="submission"),
     path(

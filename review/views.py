@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.instructors import instructor_required
@@ -20,7 +21,12 @@ from questions import selectors
 from questions.models import Question
 from rate_limits import LimitExceeded
 from review import services as review
-from review.calibration_sets import CalibrationError, calibration_view
+from review.calibration_sets import (
+    CalibrationError,
+    calibration_view,
+    labels_import,
+    shipped_labels,
+)
 from review.item_stats import question_item_stats
 from review.services import CALIBRATED_STEPS
 
@@ -98,11 +104,14 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
     answer = submission.answer
     revision = answer.attempt.revision
     points = list(step_spec(revision, answer.step_key, answer.follow_up_id).rubric)
-    error, given = "", {}
+    error, given, comment = "", {}, ""
     if request.method == "POST":
         given = {p.id: request.POST.get(f"point-{p.id}", "") for p in points}
+        comment = request.POST.get("comment", "")
         try:
-            review.review_store(submission=submission, reviewer=request.user, labels=given)
+            review.review_store(
+                submission=submission, reviewer=request.user, labels=given, comment=comment
+            )
         except FlowError as exc:
             error = str(exc)
         else:
@@ -124,6 +133,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         "error": error,
         "reviewed": reviewed and not error,
         "points": [{"point": p, "given": given.get(p.id, "")} for p in points],
+        "comment": comment,
+        "comment_max": review.REVIEW_COMMENT_MAX_CHARS,
     }
     if context["reviewed"]:
         # Only now, after the instructor's own verdicts are stored, are the graders shown.
@@ -184,6 +195,30 @@ def calibration_page(request: HttpRequest, slug: str, step: str = "") -> HttpRes
         }
     )
     return render(request, "review/calibration.html", context)
+
+
+@instructor_required
+@require_POST
+def calibration_load_shipped(request: HttpRequest, slug: str) -> HttpResponse:
+    """Load the labelled set shipped with the question into its calibration set (the same
+    answer already labelled keeps one label, replaced by the shipped one)."""
+    question = _question(slug)
+    step = request.POST.get("step", "")
+    try:
+        created, updated = labels_import(
+            question=question, entries=shipped_labels(question=question)
+        )
+    except CalibrationError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request,
+            f"Loaded the shipped labelled set: {created} new "
+            f"answer{pluralize(created)}, {updated} updated.",
+        )
+    if step in CALIBRATED_STEPS:
+        return redirect("review:calibration_step", slug=slug, step=step)
+    return redirect("review:calibration", slug=slug)
 
 
 @instructor_required

@@ -40,6 +40,7 @@ class Command(BaseCommand):
                 Path(options["output"]).write_text(text, encoding="utf-8")
             except OSError as exc:
                 raise _fail(f"cannot write {options['output']}: {exc.strerror or exc}") from None
-            self.stderr.write(f"wrote {len(lines)} labelled answers to {options['output']}")
+            noun = "labelled answer" if len(lines) == 1 else "labelled answers"
+            self.stderr.write(f"wrote {len(lines)} {noun} to {options['output']}")
         else:
             self.stdout.write(text, ending="")
