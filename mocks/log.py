@@ -32,6 +32,7 @@ class Kind:
     """The event kinds (a plain namespace: the log stores the strings)."""
 
     JOINED = "joined"
+    STARTED = "started"  # the candidate started without the interviewer
     STEP_OPENED = "step_opened"
     DRAFT_SAVED = "draft_saved"
     SUBMITTED = "submitted"
@@ -40,6 +41,7 @@ class Kind:
     FOLLOW_UP_ASKED = "follow_up_asked"
     FOLLOW_UP_ANSWERED = "follow_up_answered"
     SCORED = "scored"
+    FEEDBACK = "feedback"  # the interviewer's written feedback on a step, or overall ("")
     ENDED = "ended"
 
 
@@ -107,6 +109,16 @@ def feedback_withheld(attempt_id: int) -> bool:
     return _live_session_id(attempt_id) is not None
 
 
+class SessionNotStarted(FlowError):
+    """A session with a person that waits for them: no answer is written off the clock."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This mock interview has not started yet, so this was not saved: the clock starts "
+            "when your interviewer joins, or when you start without them on the session page."
+        )
+
+
 class SessionTimeUp(FlowError):
     """The mock session's time is up: nothing more is saved or submitted."""
 
@@ -120,7 +132,9 @@ class SessionTimeUp(FlowError):
 def deadline_gate(answer: StepAnswer) -> None:
     """Flow hook before a draft save or a submit: a running mock session past its time takes
     nothing more (its end, by the next poll or the worker's sweep, submits the answers as
-    they stood). The server's clock decides, never the browser's."""
+    they stood), and one not started yet takes nothing either (its time does not run, so
+    an answer written then would be off the clock). The server's clock decides, never the
+    browser's."""
     session = (
         MockSession.objects.running()
         .for_attempt(answer.attempt_id)
@@ -129,6 +143,8 @@ def deadline_gate(answer: StepAnswer) -> None:
     )
     if session is None:
         return
+    if session.started_at is None:
+        raise SessionNotStarted()
     if timezone.now() >= session.started_at + timedelta(minutes=session.total_minutes):
         raise SessionTimeUp()
 

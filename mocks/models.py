@@ -17,6 +17,9 @@ class MockSessionQuerySet(models.QuerySet):
     def for_attempt(self, attempt_id: int) -> "MockSessionQuerySet":
         return self.filter(attempt_id=attempt_id)
 
+    def started(self) -> "MockSessionQuerySet":
+        return self.filter(started_at__isnull=False)
+
 
 class MockSession(models.Model):
     """A timed mock interview: one attempt (which keeps every answer) with a clock and an
@@ -24,6 +27,8 @@ class MockSession(models.Model):
 
     The clock is the server's: time left is computed from `started_at` and the budgets here
     on every request, so a reload, a second tab or another web process shows the same time.
+    With a person interviewing, the clock starts when they join or when the candidate starts
+    alone (`started_at` is empty until then); with the app, at once.
     """
 
     class Mode(models.TextChoices):
@@ -32,7 +37,8 @@ class MockSession(models.Model):
 
     attempt = models.OneToOneField(Attempt, on_delete=models.CASCADE, related_name="mock")
     mode = models.CharField(max_length=10, choices=Mode)
-    started_at = models.DateTimeField()
+    # Empty while a session with a person waits for them: no time runs before the start.
+    started_at = models.DateTimeField(null=True, blank=True)
     # The budget, copied from the question when the session starts: the whole, in minutes,
     # and each step's pace ({step key: minutes}).
     total_minutes = models.FloatField()
@@ -67,9 +73,10 @@ class MockSession(models.Model):
 
 
 class MockEvent(models.Model):
-    """One entry of a mock session's append-only log: joined, step opened, draft saved,
-    submitted, nudge, follow-up asked and answered, scored, time warning, ended. The live
-    view, the replay, the time per step and the report are all read from it."""
+    """One entry of a mock session's append-only log: joined, started, step opened, draft
+    saved, submitted, nudge, follow-up asked and answered, scored, feedback, time warning,
+    ended. The live view, the replay, the time per step and the report are all read from
+    it."""
 
     session = models.ForeignKey(MockSession, on_delete=models.CASCADE, related_name="events")
     seq = models.PositiveIntegerField()

@@ -14,17 +14,23 @@ from grading.types import VERDICT_CREDIT
 from mocks.log import CANDIDATE_KINDS, PROBE_PREFIX, Kind, is_mock_follow_up, pending_follow_up
 from mocks.models import MockEvent, MockSession
 from mocks.services import (
+    FEEDBACK_MAX_CHARS,
+    OVERALL,
+    OVERALL_SLUG,
     Clock,
+    interviewer_feedback,
     interviewer_scores,
     latest_main_submission,
     session_clock,
     session_submission_ids,
 )
+from practice.misconceptions import misconceptions_found
 from practice.models import StepAnswer, Submission
 from practice.scoring import (
     attempt_scored_submissions,
     best_per_part,
     mean_score,
+    primary_grade,
     step_scores,
 )
 from practice.services import grading_text
@@ -40,6 +46,7 @@ DIMENSIONS = (
 )
 TRANSCRIPT_KINDS = (
     Kind.JOINED,
+    Kind.STARTED,
     Kind.NUDGE,
     Kind.TIME_WARNING,
     Kind.FOLLOW_UP_ASKED,
@@ -49,7 +56,10 @@ TRANSCRIPT_KINDS = (
 
 
 def offset(session: MockSession, at: datetime) -> str:
-    """Time since the session started, as m:ss (what the transcript shows)."""
+    """Time since the session started, as m:ss (what the transcript shows); 0:00 for what
+    happened before the start, or in a session that never started."""
+    if session.started_at is None:
+        return "0:00"
     seconds = max(0, int((at - session.started_at).total_seconds()))
     return f"{seconds // 60}:{seconds % 60:02d}"
 
@@ -94,6 +104,7 @@ def clock_context(clock: Clock) -> dict:
         "step_left_s": int(max(0, clock.step_left_s)),
         "total_left_s": int(clock.total_left_s),
         "step_title": selectors.STEP_TITLES.get(clock.step_key, ""),
+        "started": clock.started,
     }
 
 
@@ -198,6 +209,7 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
         answers.get((pending.step_key, pending.payload["follow_up_id"])) if pending else None
     )
     scores = interviewer_scores(session)
+    feedback = interviewer_feedback(session)
     steps = []
     for key in STEP_KEYS:
         submission = latest_main_submission(session, key)
@@ -214,6 +226,8 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
                 # The graders' verdicts only once the interviewer has scored (blind scoring).
                 "points": _points_compared(session, key, submission) if scored else [],
                 "score_url": reverse("mock_score", kwargs={"session_id": session.pk, "step": key}),
+                "feedback": feedback.get(key, ""),
+                "feedback_url": _feedback_url(session, key),
             }
         )
     return {
@@ -235,9 +249,36 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
         "transcript": transcript(session, grades_for=set(scores)),
         "steps": steps,
         "communication": scores.get("", {}).get("communication", ""),
+        "overall_feedback": feedback.get(OVERALL, ""),
+        "overall_feedback_url": _feedback_url(session, OVERALL),
+        "feedback_max": FEEDBACK_MAX_CHARS,
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
         **clock_context(clock),
     }
+
+
+def _feedback_url(session: MockSession, step_key: str) -> str:
+    return reverse(
+        "mock_feedback", kwargs={"session_id": session.pk, "step": step_key or OVERALL_SLUG}
+    )
+
+
+def _wrong_ideas(session: MockSession, step_key: str, submission: Submission | None) -> list:
+    """The wrong ideas the graders found in the answer the report shows, each once (the
+    grade that counts first), with the candidate's words and why it breaks: as HTML for the
+    page and as the question file's Markdown for the export."""
+    if submission is None:
+        return []
+    grades = list(submission.grades.all())
+    main = primary_grade(grades)
+    revision = session.attempt.revision
+    explained = {m.id: m.explanation for m in revision.question_spec.step(step_key).misconceptions}
+    found: dict[str, dict] = {}
+    for grade in sorted(grades, key=lambda g: g is not main):
+        for idea in misconceptions_found(revision=revision, step_key=step_key, grade=grade):
+            idea["explanation_list_md"] = _indented(explained.get(idea["id"], "").strip())
+            found.setdefault(idea["id"], idea)
+    return list(found.values())
 
 
 def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
@@ -268,6 +309,8 @@ def transcript(session: MockSession, *, grades_for: Collection[str] | None = Non
         title = selectors.STEP_TITLES.get(e.step_key, "")
         if e.kind == Kind.JOINED:
             text = f"{e.payload.get('interviewer', 'The interviewer')} joined as interviewer."
+        elif e.kind == Kind.STARTED:
+            text = "The candidate started without the interviewer."
         elif e.kind == Kind.NUDGE:
             text = f"Nudge ({title}): {e.payload.get('text', '')}"
         elif e.kind == Kind.TIME_WARNING:
@@ -300,11 +343,13 @@ def steps_awaiting_score(session: MockSession) -> set[str]:
 
 def report_context(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> dict:
     """The report: per step and rubric point every grader's verdict beside the
-    interviewer's, with quotes and disagreements; the four-dimension roll-up; time used
-    against each step's budget; the transcript; the follow-ups with their grades.
+    interviewer's, with quotes and disagreements; the wrong ideas the graders found; each
+    step's reference answer; the interviewer's written feedback; the four-dimension roll-up;
+    time used against each step's budget; the transcript; the follow-ups with their grades.
 
-    `hide_graders_for`: steps whose graders' verdicts and scores are left out (the
-    interviewer's own view of steps they have not scored, `steps_awaiting_score`)."""
+    `hide_graders_for`: steps whose graders' verdicts, scores and findings (wrong ideas) are
+    left out (the interviewer's own view of steps they have not scored,
+    `steps_awaiting_score`)."""
     attempt = session.attempt
     revision = attempt.revision
     clock = session_clock(session, now=session.ended_at or None)
@@ -314,6 +359,9 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
     for key in hide_graders_for:
         per_step[key] = None
     scores = interviewer_scores(session)
+    feedback = interviewer_feedback(session)
+    rendered = revision.rendered.get("steps", {})
+    spec = revision.question_spec
     steps = []
     for key in STEP_KEYS:
         # The interviewer's verdicts sit beside the submission they scored, not a later one.
@@ -337,6 +385,11 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
                 "answer": submission.text if submission else "",
                 "points": points,
                 "hidden": hidden,
+                "wrong_ideas": [] if hidden else _wrong_ideas(session, key, submission),
+                "reference_html": (rendered.get(key) or {}).get("reference", ""),
+                "reference_md": spec.step(key).reference.strip(),
+                "feedback": feedback.get(key, ""),
+                "feedback_md": _quoted(feedback.get(key, "")),
                 "used": minutes_seconds(used),
                 "budget": minutes_seconds(budget),
                 "over": used > budget,
@@ -364,6 +417,9 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
         "dimensions": dimensions,
         "communication": communication,
         "communication_score": VERDICT_CREDIT[communication] if communication else None,
+        "overall_feedback": feedback.get(OVERALL, ""),
+        "overall_feedback_md": _quoted(feedback.get(OVERALL, "")),
+        "started": session.started_at is not None,
         "overall": mean_score(per_step.values()),
         "transcript": transcript(
             session,
@@ -373,6 +429,18 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
         "total_budget": minutes_seconds(session.total_minutes * 60),
         "ended": session.ended_at is not None,
     }
+
+
+def _quoted(text: str) -> str:
+    """Someone's words as a Markdown block quote: whatever they typed stays inside it."""
+    return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
+
+
+def _indented(text: str) -> str:
+    """Markdown continued inside a list item: every line after the first indented."""
+    return "\n".join(
+        line if i == 0 or not line else f"  {line}" for i, line in enumerate(text.splitlines())
+    )
 
 
 def report_markdown(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> str:

@@ -4,7 +4,9 @@ Every answer is the attempt's and is written through `practice.services` (drafts
 grading). What is the session's own lives in its event log (`mocks.log`): who
 joined, which step is open, the nudges, the follow-ups, the interviewer's scores, the end.
 
-The clock is the server's. Nothing runs in a web process between requests: every request or
+The clock is the server's, and starts when the interviewer joins (or the candidate starts
+alone; with the app, at once): a session waiting for its interviewer has no time due and
+takes no answers. Nothing runs in a web process between requests: every request or
 poll that touches a session calls `session_tick`, which logs a time warning for a step past
 its budget, asks the app's follow-ups, and ends a session past its time (saving, submitting
 and grading the answers as they stand); the `mock_sweep` command does the same for sessions
@@ -24,7 +26,8 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.cache import cache
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from grading.types import VERDICTS
@@ -53,6 +56,10 @@ DEFAULT_TOTAL_MINUTES = 45.0
 # estimate the worksheet: their checks already say what is missing).
 FREE_TEXT_STEPS = ("architecture", "bottlenecks", "tradeoffs")
 NOTE_MAX_CHARS = 1000
+FEEDBACK_MAX_CHARS = 2000
+# Where the overall feedback is logged (the step key of its events), and its name in URLs.
+OVERALL = ""
+OVERALL_SLUG = "overall"
 
 
 class MockError(FlowError):
@@ -67,8 +74,10 @@ def mock_session_start(
 ) -> MockSession:
     """A new attempt with a clock: the question's total and each step's pace from its file.
 
-    A human-mode session gets its invite link at once (`invite_token`). Raises LimitExceeded
-    past the daily attempt quota, like any new attempt.
+    A human-mode session gets its invite link at once (`invite_token`) and waits: its clock
+    starts when the interviewer joins (`invite_accept`) or the candidate starts alone
+    (`start_alone`). With the app it starts now. Raises LimitExceeded past the daily attempt
+    quota, like any new attempt.
     """
     if mode not in MockSession.Mode.values:
         raise MockError("Choose who interviews you: a person by link, or the app.")
@@ -83,7 +92,7 @@ def mock_session_start(
         session = MockSession.objects.create(
             attempt=attempt,
             mode=mode,
-            started_at=now,
+            started_at=now if mode == MockSession.Mode.APP else None,
             total_minutes=total,
             step_minutes=step_minutes,
         )
@@ -105,6 +114,8 @@ class Clock:
     step_budget_s: float
     step_used_s: float
     used_by_step: dict[str, float] = field(default_factory=dict)
+    # False while a session with a person waits for them: the time shown does not run.
+    started: bool = True
 
     @property
     def step_left_s(self) -> float:
@@ -119,27 +130,44 @@ def step_times(
     events: list[MockEvent], *, started_at: datetime, until: datetime
 ) -> tuple[str, dict[str, float]]:
     """The step open now and the seconds spent on each step, from the log's "step opened"
-    events: the time between one and the next belongs to the first (up to `until`)."""
+    events: the time between one and the next belongs to the first (up to `until`). A step
+    opened before the start counts from the start (the wait for the interviewer is no
+    step's time)."""
     used = dict.fromkeys(STEP_KEYS, 0.0)
     current, since = STEP_KEYS[0], started_at
     for event in events:
         if event.kind != Kind.STEP_OPENED or event.at > until:
             continue
-        used[current] += max(0.0, (event.at - since).total_seconds())
-        current, since = event.step_key, event.at
+        at = max(event.at, started_at)
+        used[current] += max(0.0, (at - since).total_seconds())
+        current, since = event.step_key, at
     used[current] += max(0.0, (until - since).total_seconds())
     return current, used
 
 
 def session_clock(session: MockSession, *, now: datetime | None = None) -> Clock:
     """The time left for the whole session and for the open step, computed from the stored
-    start and the log (never from a browser's clock)."""
+    start and the log (never from a browser's clock). A session not started yet has all
+    its time left and none used."""
     now = now or timezone.now()
+    events = list(session.events.filter(kind=Kind.STEP_OPENED).order_by("seq"))
+    total_s = session.total_minutes * 60
+    if session.started_at is None:
+        current = events[-1].step_key if events else STEP_KEYS[0]
+        return Clock(
+            now=now,
+            ended=session.ended_at is not None,
+            total_s=total_s,
+            total_left_s=total_s if not session.ended_at else 0.0,
+            step_key=current,
+            step_budget_s=float(session.step_minutes.get(current, 0)) * 60,
+            step_used_s=0.0,
+            used_by_step=dict.fromkeys(STEP_KEYS, 0.0),
+            started=False,
+        )
     end = session.started_at + timedelta(minutes=session.total_minutes)
     until = min(now, session.ended_at or end, end)
-    events = list(session.events.filter(kind=Kind.STEP_OPENED).order_by("seq"))
     current, used = step_times(events, started_at=session.started_at, until=until)
-    total_s = session.total_minutes * 60
     return Clock(
         now=now,
         ended=session.ended_at is not None,
@@ -160,9 +188,10 @@ def session_tick(session: MockSession, *, now: datetime | None = None) -> Clock:
     time has made due (a warning, the end with every answer submitted) must show at either
     party's next poll, not at the worker's next sweep a minute later. It is idempotent: a
     warning is logged once, and only one caller wins the end. It never calls the model: the
-    app's follow-ups are asked by the worker (`app_follow_up_ask`)."""
+    app's follow-ups are asked by the worker (`app_follow_up_ask`). A session not started
+    yet has nothing due: no time has run."""
     now = now or timezone.now()
-    if session.ended_at is None:
+    if session.ended_at is None and session.started_at is not None:
         end = session.started_at + timedelta(minutes=session.total_minutes)
         if now >= end:
             session_end(session=session, now=now, reason="time")
@@ -248,7 +277,7 @@ def mock_sweep(*, now: datetime | None = None) -> int:
     periodic sweep."""
     now = now or timezone.now()
     ended = 0
-    for session in MockSession.objects.running():
+    for session in MockSession.objects.running().started():  # a waiting one has no time due
         if now >= session.started_at + timedelta(minutes=session.total_minutes):
             ended += session_end(session=session, now=now, reason="time")
         elif session.mode == MockSession.Mode.APP:
@@ -256,6 +285,25 @@ def mock_sweep(*, now: datetime | None = None) -> int:
     for session in MockSession.objects.ended().exclude(events__kind=Kind.ENDED):
         _session_finish(session, reason="time", now=now)
     return ended
+
+
+def start_alone(*, session: MockSession, user: User, now: datetime | None = None) -> bool:
+    """The candidate starts the clock of a session whose interviewer has not joined (they
+    may still join later). Returns whether this call started it; a session already started
+    is left as it is."""
+    if user.pk != session.attempt.user_id:
+        raise MockError("Only the candidate starts the session.")
+    if session.ended_at is not None:
+        raise MockError("This session has ended.")
+    now = now or timezone.now()
+    with transaction.atomic():
+        won = MockSession.objects.filter(
+            pk=session.pk, started_at__isnull=True, ended_at__isnull=True
+        ).update(started_at=now)
+        if won:
+            event_append(session_id=session.pk, kind=Kind.STARTED, payload={"alone": True}, at=now)
+    session.refresh_from_db()
+    return bool(won)
 
 
 def current_step(session: MockSession) -> str:
@@ -379,7 +427,12 @@ def invite_accept(
     session = invite_check(session_id=session_id, token=token, user=user, now=now)
     won = MockSession.objects.filter(
         pk=session.pk, invite_used_at__isnull=True, invite_nonce=session.invite_nonce
-    ).update(invite_used_at=now, interviewer=user)
+    ).update(
+        invite_used_at=now,
+        interviewer=user,
+        # The clock starts now, unless the candidate already started without them.
+        started_at=Coalesce(F("started_at"), Value(now)),
+    )
     if not won:  # someone else opened it at the same moment
         raise LinkRefused(
             "This invite link has already been used: each link lets one interviewer in, once."
@@ -523,6 +576,34 @@ def step_score_blind(*, session: MockSession, step_key: str, verdicts: dict[str,
     if event is None:
         raise MockError("You have already scored this step.")
     return event
+
+
+def feedback_write(*, session: MockSession, user: User, step_key: str, text: str) -> MockEvent:
+    """The interviewer's written feedback on a step (`OVERALL` for the whole session); the
+    latest per step counts, an empty text clears it. Only the session's interviewer writes
+    it, while the session runs or after its end (feedback is often written right after)."""
+    if session.interviewer_id is None or user.pk != session.interviewer_id:
+        raise MockError("Only the session's interviewer writes its feedback.")
+    if step_key != OVERALL and step_key not in STEP_KEYS:
+        raise MockError("There is no such step.")
+    text = (text or "").strip()
+    if len(text) > FEEDBACK_MAX_CHARS:
+        raise MockError(f"Keep the feedback under {FEEDBACK_MAX_CHARS} characters.")
+    event = event_append(
+        session_id=session.pk, kind=Kind.FEEDBACK, step_key=step_key, payload={"text": text}
+    )
+    assert event is not None
+    return event
+
+
+def interviewer_feedback(session: MockSession) -> dict[str, str]:
+    """The interviewer's latest feedback by step key (`OVERALL` for the whole session);
+    cleared ones left out."""
+    latest = {
+        e.step_key: e.payload.get("text", "")
+        for e in session.events.filter(kind=Kind.FEEDBACK).order_by("seq")
+    }
+    return {key: text for key, text in latest.items() if text}
 
 
 def communication_score(*, session: MockSession, verdict: str) -> MockEvent:

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from mocks import report as mock_report
 from mocks import services as mock
-from mocks.log import CANDIDATE_KINDS, is_mock_follow_up
+from mocks.log import CANDIDATE_KINDS, Kind, is_mock_follow_up
 from mocks.models import MockSession
 from practice import services as flow
 from practice.step_page import step_url
@@ -61,6 +61,11 @@ def _party_session(request: HttpRequest, session_id: int) -> MockSession:
     return session
 
 
+# The candidate's panel also redraws when the session starts (the interviewer joined, or the
+# candidate started alone in another tab): its clock begins to run.
+PANEL_KINDS = (*CANDIDATE_KINDS, Kind.JOINED, Kind.STARTED)
+
+
 def _poll_ms() -> int:
     return int(settings.MOCK_POLL_SECONDS * 1000)
 
@@ -89,8 +94,9 @@ def mock_start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_safe
 def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
-    """The candidate's session page: the clock, the invite link to copy (or revoke), the
-    way to the current step, and the report and its share link once it has ended."""
+    """The candidate's session page: the clock (or, while a person is awaited, a button to
+    start without them), the invite link to copy (or revoke), the way to the current step,
+    and the report and its share link once it has ended."""
     session = _candidate_session(request, session_id)
     clock = mock.session_tick(session)
     token = mock.invite_token(session)
@@ -103,6 +109,7 @@ def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
         else "",
         "share_url": _absolute(request, "mock_shared", token=share) if share else "",
         "step_url": step_url(session.attempt, clock.step_key),
+        "poll_ms": _poll_ms(),
         **mock_report.clock_context(clock),
     }
     return render(request, "mock/session.html", context)
@@ -124,7 +131,7 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
         # open on another step must not flip the step (and its clock) back and forth.
         mock.step_open(session=session, step_key=step_key)
     clock = mock.session_tick(session)
-    if after >= 0 and not session.events.filter(seq__gt=after, kind__in=CANDIDATE_KINDS).exists():
+    if after >= 0 and not session.events.filter(seq__gt=after, kind__in=PANEL_KINDS).exists():
         return HttpResponse(status=204)
     context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
     context["poll_ms"] = _poll_ms()
@@ -188,6 +195,20 @@ def follow_up_submit(request: HttpRequest, session_id: int, follow_up: str) -> H
     context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
     context |= {"poll_ms": _poll_ms(), "error": error}
     return render(request, "mock/candidate_panel.html", context, status=422 if error else 200)
+
+
+@login_required
+@require_POST
+def start_alone(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The candidate starts the clock without waiting for the interviewer (who may still
+    join by the link)."""
+    session = _candidate_session(request, session_id)
+    try:
+        if mock.start_alone(session=session, user=request.user):
+            messages.success(request, "The clock is running: good luck.")
+    except mock.MockError as exc:
+        messages.error(request, str(exc))
+    return redirect("mock_session", session_id=session.pk)
 
 
 @login_required
@@ -279,10 +300,12 @@ def interview_events(request: HttpRequest, session_id: int) -> HttpResponse:
     return render(request, "mock/interview.html#live", context)
 
 
-def _interviewer_action(request: HttpRequest, session: MockSession, action) -> HttpResponse:
+def _interviewer_action(
+    request: HttpRequest, session: MockSession, action, done: str = "Sent."
+) -> HttpResponse:
     try:
         action()
-        message, status = "Sent.", 200
+        message, status = done, 200
     except flow.FlowError as exc:
         message, status = str(exc), 422
     if not request.htmx:
@@ -354,6 +377,28 @@ def interview_communication(request: HttpRequest, session_id: int) -> HttpRespon
     verdict = request.POST.get("communication", "")
     return _interviewer_action(
         request, session, lambda: mock.communication_score(session=session, verdict=verdict)
+    )
+
+
+@login_required
+@require_POST
+def interview_feedback(request: HttpRequest, session_id: int, step: str) -> HttpResponse:
+    """The interviewer's written feedback on a step, or overall; also after the end."""
+    session = _interviewer_session(request, session_id)
+    if step == mock.OVERALL_SLUG:
+        step_key = mock.OVERALL
+    elif step in STEP_KEYS:
+        step_key = step
+    else:
+        raise Http404("No such step.")
+    text = request.POST.get("text", "")
+    return _interviewer_action(
+        request,
+        session,
+        lambda: mock.feedback_write(
+            session=session, user=request.user, step_key=step_key, text=text
+        ),
+        done="Saved.",
     )
 
 

@@ -26,7 +26,9 @@ ARCHITECTURE_DRAFT = (
 def session(content_loaded):
     user = User.objects.create(username="candidate")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    return mock.mock_session_start(user=user, revision=revision, mode="human")
+    session = mock.mock_session_start(user=user, revision=revision, mode="human")
+    mock.start_alone(session=session, user=user)  # the clock runs from here
+    return session
 
 
 def write_draft(session, step_key, text, follow_up_id=""):
@@ -214,6 +216,7 @@ def test_events_written_at_once_get_distinct_numbers_and_a_warning_is_logged_onc
     user = User.objects.create(username="racer")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=user, revision=revision, mode="human")
+    mock.start_alone(session=session, user=user)
     late = session.started_at + timedelta(minutes=6)  # past clarify's 5 minutes
     failures = []
 

@@ -48,11 +48,10 @@ def seeded(content_loaded):
     candidate = User.objects.create(username="candidate")
     interviewer = User.objects.create(username="interviewer")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    # Started now (a session past its time takes no drafts); its times move to T0 below.
+    # Started now, when the interviewer joins (a session past its time takes no drafts); its
+    # times move to T0 below.
     session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(
-        session_id=session.pk, token=mock.invite_token(session), user=interviewer, now=T0
-    )
+    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
     session.refresh_from_db()
     submit(save(session, "clarify", CLARIFY))
     mock.step_score_blind(
@@ -78,6 +77,22 @@ def seeded(content_loaded):
     last = session.events.order_by("-seq").first()
     end = T0 + timedelta(seconds=30 * last.seq + 60)
     mock.session_end(session=session, now=end, reason="ended early")
+    # Written feedback, right after the end; the latest per step counts.
+    mock.feedback_write(
+        session=session, user=interviewer, step_key="architecture", text="Good router."
+    )
+    mock.feedback_write(
+        session=session,
+        user=interviewer,
+        step_key="architecture",
+        text="Good router; say why queue depth beats GPU utilisation.",
+    )
+    mock.feedback_write(
+        session=session,
+        user=interviewer,
+        step_key=mock.OVERALL,
+        text="Clear and structured.\nState the SLO before the design.",
+    )
     MockSession.objects.filter(pk=session.pk).update(started_at=T0)
     session.refresh_from_db()
     return session
