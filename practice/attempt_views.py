@@ -155,8 +155,9 @@ def step_submit(
             "submission": outcome.submission,
             "saved_at": autosave.saved_at(),
         }
-        # The progress bar, out of band: this step now shows as submitted without a reload.
-        context |= step_page.progress_context(attempt=attempt, step_key=step)
+        # Out of band, without a reload: the progress bar shows this step as submitted, and
+        # the follow-up list opens the next follow-up as the next action.
+        context |= step_page.after_submit_context(attempt=attempt, answer=answer)
     except StaleDraft as exc:
         context, status = {"answer": exc.current, "conflict": str(exc)}, 409
     except LimitExceeded as exc:

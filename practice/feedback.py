@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from urllib.parse import urlencode
 
-from django.urls import reverse
+from django.urls import NoReverseMatch, reverse
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
@@ -29,9 +30,15 @@ def feedback_context(
     )
     if extensions.feedback_withheld(attempt.pk):
         return {"submission": submission, "graded": False, "withheld": True}
+    planner_url = prefilled_planner_url(attempt, answer)
     if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
         # Polled every second until graded: answer with the status alone, cheaply.
-        return {"submission": submission, "graded": False, "feedback_url": feedback_url}
+        return {
+            "submission": submission,
+            "graded": False,
+            "feedback_url": feedback_url,
+            "planner_url": planner_url,
+        }
     # One query for every version of this step with its grades: the history needs them all.
     versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
     current = next((s for s in versions if s.pk == submission.pk), None)
@@ -102,8 +109,22 @@ def feedback_context(
         "slo_review": by["slo"].slo_review if "slo" in by else None,
         "checks": by["checker"].points if "checker" in by else [],
         "feedback_url": feedback_url,
+        "planner_url": planner_url,
         **review_notice(submission, main, graded=done and main is not None),
     }
+
+
+def prefilled_planner_url(attempt: Attempt, answer: StepAnswer) -> str:
+    """The capacity planner prefilled from the question's brief, for a submitted napkin-math
+    answer (the caller has checked that feedback is not withheld): the planner derives the
+    very figures the step asks for, so it is offered only once they are revealed anyway."""
+    if answer.step_key != "estimate" or answer.follow_up_id:
+        return ""
+    try:
+        url = reverse("planner:capacity")
+    except NoReverseMatch:  # a site without the planner
+        return ""
+    return f"{url}?{urlencode({'question': attempt.revision.question.slug})}"
 
 
 def review_notice(submission: Submission, main, *, graded: bool) -> dict:
@@ -112,6 +133,8 @@ def review_notice(submission: Submission, main, *, graded: bool) -> dict:
     reviewed = main is not None and main.grader == "instructor"
     return {
         "reviewed_by_instructor": reviewed,
+        # An instructor's grade carries their word to the candidate, if they wrote one.
+        "review_comment": main.feedback if reviewed else "",
         "feedback_fragments": (
             [] if reviewed else extensions.feedback_fragments(submission, graded=graded)
         ),

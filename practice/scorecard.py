@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from grading.types import VERDICT_CREDIT
+from practice.errors import FlowError
 from practice.misconceptions import misconceptions_found
-from practice.models import Attempt, StepAnswer
+from practice.models import Attempt, StepAnswer, Submission
+from practice.napkin import worksheet_lines
 from practice.scoring import (
+    ScoredSubmission,
     attempt_scored_submissions,
     best_per_part,
     mean_score,
@@ -17,7 +20,7 @@ from practice.scoring import (
 )
 from practice.selectors import attempt_number
 from practice.step_page import step_url
-from questionbank import STEP_KEYS
+from questionbank import STEP_KEYS, StepSpec
 from questions import selectors
 
 
@@ -50,7 +53,7 @@ def scorecard(attempt: Attempt) -> dict:
                     }
                 )
                 if g.grader == "checker":
-                    checks = g.points
+                    checks = checks_with_values(attempt, e.item, g.points)
             if main and not e.part[1]:
                 wrong_ideas += misconceptions_found(revision=revision, step_key=key, grade=main)
             if main:
@@ -73,6 +76,7 @@ def scorecard(attempt: Attempt) -> dict:
                 "title": selectors.STEP_TITLES[key],
                 "score": scores[key],
                 "parts": len(entries),
+                "part_scores": part_scores(spec, entries),
                 "minutes_spent": round(seconds_by_step[key] / 60, 1),
                 "minutes_suggested": spec.minutes,
                 "url": step_url(attempt, key),
@@ -104,3 +108,50 @@ def scorecard(attempt: Attempt) -> dict:
         "offline_graded": any(g["grader"] == "rubric" for g in graders),
         "review_concepts": [concepts[s] for s in review if s in concepts][:6],
     }
+
+
+def part_scores(spec: StepSpec, entries: list[ScoredSubmission]) -> list[dict]:
+    """The scored parts a step's score is the mean of (`scoring.step_scores`), main answer
+    first, then the follow-ups in the question's order: {label, score}."""
+    order = {fu.id: n for n, fu in enumerate(spec.follow_ups, start=1)}
+    # A feature's own follow-ups (a mock's live questions) are no part of the step's score.
+    parts = [e for e in entries if e.score is not None and (not e.part[1] or e.part[1] in order)]
+    parts.sort(key=lambda e: order.get(e.part[1], 0))
+    return [
+        {
+            "label": f"follow-up {order[e.part[1]]}" if e.part[1] else "main answer",
+            "score": e.score,
+        }
+        for e in parts
+    ]
+
+
+def checks_with_values(attempt: Attempt, submission: Submission, points: list[dict]) -> list:
+    """The napkin-math verdicts, each with the value the candidate's answer had (a worksheet
+    name alone says nothing on the scorecard): the answer evaluated after the submitted
+    worksheet, in the quantity's unit where it converts, as displayed ("21.54 ms")."""
+    units = {q.id: q.unit for q in attempt.revision.question_spec.step("estimate").quantities}
+    worksheet = str((submission.fields or {}).get("worksheet", "")).rstrip("\n")
+    # One worksheet line per answer: a box's text never holds a line break, a forged one might.
+    answered = [p for p in points if (a := str(p.get("answer", ""))).strip() and "\n" not in a]
+    values: dict[str, str] = {}
+    for in_unit in (True, False):  # an answer that does not convert: shown in its own unit
+        todo = [p for p in answered if p.get("id") not in values]
+        if in_unit:
+            todo = [p for p in todo if units.get(p.get("id"))]
+        if not todo:
+            continue
+        exprs = [
+            f"({p['answer']}) in {units[p['id']]}" if in_unit else f"({p['answer']})" for p in todo
+        ]
+        first = worksheet.count("\n") + 2 if worksheet else 1
+        text = "\n".join([worksheet, *exprs] if worksheet else exprs)
+        try:
+            results = {r.line_no: r for r in worksheet_lines(attempt=attempt, text=text)}
+        except FlowError:
+            return points
+        for offset, p in enumerate(todo):
+            result = results.get(first + offset)
+            if result is not None and result.error is None and result.display:
+                values[p["id"]] = result.display
+    return [{**p, "value": values.get(p.get("id"), "")} for p in points]

@@ -98,8 +98,7 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         "attempt_number": attempt_number(attempt),
         "revision": revision,
         "answer": answer,
-        "previous": steps[current["number"] - 2] if current["number"] > 1 else None,
-        "next": steps[current["number"]] if current["number"] < len(steps) else None,
+        **_pager(steps, current),
         "draft_url": _action_url("attempt_draft", attempt, answer),
         "submit_url": _action_url("attempt_submit", attempt, answer),
         "follow_up": None,
@@ -109,8 +108,7 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
             "id": answer.follow_up_id,
             "prompt_html": revision.html(answer.step_key, answer.follow_up_id)["prompt"],
         }
-    if answer.step_key == "tradeoffs":
-        context["follow_ups"] = _follow_up_states(attempt, spec, submitted)
+    context |= _follow_ups(attempt, answer, submitted)
     if answer.step_key == "clarify":
         context["card"] = _card_form(answer.fields)
     if answer.step_key == "estimate":
@@ -135,6 +133,39 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
     return context
 
 
+def after_submit_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
+    """What a submit refreshes out of band beside its feedback: the progress bar and, on a
+    step with follow-ups, their list (the next one now open) and the pager's Finish button."""
+    submitted = _submitted_keys(attempt)
+    context = progress_context(attempt=attempt, step_key=answer.step_key, submitted=submitted)
+    follow_ups = _follow_ups(attempt, answer, submitted)
+    if follow_ups:
+        context |= follow_ups | _pager(context["steps"], context["step"]) | {"attempt": attempt}
+        context["follow_up"] = {"id": answer.follow_up_id} if answer.follow_up_id else None
+    return context
+
+
+def _pager(steps: list[dict], current: dict) -> dict:
+    number = current["number"]
+    return {
+        "previous": steps[number - 2] if number > 1 else None,
+        "next": steps[number] if number < len(steps) else None,
+    }
+
+
+def _follow_ups(attempt: Attempt, answer: StepAnswer, submitted: set) -> dict:
+    """The trade-offs step's follow-ups, and whether any is still unanswered (then Finish is
+    not the page's main action)."""
+    if answer.step_key != "tradeoffs":
+        return {}
+    spec = attempt.revision.question_spec.step(answer.step_key)
+    states = _follow_up_states(attempt, spec, submitted)
+    return {
+        "follow_ups": states,
+        "follow_ups_remaining": any(not fu["submitted"] for fu in states),
+    }
+
+
 def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:
     kwargs = {"attempt_id": attempt.pk, "step": answer.step_key}
     if answer.follow_up_id:
@@ -144,21 +175,29 @@ def _action_url(name: str, attempt: Attempt, answer: StepAnswer) -> str:
 
 
 def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[dict]:
-    """Follow-ups arrive one at a time (the rule is `flow.follow_ups_open`)."""
+    """Follow-ups arrive one at a time (the rule is `flow.follow_ups_open`); `is_next` marks
+    the first open one not yet submitted."""
     ids = [fu.id for fu in spec.follow_ups]
     done = {fu_id for key, fu_id in submitted if key == spec.key and fu_id}
-    return [
+    states = [
         {
             "id": fu_id,
             "number": number,
             "submitted": fu_id in done,
             "open": is_open,
+            "is_next": False,
             "url": step_url(attempt, spec.key, fu_id),
         }
         for number, (fu_id, is_open) in enumerate(
             zip(ids, follow_ups_open(ids, done), strict=True), start=1
         )
     ]
+    # The one to answer next: the first that is open and not yet submitted.
+    for fu in states:
+        if fu["open"] and not fu["submitted"]:
+            fu["is_next"] = True
+            break
+    return states
 
 
 def _card_form(fields: dict) -> dict:

@@ -163,14 +163,14 @@ def queue_counts() -> dict[int, int]:
 
 
 REVIEW_COMMENT_MAX_CHARS = 1000
-REVIEWED = "Reviewed by an instructor."
 
 
 def review_store(
     *, submission: Submission, reviewer, labels: Mapping[str, str], comment: str = ""
 ) -> Grade:
     """Store an instructor's verdict per rubric point as the submission's grade; returns it.
-    `comment`, a word to the candidate, is the grade's feedback (FlowError when too long).
+    `comment`, a word to the candidate (shown with the grade), is the grade's feedback;
+    FlowError when it is too long.
 
     `labels` must give every rubric point of the step a verdict (hit, partial or miss);
     FlowError otherwise, naming what is missing. The grade's quotes are those of a grader
@@ -233,7 +233,7 @@ def review_store(
                 "score": weighted_score(points, verdicts),
                 "points": stored,
                 "misconceptions": kept,
-                "feedback": comment or REVIEWED,
+                "feedback": comment,
                 "reviewer": reviewer,
                 "model": "",
                 "prompt_version": "",

@@ -55,11 +55,15 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     invite = them.locator("#invite-link").input_value()
     them.get_by_role("button", name="Copy").click()
     session = MockSession.objects.get()
+    # The clock waits for the interviewer.
+    expect(them.locator("#clock-card")).to_contain_text("Waiting for your interviewer to join")
+    assert session.started_at is None
 
     # The interviewer opens it and joins.
     us.goto(invite)
     us.get_by_role("button", name="Join as the interviewer").click()
     us.wait_for_url(f"**/mock/{session.pk}/interview/")
+    expect(them.locator("#clock-card")).not_to_contain_text("Waiting for your interviewer")
 
     # The candidate works on architecture; the interviewer sees the text as it saves.
     them.goto(f"{base}/attempts/{session.attempt_id}/steps/architecture/")
@@ -96,6 +100,13 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     block.get_by_role("button", name="Score Architecture").click()
     expect(us.locator("#score-architecture table")).to_contain_text("Offline")
     expect(us.locator("#score-architecture")).to_contain_text("disagree")
+    # The interviewer's written feedback, per step and overall, goes into the report.
+    us.locator("#feedback-architecture").fill("Name the autoscaling signal before the fleet.")
+    us.get_by_role("button", name="Save the feedback on Architecture").click()
+    expect(us.locator("#feedback-status-architecture")).not_to_be_empty()
+    us.locator("#feedback-overall").fill("Clear structure; size the fleet from the knee.")
+    us.get_by_role("button", name="Save the overall feedback").click()
+    expect(us.locator("#overall-feedback-status")).not_to_be_empty()
     save_screenshot(us, "mock-interviewer-live")
     save_screenshot(them, "mock-candidate-step")
 
@@ -107,6 +118,10 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     them.locator("#mock-panel").get_by_role("link", name="Read the report").click()
     them.wait_for_url(f"**/mock/{session.pk}/report/")
     expect(them.locator("main")).to_contain_text("graders disagree")
+    report = them.locator("main")
+    expect(report).to_contain_text("Name the autoscaling signal before the fleet.")
+    expect(report).to_contain_text("Clear structure; size the fleet from the knee.")
+    expect(report.locator(".mock-reference").first).to_contain_text("Reference answer")
     save_screenshot(them, "mock-report")
 
     # The share link opens the report signed out, and nothing else.

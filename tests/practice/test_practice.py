@@ -849,3 +849,18 @@ def test_a_poll_that_would_show_the_same_status_swaps_nothing(
     submission_grade(submission_id=submission.pk)
     graded = client_in.get(url, htmx=True)
     assert graded.status_code == 200 and "offline rubric grader" in graded.content.decode()
+
+
+def test_a_count_checked_without_a_unit_reads_without_a_stray_space(client_in, attempt):
+    """A fleet size has no unit: the result says "(you have 9)", not "(you have 9 )"."""
+    n_inst = next(
+        q.id for q in attempt.revision.question_spec.step("estimate").quantities if q.id == "n_inst"
+    )
+    response = client_in.post(
+        reverse("attempt_check", args=[attempt.pk]),
+        {"quantity": n_inst, "expression": "9", "worksheet": ""},
+        htmx=True,
+    )
+    html = response.content.decode()
+    assert "(you have 9)" in html
+    assert " )" not in html

@@ -1,6 +1,7 @@
 """The review path in a real browser: a flagged submission waits in the queue; the instructor
-labels it without seeing either grader, then sees both beside their own verdicts; the
-candidate's grade becomes the instructor's, with the notice; the calibration page counts it."""
+labels it without seeing either grader, with a word to the candidate, then sees both beside
+their own verdicts; the candidate's grade becomes the instructor's, with the notice and the
+word; the calibration page counts it and offers the labelled set the question ships with."""
 
 from __future__ import annotations
 
@@ -52,6 +53,9 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     for point_id in ALL_MISS:
         verdict = {"arch-gateway": "hit", "arch-autoscale-queue": "partial"}.get(point_id, "miss")
         page.locator(f'input[name="point-{point_id}"][value="{verdict}"]').check()
+    page.get_by_label("A word to the candidate").fill(
+        "The queue-depth signal is right; say which metric the autoscaler reads."
+    )
     page.get_by_role("button", name="Save my verdicts").click()
 
     # Now both graders, beside the instructor's verdicts.
@@ -68,6 +72,7 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     cand_page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/architecture/")
     feedback = cand_page.locator("#feedback")
     expect(feedback.locator(".reviewed-notice")).to_contain_text("Reviewed by an instructor")
+    expect(feedback.locator(".review-comment")).to_contain_text("say which metric the autoscaler")
     expect(feedback.locator(".score")).to_have_text("18%")
     expect(feedback.locator(".score-line")).to_contain_text("graded by an instructor")
 
@@ -75,6 +80,12 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     page.goto(f"{live_server_url}/review/chat-api-50qps/calibration/architecture/")
     expect(page.locator(".labels-count")).to_contain_text("1 labelled answer for this step, 1 from")
     expect(page.locator("#run-rubric .run-n")).to_have_text("1")
+    # A new install is offered the labelled set that ships with the question.
+    page.get_by_role("button", name="Load the shipped labelled set").click()
+    expect(page.locator(".messages")).to_contain_text("Loaded the shipped labelled set")
+    shipped = int(page.locator("#run-rubric .run-n").inner_text())
+    assert shipped >= 13  # the 12 or more shipped answers for the step, and the reviewed one
+    expect(page.locator(".labels-count")).to_contain_text(f"{shipped} labelled answers")
     assert errors == [] and cand_errors == []
     cand_context.close()
     context.close()
