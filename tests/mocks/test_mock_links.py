@@ -4,7 +4,6 @@ refusal is a page that says why. And who may see which page."""
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import User
 from django.core import signing
 from django.test import Client
 from django.urls import reverse
@@ -14,26 +13,13 @@ from mocks import services as mock
 from mocks.log import Kind
 from mocks.models import MockSession
 from questions.models import Question
-
-
-@pytest.fixture
-def people(content_loaded):
-    return {
-        name: User.objects.create(username=name)
-        for name in ("candidate", "interviewer", "stranger")
-    }
+from tests.mocks.conftest import client_for
 
 
 @pytest.fixture
 def session(people):
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     return mock.mock_session_start(user=people["candidate"], revision=revision, mode="human")
-
-
-def client_for(user):
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def join_url(session, token=None):

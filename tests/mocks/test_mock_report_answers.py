@@ -5,13 +5,13 @@ of the graders' findings on it."""
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 from django.urls import reverse
 
 from mocks import report as mock_report
 from mocks import services as mock
 from practice import services as flow
 from questions.models import Question
+from tests.mocks.conftest import client_for
 
 WRONG = (
     "An API gateway handles auth, then ten vLLM replicas sit behind a router. "
@@ -25,12 +25,6 @@ def submit(session, step_key, text):
     outcome = flow.step_submit(answer=answer, text=text, fields={}, base_version=answer.version)
     flow.submission_grade(submission_id=outcome.submission.pk)
     return outcome.submission
-
-
-def client_for(user):
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -5,8 +5,6 @@ answer is written off the clock. The app as interviewer starts at once."""
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import User
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,26 +14,13 @@ from mocks.log import Kind
 from mocks.models import MockSession
 from practice import services as flow
 from questions.models import Question
-
-
-@pytest.fixture
-def people(content_loaded):
-    return {
-        "candidate": User.objects.create(username="candidate"),
-        "interviewer": User.objects.create(username="interviewer"),
-    }
+from tests.mocks.conftest import client_for
 
 
 @pytest.fixture
 def waiting(people):
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     return mock.mock_session_start(user=people["candidate"], revision=revision, mode="human")
-
-
-def client_for(user):
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_a_session_with_a_person_waits_for_the_interviewer(people, waiting):
