@@ -69,15 +69,20 @@ CHROMIUM_FLAGS = [
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    """Every cache empty per test: rate-limit counters, health answers and cached pages never
-    leak from one test into the next."""
+    """Every cache empty per test: rate-limit counters, health answers, cached pages and the
+    in-process copy of the concept notes never leak from one test into the next (a test's
+    rows are rolled back without the commit hooks that clear them in production)."""
     from django.core.cache import caches
+
+    from questions.selectors import concepts_cache_clear
 
     for cache in caches.all():
         cache.clear()
+    concepts_cache_clear()
     yield
     for cache in caches.all():
         cache.clear()
+    concepts_cache_clear()
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
 """The suite stays strict while it shares work: a test that changes content works on its own
 copy, and the next test sees the shipped files again, freshly loaded.
 
-The two tests below share an xdist group, so they run in one worker and in this order (with
-one worker, in file order too): the second would fail if the first one's change leaked through
-the database, the files or a cache of parsed or rendered content.
+The tests below share an xdist group, so they run in one worker and in file order: the second
+of each pair would fail if the first one's content leaked through the database, the files, a
+cache of parsed or rendered content, or the in-process copy of the concept notes.
 """
 
 from __future__ import annotations
@@ -57,3 +57,17 @@ def test_the_next_test_gets_the_shipped_content_freshly_loaded(content_loaded):
     assert revision.title == "Design a chat completion API at 50 QPS"
     assert EDITED_PROMPT not in revision.rendered["steps"]["clarify"]["prompt"]
     assert not Question.objects.filter(revisions__title=EDITED_TITLE).exists()
+
+
+def test_a_test_with_content_reads_its_concept_notes(content_loaded):
+    from questions.selectors import concepts_by_slug
+
+    assert set(concepts_by_slug(["tpot-floor"])) == {"tpot-floor"}
+
+
+def test_the_next_test_without_content_reads_no_concept_notes(db):
+    """The in-process copy of the concept notes (refreshed every 30 s in production) does not
+    carry the last test's rolled-back rows over."""
+    from questions.selectors import concepts_by_slug
+
+    assert concepts_by_slug(["tpot-floor"]) == {}
