@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -65,6 +66,25 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+@pytest.fixture(autouse=True)
+def _alone_when_marked(request, tmp_path_factory):
+    """A test marked `alone` runs while no other test does: every test holds a shared lock on
+    one file for the xdist workers of this run, and an `alone` test an exclusive one, so it
+    waits for the other worker's test to finish and holds its next one back."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    exclusive = request.node.get_closest_marker("alone") is not None
+    # Each worker's base temp is <run's temp>/popen-gwN: the parent is the run's, shared.
+    path = tmp_path_factory.getbasetemp().parent / "alone.lock"
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture(autouse=True)
