@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from grading.types import VERDICT_CREDIT
-from practice.errors import FlowError
 from practice.misconceptions import misconceptions_found
-from practice.models import Attempt, StepAnswer, Submission
-from practice.napkin import worksheet_lines
+from practice.models import Attempt, StepAnswer
 from practice.scoring import (
     ScoredSubmission,
     attempt_scored_submissions,
@@ -53,7 +51,7 @@ def scorecard(attempt: Attempt) -> dict:
                     }
                 )
                 if g.grader == "checker":
-                    checks = checks_with_values(attempt, e.item, g.points)
+                    checks = g.points
             if main and not e.part[1]:
                 wrong_ideas += misconceptions_found(revision=revision, step_key=key, grade=main)
             if main:
@@ -124,34 +122,3 @@ def part_scores(spec: StepSpec, entries: list[ScoredSubmission]) -> list[dict]:
         }
         for e in parts
     ]
-
-
-def checks_with_values(attempt: Attempt, submission: Submission, points: list[dict]) -> list:
-    """The napkin-math verdicts, each with the value the candidate's answer had (a worksheet
-    name alone says nothing on the scorecard): the answer evaluated after the submitted
-    worksheet, in the quantity's unit where it converts, as displayed ("21.54 ms")."""
-    units = {q.id: q.unit for q in attempt.revision.question_spec.step("estimate").quantities}
-    worksheet = str((submission.fields or {}).get("worksheet", "")).rstrip("\n")
-    # One worksheet line per answer: a box's text never holds a line break, a forged one might.
-    answered = [p for p in points if (a := str(p.get("answer", ""))).strip() and "\n" not in a]
-    values: dict[str, str] = {}
-    for in_unit in (True, False):  # an answer that does not convert: shown in its own unit
-        todo = [p for p in answered if p.get("id") not in values]
-        if in_unit:
-            todo = [p for p in todo if units.get(p.get("id"))]
-        if not todo:
-            continue
-        exprs = [
-            f"({p['answer']}) in {units[p['id']]}" if in_unit else f"({p['answer']})" for p in todo
-        ]
-        first = worksheet.count("\n") + 2 if worksheet else 1
-        text = "\n".join([worksheet, *exprs] if worksheet else exprs)
-        try:
-            results = {r.line_no: r for r in worksheet_lines(attempt=attempt, text=text)}
-        except FlowError:
-            return points
-        for offset, p in enumerate(todo):
-            result = results.get(first + offset)
-            if result is not None and result.error is None and result.display:
-                values[p["id"]] = result.display
-    return [{**p, "value": values.get(p.get("id"), "")} for p in points]

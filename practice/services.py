@@ -496,6 +496,12 @@ def _store(submission: Submission, grader: str, *, score: float, **fields: Any) 
     return grade
 
 
+def _as_displayed(value: float | None, unit: str) -> str:
+    from planner.engine import format_number
+
+    return f"{format_number(value)} {unit}".strip() if value is not None else ""
+
+
 def _store_checker(submission: Submission, revision: QuestionRevision, checks: dict) -> None:
     """The napkin-math verdicts as a grade, with each expected value (revealed on submit)."""
     from planner.engine import evaluate_worksheet, givens_from_estimate
@@ -519,6 +525,8 @@ def _store_checker(submission: Submission, revision: QuestionRevision, checks: d
                 "label": qty.label,
                 "verdict": verdict,
                 "answer": check.get("answer", ""),
+                # The candidate's value as the check read it, for the scorecard ("21.54 ms").
+                "value": _as_displayed(check.get("value"), check.get("unit", "")),
                 "hint": check.get("hint", ""),
                 "expected": expected.display if expected.error is None else "",
             }
