@@ -129,7 +129,7 @@ def kv_chart(
             "One sequence's KV cache grows linearly with its context; the dashed lines are "
             "the memory left for KV after weights and overhead, and the GPU memory."
         ),
-        x_label="Context length (k tokens)",
+        x_label="Tokens a stream holds (k)",
         y_label="GiB",
     )
     # Out to 128k at least: the KV wall shows where long contexts leave room for few streams.
@@ -181,6 +181,7 @@ def bounds_chart(
     context: int,
     max_context: int,
     binding: str | None,
+    r_inst_req_s: float | None = None,
 ) -> Chart:
     """The two bounds on one instance's rate against context length, side by side: the speed
     bound (knee throughput per request, flat) and the memory bound (streams that fit over the
@@ -191,9 +192,11 @@ def bounds_chart(
         hold_s=hold_s,
         contexts=[context],
     )[0][1]
-    binds = {"memory": "the memory bound binds", "speed": "the speed bound binds"}.get(
-        binding or "", "nothing fits"
-    )
+    binds = {
+        "memory": "the memory bound binds",
+        "tpot": "the speed bound binds",
+        "ttft": "prefill binds",
+    }.get(binding or "", "nothing fits")
     chart = Chart(
         title=f"Requests per instance: speed bound and memory bound ({binds})",
         description=(
@@ -201,7 +204,7 @@ def bounds_chart(
             f"{format_number(r_speed_req_s)} req/s and the memory bound "
             f"{format_number(here)} req/s; an instance sustains the lower, so {binds}."
         ),
-        x_label="Context length (k tokens)",
+        x_label="Tokens a stream holds (k)",
         y_label="req/s per instance",
     )
     x_ticks = nice_ticks(max(2 * context, max_context, 131072) / 1000)
@@ -244,7 +247,8 @@ def bounds_chart(
             "text": f"memory bound: streams that fit / {format_number(hold_s)} s",
         },
     ]
-    r_inst = min(r_speed_req_s, here)
+    # Without a measured knee prefill shares the GPU too, so r_inst can sit below both lines.
+    r_inst = min(r_speed_req_s, here) if r_inst_req_s is None else min(r_inst_req_s, here)
     scale.here(
         context / 1000,
         r_inst,

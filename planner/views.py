@@ -175,6 +175,9 @@ def _brief_defaults(slug: str) -> dict[str, Any]:
         ("qps", "peak_qps"),
         ("out_len", "output_tokens"),
         ("tpot_slo_ms", "tpot_p99_ms"),
+        ("ttft_slo_ms", "ttft_p99_ms"),
+        ("prompt_len", "input_tokens"),
+        ("mean_qps", "mean_qps"),
     ):
         value = brief.value_of(key)
         if isinstance(value, int | float):
@@ -187,7 +190,12 @@ def capacity(request: HttpRequest) -> HttpResponse:
     """The capacity planner: the form, every derived number with its formula, the charts."""
     submitted = any(name in request.GET for name in CapacityForm.base_fields)
     if submitted:
-        form = CapacityForm(request.GET)
+        # A link made before an input existed plans with that input's default.
+        data = request.GET.copy()
+        for name, field in CapacityForm.base_fields.items():
+            if name not in data and field.required and DEFAULTS.get(name) is not None:
+                data[name] = str(DEFAULTS[name])
+        form = CapacityForm(data)
     else:
         initial = {**DEFAULTS, **_brief_defaults(request.GET.get("question", "")[:80])}
         form = CapacityForm(initial)
@@ -199,6 +207,10 @@ def capacity(request: HttpRequest) -> HttpResponse:
                     result = plan(**form.cleaned_data)
                 except (PlanError, KeyError) as error:
                     problem = str(error).strip("\"'")
+                    field = getattr(error, "field", None)
+                    if field in form.fields:  # shown beside the input at fault instead
+                        form.add_error(field, problem)
+                        problem = None
             if result is not None:
                 charts = _charts(form, result)
     except LimitExceeded as spent:
@@ -224,8 +236,9 @@ def _charts(form: CapacityForm, result: dict[str, Any]) -> list:
         bounds_chart(r_speed_req_s=result["r_speed_req_s"],
                      kv_pool_bytes=result["kv_pool_bytes"],
                      kv_bytes_per_token=result["kv_bytes_per_token"],
-                     hold_s=result["hold_s"], context=result["context"],
-                     max_context=model.max_context, binding=result["binding"]),
+                     hold_s=result["hold_s"], context=int(result["tokens_per_stream"]),
+                     max_context=model.max_context, binding=result["binding"],
+                     r_inst_req_s=result["r_inst_req_s"]),
         kv_chart(kv_bytes_per_token=result["kv_bytes_per_token"],
                  kv_pool_bytes=result["kv_pool_bytes"],
                  memory_bytes=result["memory_bytes"] * result["tp"],

@@ -10,8 +10,10 @@ Public API:
                    given_labels=None) -> CheckResult
     givens_from_estimate(estimate, upto=None) -> dict[str, str]
     solve_for(formula, unknown, target, givens, to_unit=None) -> Result
-    plan(model=..., gpu=..., ..., hold_s=None, overhead_gib=1.5) -> dict, and the named capacity
-        formulas (r_inst takes optional max_seqs and hold_s for the memory bound)
+    plan(model=..., gpu=..., ...) -> dict: TTFT from prefill FLOPs, TPOT at the planned batch,
+        the binding constraint, fleet and cost (see its docstring), and the named capacity
+        formulas (r_inst takes optional max_seqs and hold_s for the memory bound;
+        capacity.overhead_bytes, prefill_flops, ttft_s)
     fleet_curve, kv_curve, memory_bound_curve: the planner charts' series
     render.latex_to_mathml(latex, *, display=False) -> str: sanitised MathML
 """

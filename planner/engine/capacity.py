@@ -8,6 +8,8 @@ beside it cannot drift apart.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
@@ -26,11 +28,32 @@ from .units import DIMENSIONLESS
 from .worksheet import shown_in
 
 GiB = 1024**3
+HOURS_PER_MONTH = 730  # 8760 h / 12
 
-# Non-KV memory per GPU that vLLM holds besides the weights: the activation peak of a profile
-# run, CUDA graphs and the CUDA context. About 1.5 GiB for a 7B model at the default batch
-# sizes; in GiB like every other memory figure of the catalogue and the question files.
-DEFAULT_OVERHEAD_GIB = 1.5
+# The seed questions' rough non-KV reserve per GPU, GiB. The planner derives its own
+# (`overhead_gib` below) unless given one; pass this to reproduce the seeds' figures.
+SEED_OVERHEAD_GIB = 1.5
+# Kept for callers that imported the old name.
+DEFAULT_OVERHEAD_GIB = SEED_OVERHEAD_GIB
+
+# Non-KV memory per GPU, from vLLM's memory profile of Meta-Llama-3-8B on an 80 GB H100
+# (https://github.com/vllm-project/vllm/pull/10511): PyTorch activation peak 1.26 GiB at TP = 1
+# and at TP = 2; non-torch memory (CUDA context, cuBLAS workspaces, NCCL buffers and the
+# custom all-reduce) 1.79 GiB at TP = 1 and 3.58 GiB at TP = 2. We scale the activation peak
+# with the hidden size (the profile run pushes a fixed batch of tokens through the model) and
+# take the TP = 2 non-torch figure for every TP > 1 (no larger TP was logged).
+ACTIVATION_PEAK_GIB = 1.26
+ACTIVATION_REF_HIDDEN = 4096
+NON_TORCH_GIB = {1: 1.79, 2: 3.58}
+
+# Share of a GPU's dense tensor FLOP/s that a long prefill reaches (the question bank's 0.5).
+DEFAULT_PREFILL_EFF = 0.5
+# Speculative decoding what-if: the defaults when the toggle is on without figures.
+DEFAULT_SPEC_ACCEPT = 0.7  # chance the target accepts each drafted token
+DEFAULT_SPEC_TOKENS = 4  # tokens drafted per target step
+DEFAULT_SPEC_DRAFT_COST = 0.05  # one draft step's time as a share of one target step
+# vLLM's chunked prefill splits a long prompt into chunks of --max-num-batched-tokens tokens.
+CHUNK_TOKENS = 8192
 
 
 @dataclass(frozen=True)
@@ -41,47 +64,155 @@ class Formula:
     unit: str | None  # the unit its value is shown in ("" a plain number, None readable)
 
 
-# In the order of the derivation. Symbols: P params, P_emb embedding and LM-head params, P_in
-# the input embedding table (0 when tied to the LM head), b_w / b_emb bytes per param, L
-# layers, H_kv KV heads, d_head head dim, b_kv bytes per KV element, mem GPU memory as the
-# driver reports it, u memory utilisation, overhead non-KV memory per GPU, TP tensor
-# parallelism, ctx context length, eta bandwidth efficiency, beta GPU bandwidth, T_out knee
-# throughput, o_bar mean output length, hold a measured slot-holding time, lambda_peak peak
-# QPS, rho utilisation target.
-FORMULAS: dict[str, Formula] = {
-    f.name: f
-    for f in [
-        Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
-        # A decode step gathers one row of the input embedding table per sequence but reads
-        # the whole LM head, so only the LM head counts towards the floor.
-        Formula("W_step", "Weights read per decode step (LM head, not the input embedding)",
-                "W - P_in * b_emb", "GB"),
-        # vLLM keeps at least one KV head on every GPU: past TP = H_kv the heads replicate.
-        Formula("H_gpu", "KV heads per GPU", "max(H_kv / TP, 1)", ""),
-        Formula("kappa", "KV bytes per token", "2 * L * H_gpu * TP * d_head * b_kv / tok",
-                "KiB/tok"),
-        Formula("pool", "KV pool", "TP * (mem * u - overhead) - W", "GiB"),
-        Formula("kv_stream", "KV per stream", "kappa * ctx", None),
-        Formula("N_seq", "Concurrent streams (VRAM gate)", "max(floor(pool / kv_stream), 0)", ""),
-        Formula("tpot", "TPOT floor (speed gate)", "W_step / (TP * eta * beta)", "ms"),
-        Formula("r_speed", "Speed bound: knee throughput per request", "T_out / o_bar", "req/s"),
-        # Without a measured hold time, a request holds its slot at least for its decode at
-        # the floor's pace: the most the VRAM gate could ever carry.
-        Formula("t_hold", "Time a request holds its KV slot (decode at the floor)",
-                "o_bar * tpot / tok", "s/req"),
-        Formula("r_memory", "Memory bound: slots / hold time (Little's law)", "N_seq / t_hold",
-                "req/s"),
-        Formula("r_inst", "Requests per instance: the smaller bound", "min(r_speed, r_memory)",
-                "req/s"),
-        Formula("N_inst", "Instances", "ceil(lambda_peak / (rho * r_inst))", ""),
-        Formula("N_GPU", "GPUs", "N_inst * TP", ""),
+# Symbols: P params, P_act the parameters one token passes through (P for a dense model),
+# P_emb embedding and LM-head params, P_in the input embedding table (0 when tied to the LM
+# head), b_w / b_emb bytes per param, L layers, H_kv KV heads, d_head head dim, d_attn query
+# heads x head dim, d_model hidden size, b_kv bytes per KV element, mem GPU memory as the
+# driver reports it, u memory utilisation, a_act / d_ref / m_nt the activation peak, its
+# reference hidden size and the non-torch memory of vLLM's profile, overhead non-KV memory
+# per GPU, TP tensor parallelism, ctx context length (max-model-len), n_prompt and n_out mean
+# prompt and output tokens, eta bandwidth efficiency, beta GPU bandwidth, mfu the share of
+# F_peak (dense tensor FLOP/s) that prefill reaches, N_slo the largest batch whose step meets
+# the TPOT SLO (searched), T_out knee throughput, o_bar mean output length per request, hold a
+# measured slot-holding time, hit the prefix-cache hit rate, n_shared the shared prefix,
+# lambda_peak / lambda_mean peak and mean QPS, rho utilisation target, price USD per GPU-hour,
+# month 730 h, E_x / k_x routed experts and experts per token, alpha / k_spec / c_draft the
+# speculative decoding what-if.
+_ALL: list[Formula] = [
+    Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
+    # A decode step gathers one row of the input embedding table per sequence but reads
+    # the whole LM head, so only the LM head counts towards the floor. An MoE step at batch
+    # one reads only the experts its token is routed to.
+    Formula("W_step", "Weights read per decode step at batch 1 (active experts; the LM head, "
+            "not the input embedding)", "(P_act - P_emb) * b_w + P_emb * b_emb - P_in * b_emb",
+            "GB"),
+    Formula("overhead", "Non-KV memory per GPU: activation peak + CUDA context, cuBLAS, NCCL "
+            "(vLLM's profile, scaled to this model and TP)", "a_act * d_model / d_ref + m_nt",
+            "GiB"),
+    # vLLM keeps at least one KV head on every GPU: past TP = H_kv the heads replicate.
+    Formula("H_gpu", "KV heads per GPU", "max(H_kv / TP, 1)", ""),
+    Formula("kappa", "KV bytes per token", "2 * L * H_gpu * TP * d_head * b_kv / tok",
+            "KiB/tok"),
+    Formula("pool", "KV pool", "TP * (mem * u - overhead) - W", "GiB"),
+    # Paged KV holds the tokens a stream has, not max-model-len: the mean prompt plus its
+    # output, capped by the context.
+    Formula("n_flight", "Tokens a stream holds (mean prompt + output, capped by the context)",
+            "min(n_prompt + n_out, ctx)", "tok"),
+    Formula("kv_stream", "KV per stream", "kappa * n_flight", None),
+    Formula("N_seq", "Concurrent streams (VRAM gate)", "max(floor(pool / kv_stream), 0)", ""),
+    Formula("tpot", "TPOT floor: the weights alone, batch 1", "W_step / (TP * eta * beta)",
+            "ms"),
+    Formula("c_tok", "Decode FLOPs per token (linear layers with the LM head, attention over "
+            "the stream's KV)", "2 FLOP * (P_act - P_in) + 4 FLOP * d_attn * L * n_flight / tok",
+            None),
+    Formula("N_batch", "Planned batch: streams that fit, or fewer when the TPOT SLO allows "
+            "fewer", "max(min(N_seq, N_slo), 1)", ""),
+    # The expected share of the not-routed experts a batch touches: each of the N_batch tokens
+    # picks k_x of E_x experts, so an expert stays untouched with (1 - k_x/E_x)^N_batch.
+    Formula("f_exp", "Share of the other experts' weights a step at this batch reads",
+            "(E_x * (1 - (1 - k_x / E_x)^N_batch) - k_x) / (E_x - k_x)", ""),
+    Formula("W_batch", "Weights read per decode step at the planned batch",
+            "W_step + (P - P_act) * b_w * f_exp", "GB"),
+    Formula("t_mem", "Decode step, memory time: weights and every stream's KV read once",
+            "(W_step + N_batch * kv_stream) / (TP * eta * beta)", "ms"),
+    Formula("t_cmp", "Decode step, compute time", "N_batch * c_tok / (TP * mfu * F_peak)", "ms"),
+    Formula("t_tok", "TPOT at the planned batch (the slower of memory and compute)",
+            "max(t_mem, t_cmp)", "ms"),
+    Formula("T_out", "Knee throughput: the planned batch's tokens per second",
+            "N_batch * tok / t_tok", "tok/s"),
+    Formula("r_speed", "Decode bound: knee throughput per request", "T_out / o_bar", "req/s"),
+    Formula("F_cold", "Prefill FLOPs of a whole prompt: linear layers + causal attention",
+            "2 FLOP * (P_act - P_emb) * n_prompt / tok + 2 FLOP * d_attn * L * n_prompt^2 / tok^2",
+            None),
+    Formula("ttft_cold", "TTFT of a prompt with nothing cached (prefill compute)",
+            "F_cold / (TP * mfu * F_peak)", "ms"),
+    Formula("n_cached", "Prompt tokens a prefix-cache hit skips", "min(n_shared, n_prompt - 1 tok)",
+            "tok"),
+    # The new tokens still attend to the cached prefix: (n_prompt^2 - n_cached^2), not n_new^2.
+    Formula("F_hit", "Prefill FLOPs after a prefix-cache hit: the unique suffix, attending to "
+            "the cached prefix", "2 FLOP * (P_act - P_emb) * (n_prompt - n_cached) / tok + "
+            "2 FLOP * d_attn * L * (n_prompt^2 - n_cached^2) / tok^2", None),
+    Formula("ttft_hit", "TTFT after a prefix-cache hit", "F_hit / (TP * mfu * F_peak)", "ms"),
+    Formula("t_pre", "Mean prefill time per request (hits and misses)",
+            "hit * ttft_hit + (1 - hit) * ttft_cold", "s"),
+    Formula("t_hold", "Time a request holds its KV slot: its prefill, then its decode",
+            "(t_pre + n_out * t_tok / tok) / req", "s/req"),
+    Formula("r_memory", "Memory bound: slots / hold time (Little's law)", "N_seq / t_hold",
+            "req/s"),
+    Formula("r_prefill", "Prefill bound: requests per second if the GPU only prefilled",
+            "1 req / t_pre", "req/s"),
+    Formula("r_inst", "Requests per instance: prefill and decode share the GPU's time, the "
+            "memory bound caps it", "min(1 / (1 / r_speed + 1 / r_prefill), r_memory)", "req/s"),
+    Formula("N_inst", "Instances", "ceil(lambda_peak / (rho * r_inst))", ""),
+    Formula("N_GPU", "GPUs", "N_inst * TP", ""),
+    Formula("cost_h", "Fleet cost per hour", "N_GPU * price", "USD/h"),
+    Formula("monthly", "Monthly cost, the peak fleet around the clock", "cost_h * month", "USD"),
+    Formula("cost_mtok", "Cost per million output tokens at peak",
+            "cost_h / (lambda_peak * o_bar)", "USD/Mtok"),
+    Formula("N_GPU_mean", "GPUs for the mean load (autoscaled)",
+            "ceil(lambda_mean / (rho * r_inst)) * TP", ""),
+    Formula("monthly_mean", "Monthly cost autoscaled to the mean load",
+            "N_GPU_mean * price * month", "USD"),
+    Formula("cost_mtok_mean", "Cost per million output tokens at the mean load, autoscaled",
+            "N_GPU_mean * price / (lambda_mean * o_bar)", "USD/Mtok"),
+    Formula("saving", "Saved each month by scaling down off-peak", "monthly - monthly_mean",
+            "USD"),
+]  # fmt: skip
+FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL}
+
+# Variants chosen by the inputs. The name is the symbol they define; the key says when.
+_VARIANTS: dict[str, Formula] = {
+    f_key: f
+    for f_key, f in [
+        ("overhead_given", Formula("overhead", "Non-KV memory per GPU (given)", "overhead_in",
+                                   "GiB")),
+        ("n_cached_tokens", Formula("n_cached", "Prompt tokens the prefix cache serves (token "
+                                    "hit rate x prompt)", "hit * n_prompt", "tok")),
+        ("t_pre_tokens", Formula("t_pre", "Prefill time per request (the token hit rate applies "
+                                 "to every prompt)", "ttft_hit", "s")),
+        ("t_pre_cold", Formula("t_pre", "Prefill time per request (no prefix cache)",
+                               "ttft_cold", "s")),
+        ("t_mem_moe", Formula("t_mem", "Decode step, memory time: the experts this batch "
+                              "touches and every stream's KV", "(W_batch + N_batch * kv_stream) "
+                              "/ (TP * eta * beta)", "ms")),
+        ("t_step_spec", Formula("t_step", "Decode step without speculation", "max(t_mem, t_cmp)",
+                                "ms")),
+        # Expected tokens per target step with k drafted tokens each accepted with probability
+        # alpha: Leviathan, Kalman and Matias, "Fast Inference from Transformers via
+        # Speculative Decoding" (ICML 2023, arXiv 2211.17192), eq. 1.
+        ("E_tok", Formula("E_tok", "Tokens per target step with speculation "
+                          "(1 - alpha^(k+1)) / (1 - alpha)", "(1 - alpha^(k_spec + 1)) / "
+                          "(1 - alpha)", "")),
+        ("t_tok_spec", Formula("t_tok", "TPOT with speculative decoding: verify k+1 tokens, "
+                               "draft k, over the tokens accepted", "(max(t_mem, (k_spec + 1) * "
+                               "t_cmp) + k_spec * c_draft * t_step) / E_tok", "ms")),
+        ("T_out_measured", Formula("T_out", "Knee throughput (measured)", "T_meas", "tok/s")),
+        ("t_hold_measured", Formula("t_hold", "Time a request holds its KV slot (measured)",
+                                    "hold", "s/req")),
+        ("r_inst_measured", Formula("r_inst", "Requests per instance: the smaller bound (the "
+                                    "measured knee already includes prefill)",
+                                    "min(r_speed, r_memory)", "req/s")),
+        ("t_dec", Formula("t_dec", "PD decode pool: time a request holds its decode slot",
+                          "n_out * t_tok / (tok * req)", "s/req")),
+        ("r_dec", Formula("r_dec", "PD decode pool: requests per decode instance",
+                          "min(r_speed, N_seq / t_dec)", "req/s")),
+        ("N_dec", Formula("N_dec", "PD decode instances", "ceil(lambda_peak / (rho * r_dec))",
+                          "")),
+        ("N_pre", Formula("N_pre", "PD prefill instances: prefill GPU-seconds per second over rho",
+                          "ceil(lambda_peak * t_pre / (rho * 1 req))", "")),
+        ("N_inst_pd", Formula("N_inst", "Instances: prefill pool + decode pool",
+                              "N_pre + N_dec", "")),
     ]
 }  # fmt: skip
-# The hold time when the caller measured it (e.g. suffix prefill plus a short decode).
-MEASURED_HOLD = Formula("t_hold", "Time a request holds its KV slot (measured)", "hold", "s/req")
 # The seed's simple floor, every weight read every step: shown where a question asks for it.
 SIMPLE_TPOT = Formula("tpot_simple", "TPOT floor, all weights read", "W / (TP * eta * beta)", "ms")
-_EXTRA = {"tpot_simple": SIMPLE_TPOT, "t_hold_measured": MEASURED_HOLD}
+MEASURED_HOLD = _VARIANTS["t_hold_measured"]
+_EXTRA = {
+    "tpot_simple": SIMPLE_TPOT,
+    "t_hold_measured": MEASURED_HOLD,
+    "r_speed_measured": Formula("r_speed", "Speed bound", "T_out / o_bar", "req/s"),
+    "r_inst_measured": _VARIANTS["r_inst_measured"],
+}
 
 
 class PlanError(ValueError):
@@ -137,9 +268,17 @@ def _q(x: float | int, unit: str = "") -> Quantity:
 
 
 @cache
+def _parsed_line(expr: str) -> Line:
+    return parse_line(expr)
+
+
+def _parsed_expr(expr: str) -> Any:
+    return _parsed_line(expr).expr
+
+
 def _parsed(name: str) -> Line:
     formula = FORMULAS.get(name) or _EXTRA[name]
-    return parse_line(formula.expr)
+    return _parsed_line(formula.expr)
 
 
 def _run(name: str, env: dict[str, Quantity]) -> Quantity:
@@ -223,8 +362,7 @@ def max_concurrent_seqs(
     ⌊pool / (κ × ctx)⌋, never below zero; pool in B, κ in B/tok.
     """
     kappa = _q(kv_bytes_per_token, "B/tok")
-    ctx = _q(context_tokens, "tok")
-    stream = _run("kv_stream", {"kappa": kappa, "ctx": ctx})
+    stream = _run("kv_stream", {"kappa": kappa, "n_flight": _q(context_tokens, "tok")})
     seqs = _run("N_seq", {"pool": _q(kv_pool_bytes, "B"), "kv_stream": stream})
     return int(seqs.magnitude)
 
@@ -269,7 +407,7 @@ def r_inst(
     env |= {"r_speed": speed, "N_seq": _q(max_seqs), "hold": _q(hold_s, "s/req")}
     env["t_hold"] = _run("t_hold_measured", env)
     env["r_memory"] = _run("r_memory", env)
-    return float(_run("r_inst", env).magnitude)
+    return float(_run("r_inst_measured", env).magnitude)
 
 
 def n_inst(*, peak_qps: float, rho: float, r_inst_req_s: float) -> int:
@@ -289,6 +427,60 @@ def n_inst(*, peak_qps: float, rho: float, r_inst_req_s: float) -> int:
 def n_gpu(*, n_inst: int, tp: int) -> int:
     """GPUs in the fleet (count): N_inst × TP."""
     return int(_run("N_GPU", {"N_inst": _q(n_inst), "TP": _q(tp)}).magnitude)
+
+
+def overhead_bytes(*, hidden_size: int, tp: int = 1) -> float:
+    """Non-KV memory vLLM holds on each GPU besides the weights, in bytes (B): the activation
+    peak of its profile run, scaled by hidden_size / 4096, plus the non-torch memory (CUDA
+    context, cuBLAS, NCCL), which doubles past TP = 1.
+
+    Llama-3-8B (hidden 4096): 1.26 + 1.79 = 3.05 GiB at TP = 1, 1.26 + 3.58 = 4.84 GiB at TP = 2,
+    as vLLM's own log reports them.
+    """
+    env = {
+        "a_act": _q(ACTIVATION_PEAK_GIB, "GiB"),
+        "d_model": _q(hidden_size),
+        "d_ref": _q(ACTIVATION_REF_HIDDEN),
+        "m_nt": _q(NON_TORCH_GIB[1 if tp == 1 else 2], "GiB"),
+    }
+    return float(_run("overhead", env).magnitude)
+
+
+def prefill_flops(
+    *,
+    linear_params: float,
+    attention_width: int,
+    layers: int,
+    prompt_tokens: float,
+    cached_tokens: float = 0,
+) -> float:
+    """FLOPs to prefill a prompt (FLOP): 2 x linear_params per new token (the weight matrices,
+    embeddings and LM head excluded) plus causal attention, 2 x width x layers x (n^2 - c^2)
+    for QK^T and AV over a prompt of n tokens of which c are already cached.
+
+    Qwen2.5-7B (6.53e9 linear parameters, width 3584, 28 layers), 131072 tokens: 1.71e15 +
+    3.45e15 = 5.16e15 FLOP.
+    """
+    env = {
+        "P_act": _q(linear_params),
+        "P_emb": _q(0),
+        "d_attn": _q(attention_width),
+        "L": _q(layers),
+        "n_prompt": _q(prompt_tokens, "tok"),
+        "n_cached": _q(cached_tokens, "tok"),
+    }
+    return float(_run("F_hit", env).magnitude)
+
+
+def ttft_s(*, flops: float, tflops: float, efficiency: float, tp: int = 1) -> float:
+    """Prefill time in seconds (s): flops / (tp x efficiency x tflops x 1e12)."""
+    env = {
+        "F_cold": _q(flops, "FLOP"),
+        "TP": _q(tp),
+        "mfu": _q(efficiency),
+        "F_peak": _q(tflops, "TFLOPS"),
+    }
+    return float(_run("ttft_cold", env).magnitude)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,13 +505,23 @@ def _check_inputs(**values: float | None) -> None:
         "overhead_gb": (0, 10**4, "GB"),
         "hold_s": (0.001, 10**6, "s"),
         "tpot_slo_ms": (0.001, 10**6, "ms"),
+        "ttft_slo_ms": (0.001, 10**7, "ms"),
+        "prompt_len": (1, 10**7, "tokens"),
+        "prefill_eff": (0.01, 1.0, ""),
+        "prefix_hit": (0, 1.0, ""),
+        "prefix_len": (1, 10**7, "tokens"),
+        "mean_qps": (0.0001, 10**9, "req/s"),
+        "usd_per_gpu_hour": (0, 10**4, "USD/h"),
+        "spec_accept": (0, 0.99, ""),
+        "spec_tokens": (1, 16, "tokens"),
+        "spec_draft_cost": (0, 1.0, ""),
     }
     for name, value in values.items():
         if value is None:
             continue
         low, high, unit = rules[name]
         if not low <= value <= high:
-            raise PlanError(f"{name} must be between {low} and {high} {unit}".rstrip() + ".")
+            raise PlanError(f"{name} must be between {low} and {high} {unit}".rstrip() + ".", name)
 
 
 def _step(formula: Formula, value: Quantity) -> dict[str, Any]:
@@ -337,6 +539,23 @@ def _step(formula: Formula, value: Quantity) -> dict[str, Any]:
     }
 
 
+def _search_batch(upper: int, ok: Callable[[int], bool], *, want_largest: bool) -> int:
+    """Binary search over 1..upper for a monotone predicate: the largest n with ok(n) (0 when
+    none), or the smallest n with ok(n) (upper when none)."""
+    lo, hi = 1, upper
+    if want_largest:
+        if not ok(1):
+            return 0
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
+        return lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid + 1, hi)
+    return lo
+
+
 def plan(
     *,
     model: str,
@@ -347,41 +566,65 @@ def plan(
     mem_util: float = 0.9,
     bw_eff: float = 0.7,
     tp: int = 1,
-    knee_tok_s: float = 2000,
+    knee_tok_s: float | None = None,
     out_len: float = 256,
     qps: float = 50,
     rho: float = 0.7,
     tpot_slo_ms: float | None = None,
     overhead_gb: float | None = None,
-    overhead_gib: float = DEFAULT_OVERHEAD_GIB,
+    overhead_gib: float | None = None,
     hold_s: float | None = None,
+    prompt_len: float | None = None,
+    prefill_eff: float = DEFAULT_PREFILL_EFF,
+    prefix_hit: float = 0.0,
+    prefix_len: float | None = None,
+    ttft_slo_ms: float | None = None,
+    mean_qps: float | None = None,
+    usd_per_gpu_hour: float | None = None,
+    spec_decode: bool = False,
+    spec_accept: float = DEFAULT_SPEC_ACCEPT,
+    spec_tokens: int = DEFAULT_SPEC_TOKENS,
+    spec_draft_cost: float = DEFAULT_SPEC_DRAFT_COST,
+    pd_disagg: bool = False,
     catalog_dir: Path = DEFAULT_DIR,
 ) -> dict[str, Any]:
     """Size a fleet. Returns the `plan --json` object.
 
     Inputs: catalogue keys (or names/aliases) for model, gpu, weights and kv dtypes; context
-    (tokens per sequence), mem_util (vLLM --gpu-memory-utilization, applied to the memory the
+    (max-model-len, tokens), mem_util (vLLM --gpu-memory-utilization, applied to the memory the
     driver reports), bw_eff (achievable share of the memory bandwidth), tp (GPUs per
-    instance), knee_tok_s (measured output tok/s at the SLO), out_len (mean output tokens),
-    qps (peak req/s), rho (target utilisation), tpot_slo_ms (optional), overhead_gib (non-KV
-    memory per GPU, GiB; overhead_gb, decimal GB, overrides it), hold_s (optional measured
-    seconds a request holds its KV slot; without it, its decode at the TPOT floor).
+    instance), out_len (mean output tokens), prompt_len (mean prompt tokens; None: the prompt
+    fills the context), qps (peak req/s), mean_qps (mean req/s, for the autoscaled cost),
+    rho (target utilisation), tpot_slo_ms and ttft_slo_ms (optional p99 targets),
+    knee_tok_s (a measured output tok/s at the SLO; None: derived from the decode step at the
+    planned batch), overhead_gib (non-KV memory per GPU, GiB; overhead_gb, decimal GB,
+    overrides it; None for both: derived from the model's size and TP), hold_s (optional
+    measured seconds a request holds its KV slot), prefill_eff (share of the dense TFLOPS a
+    prefill reaches), prefix_hit (prefix-cache hit rate, 0..1: the share of requests that hit
+    a prefix_len-token shared prefix, or without prefix_len the share of prompt tokens served
+    from the cache), usd_per_gpu_hour (None: the catalogue's list price), spec_decode with
+    spec_accept / spec_tokens / spec_draft_cost (the speculative-decoding what-if), pd_disagg
+    (size prefill and decode pools separately).
 
-    Output: weights_bytes, weights_read_per_step_bytes, kv_bytes_per_token, kv_pool_bytes,
-    kv_bytes_per_stream, memory_bytes (as the driver reports), memory_datasheet_bytes (B);
-    kv_heads_per_gpu, max_seqs; tpot_floor_ms (LM head only) and tpot_floor_simple_ms (all
-    weights, the seed's figure); r_speed_req_s, r_memory_req_s, hold_s, r_inst_req_s (the
-    smaller bound) and binding ("speed" | "memory"); n_inst and n_gpu (None when nothing
-    fits); feasible (False when nothing fits or the TPOT SLO is below the floor, True when an
-    SLO is met, None without an SLO), fits, reason (why it is infeasible, else None), notes,
-    and `steps`: one {name, label, formula_latex, substituted, value, unit} per formula.
-    Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence message,
-    among others for a context longer than the model holds (`check_context`).
+    Output: the memory figures (weights_bytes, weights_read_per_step_bytes, kv_bytes_per_token,
+    kv_pool_bytes, kv_bytes_per_stream, tokens_per_stream, overhead_bytes, ...), max_seqs;
+    tpot_floor_ms (weights alone at batch 1) and tpot_floor_simple_ms (all weights);
+    batch and tpot_ms (at the planned batch, its KV included); knee_tok_s with knee_source
+    ("measured" | "derived"); prefill_flops, prefill_eff, ttft_ms (the typical request: after
+    a prefix hit when there is a cache), ttft_miss_ms, ttft_p99_ms; r_speed_req_s, hold_s,
+    r_memory_req_s, r_prefill_req_s, r_inst_req_s and binding ("ttft" | "tpot" | "memory");
+    n_inst and n_gpu (None when nothing fits); cost (usd_per_gpu_hour, cost_per_mtok_usd,
+    monthly_usd, and at the mean load); feasible, fits, reason, notes, and `steps`: one
+    {name, label, formula_latex, substituted, value, unit} per formula. Raises PlanError (or
+    KeyError for an unknown catalogue key) with a one-sentence message.
     """
     _check_inputs(
         context=context, mem_util=mem_util, bw_eff=bw_eff, tp=tp, knee_tok_s=knee_tok_s,
         out_len=out_len, qps=qps, rho=rho, overhead_gib=overhead_gib, overhead_gb=overhead_gb,
-        hold_s=hold_s, tpot_slo_ms=tpot_slo_ms,
+        hold_s=hold_s, tpot_slo_ms=tpot_slo_ms, prompt_len=prompt_len, prefill_eff=prefill_eff,
+        prefix_hit=prefix_hit, prefix_len=prefix_len, ttft_slo_ms=ttft_slo_ms, mean_qps=mean_qps,
+        usd_per_gpu_hour=usd_per_gpu_hour, spec_accept=spec_accept, spec_tokens=spec_tokens,
+        spec_draft_cost=spec_draft_cost,
     )  # fmt: skip
     catalog = load_catalog(catalog_dir)
     m = catalog.model(model)
@@ -392,50 +635,146 @@ def plan(
     # vLLM shards KV heads over TP only when one count divides the other.
     if m.kv_heads % tp and tp % m.kv_heads:
         raise PlanError(
-            f"tp must divide {m.name}'s {m.kv_heads} KV heads or be a multiple of them."
+            f"tp must divide {m.name}'s {m.kv_heads} KV heads or be a multiple of them.", "tp"
         )
-    overhead = _q(overhead_gb, "GB") if overhead_gb is not None else _q(overhead_gib, "GiB")
+    n_prompt = prompt_len if prompt_len is not None else max(context - out_len, 1)
+    if prompt_len is not None and prompt_len + out_len > context:
+        raise PlanError(
+            f"A mean prompt of {format_number(prompt_len)} tokens and a mean output of "
+            f"{format_number(out_len)} tokens do not fit in a context of {context} tokens.",
+            "prompt_len",
+        )
+    by_prefix = prefix_len is not None
+    if prefix_hit and not by_prefix and prefix_hit >= 1:
+        raise PlanError(
+            "A token hit rate must stay below 1: the last prompt token is always computed.",
+            "prefix_hit",
+        )
+    # FP8 weights run on FP8 tensor cores where the GPU has them; AWQ dequantises to 16 bits.
+    fp8 = w.key == "fp8" and g.fp8_tflops
+    tflops = g.fp8_tflops if fp8 else g.bf16_tflops
+    if not tflops:
+        raise PlanError(f"The catalogue has no dense TFLOPS for {g.name}.", "gpu")
+    price = usd_per_gpu_hour if usd_per_gpu_hour is not None else g.usd_per_hour
+    measured_knee = knee_tok_s is not None
 
     env: dict[str, Quantity] = {
-        "P": _q(m.params),
-        "P_emb": _q(m.embedding_params),
-        "P_in": _q(m.unread_embedding_params),
-        "b_w": _q(w.bytes_per_param, "B"),
-        "b_emb": _q(w.embedding_bytes_per_param, "B"),
-        "L": _q(m.layers),
-        "H_kv": _q(m.kv_heads),
-        "d_head": _q(m.head_dim),
-        "b_kv": _q(k.bytes, "B"),
-        "TP": _q(tp),
-        "mem": g.memory,
-        "u": _q(mem_util),
-        "overhead": overhead,
-        "ctx": _q(context, "tok"),
-        "eta": _q(bw_eff),
-        "beta": g.bandwidth,
-        "T_out": _q(knee_tok_s, "tok/s"),
-        "o_bar": _q(out_len, "tok/req"),
-        "lambda_peak": _q(qps, "req/s"),
-        "rho": _q(rho),
-    }
+        "P": _q(m.params), "P_act": _q(m.params_per_token), "P_emb": _q(m.embedding_params),
+        "P_in": _q(m.unread_embedding_params), "b_w": _q(w.bytes_per_param, "B"),
+        "b_emb": _q(w.embedding_bytes_per_param, "B"), "L": _q(m.layers),
+        "H_kv": _q(m.kv_heads), "d_head": _q(m.head_dim), "d_attn": _q(m.attention_width),
+        "d_model": _q(m.hidden_size), "b_kv": _q(k.bytes, "B"), "TP": _q(tp), "mem": g.memory,
+        "u": _q(mem_util), "ctx": _q(context, "tok"), "n_prompt": _q(n_prompt, "tok"),
+        "n_out": _q(out_len, "tok"), "eta": _q(bw_eff), "beta": g.bandwidth,
+        "mfu": _q(prefill_eff), "F_peak": _q(tflops, "TFLOPS"), "o_bar": _q(out_len, "tok/req"),
+        "lambda_peak": _q(qps, "req/s"), "rho": _q(rho), "hit": _q(prefix_hit),
+        "month": _q(HOURS_PER_MONTH, "h"),
+        "a_act": _q(ACTIVATION_PEAK_GIB, "GiB"), "d_ref": _q(ACTIVATION_REF_HIDDEN),
+        "m_nt": _q(NON_TORCH_GIB[1 if tp == 1 else 2], "GiB"),
+    }  # fmt: skip
+    names = ["W", "W_step"]
+    if overhead_gb is not None or overhead_gib is not None:
+        env["overhead_in"] = (
+            _q(overhead_gb, "GB") if overhead_gb is not None else _q(overhead_gib or 0, "GiB")
+        )
+        names.append("overhead_given")
+    else:
+        names.append("overhead")
+    names += ["H_gpu", "kappa", "pool", "n_flight", "kv_stream", "N_seq", "tpot", "c_tok"]
+    names.append("N_batch")
+    if m.is_moe:
+        env |= {"E_x": _q(m.experts or 1), "k_x": _q(m.experts_per_token or 1)}
+        names += ["f_exp", "W_batch", "t_mem_moe"]
+    else:
+        names.append("t_mem")
+    names.append("t_cmp")
+    if spec_decode:
+        env |= {"alpha": _q(spec_accept), "k_spec": _q(spec_tokens), "c_draft": _q(spec_draft_cost)}
+        names += ["t_step_spec", "E_tok", "t_tok_spec"]
+    else:
+        names.append("t_tok")
+    if measured_knee:
+        env["T_meas"] = _q(knee_tok_s or 0, "tok/s")
+        names.append("T_out_measured")
+    else:
+        names.append("T_out")
+    names += ["r_speed", "F_cold", "ttft_cold"]
+    if prefix_hit > 0:
+        if by_prefix:
+            env["n_shared"] = _q(prefix_len or 0, "tok")
+            names += ["n_cached", "F_hit", "ttft_hit", "t_pre"]
+        else:
+            names += ["n_cached_tokens", "F_hit", "ttft_hit", "t_pre_tokens"]
+    else:
+        names.append("t_pre_cold")
     if hold_s is not None:
         env["hold"] = _q(hold_s, "s/req")
-    formulas = dict(FORMULAS)
-    if hold_s is not None:
-        formulas["t_hold"] = MEASURED_HOLD
+        names.append("t_hold_measured")
+    else:
+        names.append("t_hold")
+    names.append("r_memory")
+    names += ["r_inst_measured"] if measured_knee else ["r_prefill", "r_inst"]
+    fleet = ["N_inst", "N_GPU"]
+    if pd_disagg:
+        fleet = ["t_dec", "r_dec", "N_dec", "N_pre", "N_inst_pd", "N_GPU"]
+    names += fleet
+    if price is not None:
+        env["price"] = _q(price, "USD/h")
+        names += ["cost_h", "monthly", "cost_mtok"]
+        if mean_qps is not None and not pd_disagg:
+            env["lambda_mean"] = _q(mean_qps, "req/s")
+            names += ["N_GPU_mean", "monthly_mean", "cost_mtok_mean", "saving"]
+    formulas = [FORMULAS.get(name) or _VARIANTS[name] for name in names]
+    fleet_names = {
+        "N_inst", "N_GPU", "t_dec", "r_dec", "N_dec", "N_pre", "cost_h", "monthly", "cost_mtok",
+        "N_GPU_mean", "monthly_mean", "cost_mtok_mean", "saving",
+    }  # fmt: skip
+    decode_names = [f for f in formulas if f.name in ("f_exp", "W_batch", "t_mem", "t_cmp",
+                                                      "t_step", "E_tok", "t_tok")]  # fmt: skip
+
+    def decode_at(batch: int) -> dict[str, Quantity]:
+        """The decode step's figures at `batch` streams, by the same formulas."""
+        trial = dict(env, N_batch=_q(batch))
+        for formula in decode_names:
+            trial[formula.name] = Evaluator(trial).eval(_parsed_expr(formula.expr))
+        return trial
+
+    def tpot_at(batch: int) -> float:
+        return float(decode_at(batch)["t_tok"].magnitude)
+
+    def planned_batch(upper: int) -> tuple[int, str]:
+        """The batch the plan runs, at most `upper` streams, and what set it: the measured
+        knee (the smallest batch that reaches it), the TPOT SLO (the largest batch that meets
+        it) or the streams that fit."""
+        if measured_knee:
+            knee = knee_tok_s or 0
+            return _search_batch(
+                upper, lambda n: n / tpot_at(n) >= knee, want_largest=False
+            ), "knee"
+        if tpot_slo_ms is not None:
+            limit = tpot_slo_ms / 1000
+            return _search_batch(upper, lambda n: tpot_at(n) <= limit, want_largest=True), "slo"
+        return upper, "fits"
+
     steps: list[dict[str, Any]] = []
     parsed: dict[str, Line] = {}
+    shown: dict[str, Formula] = {}
     fits = True
-    for formula in formulas.values():
-        if not fits and formula.name in ("N_inst", "N_GPU"):
-            break  # no fleet of instances that hold nothing
-        line = parse_line(formula.expr)
+    batch_source = "fits"
+    for formula in formulas:
+        if not fits and formula.name in fleet_names:
+            continue  # no fleet of instances that hold nothing
+        if formula.name == "N_batch":
+            slots, batch_source = planned_batch(max(int(env["N_seq"].magnitude), 1))
+            env["N_slo"] = _q(slots)
+        line = _parsed_line(formula.expr)
         try:
             value = Evaluator(env).eval(line.expr)
         except NapkinError as error:  # only a degenerate input can get here (e.g. tiny r_inst)
             raise PlanError(f"{formula.label}: {error.message}") from None
         env[formula.name] = value
         parsed[formula.name] = line
+        shown[formula.name] = formula
         steps.append(_step(formula, value))
         if formula.name == "N_seq":
             fits = int(value.magnitude) >= 1
@@ -443,18 +782,27 @@ def plan(
     # Every symbol of a substituted line, inputs and earlier results alike, shows its value,
     # so a reader can follow each line with a calculator.
     values_latex = {name: _value_latex(q) for name, q in env.items()}
-    for formula in formulas.values():
-        if formula.name in parsed:
-            target = parse_units(formula.unit) if formula.unit else None
-            values_latex[formula.name] = _value_latex(env[formula.name], target)
+    for name, formula in shown.items():
+        target = parse_units(formula.unit) if formula.unit else None
+        values_latex[name] = _value_latex(env[name], target)
     for step in steps:
         step["substituted"] = to_latex(parsed[step["name"]].expr, values_latex)
 
     def number(name: str) -> float:
         return float(env[name].magnitude)
 
-    tpot_ms = number("tpot") * 1000
+    tpot_floor_ms = number("tpot") * 1000
+    tpot_ms = number("t_tok") * 1000
+    one_stream_ms = float(decode_at(1)["t_tok"].magnitude) * 1000
     max_seqs = int(number("N_seq"))
+    batch = int(number("N_batch"))
+    ttft_cold_ms = number("ttft_cold") * 1000
+    ttft_ms = number("ttft_hit") * 1000 if prefix_hit > 0 else ttft_cold_ms
+    # p99 TTFT is a miss whenever more than 1% of requests miss the prefix cache.
+    ttft_p99_ms = ttft_cold_ms if by_prefix and prefix_hit < 0.99 else ttft_ms
+    if not prefix_hit:
+        ttft_p99_ms = ttft_cold_ms
+    prefill_flops_used = number("F_hit") if prefix_hit > 0 else number("F_cold")
     notes, reason = [], None
     if context > m.max_context:  # only within the YaRN limit: check_context refused the rest
         notes.append(
@@ -468,9 +816,90 @@ def plan(
         )
     notes.append(
         f"The TPOT floor counts the weights a decode step reads, the LM head but not the input "
-        f"embedding table: {format_number(tpot_ms)} ms. Counting every weight, as the simple "
-        f"napkin figure does, gives {format_number(number('tpot_simple') * 1000)} ms."
+        f"embedding table: {format_number(tpot_floor_ms)} ms. Counting every weight, as the "
+        f"simple napkin figure does, gives {format_number(number('tpot_simple') * 1000)} ms."
     )
+    notes.append(
+        f"At the planned batch of {batch} streams a decode step also reads each stream's "
+        f"{format_number(number('kv_stream') / GiB)} GiB of KV: TPOT {format_number(tpot_ms)} ms "
+        f"(one stream alone: {format_number(one_stream_ms)} ms)."
+    )
+    overhead_given = overhead_gb is not None or overhead_gib is not None
+    notes.append(
+        f"Non-KV memory per GPU: {format_number(number('overhead') / GiB)} GiB"
+        + (
+            " (given)."
+            if overhead_given
+            else f", from vLLM's profile of Llama-3-8B (activation peak 1.26 GiB at hidden size "
+            f"4096, scaled to {m.hidden_size}; non-torch {NON_TORCH_GIB[1 if tp == 1 else 2]} "
+            f"GiB at TP = {'1' if tp == 1 else '2 and above'})."
+        )
+    )
+    knee_note = (
+        f"Knee: the measured {format_number(knee_tok_s or 0)} tok/s you gave (it already "
+        "includes prefill, so the prefill bound is not applied again)."
+        if measured_knee
+        else f"Knee: derived, {format_number(number('T_out'))} tok/s = {batch} streams / "
+        f"{format_number(tpot_ms)} ms per step"
+        + (
+            f", the largest batch whose step meets the {format_number(tpot_slo_ms)} ms TPOT SLO."
+            if batch_source == "slo" and batch < max_seqs
+            else ", every stream that fits."
+        )
+        + " Measure it (vllm bench serve at the SLO) and type it in to plan on it."
+    )
+    notes.append(knee_note)
+    notes.append(
+        f"TTFT: {format_number(prefill_flops_used / 1e12)} TFLOP of prefill at "
+        f"{format_number(prefill_eff)} × {format_number(tflops)} TFLOPS × TP {tp}: "
+        f"{format_number(ttft_ms)} ms"
+        + (
+            f" after a prefix-cache hit; a miss prefills the whole prompt in "
+            f"{format_number(ttft_cold_ms)} ms"
+            + (
+                f", and with {format_number((1 - prefix_hit) * 100)}% of requests missing "
+                "that is the p99."
+                if ttft_p99_ms == ttft_cold_ms
+                else "."
+            )
+            if prefix_hit > 0
+            else "."
+        )
+    )
+    new_tokens = n_prompt - (number("n_cached") if prefix_hit > 0 else 0)
+    chunks = math.ceil(new_tokens / CHUNK_TOKENS)
+    if chunks > 1 and fits:
+        chunk_ms = ttft_s(
+            flops=prefill_flops(
+                linear_params=m.params_per_token - m.embedding_params,
+                attention_width=m.attention_width, layers=m.layers,
+                prompt_tokens=min(n_prompt, CHUNK_TOKENS * 2),
+                cached_tokens=min(n_prompt, CHUNK_TOKENS * 2) - CHUNK_TOKENS,
+            ),
+            tflops=tflops, efficiency=prefill_eff, tp=tp,
+        ) * 1000  # fmt: skip
+        stretched = chunk_ms + tpot_ms
+        text = (
+            f"Chunked prefill: the {format_number(new_tokens)} new prompt tokens run in {chunks} "
+            f"chunks of {CHUNK_TOKENS} (--max-num-batched-tokens), each sharing a step with the "
+            f"running decodes: TTFT grows by about {format_number(chunks * tpot_ms)} ms, and "
+            f"while it runs each decode step takes about {format_number(stretched)} ms."
+        )
+        if tpot_slo_ms is not None and stretched > tpot_slo_ms:
+            text += (
+                f" That is over the {format_number(tpot_slo_ms)} ms TPOT SLO: lower "
+                "--max-num-batched-tokens or disaggregate prefill."
+            )
+        notes.append(text)
+    if m.is_moe:
+        expert_bytes = (m.params - m.params_per_token) * w.bytes_per_param
+        notes.append(
+            f"{m.name} is a mixture of experts ({m.experts} experts, {m.experts_per_token} per "
+            f"token): memory holds all {format_number(m.params / 1e9)}B parameters, the floor "
+            f"and FLOPs use the {format_number(m.params_per_token / 1e9)}B active ones; at a "
+            f"batch of {batch} a step reads {format_number(number('f_exp') * 100)}% of the "
+            "other experts too."
+        )
     usable = number("mem") * mem_util - number("overhead")  # B per GPU for weights and KV
     weights_per_gpu = number("W") / tp
     if weights_per_gpu > usable:
@@ -481,10 +910,18 @@ def plan(
             f"{format_number(number('overhead') / GiB)} GiB overhead). Raise tp, quantise the "
             "weights or pick a larger GPU."
         )
+        if m.is_moe:
+            ep = math.ceil(expert_bytes / max(usable - (number("W") - expert_bytes) / tp, 1))
+            notes.append(
+                f"Expert parallelism (vLLM --enable-expert-parallel) spreads the "
+                f"{format_number(expert_bytes / 1e9)} GB of routed experts over the GPUs "
+                f"instead of slicing every expert: with attention at TP = {tp}, about {ep} GPUs "
+                "hold the experts."
+            )
     elif not fits:
         reason = (
-            f"Not even one sequence of {context} tokens fits: it needs "
-            f"{format_number(number('kv_stream') / GiB)} GiB of KV and the pool holds "
+            f"Not even one sequence of {format_number(number('n_flight'))} tokens fits: it "
+            f"needs {format_number(number('kv_stream') / GiB)} GiB of KV and the pool holds "
             f"{format_number(number('pool') / GiB)} GiB. Shorten the context, use FP8 KV or "
             "raise tp."
         )
@@ -494,45 +931,136 @@ def plan(
         if not feasible:
             reason = reason or (
                 f"The TPOT SLO of {format_number(tpot_slo_ms)} ms is below the floor of "
-                f"{format_number(tpot_ms)} ms."
+                f"{format_number(one_stream_ms)} ms (one stream, its KV included; the weights "
+                f"alone take {format_number(tpot_floor_ms)} ms)."
+                if batch <= 1
+                else f"At the measured knee's batch of {batch} streams a step takes "
+                f"{format_number(tpot_ms)} ms, over the {format_number(tpot_slo_ms)} ms TPOT SLO."
+            )
+    if ttft_slo_ms is not None:
+        ttft_ok = ttft_p99_ms <= ttft_slo_ms
+        feasible = ttft_ok if feasible is None else feasible and ttft_ok
+        if not ttft_ok:
+            reason = reason or (
+                f"The p99 TTFT is {format_number(ttft_p99_ms)} ms, over the "
+                f"{format_number(ttft_slo_ms)} ms SLO: cache the shared prefix, raise tp or "
+                "shorten the prompt."
             )
     if not fits:
         feasible = False
-    binding = None
+    binding: str = "memory"
     if fits:
-        binding = "memory" if number("r_memory") < number("r_speed") else "speed"
-    return {
+        r_memory, r_speed = number("r_memory"), number("r_speed")
+        if ttft_slo_ms is not None and ttft_p99_ms > ttft_slo_ms:
+            binding = "ttft"
+        elif measured_knee:
+            binding = "memory" if r_memory < r_speed else "tpot"
+        elif r_memory <= number("r_inst"):
+            binding = "memory"
+        elif number("t_pre") >= 1 / r_speed:
+            binding = "ttft"
+        elif batch_source != "slo" or batch >= max_seqs:
+            binding = "memory"  # the VRAM gate sets the batch
+        else:
+            binding = "tpot"
+
+    def maybe(name: str, scale: float = 1.0) -> float | None:
+        return number(name) * scale if name in env and fits else None
+
+    result: dict[str, Any] = {
         "model": m.name,
         "gpu": g.name,
         "weights": w.name,
         "kv": k.name,
         "context": context,
         "tp": tp,
+        "prompt_tokens": n_prompt,
         "weights_bytes": number("W"),
         "weights_read_per_step_bytes": number("W_step"),
+        "params": m.params,
+        "active_params": m.params_per_token,
+        "moe": m.is_moe,
         "kv_heads_per_gpu": number("H_gpu"),
         "kv_bytes_per_token": number("kappa"),
         "kv_pool_bytes": number("pool"),
+        "tokens_per_stream": number("n_flight"),
         "kv_bytes_per_stream": number("kv_stream"),
         "memory_bytes": number("mem"),
         "memory_datasheet_bytes": float(g.memory_datasheet.magnitude),
         "overhead_bytes": number("overhead"),
+        "overhead_source": "given" if overhead_given else "derived",
         "max_seqs": max_seqs,
-        "tpot_floor_ms": tpot_ms,
+        "batch": batch,
+        "tpot_floor_ms": tpot_floor_ms,
         "tpot_floor_simple_ms": number("tpot_simple") * 1000,
+        "tpot_ms": tpot_ms,
+        "tpot_one_stream_ms": one_stream_ms,
+        "knee_tok_s": number("T_out"),
+        "knee_source": "measured" if measured_knee else "derived",
+        "tflops": tflops,
+        "prefill_eff": prefill_eff,
+        "prefill_flops": prefill_flops_used,
+        "prefill_flops_miss": number("F_cold"),
+        "ttft_ms": ttft_ms,
+        "ttft_miss_ms": ttft_cold_ms,
+        "ttft_p99_ms": ttft_p99_ms,
+        "prefix_hit": prefix_hit,
         "r_speed_req_s": number("r_speed"),
         "hold_s": number("t_hold"),
         "r_memory_req_s": number("r_memory"),
+        "r_prefill_req_s": None if measured_knee else number("r_prefill"),
         "r_inst_req_s": number("r_inst"),
         "binding": binding,
         "n_inst": int(number("N_inst")) if fits else None,
         "n_gpu": int(number("N_GPU")) if fits else None,
+        "usd_per_gpu_hour": price,
+        "price_date": g.usd_per_hour_date if usd_per_gpu_hour is None else None,
+        "cost_per_hour_usd": maybe("cost_h", 3600),
+        "monthly_usd": maybe("monthly"),
+        "cost_per_mtok_usd": maybe("cost_mtok", 1e6),
+        "n_gpu_mean": int(number("N_GPU_mean")) if "N_GPU_mean" in env and fits else None,
+        "monthly_mean_usd": maybe("monthly_mean"),
+        "cost_per_mtok_mean_usd": maybe("cost_mtok_mean", 1e6),
+        "autoscaling_saving_usd": maybe("saving"),
+        "spec_decode": None,
+        "pd": None,
         "feasible": feasible,
         "fits": fits,
         "reason": reason,
         "notes": notes,
         "steps": steps,
     }
+    if spec_decode:
+        result["spec_decode"] = {
+            "accept": spec_accept, "tokens": spec_tokens, "draft_cost": spec_draft_cost,
+            "tokens_per_step": number("E_tok"), "tpot_without_ms": number("t_step") * 1000,
+            "tpot_ms": tpot_ms,
+        }  # fmt: skip
+        notes.append(
+            f"Speculative decoding (what-if): {spec_tokens} drafted tokens accepted with "
+            f"probability {format_number(spec_accept)} each give "
+            f"{format_number(number('E_tok'))} tokens per target step; a draft step costs "
+            f"{format_number(spec_draft_cost)} of a target step, and verifying "
+            f"{spec_tokens + 1} tokens costs {spec_tokens + 1}× the compute. TPOT "
+            f"{format_number(number('t_step') * 1000)} → {format_number(tpot_ms)} ms: it pays "
+            "while a step is memory-bound and costs once it is compute-bound."
+        )
+    if pd_disagg and fits:
+        result["pd"] = {
+            "prefill_instances": int(number("N_pre")), "decode_instances": int(number("N_dec")),
+            "r_decode_req_s": number("r_dec"), "kv_transfer_bytes": number("kv_stream"),
+        }  # fmt: skip
+        notes.append(
+            f"PD disaggregation (what-if): {int(number('N_pre'))} prefill and "
+            f"{int(number('N_dec'))} decode instances of TP = {tp}, the same GPU. Assumes a "
+            "prefill instance only prefills (TTFT without decode interference) and a decode "
+            "instance holds a stream only while it decodes; each request moves its "
+            f"{format_number(number('kv_stream') / GiB)} GiB of KV between them, not counted "
+            "in TTFT here."
+        )
+    if price is not None and fits and mean_qps is None and not pd_disagg:
+        notes.append("Give the mean QPS to see the monthly cost autoscaled to it.")
+    return result
 
 
 def fleet_curve(
@@ -558,7 +1086,7 @@ def memory_bound_curve(
     hold = _q(hold_s, "s/req")
     points = []
     for ctx in contexts:
-        stream = _run("kv_stream", {"kappa": kappa, "ctx": _q(ctx, "tok")})
+        stream = _run("kv_stream", {"kappa": kappa, "n_flight": _q(ctx, "tok")})
         seqs = _run("N_seq", {"pool": pool, "kv_stream": stream})
         rate = _run("r_memory", {"N_seq": seqs, "t_hold": hold})
         points.append((ctx, float(rate.magnitude)))
@@ -569,6 +1097,6 @@ def kv_curve(*, kv_bytes_per_token: float, contexts: list[int]) -> list[tuple[in
     """(context tokens, KV bytes per stream) points, for the planner chart."""
     kappa = _q(kv_bytes_per_token, "B/tok")
     return [
-        (ctx, float(_run("kv_stream", {"kappa": kappa, "ctx": _q(ctx, "tok")}).magnitude))
+        (ctx, float(_run("kv_stream", {"kappa": kappa, "n_flight": _q(ctx, "tok")}).magnitude))
         for ctx in contexts
     ]

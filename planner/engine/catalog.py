@@ -19,10 +19,11 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "content" / "catalog"
 _MODEL_KEYS = {
     "name", "aliases", "params", "layers", "attention_heads", "kv_heads", "head_dim",
     "hidden_size", "intermediate_size", "vocab_size", "tie_word_embeddings", "max_context",
-    "max_context_yarn",
+    "max_context_yarn", "active_params", "experts", "experts_per_token", "moe_intermediate_size",
 }  # fmt: skip
 _GPU_KEYS = {
     "name", "aliases", "memory", "memory_datasheet", "bandwidth", "bf16_tflops", "fp8_tflops",
+    "usd_per_hour", "usd_per_hour_date",
 }  # fmt: skip
 _GPU_REQUIRED = {"name", "memory", "memory_datasheet", "bandwidth"}
 _WEIGHT_KEYS = {"name", "aliases", "bytes_per_param", "embedding_bytes_per_param"}
@@ -44,6 +45,29 @@ class Model:
     tie_word_embeddings: bool
     max_context: int  # tokens (max_position_embeddings)
     max_context_yarn: int | None = None  # tokens with YaRN rope scaling, when that is longer
+    # Mixture of experts: parameters one token passes through (shared layers plus its
+    # experts_per_token routed experts), the routed experts per layer, and each expert's
+    # SwiGLU width. None for a dense model.
+    active_params: int | None = None
+    experts: int | None = None
+    experts_per_token: int | None = None
+    moe_intermediate_size: int | None = None
+
+    @property
+    def is_moe(self) -> bool:
+        return bool(self.experts)
+
+    @property
+    def params_per_token(self) -> int:
+        """Parameters one token's forward pass uses: all of a dense model, the active ones of
+        an MoE."""
+        return self.active_params or self.params
+
+    @property
+    def attention_width(self) -> int:
+        """Query heads x head dim: the width of QK^T and AV (the hidden size in most models,
+        not in Qwen3's MoE)."""
+        return self.attention_heads * self.head_dim
 
     @property
     def context_limit(self) -> int:
@@ -71,6 +95,8 @@ class GPU:
     bandwidth: Quantity  # B/s
     bf16_tflops: float | None
     fp8_tflops: float | None
+    usd_per_hour: float | None = None  # on-demand list price of one GPU, USD/h
+    usd_per_hour_date: str | None = None  # when that price was read (YYYY-MM)
 
     @property
     def memory_marketed(self) -> str:
@@ -185,6 +211,10 @@ def load_catalog(directory: Path = DEFAULT_DIR) -> Catalog:
             ),
             bf16_tflops=entry.get("bf16_tflops"),
             fp8_tflops=entry.get("fp8_tflops"),
+            usd_per_hour=entry.get("usd_per_hour"),
+            usd_per_hour_date=str(entry["usd_per_hour_date"])
+            if entry.get("usd_per_hour_date")
+            else None,
         )
         register("GPU", key, entry)
     dtypes = _read(directory / "dtypes.yaml")

@@ -11,7 +11,10 @@ def format_number(x: float) -> str:
         return "0" if x == 0 else str(x)
     magnitude = abs(x)
     if magnitude >= 1e6 or magnitude < 1e-3:
-        mantissa, _, exponent = f"{x:.4g}".partition("e")
+        # .3e, not .4g: .4g writes 1.1e-4 without an exponent.
+        mantissa, _, exponent = f"{x:.3e}".partition("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
         return f"{mantissa}e{int(exponent)}"
     decimals = max(0, 3 - math.floor(math.log10(magnitude)))
     text = f"{x:.{decimals}f}"

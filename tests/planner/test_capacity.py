@@ -20,7 +20,11 @@ from planner.engine import (
 from planner.engine.catalog import DEFAULT_DIR
 
 GiB = 1024**3
-Q1_AWQ = dict(model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="awq-int4", kv="bf16")
+# The seed's Q1 givens, its rough 1.5 GiB non-KV reserve included (the planner derives its own
+# overhead when none is given).
+Q1_AWQ = dict(
+    model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="awq-int4", kv="bf16", overhead_gib=1.5
+)
 
 
 # --- named formulas -----------------------------------------------------------------------------
@@ -116,14 +120,16 @@ def test_q1_awq_weights_bf16_kv_fit_about_33_streams_at_8k() -> None:
 
 
 def test_q1_r_inst_n_inst_n_gpu() -> None:
-    result = plan(**Q1_AWQ, knee_tok_s=2000, out_len=256, qps=50, rho=0.7, tp=1)
+    # The seed's traffic, ~512 tokens in and 256 out, at its measured knee.
+    result = plan(**Q1_AWQ, knee_tok_s=2000, prompt_len=512, out_len=256, qps=50, rho=0.7, tp=1)
     assert result["r_inst_req_s"] == pytest.approx(7.8, abs=0.02)
     assert result["n_inst"] == 10
     assert result["n_gpu"] == 10
 
 
 def test_q1_traffic_ten_times_needs_about_100_instances() -> None:
-    assert plan(**Q1_AWQ, qps=500)["n_inst"] == pytest.approx(100, abs=10)
+    result = plan(**Q1_AWQ, knee_tok_s=2000, prompt_len=512, qps=500)
+    assert result["n_inst"] == pytest.approx(100, abs=10)
 
 
 def test_q3_kv_per_32k_stream_is_1_75_gib_and_7_gib_at_128k() -> None:
@@ -141,17 +147,26 @@ def test_feasible_compares_the_tpot_slo_with_the_floor() -> None:
     assert plan(**Q1_AWQ)["feasible"] is None
 
 
-def test_r_inst_is_the_smaller_of_the_speed_and_the_memory_bound() -> None:
-    result = plan(**Q1_AWQ)
+def test_with_a_measured_knee_r_inst_is_the_smaller_of_the_speed_and_the_memory_bound() -> None:
+    result = plan(**Q1_AWQ, knee_tok_s=2000, prompt_len=512)
+    assert result["knee_source"] == "measured"
     assert result["r_inst_req_s"] == min(result["r_speed_req_s"], result["r_memory_req_s"])
-    assert result["binding"] == "speed"
+    assert result["binding"] == "tpot"  # the decode (speed) bound; "speed" before this change
     steps = [s["name"] for s in result["steps"]]
     assert steps.index("r_speed") < steps.index("r_memory") < steps.index("r_inst")
 
 
-def test_without_a_measured_hold_time_a_request_holds_its_slot_for_its_decode_at_the_floor():
+def test_without_a_knee_prefill_and_decode_share_the_gpu_and_memory_caps_it() -> None:
+    result = plan(**Q1_AWQ, prompt_len=512, tpot_slo_ms=50)
+    assert result["knee_source"] == "derived"
+    shared = 1 / (1 / result["r_speed_req_s"] + 1 / result["r_prefill_req_s"])
+    assert result["r_inst_req_s"] == pytest.approx(min(shared, result["r_memory_req_s"]))
+
+
+def test_without_a_measured_hold_time_a_request_holds_its_slot_for_prefill_and_decode():
     result = plan(**Q1_AWQ)
-    assert result["hold_s"] == pytest.approx(256 * result["tpot_floor_ms"] / 1000)
+    decode_s = 256 * result["tpot_ms"] / 1000
+    assert result["hold_s"] == pytest.approx(result["ttft_miss_ms"] / 1000 + decode_s)
     assert result["r_memory_req_s"] == pytest.approx(33 / result["hold_s"])
 
 
@@ -159,7 +174,7 @@ def test_long_context_rag_fleet_comes_from_the_streams_that_fit() -> None:
     # The question's own inputs: AWQ weights, FP8 KV, 32k streams, a 4 s hold, 10 QPS peak.
     result = plan(
         model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", kv="fp8", context=32768,
-        out_len=128, qps=10, rho=0.7, hold_s=4,
+        out_len=128, qps=10, rho=0.7, hold_s=4, overhead_gib=1.5, knee_tok_s=2000,
     )  # fmt: skip
     assert result["max_seqs"] == 16
     assert result["r_memory_req_s"] == 4
@@ -204,21 +219,11 @@ def test_memory_bound_by_littles_law_in_the_named_formula() -> None:
 def test_plan_steps_show_formula_substitution_value_and_unit() -> None:
     steps = {s["name"]: s for s in plan(**Q1_AWQ)["steps"]}
     assert list(steps) == [
-        "W",
-        "W_step",
-        "H_gpu",
-        "kappa",
-        "pool",
-        "kv_stream",
-        "N_seq",
-        "tpot",
-        "r_speed",
-        "t_hold",
-        "r_memory",
-        "r_inst",
-        "N_inst",
-        "N_GPU",
-    ]
+        "W", "W_step", "overhead", "H_gpu", "kappa", "pool", "n_flight", "kv_stream", "N_seq",
+        "tpot", "c_tok", "N_batch", "t_mem", "t_cmp", "t_tok", "T_out", "r_speed", "F_cold",
+        "ttft_cold", "t_pre", "t_hold", "r_memory", "r_prefill", "r_inst", "N_inst", "N_GPU",
+        "cost_h", "monthly", "cost_mtok",
+    ]  # fmt: skip
     kappa = steps["kappa"]
     assert kappa["formula_latex"].startswith(r"\kappa = \frac{2 \times L \times H_{\mathrm{gpu}}")
     assert kappa["substituted"] == (
@@ -226,7 +231,9 @@ def test_plan_steps_show_formula_substitution_value_and_unit() -> None:
     )
     assert (kappa["value"], kappa["unit"]) == (56, "KiB/tok")
     n = steps["N_inst"]
-    assert (n["value"], n["unit"]) == (10, "")
+    seed = plan(**Q1_AWQ, knee_tok_s=2000, prompt_len=512)
+    measured = {s["name"]: s for s in seed["steps"]}["N_inst"]
+    assert (measured["value"], measured["unit"]) == (10, "")
     assert r"\lceil" in n["substituted"] and "50" in n["substituted"]
 
 
@@ -295,11 +302,20 @@ def test_qwen_7b_config_figures() -> None:
 @pytest.mark.parametrize("key", list(load_catalog().models))
 def test_param_counts_follow_from_each_config(key: str) -> None:
     m = load_catalog().models[key]
-    h, kv_width = m.hidden_size, m.kv_heads * m.head_dim
-    qkv_bias = key.startswith("qwen")
-    attention = 2 * h * h + 2 * h * kv_width + ((h + 2 * kv_width) if qkv_bias else 0)
-    per_layer = attention + 3 * h * m.intermediate_size + 2 * h
-    assert m.params == m.embedding_params + m.layers * per_layer + h
+    h, q_width, kv_width = m.hidden_size, m.attention_width, m.kv_heads * m.head_dim
+    qkv_bias = key.startswith("qwen2.5")
+    qk_norm = 2 * m.head_dim if key.startswith("qwen3") else 0
+    attention = 2 * h * q_width + 2 * h * kv_width + ((q_width + 2 * kv_width) if qkv_bias else 0)
+
+    def count(experts: int) -> int:
+        if not m.is_moe:
+            mlp = 3 * h * m.intermediate_size
+        else:  # the routed experts and the router
+            mlp = experts * 3 * h * (m.moe_intermediate_size or 0) + h * (m.experts or 0)
+        return m.embedding_params + m.layers * (attention + qk_norm + mlp + 2 * h) + h
+
+    assert m.params == count(m.experts or 0)
+    assert m.params_per_token == count(m.experts_per_token or 0)
 
 
 def test_gpu_memory_is_what_the_driver_reports_and_bandwidth_decimal() -> None:

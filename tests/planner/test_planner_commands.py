@@ -133,6 +133,10 @@ def test_plan_json_reproduces_q1() -> None:
         "0.7",
         "--tpot-slo-ms",
         "50",
+        "--prompt-len",
+        "512",
+        "--overhead-gib",
+        "1.5",
         "--json",
     )
     for key in [
@@ -146,11 +150,19 @@ def test_plan_json_reproduces_q1() -> None:
         "n_gpu",
         "feasible",
         "steps",
+        "ttft_ms",
+        "tpot_ms",
+        "binding",
+        "cost_per_mtok_usd",
+        "monthly_usd",
     ]:
         assert key in obj
     assert obj["kv_bytes_per_token"] == 57344
-    assert obj["max_seqs"] == 33
     assert (obj["n_inst"], obj["n_gpu"], obj["feasible"]) == (10, 10, True)
+    # The seed's VRAM gate reserves the whole 8k context per stream (no --prompt-len).
+    full = run("plan", "--model", "qwen2.5-7b", "--gpu", "rtx-4090", "--weights", "awq-int4",
+               "--context", "8192", "--overhead-gib", "1.5", "--json")[0][0]  # fmt: skip
+    assert full["max_seqs"] == 33
     assert set(obj["steps"][0]) >= {"name", "formula_latex", "substituted", "value", "unit"}
 
 
@@ -158,7 +170,7 @@ def test_plan_reproduces_the_long_context_rag_fleet_with_the_questions_inputs() 
     obj = run(
         "plan", "--model", "qwen2.5-7b-instruct", "--gpu", "rtx-4090", "--weights", "awq-int4",
         "--kv", "fp8", "--context", "32768", "--out-len", "128", "--qps", "10", "--rho", "0.7",
-        "--hold-s", "4", "--json",
+        "--hold-s", "4", "--knee-tok-s", "2000", "--overhead-gib", "1.5", "--json",
     )[0][0]  # fmt: skip
     steps = {step["name"]: step for step in obj["steps"]}
     assert (steps["r_speed"]["value"], steps["r_memory"]["value"]) == (15.625, 4)

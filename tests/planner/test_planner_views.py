@@ -140,12 +140,17 @@ def test_capacity_page_defaults_to_the_seed_q1(client: Client) -> None:
     assert 'id="step-N_seq"' in html and "<math" in html
 
 
-def test_capacity_page_shows_both_bounds_side_by_side_and_which_binds(client: Client) -> None:
+def test_capacity_page_shows_the_bounds_side_by_side_and_which_binds(client: Client) -> None:
     html = client.get("/planner/capacity/").content.decode()
     assert 'id="bound-speed"' in html and 'id="bound-memory"' in html
+    assert 'id="bound-prefill"' in html  # no measured knee: prefill shares the GPU
+    assert "derived" in html and 'id="plan-ttft"' in html and 'id="plan-monthly"' in html
+    assert 'class="pl-bound pl-speed"' in html and 'class="pl-bound pl-mem"' in html
+    measured = client.get("/planner/capacity/", {"knee_tok_s": 2000, "prompt_len": 512})
+    html = measured.content.decode()
     assert "7.81 req/s" in html  # 2000 tok/s over 256 tokens
     assert "Requests per instance: speed bound and memory bound (the speed bound binds)" in html
-    assert 'class="pl-bound pl-speed"' in html and 'class="pl-bound pl-mem"' in html
+    assert 'id="bound-prefill"' not in html
 
 
 def test_capacity_page_says_the_memory_bound_binds_for_long_context_rag(client: Client) -> None:
@@ -206,3 +211,28 @@ def test_capacity_prefills_from_the_published_brief(client: Client, content_load
     _publish_edited("chat-api-50qps", "peak_qps: 50", "peak_qps: 80")
     html = client.get("/planner/capacity/?question=chat-api-50qps").content.decode()
     assert 'name="qps" value="80"' in html
+
+
+def test_capacity_form_fills_the_new_inputs_with_their_defaults(client: Client) -> None:
+    html = client.get("/planner/capacity/").content.decode()
+    for name, value in (("prompt_len", "512"), ("prefill_eff", "0.5"), ("prefix_hit", "0"),
+                        ("spec_accept", "0.7"), ("spec_tokens", "4")):  # fmt: skip
+        assert f'name="{name}" value="{value}"' in html, name
+    assert 'name="spec_decode"' in html and 'name="pd_disagg"' in html
+
+
+def test_capacity_form_explains_a_prompt_that_does_not_fit_beside_the_field(
+    htmx: HtmxClient,
+) -> None:
+    response = htmx.get("/planner/capacity/", {**Q3, "prompt_len": 40000}, htmx=True)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "Mean prompt length" in html and "do not fit in a context of 32768" in html
+
+
+def test_capacity_form_runs_the_what_ifs(client: Client) -> None:
+    query = {**Q3, "prompt_len": 30000, "prefix_hit": 0.9, "prefix_len": 28000,
+             "spec_decode": "on", "pd_disagg": "on", "mean_qps": 4}  # fmt: skip
+    html = client.get("/planner/capacity/", query).content.decode()
+    assert "Speculative decoding (what-if)" in html and "PD disaggregation (what-if)" in html
+    assert 'id="step-N_pre"' in html and 'id="step-ttft_hit"' in html

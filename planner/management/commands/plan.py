@@ -9,13 +9,18 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from planner.engine import PlanError, format_number, plan
-from planner.engine.capacity import DEFAULT_OVERHEAD_GIB
+from planner.engine.capacity import (
+    DEFAULT_PREFILL_EFF,
+    DEFAULT_SPEC_ACCEPT,
+    DEFAULT_SPEC_DRAFT_COST,
+    DEFAULT_SPEC_TOKENS,
+)
 
 
 class Command(BaseCommand):
     help = (
-        "Capacity plan: weights, KV, VRAM gate, TPOT floor, the speed and memory bounds, "
-        "r_inst, N_inst, N_GPU."
+        "Capacity plan: weights, KV, VRAM gate, TPOT at the planned batch, TTFT from prefill "
+        "FLOPs, the decode, prefill and memory bounds, r_inst, N_inst, N_GPU and cost."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -27,7 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("--mem-util", type=float, default=0.9)
         parser.add_argument("--bw-eff", type=float, default=0.7)
         parser.add_argument("--tp", type=int, default=1)
-        parser.add_argument("--knee-tok-s", type=float, default=2000.0)
+        parser.add_argument(
+            "--knee-tok-s",
+            type=float,
+            default=None,
+            help="measured output tok/s at the SLO (default: derived from the decode step)",
+        )
         parser.add_argument("--out-len", type=float, default=256.0, help="mean output tokens")
         parser.add_argument("--qps", type=float, default=50.0, help="peak requests per second")
         parser.add_argument("--rho", type=float, default=0.7, help="target utilisation")
@@ -35,8 +45,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--overhead-gib",
             type=float,
-            default=DEFAULT_OVERHEAD_GIB,
-            help="non-KV memory per GPU, GiB",
+            default=None,
+            help="non-KV memory per GPU, GiB (default: derived from the model size and TP)",
         )
         parser.add_argument(
             "--overhead-gb", type=float, default=None, help="the same in decimal GB (overrides)"
@@ -46,6 +56,44 @@ class Command(BaseCommand):
             type=float,
             default=None,
             help="measured seconds a request holds its KV slot (default: its decode at the floor)",
+        )
+        parser.add_argument(
+            "--prompt-len",
+            type=float,
+            default=None,
+            help="mean prompt tokens (default: the prompt fills the context)",
+        )
+        parser.add_argument(
+            "--prefill-eff",
+            type=float,
+            default=DEFAULT_PREFILL_EFF,
+            help="share of the GPU's dense TFLOPS a prefill reaches",
+        )
+        parser.add_argument(
+            "--prefix-hit",
+            type=float,
+            default=0.0,
+            help="prefix-cache hit rate, 0..1 (of requests with --prefix-len, else of tokens)",
+        )
+        parser.add_argument(
+            "--prefix-len", type=float, default=None, help="shared prefix tokens a hit skips"
+        )
+        parser.add_argument("--ttft-slo-ms", type=float, default=None)
+        parser.add_argument("--mean-qps", type=float, default=None, help="mean requests per second")
+        parser.add_argument(
+            "--usd-per-gpu-hour",
+            type=float,
+            default=None,
+            help="GPU price (default: the catalogue's dated list price)",
+        )
+        parser.add_argument(
+            "--spec-decode", action="store_true", help="speculative decoding what-if"
+        )
+        parser.add_argument("--spec-accept", type=float, default=DEFAULT_SPEC_ACCEPT)
+        parser.add_argument("--spec-tokens", type=int, default=DEFAULT_SPEC_TOKENS)
+        parser.add_argument("--spec-draft-cost", type=float, default=DEFAULT_SPEC_DRAFT_COST)
+        parser.add_argument(
+            "--pd", action="store_true", help="prefill/decode disaggregation what-if"
         )
         parser.add_argument("--json", action="store_true")
 
@@ -68,6 +116,18 @@ class Command(BaseCommand):
                 overhead_gb=options["overhead_gb"],
                 overhead_gib=options["overhead_gib"],
                 hold_s=options["hold_s"],
+                prompt_len=options["prompt_len"],
+                prefill_eff=options["prefill_eff"],
+                prefix_hit=options["prefix_hit"],
+                prefix_len=options["prefix_len"],
+                ttft_slo_ms=options["ttft_slo_ms"],
+                mean_qps=options["mean_qps"],
+                usd_per_gpu_hour=options["usd_per_gpu_hour"],
+                spec_decode=options["spec_decode"],
+                spec_accept=options["spec_accept"],
+                spec_tokens=options["spec_tokens"],
+                spec_draft_cost=options["spec_draft_cost"],
+                pd_disagg=options["pd"],
             )
         except (PlanError, KeyError) as error:
             message = str(error).strip("\"'")
@@ -86,8 +146,10 @@ class Command(BaseCommand):
         for step in result["steps"]:
             value = f"{format_number(step['value'])} {step['unit']}".strip()
             self.stdout.write(f"  {step['label']:<32} {value}")
-        if result["binding"]:
-            self.stdout.write(f"  the {result['binding']} bound sets r_inst")
+        self.stdout.write(
+            f"  TTFT {format_number(result['ttft_ms'])} ms, TPOT {format_number(result['tpot_ms'])}"
+            f" ms at a batch of {result['batch']}; {result['binding']} binds"
+        )
         if result["feasible"] is not None:
             self.stdout.write(f"  feasible: {'yes' if result['feasible'] else 'NO'}")
         if result["reason"]:
