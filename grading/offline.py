@@ -1,14 +1,27 @@
-"""The offline rubric grader: deterministic, fast, and able to say why.
+"""The offline rubric grader, a keyword matcher: deterministic, fast, and able to say why.
+
+It points, it does not decide. Where no model grades, the candidate self-checks each rubric
+point; the matcher helps by pointing at the candidate's own sentence that may cover a point
+(a verdict of hit or partial with evidence) and at possible wrong ideas. So it is built for
+precision: it quotes only what the candidate typed (never a form values block, such as the
+SLO card's, that opens the text), never a sentence whose figure contradicts the point's
+("p99 TTFT 5000 ms" for "at most 2 s"), and never a sentence stating a wrong idea that
+contradicts the point. Its verdicts keep their shape and score for the UI, calibration and
+scripts, which show them as advisory (`ADVISORY_NOTE`). `bench/pointing.py` measures how often
+a human agrees where it points.
 
 For each rubric point it looks for one sentence of the answer holding a phrase from every
 group of the point's `recognise.all` (a hit) or, failing that, of `recognise.partial` (a
-partial). A sentence and the next may hold the groups together when the next one points back
-at it and speaks of the point (`_neighbour_pairs`). A phrase only counts where it is not
-negated, unless the point's own wording frames it the same way (`_Framing`: "one giant
-instance can't beat ..." states "replicas beat one big TP instance"); a sentence that is a
-bare list of buzzwords or that addresses the grader earns nothing, except that a list of
-engine flags answers a point that names a flag. The passage found, verbatim, is the evidence;
-the comment names the phrases found and what was missing.
+partial); a phrase also matches the few generic equivalents of `text.phrase_variants` ("a bad
+build goes out as a canary" is a rollout). A sentence and the next may hold the groups
+together when the next one points back at it and speaks of the point (`_neighbour_pairs`). A
+phrase only counts where it is not negated, unless the point's own wording frames it the same
+way (`_Framing`: "one giant instance can't beat ..." states "replicas beat one big TP
+instance"; "must never reach another's adapter" states a point that is a requirement); a
+sentence that is a bare list of buzzwords or that addresses the grader earns nothing, except
+that a configuration (engine flags, `text.is_configuration`) answers a point that names a
+flag. The passage found, verbatim, is the evidence; the comment names the phrases found and
+what was missing, in the answer's own words.
 
 Misconceptions (a step's authored wrong ideas) are recognised sentence by sentence too: every
 group of the misconception's `recognise.all` in one sentence, and none of its phrases negated
@@ -31,14 +44,19 @@ from typing import Any
 from grading.evidence import content_terms
 from grading.text import (
     AnswerReading,
+    Figure,
     Occurrence,
     Phrase,
     Sentence,
     collapse_whitespace,
+    contradicting_figure,
+    figures,
     find_phrase,
     is_negator,
     names_engine_flag,
+    phrase_variants,
     read_answer,
+    split_form_block,
 )
 from grading.types import (
     GradeResult,
@@ -54,12 +72,20 @@ from grading.types import (
 )
 
 # Bumped with every change of how the grader reads an answer, so calibration figures from
-# before it show as stale (v3: misconceptions recognised by clause stretches).
-RUBRIC_GRADER_VERSION = "rubric-v3"
+# before it show as stale (v3: misconceptions recognised by clause stretches; v4: the matcher
+# points rather than decides: typed words only, no contradicting figures, flag lists only as
+# configurations, prohibitions as requirements, a small vocabulary of equivalents).
+RUBRIC_GRADER_VERSION = "rubric-v4"
 # Said on every offline grade: what a grader that matches wording cannot do.
 OFFLINE_LIMITS = (
     "This offline grade matches wording: a correct idea put in other words may be missed, "
     "and a model grade or an instructor's review can credit it."
+)
+# What the matcher's verdicts are: said beside them wherever they are printed as such.
+ADVISORY_NOTE = (
+    "Advisory: the offline keyword matcher points at the sentence that may cover each point "
+    "and at possible wrong ideas; it does not decide. The candidate's self-check, the model "
+    "or an instructor does."
 )
 # A rubric phrase that is a figure ("6", "0.875"), and the figure an answer's word opens with.
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -80,15 +106,27 @@ class _Framing:
 
     lesser: bool = False
     denied: frozenset[str] = frozenset()
+    # The point states a rule ("no tenant may see another tenant's weights"), so an answer's
+    # prohibition ("one customer must never reach another's adapter") states it too.
+    requirement: bool = False
 
 
 def _framings(point: RubricPoint) -> list[_Framing]:
     return list(_framings_of(point.says, point.all_groups + point.partial_groups))
 
 
+# Words by which a point's own wording states a rule rather than a design choice.
+_REQUIREMENT_RE = re.compile(
+    r"\b(?:requirement|must|never|may not|mustn't|non[- ]negotiable|no \w+ (?:may|can)|"
+    r"cannot|forbid\w*|prevent\w*)\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=1024)
 def _framings_of(says: str, groups: tuple[tuple[str, ...], ...]) -> tuple[_Framing, ...]:
     said = read_answer(says).sentences
+    requirement = _REQUIREMENT_RE.search(says) is not None
     out = []
     for group in groups:
         lesser, denied = False, set()
@@ -98,7 +136,7 @@ def _framings_of(says: str, groups: tuple[tuple[str, ...], ...]) -> tuple[_Frami
                     lesser |= occurrence.lesser
                     if occurrence.negated and not occurrence.lesser:
                         denied.add(phrase_text)
-        out.append(_Framing(lesser, frozenset(denied)))
+        out.append(_Framing(lesser, frozenset(denied), requirement))
     return tuple(out)
 
 
@@ -107,7 +145,7 @@ class _GroupMatch:
     """How one phrase group fared in one passage (a sentence, or a sentence and the next)."""
 
     found: str | None  # the answer's own words that matched, when they count
-    negated: bool
+    negated: bool  # the group's words are there, but only denied
     phrase: str | None = None  # the rubric phrase they matched
 
     @property
@@ -125,15 +163,20 @@ def _match_group(
 ) -> _GroupMatch:
     negated = False
     for phrase_text in group:
-        phrase = Phrase.parse(phrase_text)
-        for sentence in passage:
-            for occurrence in find_phrase(sentence, phrase):
-                agrees = (occurrence.lesser and framing.lesser) or phrase_text in framing.denied
-                if occurrence.negated and not agrees:
-                    negated = True
-                    continue
-                words = " ".join(sentence.raw[occurrence.start : occurrence.end])
-                return _GroupMatch(found=words, negated=False, phrase=phrase_text)
+        for variant in phrase_variants(phrase_text):
+            phrase = Phrase.parse(variant)
+            for sentence in passage:
+                for occurrence in find_phrase(sentence, phrase):
+                    agrees = (
+                        (occurrence.lesser and framing.lesser)
+                        or phrase_text in framing.denied
+                        or (occurrence.prohibited and framing.requirement)
+                    )
+                    if occurrence.negated and not agrees:
+                        negated = True
+                        continue
+                    words = " ".join(sentence.raw[occurrence.start : occurrence.end])
+                    return _GroupMatch(found=words, negated=False, phrase=phrase_text)
     return _GroupMatch(found=None, negated=negated)
 
 
@@ -151,8 +194,14 @@ class _PassageMatch:
         return [g.found for g in self.groups if g.found]
 
     @property
-    def any_negated(self) -> bool:
-        return any(g.negated for g in self.groups)
+    def only_negation_missing(self) -> bool:
+        """Every group's words are in the passage, and some only where they are denied: the
+        point's words really occur, in a negated sentence."""
+        return (
+            bool(self.groups)
+            and all(g.found or g.negated for g in self.groups)
+            and any(not g.found for g in self.groups)
+        )
 
 
 def _match(
@@ -212,12 +261,16 @@ def _neighbour_pairs(
 def grade_point(
     point: RubricPoint, reading: AnswerReading, barred: frozenset[int] = frozenset()
 ) -> RubricPointVerdict:
-    """The verdict on one rubric point for an already-read answer.
+    """The matcher's verdict on one rubric point for an already-read answer.
 
+    It points, it does not decide: a verdict of hit or partial comes with the candidate's own
+    sentence that may cover the point, and the matcher speaks only where that is likely right.
     A hit needs every group of `recognise.all` in one sentence, or in a sentence and the next
-    one when that one continues it (see `_neighbour_pairs`); the evidence is that passage,
-    verbatim. Sentences whose index is in `barred` (they state a wrong idea contradicting
-    this point) are never evidence for it.
+    one when that one continues it (see `_neighbour_pairs`); a partial needs every group of
+    `recognise.partial` in one sentence. The evidence is that passage, verbatim. Never
+    evidence: sentences whose index is in `barred` (they state a wrong idea contradicting
+    this point), and sentences that give a figure of a kind the point names but a different
+    value ("p99 TTFT 5000 ms" for "p99 TTFT at most 2 s").
     """
     if not point.all_groups and not point.partial_groups:
         return RubricPointVerdict(
@@ -231,20 +284,27 @@ def grade_point(
     partial_framings = framings[len(point.all_groups) :]
     # A point that names an engine flag asks for the configuration: a list of flags answers it.
     asks_settings = names_engine_flag(point.says)
+    expected = _point_figures(point.says)
     best_partial_view: _PassageMatch | None = None  # most groups found, for the comment
     negated_seen = bare_seen = injected_seen = False
+    other_figure: Figure | None = None
     partial_hit: _PassageMatch | None = None
     for sentence in reading.sentences:
         if sentence.index in barred:
             continue
         earns = _may_earn(sentence, asks_settings)
         full = _match((sentence,), point.all_groups, all_framings)
+        differs = contradicting_figure(sentence.text, expected) if expected else None
+        if differs is not None:
+            if full.complete and earns:
+                other_figure = other_figure or differs
+            continue
         if full.complete:
             if earns:
                 return _hit(point, full, reading.text)
             bare_seen |= sentence.bare_list
             injected_seen |= sentence.injection is not None
-        negated_seen |= full.any_negated and not full.complete
+        negated_seen |= full.only_negation_missing
         if (
             earns
             and full.found_words
@@ -258,10 +318,12 @@ def grade_point(
             part = _match((sentence,), point.partial_groups, partial_framings)
             if part.complete:
                 partial_hit = part
-            negated_seen |= part.any_negated and not part.complete
+            negated_seen |= part.only_negation_missing
 
     for pair in _neighbour_pairs(reading, point, asks_settings):
         if any(s.index in barred for s in pair):
+            continue
+        if expected and any(contradicting_figure(s.text, expected) for s in pair):
             continue
         full = _match(pair, point.all_groups, all_framings)
         if full.complete:
@@ -286,7 +348,9 @@ def grade_point(
             comment=f"Partly covered ({found}{lacking}): {point.says}",
         )
 
-    if bare_seen:
+    if other_figure is not None:
+        why = f'gives "{other_figure.written}", not the figure this point names'
+    elif bare_seen:
         why = "named only in a bare list of terms, without saying how or why"
     elif injected_seen:
         why = "only in text addressed to the grader, which earns nothing"
@@ -309,6 +373,11 @@ def grade_point(
     else:
         why = "not found in the answer"
     return RubricPointVerdict(point.id, "miss", comment=f"Missing ({why}): {point.says}")
+
+
+@lru_cache(maxsize=1024)
+def _point_figures(says: str) -> tuple[Figure, ...]:
+    return tuple(figures(says))
 
 
 def _hit(point: RubricPoint, match: _PassageMatch, text: str) -> RubricPointVerdict:
@@ -654,7 +723,10 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
     started = time.perf_counter()
     points = rubric_points(step)
     warnings: list[str] = []
-    text = answer or ""
+    # Only what the candidate wrote is read: a form values block that opens the text (the
+    # SLO card's values under the app's labels) is never evidence.
+    form_values, typed_from = split_form_block(answer or "")
+    text = (answer or "")[typed_from:]
     if len(text) > MAX_ANSWER_CHARS:
         text = text[:MAX_ANSWER_CHARS]
         warnings.append(f"answer cut to its first {MAX_ANSWER_CHARS} characters for grading")
@@ -663,9 +735,13 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
     found, barred = find_misconceptions(misconceptions, reading)
     verdicts = [grade_point(point, reading, barred.get(point.id, frozenset())) for point in points]
     cap_contradicted(verdicts, found, misconceptions)
-    if reading.injection_suspected:
+    injection_reasons = list(reading.injection_reasons)
+    for reason in read_answer(form_values).injection_reasons if form_values else ():
+        if reason not in injection_reasons:
+            injection_reasons.append(reason)
+    if injection_reasons:
         warnings.append(
-            "injection suspected (" + ", ".join(reading.injection_reasons) + "): "
+            "injection suspected (" + ", ".join(injection_reasons) + "): "
             "sentences addressed to the grader earned nothing"
         )
     return GradeResult(
@@ -678,6 +754,6 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
         latency_ms=round((time.perf_counter() - started) * 1000),
         usage=Usage(),
         warnings=warnings,
-        injection_suspected=reading.injection_suspected,
+        injection_suspected=bool(injection_reasons),
         misconceptions=found,
     )

@@ -57,6 +57,43 @@ def strip_special_tokens(text: str) -> tuple[str, int]:
         removed += n
 
 
+# --- form values ----------------------------------------------------------------------------
+
+# A step answered partly in a form (the clarify step's SLO card) reaches the graders as a
+# labelled block of the form's values ahead of what the candidate wrote. The values are the
+# candidate's, but the labels and layout are the app's: the block is context for a grader,
+# never quotable evidence. Only a block that opens the text counts.
+FORM_BLOCK_START = "[Form values the candidate entered; context, not quotable]"
+FORM_BLOCK_END = "[End of form values]"
+
+
+def form_block(lines: list[str]) -> str:
+    """The block for the given "Label: value" lines (an empty string for none)."""
+    kept = [collapse_whitespace(line) for line in lines if collapse_whitespace(line)]
+    if not kept:
+        return ""
+    return "\n".join([FORM_BLOCK_START, *kept, FORM_BLOCK_END])
+
+
+def split_form_block(text: str) -> tuple[str, int]:
+    """The form values block that opens a text (its lines between the markers, "" when there
+    is none) and the offset where the candidate's own writing starts."""
+    stripped = text.lstrip()
+    if not stripped.startswith(FORM_BLOCK_START):
+        return "", 0
+    start = len(text) - len(stripped)
+    end = text.find(FORM_BLOCK_END, start)
+    if end < 0:
+        return "", 0
+    body = text[start + len(FORM_BLOCK_START) : end].strip()
+    return body, end + len(FORM_BLOCK_END)
+
+
+def typed_text(text: str) -> str:
+    """What the candidate wrote: the text without a form values block that opens it."""
+    return text[split_form_block(text)[1] :]
+
+
 # --- words ------------------------------------------------------------------------------------
 
 
@@ -87,11 +124,16 @@ def _prepare(text: str) -> str:
 
 @dataclass(frozen=True)
 class Phrase:
-    """A rubric phrase in matching form: folded words, and the same words run together."""
+    """A rubric phrase in matching form: folded words, and the same words run together.
+
+    `possessive[k]`: the phrase writes word k as a possessive ("another's"), which folding
+    would make the bare word; it then matches only a possessive in the answer.
+    """
 
     text: str
     words: tuple[str, ...]
     joined: str
+    possessive: tuple[bool, ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> Phrase:
@@ -100,8 +142,114 @@ class Phrase:
 
 @lru_cache(maxsize=4096)
 def _parse_phrase(text: str) -> Phrase:
-    words = tuple(fold_word(w) for w in _TOKEN_RE.findall(_prepare(text)))
-    return Phrase(text=text, words=words, joined="".join(words))
+    raw = _TOKEN_RE.findall(_prepare(text))
+    words = tuple(fold_word(w) for w in raw)
+    possessive = tuple(w.endswith("'s") for w in raw)
+    return Phrase(text=text, words=words, joined="".join(words), possessive=possessive)
+
+
+# The matcher's own vocabulary: a rubric phrase (the key) also matches these ways engineers
+# commonly say the same thing. Generic to LLM serving, never one answer's wording, and kept
+# small: every entry is a way to point at a sentence, and a wrong one points wrongly.
+_EQUIVALENTS: dict[str, tuple[str, ...]] = {
+    # A build that "goes out" or "ships" is deployed; a canary is a staged rollout.
+    "deploy": ("build goes out", "build go out", "build went out", "ship a build", "canary"),
+    "rollout": ("build goes out", "build go out", "canary"),
+    # Loading weights is what a cold start spends its time on.
+    "cold start": ("load weight", "loading weight", "weight loading"),
+    "model load": ("load weight", "loading weight", "weight loading"),
+    # A lag measured in minutes is as long as one measured in seconds.
+    "second": ("minute",),
+    # Customers and users are the tenants of a multi-tenant service.
+    "another tenant": ("another customer", "another user", "another's", "other customer"),
+    "other tenant": ("other customer", "other user", "other's"),
+    "cross tenant": ("cross customer",),
+}
+
+
+def phrase_variants(text: str) -> tuple[str, ...]:
+    """A rubric phrase and the generic equivalents the matcher also accepts for it."""
+    key = " ".join(_TOKEN_RE.findall(_prepare(text)))
+    return (text, *_EQUIVALENTS.get(key, ()))
+
+
+# --- figures ----------------------------------------------------------------------------------
+
+# A figure with a unit, by kind, in one base unit per kind (seconds, requests per second,
+# gigabytes): "5000 ms", "2 s", "two seconds", "50 QPS", "24 GB".
+_UNITS: dict[str, tuple[str, float]] = {
+    "ms": ("time", 1e-3), "millisecond": ("time", 1e-3), "milliseconds": ("time", 1e-3),
+    "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0),
+    "second": ("time", 1.0), "seconds": ("time", 1.0),
+    "min": ("time", 60.0), "mins": ("time", 60.0), "minute": ("time", 60.0),
+    "minutes": ("time", 60.0),
+    "qps": ("rate", 1.0), "rps": ("rate", 1.0), "req/s": ("rate", 1.0),
+    "mb": ("memory", 1e-3), "gb": ("memory", 1.0), "gib": ("memory", 1.073741824),
+    "tb": ("memory", 1e3),
+}  # fmt: skip
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "twenty": 20, "thirty": 30, "fifty": 50, "hundred": 100,
+}  # fmt: skip
+_UNIT_ALTERNATIVES = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
+# A figure in digits ("5000 ms", "2s", "32k QPS") or a number word before a unit word written
+# out ("two seconds"; not "ones" or "hundreds").
+_FIGURE_RE = re.compile(
+    r"(?<![\w.])(?:(\d+(?:[.,]\d+)*)\s*(k\b)?\s*(" + _UNIT_ALTERNATIVES + r")"
+    r"|\b(" + "|".join(_NUMBER_WORDS) + r")\s+(" + _UNIT_ALTERNATIVES + r"))(?![\w/])",
+    re.IGNORECASE,
+)
+# Two figures of one kind within this share of each other are the same figure.
+SAME_FIGURE = 0.10
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure with a unit found in a text: its kind ("time", "rate", "memory"), its value in
+    the kind's base unit and the words as written."""
+
+    kind: str
+    value: float
+    written: str
+
+
+def figures(text: str) -> list[Figure]:
+    """Every figure with a unit in a text ("p99 TTFT 5000 ms" gives time 5.0 s)."""
+    found = []
+    prepared = _prepare(text)
+    for match in _FIGURE_RE.finditer(prepared):
+        digits, thousands, digit_unit, word, word_unit = match.groups()
+        unit = digit_unit or word_unit
+        if word is not None:
+            if len(unit) <= 2:  # "two s", "ten ms": not how a figure is written out
+                continue
+            value = float(_NUMBER_WORDS[word])
+        else:
+            try:
+                value = float(digits.replace(",", ""))
+            except ValueError:
+                continue
+        attached_s = unit == "s" and not match.group(0)[len(digits or "") :].startswith(" ")
+        if attached_s and (value >= 1000 or prepared.startswith(" of ", match.end())):
+            continue  # "4090s" are cards and "100s of tenants" a count, not seconds
+        kind, scale = _UNITS[unit]
+        value *= scale * (1e3 if thousands else 1.0)
+        found.append(Figure(kind, value, match.group(0).strip()))
+    return found
+
+
+def contradicting_figure(text: str, expected: list[Figure]) -> Figure | None:
+    """A figure of the text that contradicts the expected ones: of a kind they have, and the
+    same as none of them (within SAME_FIGURE). None when the text agrees or says no figure
+    of that kind; a text naming the expected figure among others does not contradict."""
+    kinds = {f.kind for f in expected}
+    written = [f for f in figures(text) if f.kind in kinds]
+    for kind in sorted({f.kind for f in written}):
+        theirs = [f for f in written if f.kind == kind]
+        wanted = [f.value for f in expected if f.kind == kind]
+        if not any(abs(t.value - w) <= SAME_FIGURE * w for t in theirs for w in wanted):
+            return theirs[0]
+    return None
 
 
 # --- negation ---------------------------------------------------------------------------------
@@ -127,6 +275,9 @@ _AUXILIARIES = {
     "is", "are", "was", "were", "be", "do", "does", "did", "will", "would", "should", "could",
     "can", "must", "may", "might", "has", "have", "had",
 }  # fmt: skip
+# A denial after one of these is a rule ("must never", "may not"), not a rejection.
+_PROHIBITING_MODALS = {"must", "may", "should", "shall"}
+_PROHIBITING_CONTRACTIONS = {"mustn't", "shouldn't", "shan't"}
 _CLAUSE_WORDS = {
     "but", "because", "so", "while", "whereas", "although", "though", "which", "since",
     "however", "yet", "then", "otherwise", "instead",
@@ -150,6 +301,32 @@ _COMPARATIVES = {
 _PARITY = {"match", "rival"}
 # An engine flag as typed: "--max-model-len", "--enable-prefix-caching".
 _FLAG_RE = re.compile(r"(?<![\w-])--[a-z0-9][a-z0-9-]*", re.IGNORECASE)
+
+
+# A flag with the value typed after it ("--max-model-len 8192", "--kv-cache-dtype=fp8").
+_FLAG_WITH_VALUE_RE = re.compile(
+    r"(?<![\w-])--[a-z0-9][a-z0-9-]*(?:[ =](?!--)[^\s,;]+)?", re.IGNORECASE
+)
+
+
+def is_configuration(text: str) -> bool:
+    """Whether a text is a configuration: engine flags (with their values), behind at most a
+    short label, with at most one other setting named bare, and any other words saying why
+    ("Engine flags: AWQ, --max-model-len 8192 and --enable-prefix-caching so the shared
+    prompt is prefilled once"). A run of buzzwords with flags among them ("Bottlenecks:
+    thrash, --max-loras, eviction, noisy neighbour") is not."""
+    if not _FLAG_RE.search(text):
+        return False
+    items = _list_items(text)
+    label, colon, _ = text.partition(":")
+    if items and colon and not _FLAG_RE.search(label) and len(_TOKEN_RE.findall(label)) <= 3:
+        items = items[1:]
+        text = text[len(label) + 1 :]
+    named_bare = [i for i in items if not _FLAG_RE.search(i) and _item_is_bare(i)]
+    if len(named_bare) > 1:
+        return False
+    rest = _TOKEN_RE.findall(_prepare(_FLAG_WITH_VALUE_RE.sub(" ", text)))
+    return len(rest) < 8 or _function_share(rest) >= SALAD_FUNCTION_SHARE
 
 
 def names_engine_flag(text: str) -> bool:
@@ -186,7 +363,23 @@ _STOPWORDS = _CLAIM_WORDS | {
     "a", "an", "the", "of", "to", "in", "on", "for", "with", "and", "or", "at", "from", "as",
     "per", "each", "every", "not", "no", "its", "their", "our", "more", "less", "one", "all",
 }  # fmt: skip
-_LIST_SPLIT_RE = re.compile(r"(?<!\d),|,(?!\d)|[;:|\u2022\u00b7]|\s(?:and|or|&|\+)\s")
+# Below this share of function words, eight or more words are a keyword salad.
+SALAD_FUNCTION_SHARE = 0.12
+_LIST_SPLIT_RE = re.compile(r"(?<!\d),|,(?!\d)|[;:|\u2022\u00b7]|\s[&+]\s")
+# A list joins its last item with "and" or "or"; inside an item, "and" joins a clause ("replicas
+# load and evict adapters continuously"), so only the last "and" of the last item splits.
+_LAST_AND_RE = re.compile(r"\s(?:and|or)\s(?!.*\s(?:and|or)\s)")
+
+
+def _list_items(text: str) -> list[str]:
+    """The items of a text read as a list: parts between commas, semicolons, colons and
+    bullets, the last one cut at its last "and"/"or"."""
+    items = [i for i in _LIST_SPLIT_RE.split(text) if i and i.strip()]
+    if items:
+        items[-1:] = [i for i in _LAST_AND_RE.split(items[-1], maxsplit=1) if i.strip()]
+    return items
+
+
 _RELATION_RE = re.compile(r"->|=>|\u2192|=|<|>")
 _BULLET_RE = re.compile(r"^\s*(?:[-*\u2022\u00b7>]|\d{1,2}[.)]|#{1,6})\s+")
 
@@ -295,8 +488,11 @@ class Sentence:
         """Whether it may earn a point that asks for engine settings: a list of flags
         ("--enable-prefix-caching, --max-model-len 8192") is the configuration asked for, not
         keyword stuffing. Only points whose own wording names a flag accept it, so invented
-        flags cannot stuff the rest of the rubric."""
-        return self.earns or (bool(self.flags) and self.injection is None)
+        flags cannot stuff the rest of the rubric, and only a sentence of flags alone
+        (`is_configuration`): buzzwords with a flag among them are still a list."""
+        return self.earns or (
+            bool(self.flags) and self.injection is None and is_configuration(self.text)
+        )
 
     @property
     def continues_previous(self) -> bool:
@@ -316,6 +512,9 @@ class Occurrence:
     # instance can't beat ten cards") or the object of an affirmed one ("replicas beat one big
     # TP instance"). A denied comparison is a claim about the phrase, not a refusal of it.
     lesser: bool = False
+    # The denial is a rule ("one tenant must never reach another tenant's adapter"), which
+    # states a requirement where the point is one.
+    prohibited: bool = False
 
 
 @dataclass
@@ -389,6 +588,11 @@ def _tokenise(sentence: Sentence) -> None:
         previous_end = match.end()
 
 
+def _function_share(words: list[str]) -> float:
+    """The share of function words (`_STOPWORDS`) among words as written."""
+    return sum(1 for w in words if w in _STOPWORDS) / len(words) if words else 0.0
+
+
 def _item_is_bare(item: str) -> bool:
     """A list item that only names a thing: at most four words, no subject, verb or relation."""
     words = _TOKEN_RE.findall(_prepare(item))
@@ -406,15 +610,15 @@ def _bare_reason(sentence: Sentence) -> str | None:
     "Covers queues, dead replicas, cold starts" and "prefix aware router queue depth
     autoscaling cold start" name ideas without saying anything about them.
     """
-    items = [i for i in _LIST_SPLIT_RE.split(sentence.text) if i and i.strip()]
+    items = _list_items(sentence.text)
     bare = sum(1 for i in items if _item_is_bare(i))
     if len(items) >= 3 and bare >= 3 and bare >= len(items) - 1:
         return "list"
     words = sentence.raw
     if len(words) >= 8:
-        # Natural English is a third function words; a keyword salad has next to none.
-        function_share = sum(1 for w in words if w in _STOPWORDS) / len(words)
-        if function_share < 0.09:
+        # Natural English is a third function words; a keyword salad has next to none (one
+        # "of" in "head-of-line" does not make eleven terms a sentence).
+        if _function_share(words) < SALAD_FUNCTION_SHARE:
             return "salad"
     return None
 
@@ -512,8 +716,8 @@ def _mark_bullet_runs(sentences: list[Sentence]) -> None:
 # --- phrase matching ----------------------------------------------------------------------------
 
 
-def _negated(sentence: Sentence, start: int, end: int) -> bool:
-    """Whether the words [start, end) are denied in their clause.
+def _negation_at(sentence: Sentence, start: int, end: int) -> int | None:
+    """Where the word denying the words [start, end) in their clause stands, or None.
 
     Before the phrase: a negator directly in front, or separated only by light words ("we do
     not need a router", "no prefix-aware routing", "instead of round robin"). After it: an
@@ -541,18 +745,18 @@ def _negated(sentence: Sentence, start: int, end: int) -> bool:
     while in_clause(i) and gap <= 4:
         word = raw[i]
         if word == "of" and in_clause(i - 1) and raw[i - 1] == "instead":
-            return not conditional_before(i - 1)
+            return None if conditional_before(i - 1) else i - 1
         if word == "than" and in_clause(i - 1) and raw[i - 1] == "rather":
-            return not conditional_before(i - 1)
+            return None if conditional_before(i - 1) else i - 1
         if _is_negator(word):
             follower = raw[i + 1] if i + 1 < len(raw) else ""
             if follower in _NEGATION_NEUTRALISERS or (word == "no" and follower == "matter"):
-                return False
+                return None
             # "Without headroom, one dead replica cascades": a clause-initial "without" states
             # why the idea is needed.
             if word == "without" and i == first_in_clause:
-                return False
-            return not conditional_before(i)
+                return None
+            return None if conditional_before(i) else i
         if word not in _NEGATION_GAP and i != start - 1:
             break
         i -= 1
@@ -570,8 +774,22 @@ def _negated(sentence: Sentence, start: int, end: int) -> bool:
             word in {"not", "never"} and i > end and raw[i - 1] in _AUXILIARIES
         )
         if denial:
-            return not conditional_before(end)
-    return False
+            return None if conditional_before(end) else i
+    return None
+
+
+def _prohibits(sentence: Sentence, at: int) -> bool:
+    """Whether the denying word at `at` makes a rule ("must never", "may not", "mustn't"):
+    a prohibition states a requirement, it does not reject the idea it names."""
+    word = sentence.raw[at]
+    if word in _PROHIBITING_CONTRACTIONS:
+        return True
+    return word in {"not", "never"} and at > 0 and sentence.raw[at - 1] in _PROHIBITING_MODALS
+
+
+def _negated(sentence: Sentence, start: int, end: int) -> bool:
+    """Whether the words [start, end) are denied in their clause (`_negation_at`)."""
+    return _negation_at(sentence, start, end) is not None
 
 
 def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
@@ -588,8 +806,12 @@ def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
         return found
     spans: set[tuple[int, int]] = set()
     for i in range(len(words) - n + 1):
-        if all(words[i + k].startswith(phrase.words[k]) for k in range(n)):
+        if all(words[i + k].startswith(phrase.words[k]) for k in range(n)) and all(
+            sentence.raw[i + k].endswith("'s") for k in range(n) if phrase.possessive[k]
+        ):
             spans.add((i, i + n))
+    if any(phrase.possessive):
+        return _occurrences(sentence, spans)
     # Compounds: a run of hyphen-joined words also reads as one word, from any of its words.
     i = 0
     while i < len(words):
@@ -600,9 +822,21 @@ def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
             if "".join(words[k:j]).startswith(phrase.joined):
                 spans.add((k, j))
         i = j
+    return _occurrences(sentence, spans)
+
+
+def _occurrences(sentence: Sentence, spans: set[tuple[int, int]]) -> list[Occurrence]:
+    found: list[Occurrence] = []
     for start, end in sorted(spans):
+        denial = _negation_at(sentence, start, end)
         found.append(
-            Occurrence(start, end, _negated(sentence, start, end), _lesser(sentence, start, end))
+            Occurrence(
+                start,
+                end,
+                negated=denial is not None,
+                lesser=_lesser(sentence, start, end),
+                prohibited=denial is not None and _prohibits(sentence, denial),
+            )
         )
     return found
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from grading.text import form_block
 from questionbank import Brief
 
 
@@ -148,52 +149,31 @@ def review_card(card: dict, brief: Brief) -> CardReview:
 
 
 def card_as_text(card: dict) -> str:
-    """The card written out as the sentences a candidate would say, so the rubric graders
-    read it with the notes: the figures that belong together (the latency SLO and the load it
-    holds at; the input/output mix) share a sentence, as a spoken answer would put them."""
+    """The card as the graders read it: its values under their labels in a form values block
+    (`grading.text.form_block`), then the candidate's notes.
+
+    The block is context, never evidence: the graders quote only the notes, which are the
+    candidate's own words, and the card itself is checked against the brief by
+    `review_card`. No sentence is written for the candidate, so nothing the app wrote can be
+    quoted back as theirs.
+    """
 
     def value(field: str) -> str:
-        # Card values are one-line form inputs: keep each inside its own clause.
+        # Card values are one-line form inputs: keep each on its own line.
         return " ".join(str(card.get(field) or "").split())
 
-    def clauses(*templates: tuple[str, str]) -> list[str]:
-        """Each (field, template) with the field's value put in; an empty field says nothing."""
-        return [template.format(value(field)) for field, template in templates if value(field)]
-
-    sentences = []
-    serving = clauses(
-        ("model", "we serve {}"),
-        ("gpu", "on {} GPUs"),
-        ("context_length", "with a context length of {} tokens"),
-        ("tenancy", "for {} tenancy"),
-    )
-    if serving:
-        text = " ".join(serving)
-        sentences.append(text[0].upper() + text[1:] + ".")
-    slo = clauses(
-        ("ttft_p99_ms", "p99 TTFT at most {} ms"),
-        ("tpot_p99_ms", "p99 TPOT (time per output token) at most {} ms"),
-        ("e2e_p99_ms", "p99 end-to-end latency at most {} ms"),
-    )
-    load = ""
-    if value("peak_qps"):
-        kind = "a mean load" if card.get(QPS_KIND) == "mean" else "the peak load"
-        load = f"{kind} of {value('peak_qps')} QPS (requests per second)"
-    if slo:
-        sentences.append(
-            "The SLO is " + " and ".join(slo) + (f", held at {load}." if load else ".")
-        )
-    elif load:
-        sentences.append(f"We size for {load}.")
-    mix = clauses(
-        ("input_tokens", "{} input (prompt) tokens"),
-        ("output_tokens", "{} output (generated) tokens"),
-    )
-    if mix:
-        sentences.append("A request averages " + " and ".join(mix) + ".")
-    sentences += clauses(("cost", "Cost constraint: {}."), ("quality", "Quality constraint: {}."))
+    lines = []
+    for f in NUMBER_FIELDS:
+        if not value(f.name):
+            continue
+        figure = f"{value(f.name)} {f.unit}"
+        if f.name == "peak_qps":
+            figure += " (a mean)" if card.get(QPS_KIND) == "mean" else " (at peak)"
+        lines.append(f"{f.label}: {figure}")
+    lines += [f"{f.label}: {value(f.name)}" for f in TEXT_FIELDS if value(f.name)]
+    block = form_block(lines)
     notes = str(card.get("notes") or "").strip()
-    return "\n".join(sentences + ([notes] if notes else []))
+    return "\n".join(part for part in (block, notes) if part)
 
 
 def _fmt(value: float) -> str:

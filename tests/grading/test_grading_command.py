@@ -19,7 +19,9 @@ pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = "--question chat-api-50qps --step architecture"
-CONTRACT_KEYS = ["grader", "model", "score", "points", "warnings", "latency_ms"]
+CONTRACT_KEYS = [
+    "grader", "model", "score", "points", "warnings", "latency_ms", "advisory", "note",
+]  # fmt: skip
 GOOD = (
     "A prefix-aware router sends requests that share the system prompt to the same replica.\n"
     "We autoscale on the queue of waiting requests."
@@ -64,6 +66,15 @@ def test_json_output_has_exactly_the_contract_fields(answer_file):
     assert isinstance(data["warnings"], list) and isinstance(data["latency_ms"], int)
 
 
+def test_the_matchers_verdicts_are_printed_as_advisory(answer_file):
+    data = run_json(*ARCH.split(), "--grader", "rubric", "--answer-file", answer_file(GOOD))
+    assert data["advisory"] is True
+    assert "advisory" in data["note"].lower() and "\n" not in data["note"]
+    # The verdicts and the score are still there for the UI, calibration and scripts.
+    assert {p["verdict"] for p in data["points"]} >= {"hit", "miss"}
+    assert 0 < data["score"] < 1
+
+
 def test_auto_without_a_model_says_the_offline_grader_answered(answer_file):
     data = run_json(*ARCH.split(), "--answer-file", answer_file(GOOD))
     assert data["grader"] == "rubric"
@@ -91,6 +102,7 @@ def test_the_llm_grader_is_used_when_asked(answer_file, fake_server, settings):
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": fake_server.base_url}
     data = run_json(*ARCH.split(), "--grader", "llm", "--answer-file", answer_file(GOOD))
     assert data["grader"] == "llm" and data["model"] == "Qwen/Qwen2.5-7B-Instruct"
+    assert data["advisory"] is False and data["note"] == ""
     # One quote about queue autoscaling keeps the two points that speak of it (weights 2 + 1
     # of 11), not every point the model marked with it.
     hits = {p["id"] for p in data["points"] if p["verdict"] == "hit"}
@@ -107,6 +119,7 @@ def test_a_failing_model_still_exits_zero_with_the_offline_grade(
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": fake_server.base_url}
     data = run_json(*ARCH.split(), "--grader", "llm", "--answer-file", answer_file(GOOD))
     assert data["grader"] == "rubric" and data["score"] > 0
+    assert data["advisory"] is True
     assert any("offline rubric grade used" in w for w in data["warnings"])
 
 

@@ -1,8 +1,9 @@
-"""The SLO card: compared with the brief, and read out as sentences for the graders."""
+"""The SLO card: compared with the brief, and handed to the graders as context they never quote."""
 
 import pytest
 
 from grading import grade
+from grading.text import FORM_BLOCK_START
 from practice.slo import card_as_text, parse_number, review_card
 from questionbank import load_question_spec
 
@@ -50,12 +51,15 @@ def test_a_stray_letter_does_not_name_the_gpu():
     assert "GPU class" not in review_card({**FULL_CARD, "gpu": "r"}, BRIEF).pinned
 
 
-def test_the_card_reads_as_sentences_the_rubric_recognises():
+def test_the_card_is_context_the_graders_never_quote():
+    # The card goes to the graders as a labelled block of values, not as sentences the app
+    # wrote for the candidate: the matcher quotes only the notes the candidate typed.
     step = load_question_spec("chat-api-50qps").step("clarify")
-    text = card_as_text({**FULL_CARD, "notes": "Every chat shares the same system prompt."})
+    text = card_as_text(FULL_CARD)
+    assert text.startswith(FORM_BLOCK_START)
     result = grade(step, text, mode="rubric")
-    verdicts = {p.id: p.verdict for p in result.points}
-    assert verdicts["clarify-peak-qps"] == "hit"
-    assert verdicts["clarify-slo-percentiles"] == "hit"  # TTFT and TPOT in one sentence
-    assert verdicts["clarify-length-mix"] == "hit"
-    assert grade(step, card_as_text({}), mode="rubric").score == 0.0
+    assert [p.id for p in result.points if p.evidence] == []
+    notes = "Every chat shares the same system prompt, so we cache it once."
+    result = grade(step, card_as_text({**FULL_CARD, "notes": notes}), mode="rubric")
+    quoted = [p.evidence for p in result.points if p.evidence]
+    assert quoted and all(q in notes for q in quoted)

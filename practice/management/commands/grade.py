@@ -5,8 +5,10 @@
 
 With --json it prints exactly one JSON object (a contract used by outside checks):
 {"grader", "model", "score", "points": [{"id", "verdict", "evidence", "comment"}],
-"warnings", "latency_ms"}. Bad input (unknown question, step or follow-up, an unreadable or
-non-UTF-8 file) is one line on stderr and exit status 2.
+"warnings", "latency_ms", "advisory", "note"}. "advisory" is true when the offline keyword
+matcher answered (grader "rubric"): its verdicts point at sentences, they do not decide, and
+"note" says so in one line ("" for the model). Bad input (unknown question, step or
+follow-up, an unreadable or non-UTF-8 file) is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from grading import GraderConfig, GradeResult, grade
+from grading.offline import ADVISORY_NOTE
 from questionbank import (
     STEP_KEYS,
     ContentError,
@@ -77,6 +80,7 @@ def step_to_grade(spec: QuestionSpec, step_key: str, follow_up: str | None) -> S
 
 def command_json(result: GradeResult) -> dict[str, Any]:
     """The command's stable JSON fields, taken from a GradeResult."""
+    advisory = result.grader == "rubric"
     return {
         "grader": result.grader,
         "model": result.model,
@@ -84,6 +88,8 @@ def command_json(result: GradeResult) -> dict[str, Any]:
         "points": [p.to_dict() for p in result.points],
         "warnings": result.warnings,
         "latency_ms": result.latency_ms,
+        "advisory": advisory,
+        "note": ADVISORY_NOTE if advisory else "",
     }
 
 
@@ -131,6 +137,8 @@ class Command(BaseCommand):
     def _print_human(self, result: GradeResult) -> None:
         model = f" ({result.model})" if result.model else ""
         self.stdout.write(f"{result.grader} grader{model}: score {result.score:.2f}")
+        if result.grader == "rubric":
+            self.stdout.write(f"  {ADVISORY_NOTE}")
         for point in result.points:
             self.stdout.write(f"  [{point.verdict:7}] {point.id}: {point.comment}")
             if point.evidence:
