@@ -1,0 +1,26 @@
+"""Drills' hooks into practice: a graded step reviews the candidate's concept cards."""
+
+from __future__ import annotations
+
+import logging
+
+from practice.extensions import AttemptExtension
+from practice.models import Submission
+
+logger = logging.getLogger(__name__)
+
+
+class DrillHooks(AttemptExtension):
+    def submission_graded(self, submission: Submission) -> None:
+        """Read the new verdicts into the candidate's concept cards (in the worker). A
+        failure here is logged, never passed on: the grade is stored already, and the next
+        sync (a graded step, a drill set started) reads what this one missed."""
+        from drills.services import concept_cards_sync
+
+        attempt = submission.answer.attempt
+        if attempt.is_preview:
+            return
+        try:
+            concept_cards_sync(user=attempt.user)
+        except Exception:
+            logger.exception("Concept cards of user %s were not synced.", attempt.user_id)

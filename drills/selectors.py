@@ -1,0 +1,558 @@
+"""Reads: a drill set as its page shows it, the cards due, what to practise next, and the
+candidate's progress (verdicts over time per step and per concept, drills included).
+
+Progress reads plain ORM rows, bounded by time: the last PROGRESS_WEEKS weeks, one query for
+the question verdicts (values, no model instances) and one aggregate for the drill answers,
+whatever the size of the candidate's history.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+
+from django.contrib.auth.models import User
+from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from drills import engine
+from drills.models import Card, DrillItem, DrillSet
+from drills.services import SET_SIZE, clock
+from practice.extensions import is_extension_follow_up
+from practice.models import Attempt, Grade
+from practice.scoring import GRADE_LABELS, VERDICT_ORDER, primary_grade
+from questions import selectors as question_selectors
+from questions.models import QuestionRevision
+
+PROGRESS_WEEKS = 12
+RECENT_ANSWERS = 4  # "3 of your last 4 answers"
+WEAK_BELOW = 0.7  # a concept whose mean verdict is below this is weak
+WEAKEST_SHOWN = 3
+# A drill verdict as a score, so drills and graded steps share one scale.
+DRILL_SCORES = {
+    "correct": 1.0,
+    "close": 0.5,
+    "not_rounded": 0.5,
+    "known_mistake": 0.0,
+    "wrong_unit": 0.0,
+    "wrong": 0.0,
+}
+STEP_KEYS = tuple(question_selectors.STEP_TITLES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Drill sets
+
+
+@dataclass
+class ItemView:
+    item: DrillItem
+    drill: engine.Drill
+    title: str
+
+
+def drill_set_view(*, user: User, set_id: int) -> tuple[DrillSet, list[ItemView]]:
+    """The user's drill set and its drills, each redrawn from its seed. DrillSet.DoesNotExist
+    for another candidate's set (the view's 404)."""
+    drill_set = DrillSet.objects.owned_by(user).get(pk=set_id)
+    items = [
+        ItemView(item, engine.drill_generate(item.kind, item.seed), engine.KINDS[item.kind].title)
+        for item in drill_set.items.all()
+    ]
+    return drill_set, items
+
+
+def drill_item_owned(*, user: User, set_id: int, position: int) -> DrillItem:
+    return (
+        DrillItem.objects.owned_by(user)
+        .select_related("user")
+        .get(drill_set_id=set_id, position=position)
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Cards and the recommendation
+
+
+def end_of_today(now: datetime) -> datetime:
+    local = timezone.localtime(now)
+    return timezone.make_aware(datetime.combine(local.date() + timedelta(days=1), time.min))
+
+
+@dataclass
+class DueCard:
+    card: Card
+    title: str
+    url: str  # a concept's note, or "" for a drill kind (started by a POST)
+    kind: str  # the drill kind, "" for a concept
+
+
+def cards_due(*, user: User, now: datetime | None = None) -> list[DueCard]:
+    """The user's cards due by the end of today, soonest first."""
+    now = now or clock()
+    cards = list(Card.objects.owned_by(user).filter(due__lt=end_of_today(now)).order_by("due"))
+    concepts = question_selectors.concepts_by_slug(
+        {c.subject for c in cards if c.source == Card.Source.CONCEPT}
+    )
+    out = []
+    for card in cards:
+        if card.source == Card.Source.DRILL:
+            kind = engine.KINDS.get(card.subject)
+            if kind is None or not kind.available:
+                continue
+            out.append(DueCard(card, kind.title, "", card.subject))
+        elif card.subject in concepts:
+            url = reverse("concept", args=[card.subject])
+            out.append(DueCard(card, concepts[card.subject].title, url, ""))
+    return out
+
+
+@dataclass
+class Recommendation:
+    """One thing to practise next: what, a sentence saying why, and how to start it (a POST
+    of `kind` to start a set, or a link)."""
+
+    title: str
+    sentence: str
+    kind: str = ""  # a drill kind: the button starts five of it
+    url: str = ""  # else a page to open
+    action: str = ""  # the button's or link's words
+
+
+def _minutes(drills: int) -> int:
+    return max(1, round(drills * engine.SECONDS_PER_DRILL / 60))
+
+
+def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
+    missed = [i for i in recent if i.verdict != "correct"]
+    plan = f"{SET_SIZE} drills, about {_minutes(SET_SIZE)} minutes."
+    if not missed:
+        return f"{kind.skill}: due for review; {plan}"
+    mistakes = Counter(i.mistake for i in missed if engine.mistake_phrase(i.mistake))
+    what = engine.mistake_phrase(mistakes.most_common(1)[0][0]) if mistakes else ""
+    if len(recent) == 1:
+        said = f"your last answer {what}" if what else "your last answer was off"
+    else:
+        said = f"{len(missed)} of your last {len(recent)} answers " + (what or "were off")
+    return f"{kind.skill}: {said}; {plan}"
+
+
+def recommendation(*, user: User, now: datetime | None = None) -> Recommendation:
+    """What to practise next, in this order: a due drill kind the candidate recently got
+    wrong (the most missed of their last four answers), a due concept card, the weakest
+    concept, a question not started yet, any due drill kind, and else a mixed set."""
+    now = now or clock()
+    due = cards_due(user=user, now=now)
+    due_kinds = [d for d in due if d.kind]
+    recent = _recent_answers(user, [d.kind for d in due_kinds])
+    scored = []
+    for d in due_kinds:
+        answers = recent.get(d.kind, [])
+        missed = sum(i.verdict != "correct" for i in answers)
+        if missed:
+            scored.append((-missed / len(answers), d.card.due, d))
+    if scored:
+        d = min(scored, key=lambda s: (s[0], s[1]))[2]
+        kind = engine.KINDS[d.kind]
+        return Recommendation(
+            kind.skill,
+            _drill_sentence(kind, recent[d.kind]),
+            kind=d.kind,
+            action=f"Start {SET_SIZE} drills",
+        )
+    concept_cards = [d for d in due if not d.kind]
+    if concept_cards:
+        d = concept_cards[0]
+        return Recommendation(
+            d.title,
+            f"{d.title}: you missed it in a graded answer and it is due for review; read the "
+            "note, then answer a question that uses it again.",
+            url=d.url,
+            action="Read the note",
+        )
+    weak = weakest_concepts(user=user, now=now, limit=1)
+    if weak:
+        w = weak[0]
+        return Recommendation(
+            w.title,
+            f"{w.title}: your verdicts on it average {w.mean:.0%} over {w.count} "
+            f"{'answer' if w.count == 1 else 'answers'} in the last {PROGRESS_WEEKS} weeks; "
+            "read the note, then try a question that uses it.",
+            url=w.url,
+            action="Read the note",
+        )
+    started = set(
+        Attempt.objects.owned_by(user)
+        .filter(is_preview=False)
+        .values_list("revision__question_id", flat=True)
+    )
+    for revision in question_selectors.question_list():
+        if revision.question_id not in started:
+            return Recommendation(
+                revision.title,
+                f"You have not tried “{revision.title}” yet: five steps, about 45 minutes.",
+                url=reverse("question", args=[revision.question.slug]),
+                action="Open the question",
+            )
+    if due_kinds:
+        kind = engine.KINDS[due_kinds[0].kind]
+        return Recommendation(
+            kind.skill, _drill_sentence(kind, []), kind=kind.key, action=f"Start {SET_SIZE} drills"
+        )
+    return Recommendation(
+        "A mixed set of drills",
+        f"Nothing is due: a mixed set keeps the numbers fresh; {SET_SIZE} drills, about "
+        f"{_minutes(SET_SIZE)} minutes.",
+        action=f"Start {SET_SIZE} drills",
+    )
+
+
+def _recent_answers(user: User, kinds: list[str]) -> dict[str, list[DrillItem]]:
+    """The last RECENT_ANSWERS answers of each kind, newest first (one query per kind,
+    each bounded)."""
+    out = {}
+    for kind in kinds:
+        out[kind] = list(
+            DrillItem.objects.owned_by(user)
+            .filter(kind=kind, answered_at__isnull=False)
+            .order_by("-answered_at", "-pk")
+            .only("verdict", "mistake")[:RECENT_ANSWERS]
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Progress
+
+
+@dataclass
+class Cell:
+    """The verdicts of one row in one week: their mean score, how many, and how many were
+    self-checked, from mock interviews, or drills."""
+
+    week: date | None  # None: the whole window
+    total: float = 0.0
+    count: int = 0
+    self_checked: int = 0
+    mock: int = 0
+    drills: int = 0
+
+    @property
+    def mean(self) -> float | None:
+        return round(self.total / self.count, 3) if self.count else None
+
+    def add(self, score: float, *, grader: str = "", mock: bool = False, n: int = 1) -> None:
+        """Count `n` verdicts of `score` by `grader` ("drill" for the napkin checker)."""
+        self.total += score * n
+        self.count += n
+        self.self_checked += n * (grader == "self")
+        self.mock += n * mock
+        self.drills += n * (grader == "drill")
+
+
+@dataclass
+class Row:
+    key: str
+    title: str
+    url: str = ""
+    cells: list[Cell] = field(default_factory=list)
+    overall: Cell = field(default_factory=lambda: Cell(None))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One submission's primary verdict, as the progress page counts it."""
+
+    submitted_at: datetime
+    step_key: str
+    follow_up_id: str
+    revision_id: int
+    question_slug: str
+    grader: str
+    score: float
+    mock: bool
+
+
+@dataclass
+class _Grade:
+    grader: str  # practice.scoring.primary_grade reads only this
+
+
+def weeks_window(now: datetime) -> list[date]:
+    """The Mondays of the last PROGRESS_WEEKS weeks, oldest first, this week last."""
+    today = timezone.localtime(now).date()
+    monday = today - timedelta(days=today.weekday())
+    return [monday - timedelta(weeks=n) for n in range(PROGRESS_WEEKS - 1, -1, -1)]
+
+
+def question_verdicts(*, user: User, since: datetime | None = None) -> list[Verdict]:
+    """Every primary verdict (instructor, model, self-check) on the user's submissions since
+    `since` (all when None), oldest first; preview attempts, running mock interviews and a
+    mock interview's own follow-ups are left out. One query of plain values."""
+    grades = Grade.objects.filter(
+        submission__answer__attempt__user_id=user.pk,
+        submission__answer__attempt__is_preview=False,
+        grader__in=VERDICT_ORDER,
+    )
+    if since is not None:
+        grades = grades.filter(submission__submitted_at__gte=since)
+    rows = grades.values_list(
+        "submission_id",
+        "grader",
+        "score",
+        "submission__submitted_at",
+        "submission__answer__step_key",
+        "submission__answer__follow_up_id",
+        "submission__answer__attempt__revision_id",
+        "submission__answer__attempt__revision__question__slug",
+        "submission__answer__attempt__mock__id",
+        "submission__answer__attempt__mock__ended_at",
+    )
+    by_submission: dict[int, list[tuple]] = defaultdict(list)
+    for row in rows:
+        by_submission[row[0]].append(row)
+    out = []
+    for group in by_submission.values():
+        main = primary_grade([_Grade(r[1]) for r in group])
+        if main is None:
+            continue
+        row = next(r for r in group if r[1] == main.grader)
+        _, grader, score, at, step, follow_up, revision_id, slug, mock_id, ended = row
+        if mock_id is not None and ended is None:
+            continue  # a running mock interview shows no verdict yet
+        if is_extension_follow_up(follow_up):
+            continue
+        out.append(
+            Verdict(at, step, follow_up, revision_id, slug, grader, score, mock_id is not None)
+        )
+    out.sort(key=lambda v: v.submitted_at)
+    return out
+
+
+def _part_concepts(revisions: dict[int, QuestionRevision]) -> dict[tuple, set[str]]:
+    """(revision id, step, follow-up) -> the concepts that part links, itself or through
+    its rubric points."""
+    out: dict[tuple, set[str]] = {}
+    for rid, revision in revisions.items():
+        for step in revision.question_spec.steps:
+            for part, fid in ((step, ""), *((f, f.id) for f in step.follow_ups)):
+                slugs = set(part.concepts)
+                for point in part.rubric:
+                    slugs |= set(point.concepts)
+                out[(rid, step.key, fid)] = slugs
+    return out
+
+
+def _questions_by_concept() -> dict[str, list[QuestionRevision]]:
+    out: dict[str, list[QuestionRevision]] = defaultdict(list)
+    for revision in question_selectors.question_list():
+        slugs = set()
+        for step in revision.question_spec.steps:
+            for part in (step, *step.follow_ups):
+                slugs |= set(part.concepts)
+                for point in part.rubric:
+                    slugs |= set(point.concepts)
+        for slug in slugs:
+            out[slug].append(revision)
+    return out
+
+
+@dataclass
+class Progress:
+    weeks: list[date]
+    steps: list[Row]
+    concepts: list[Row]
+    drills: list[Row]
+    weakest: list[WeakConcept]
+    verdict_count: int
+    drill_count: int
+
+
+@dataclass
+class WeakConcept:
+    slug: str
+    title: str
+    url: str
+    mean: float
+    count: int
+    questions: list[tuple[str, str]]  # (title, url)
+
+
+def _rows(keys_titles: list[tuple[str, str, str]], weeks: list[date]) -> dict[str, Row]:
+    return {key: Row(key, title, url, [Cell(w) for w in weeks]) for key, title, url in keys_titles}
+
+
+def progress(*, user: User, now: datetime | None = None) -> Progress:
+    """The candidate's verdicts over the last PROGRESS_WEEKS weeks, week by week: per step of
+    the framework (the primary verdict of each submission), per concept (each verdict on a
+    part that links the concept, and each drill of a kind that practises it), and per drill
+    kind (the checker's verdicts as DRILL_SCORES). Self-checked and mock verdicts are counted
+    as such in every cell."""
+    now = now or clock()
+    weeks = weeks_window(now)
+    start = timezone.make_aware(datetime.combine(weeks[0], time.min))
+    verdicts = question_verdicts(user=user, since=start)
+
+    steps = _rows([(k, question_selectors.STEP_TITLES[k], "") for k in STEP_KEYS], weeks)
+    concept_cells: dict[str, Row] = {}
+    revisions = QuestionRevision.objects.in_bulk({v.revision_id for v in verdicts})
+    parts = _part_concepts(revisions)
+
+    def concept_row(slug: str) -> Row:
+        if slug not in concept_cells:
+            concept_cells[slug] = Row(slug, slug, "", [Cell(w) for w in weeks])
+        return concept_cells[slug]
+
+    bounds = [timezone.make_aware(datetime.combine(w, time.min)) for w in weeks]
+    bounds.append(bounds[-1] + timedelta(weeks=1))
+    for v in verdicts:
+        i = bisect.bisect_right(bounds, v.submitted_at) - 1
+        if not 0 <= i < len(weeks):
+            continue
+        slugs = sorted(parts.get((v.revision_id, v.step_key, v.follow_up_id), ()))
+        for row in [steps[v.step_key], *(concept_row(s) for s in slugs)]:
+            row.cells[i].add(v.score, grader=v.grader, mock=v.mock)
+            row.overall.add(v.score, grader=v.grader, mock=v.mock)
+
+    kinds = [k for k in engine.drill_kinds() if k.available]
+    drills = _rows([(k.key, k.title, "") for k in kinds], weeks)
+    drill_count = 0
+    # One query: per kind and verdict, a count per week (conditional aggregates on the
+    # (user, answered_at) index), so 10,000 answers cost the database, not Python.
+    per_week = {
+        f"w{i}": Count("id", filter=Q(answered_at__gte=bounds[i], answered_at__lt=bounds[i + 1]))
+        for i in range(len(weeks))
+    }
+    aggregates = (
+        DrillItem.objects.owned_by(user)
+        .filter(answered_at__gte=start, answered_at__lt=bounds[-1])
+        .values("kind", "verdict")
+        .annotate(**per_week)
+    )
+    for a in aggregates:
+        if a["kind"] not in drills:
+            continue
+        score = DRILL_SCORES.get(a["verdict"], 0.0)
+        concept = engine.KINDS[a["kind"]].concept
+        for i in range(len(weeks)):
+            n = a[f"w{i}"]
+            if not n:
+                continue
+            for row in (drills[a["kind"]], concept_row(concept)):
+                row.cells[i].add(score, grader="drill", n=n)
+                row.overall.add(score, grader="drill", n=n)
+            drill_count += n
+
+    concepts = question_selectors.concepts_by_slug(set(concept_cells))
+    for slug, row in concept_cells.items():
+        if slug in concepts:
+            row.title = concepts[slug].title
+            row.url = reverse("concept", args=[slug])
+    concept_rows = sorted(concept_cells.values(), key=lambda r: (r.overall.mean or 0, r.title))
+    return Progress(
+        weeks=weeks,
+        steps=list(steps.values()),
+        concepts=concept_rows,
+        drills=list(drills.values()),
+        weakest=_weakest(concept_rows),
+        verdict_count=len(verdicts),
+        drill_count=drill_count,
+    )
+
+
+def _weakest(rows: list[Row], limit: int = WEAKEST_SHOWN) -> list[WeakConcept]:
+    weak = [r for r in rows if r.url and r.overall.count and r.overall.mean < WEAK_BELOW]
+    weak.sort(key=lambda r: (r.overall.mean, -r.overall.count))
+    if not weak:
+        return []
+    questions = _questions_by_concept()
+    return [
+        WeakConcept(
+            r.key,
+            r.title,
+            r.url,
+            r.overall.mean,
+            r.overall.count,
+            [(q.title, reverse("question", args=[q.question.slug])) for q in questions[r.key]],
+        )
+        for r in weak[:limit]
+    ]
+
+
+def weakest_concepts(*, user: User, now: datetime | None = None, limit: int = 1) -> list:
+    return progress(user=user, now=now).weakest[:limit]
+
+
+# ---------------------------------------------------------------------------------------------
+# Export
+
+
+CSV_HEADER = ["when", "source", "item", "step", "verdict_by", "score", "verdict", "mistake"]
+
+
+def progress_csv(*, user: User) -> Iterator[str]:
+    """The user's whole record as CSV lines: every primary verdict on a submission (source
+    "question" or "mock") and every drill answered (source "drill"), oldest first."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+
+    def line(row: list) -> str:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(row)
+        return buffer.getvalue()
+
+    yield line(CSV_HEADER)
+    for v in question_verdicts(user=user):
+        step = v.step_key + (f"/{v.follow_up_id}" if v.follow_up_id else "")
+        yield line(
+            [
+                v.submitted_at.isoformat(),
+                "mock" if v.mock else "question",
+                v.question_slug,
+                step,
+                GRADE_LABELS.get(v.grader, v.grader),
+                f"{v.score:.3f}",
+                "",
+                "",
+            ]
+        )
+    items = (
+        DrillItem.objects.owned_by(user)
+        .filter(answered_at__isnull=False)
+        .order_by("answered_at", "pk")
+        .values_list("answered_at", "kind", "verdict", "mistake")
+    )
+    for at, kind, verdict, mistake in items.iterator(chunk_size=2000):
+        yield line(
+            [
+                at.isoformat(),
+                "drill",
+                kind,
+                "estimate",
+                "Napkin checker",
+                f"{DRILL_SCORES.get(verdict, 0.0):.3f}",
+                verdict,
+                mistake,
+            ]
+        )
+
+
+__all__ = [
+    "DRILL_SCORES",
+    "PROGRESS_WEEKS",
+    "Progress",
+    "Recommendation",
+    "cards_due",
+    "drill_set_view",
+    "progress",
+    "progress_csv",
+    "question_verdicts",
+    "recommendation",
+]

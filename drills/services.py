@@ -1,0 +1,292 @@
+"""Writes: starting drill sets, answering drills, and reviewing the FSRS cards those answers
+and the candidate's graded steps decide.
+
+A card is graded from a verdict, never from what the candidate says of themselves: a drill's
+from the napkin checker's verdict (`RATINGS`), a concept's from the step's primary verdict
+(instructor, model, self-check: practice.scoring.primary_grade) on the rubric points that link
+the concept.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler
+
+from drills import engine
+from drills.models import Card, ConceptSync, DrillItem, DrillSet
+from planner.engine import CheckResult, NapkinError
+from practice.extensions import is_extension_follow_up
+from practice.models import Grade
+from practice.scoring import VERDICT_ORDER, primary_grade
+from questions.models import QuestionRevision
+
+SET_SIZE = 5
+# Fuzzing spreads a cohort's reviews over neighbouring days at random; one candidate's
+# schedule must be the same every time it is computed (and tested), so it is off.
+SCHEDULER = Scheduler(enable_fuzzing=False)
+# The checker's verdict on a drill as an FSRS rating.
+RATINGS = {
+    "correct": Rating.Good,
+    "close": Rating.Hard,
+    "not_rounded": Rating.Hard,
+    "known_mistake": Rating.Again,
+    "wrong_unit": Rating.Again,
+    "wrong": Rating.Again,
+}
+# Tries at a fresh seed before a drill repeats givens the candidate has seen: the small kinds
+# (a model × a dtype) run out, and then the givens seen longest ago come back.
+FRESH_TRIES = 40
+
+
+def clock() -> datetime:
+    """Now; the one place drills read the time, so a test can fix it."""
+    return timezone.now()
+
+
+class DrillAnswerError(Exception):
+    """An answer that cannot be taken, told in one sentence; `status` is the HTTP status."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def card_review(*, user: User, key: str, source: str, rating: Rating, now: datetime) -> Card:
+    """Review the user's card `key` with `rating` at `now` (a new card when there is none),
+    and store FSRS's next state and due date."""
+    card, _ = Card.objects.select_for_update().get_or_create(
+        user=user, key=key, defaults={"source": source, "due": now, "state": {}}
+    )
+    state = FsrsCard.from_dict(card.state) if card.state else FsrsCard(due=now)
+    state, _log = SCHEDULER.review_card(state, rating, now)
+    card.state = state.to_dict()
+    card.due = state.due
+    card.last_review = now
+    card.reviews += 1
+    card.lapses += rating == Rating.Again
+    card.save()
+    return card
+
+
+def _kinds_for_set(user: User, now: datetime) -> list[str]:
+    """Five kinds for a mixed set: those due first (soonest due first), then kinds never
+    drilled, then the rest by due date."""
+    cards = {
+        c.subject: c
+        for c in Card.objects.owned_by(user).filter(source=Card.Source.DRILL)
+        if c.subject in engine.AVAILABLE
+    }
+    due = sorted((k for k, c in cards.items() if c.due <= now), key=lambda k: cards[k].due)
+    fresh = [k for k in engine.AVAILABLE if k not in cards]
+    later = sorted((k for k, c in cards.items() if c.due > now), key=lambda k: cards[k].due)
+    return (due + fresh + later)[:SET_SIZE]
+
+
+def _fresh_drill(user: User, kind: str, taken: set[str]) -> engine.Drill:
+    """A drill of `kind` with givens the user has not had (in `taken` or stored), drawing a
+    new random seed each try; after FRESH_TRIES, the last one drawn."""
+    seen = set(
+        DrillItem.objects.owned_by(user).filter(kind=kind).values_list("fingerprint", flat=True)
+    )
+    drill = None
+    for _ in range(FRESH_TRIES):
+        drill = engine.drill_generate(kind, secrets.randbelow(2**53))
+        if drill.fingerprint not in seen and drill.fingerprint not in taken:
+            break
+    assert drill is not None
+    return drill
+
+
+@transaction.atomic
+def drill_set_start(
+    *, user: User, kind: str = "", seed: int | None = None, now: datetime | None = None
+) -> DrillSet:
+    """Start a set of five drills: all of `kind` when given (a due card, a recommendation),
+    else a mix (`_kinds_for_set`). With `seed`, the first drill is that seed's (reproducible);
+    the rest are fresh. Raises engine.DrillError for an unknown or unavailable kind."""
+    now = now or clock()
+    if kind:
+        engine.drill_kind(kind)
+    concept_cards_sync(user=user)
+    kinds = [kind] * SET_SIZE if kind else _kinds_for_set(user, now)
+    drill_set = DrillSet.objects.create(user=user, created_at=now, focus=kind)
+    taken: set[str] = set()
+    items = []
+    for position, k in enumerate(kinds, start=1):
+        if position == 1 and seed is not None:
+            drill = engine.drill_generate(k, seed)  # asked for: the same givens again is fine
+        else:
+            drill = _fresh_drill(user, k, taken)
+        taken.add(drill.fingerprint)
+        items.append(
+            DrillItem(
+                drill_set=drill_set,
+                user=user,
+                position=position,
+                kind=k,
+                seed=drill.seed,
+                fingerprint=drill.fingerprint,
+            )
+        )
+    DrillItem.objects.bulk_create(items)
+    return drill_set
+
+
+def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = None) -> CheckResult:
+    """Check `answer` to `item` with the napkin checker, store the verdict and review the
+    kind's card with it. DrillAnswerError for an empty, overlong or unreadable answer (nothing
+    stored) or one already given (409)."""
+    now = now or clock()
+    answer = answer.strip()
+    if not answer:
+        raise DrillAnswerError("Write an answer first, e.g. 2 * 28 * 4 * 128 * 2 B in KiB.")
+    if len(answer) > 500:
+        raise DrillAnswerError("An answer is at most 500 characters: one expression.")
+    drill = engine.drill_generate(item.kind, item.seed)
+    try:
+        result = engine.drill_check(drill, answer)
+    except NapkinError as error:
+        raise DrillAnswerError(f"That answer could not be read: {error.message}") from None
+    with transaction.atomic():
+        locked = DrillItem.objects.select_for_update().get(pk=item.pk)
+        if locked.is_answered:
+            raise DrillAnswerError("This drill is already answered; start a new set.", 409)
+        item.answer = answer
+        item.verdict = result.verdict
+        item.mistake = result.mistake or ""
+        item.hint = result.hint
+        item.value = result.value
+        item.expected = drill.expected
+        item.answered_at = now
+        item.save(
+            update_fields=["answer", "verdict", "mistake", "hint", "value", "expected",
+                           "answered_at"]
+        )  # fmt: skip
+        card_review(
+            user=item.user,
+            key=f"drill:{item.kind}",
+            source=Card.Source.DRILL,
+            rating=RATINGS[result.verdict],
+            now=now,
+        )
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Concept cards from graded steps
+
+
+def _concept_ratings(revision: QuestionRevision, step_key: str, follow_up: str, grade: Grade):
+    """(concept slug, rating) for each concept the graded part links: by the verdicts of the
+    rubric points that link it (a miss: Again, a partial: Hard, else Good), and for concepts
+    linked by the step alone by the grade's score (< 0.5 Again, < 0.8 Hard, else Good)."""
+    spec = revision.question_spec.step(step_key)
+    part = spec.follow_up(follow_up) if follow_up else spec
+    verdicts = {p.get("id"): p.get("verdict") for p in grade.points or []}
+    by_concept: dict[str, list[str]] = {}
+    for point in part.rubric:
+        for slug in point.concepts:
+            by_concept.setdefault(slug, []).append(verdicts.get(point.id, ""))
+    out = []
+    for slug, seen in by_concept.items():
+        if "miss" in seen:
+            out.append((slug, Rating.Again))
+        elif "partial" in seen:
+            out.append((slug, Rating.Hard))
+        else:
+            out.append((slug, Rating.Good))
+    by_score = Rating.Again if grade.score < 0.5 else Rating.Hard if grade.score < 0.8 else None
+    for slug in part.concepts:
+        if slug not in by_concept:
+            out.append((slug, by_score or Rating.Good))
+    return out
+
+
+def concept_cards_sync(*, user: User) -> int:
+    """Review the user's concept cards with every primary verdict stored since the last sync
+    (in the order the grades were written): a concept missed makes a card, and later verdicts
+    on it review that card. A verdict of a mock interview still running waits until it ends.
+    Returns how many verdicts were read. Called when grading ends (the worker) and when a
+    drill set starts."""
+    with transaction.atomic():
+        ConceptSync.objects.get_or_create(user=user)
+        # Locked: two workers syncing one candidate at once would review a verdict twice.
+        sync = ConceptSync.objects.select_for_update().get(user=user)
+        return _concept_cards_read(user, sync)
+
+
+def _concept_cards_read(user: User, sync: ConceptSync) -> int:
+    """concept_cards_sync's work, inside its transaction with `sync` locked."""
+    grades = list(
+        Grade.objects.filter(
+            pk__gt=sync.last_grade_id,
+            submission__answer__attempt__user_id=user.pk,
+            submission__answer__attempt__is_preview=False,
+        )
+        .select_related(
+            "submission__answer__attempt__revision", "submission__answer__attempt__mock"
+        )
+        .order_by("pk")
+    )
+    if not grades:
+        return 0
+    siblings: dict[int, list[Grade]] = {}
+    for g in Grade.objects.filter(submission_id__in={g.submission_id for g in grades}):
+        siblings.setdefault(g.submission_id, []).append(g)
+    read = 0
+    last = sync.last_grade_id
+    for grade in grades:
+        attempt = grade.submission.answer.attempt
+        if _mock_running(attempt):
+            break  # read from here once the interview has ended
+        last = grade.pk
+        if grade.grader not in VERDICT_ORDER:
+            continue
+        # Only a verdict that counts when it is written: an instructor's review after the
+        # model's counts again; a self-check written under a model's grade does not.
+        earlier = [g for g in siblings.get(grade.submission_id, []) if g.pk <= grade.pk]
+        main = primary_grade(earlier)
+        if main is None or main.pk != grade.pk:
+            continue
+        answer = grade.submission.answer
+        if is_extension_follow_up(answer.follow_up_id):
+            continue
+        try:
+            ratings = _concept_ratings(
+                attempt.revision, answer.step_key, answer.follow_up_id, grade
+            )
+        except LookupError:
+            continue
+        read += 1
+        _review_concepts(user, ratings, grade.created_at)
+    ConceptSync.objects.filter(pk=sync.pk).update(last_grade_id=last)
+    return read
+
+
+def _mock_running(attempt) -> bool:
+    """Whether the attempt is a mock interview still running (its candidate sees no verdict
+    until the end). The mocks app adds `attempt.mock`; drills read it without importing it."""
+    mock = getattr(attempt, "mock", None) if hasattr(attempt, "mock") else None
+    return mock is not None and mock.ended_at is None
+
+
+def _review_concepts(user: User, ratings: Iterable[tuple[str, Rating]], when: datetime) -> None:
+    ratings = list(ratings)
+    existing = set(
+        Card.objects.owned_by(user)
+        .filter(key__in=[f"concept:{slug}" for slug, _ in ratings])
+        .values_list("key", flat=True)
+    )
+    for slug, rating in ratings:
+        key = f"concept:{slug}"
+        # A concept becomes a card when it is missed; one never missed needs no schedule.
+        if key in existing or rating == Rating.Again:
+            card_review(user=user, key=key, source=Card.Source.CONCEPT, rating=rating, now=when)

@@ -1,0 +1,22 @@
+"""`{% drills_next %}`: what to practise next and what is due, for a page that does not load
+drills itself (the home page). Nothing for a signed-out visitor."""
+
+from django import template
+
+from drills import selectors, services
+
+register = template.Library()
+
+
+@register.inclusion_tag("drills/_next.html", takes_context=True)
+def drills_next(context) -> dict:
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"hidden": True}
+    return {
+        "recommendation": selectors.recommendation(user=user),
+        "due": selectors.cards_due(user=user),
+        "set_size": services.SET_SIZE,
+        "csrf_token": context.get("csrf_token"),
+    }

@@ -1,0 +1,38 @@
+"""Small factories: real rows for a candidate's graded submissions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from practice.models import Attempt, Grade, StepAnswer, Submission
+from questions.models import Question
+
+
+def revision_of(slug: str = "chat-api-50qps"):
+    return Question.objects.get(slug=slug).current_revision
+
+
+def graded_submission(
+    *,
+    user,
+    at: datetime,
+    step: str = "architecture",
+    grades: dict[str, float],
+    attempt: Attempt | None = None,
+    slug: str = "chat-api-50qps",
+    points: list[dict] | None = None,
+) -> Submission:
+    """A submission of `step` made at `at`, with one Grade per {grader: score}."""
+    attempt = attempt or Attempt.objects.create(user=user, revision=revision_of(slug))
+    answer, _ = StepAnswer.objects.get_or_create(attempt=attempt, step_key=step)
+    number = answer.submissions.count() + 1
+    submission = Submission.objects.create(
+        answer=answer, number=number, text="an answer", draft_version=number
+    )
+    Submission.objects.filter(pk=submission.pk).update(submitted_at=at)
+    for grader, score in grades.items():
+        Grade.objects.create(submission=submission, grader=grader, score=score,
+                             points=points or [])  # fmt: skip
+    Grade.objects.filter(submission=submission).update(created_at=at)
+    submission.refresh_from_db()
+    return submission

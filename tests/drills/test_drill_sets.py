@@ -1,0 +1,153 @@
+"""Drill sets: five drills with fresh givens, answers checked by the napkin checker, each
+kind's card scheduled by FSRS from the verdict, and nobody else's drills reachable."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from fsrs import Card as FsrsCard
+from fsrs import Rating, Scheduler
+
+from drills import engine, services
+from drills.models import Card, DrillItem
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def candidate(db):
+    return User.objects.create_user("drill-candidate", password="a-long-Passphrase-42")
+
+
+def drill_of(item: DrillItem) -> engine.Drill:
+    return engine.drill_generate(item.kind, item.seed)
+
+
+def test_a_mixed_set_has_five_different_kinds_each_with_fresh_givens(candidate):
+    drill_set = services.drill_set_start(user=candidate, now=NOW)
+    items = list(drill_set.items.all())
+    assert [i.position for i in items] == [1, 2, 3, 4, 5]
+    assert len({i.kind for i in items}) == 5
+    assert all(i.fingerprint == drill_of(i).fingerprint for i in items)
+
+
+def test_the_same_givens_are_not_drawn_again_for_a_candidate(candidate):
+    for _ in range(3):
+        services.drill_set_start(user=candidate, kind="n_gpu", now=NOW)
+    fingerprints = list(
+        DrillItem.objects.filter(user=candidate).values_list("fingerprint", flat=True)
+    )
+    assert len(fingerprints) == 15
+    assert len(set(fingerprints)) == 15
+
+
+def test_a_seed_starts_the_set_with_that_seeds_drill(candidate):
+    drill_set = services.drill_set_start(user=candidate, kind="weights", seed=3, now=NOW)
+    first = drill_set.items.get(position=1)
+    assert (first.kind, first.seed) == ("weights", 3)
+
+
+def test_a_gb_for_gib_answer_is_a_known_mistake_and_the_card_follows_fsrs(candidate):
+    drill_set = services.drill_set_start(user=candidate, kind="weights", now=NOW)
+    item = drill_set.items.get(position=1)
+    gib = drill_of(item).expected * 1e9 / 1024**3
+    result = services.drill_item_answer(item=item, answer=f"{gib:.4f} GB", now=NOW)
+    assert (result.verdict, result.mistake) == ("known_mistake", "gb-vs-gib")
+    card = Card.objects.get(user=candidate, key="drill:weights")
+    expected, _ = Scheduler(enable_fuzzing=False).review_card(FsrsCard(due=NOW), Rating.Again, NOW)
+    assert card.due == expected.due
+    assert (card.reviews, card.lapses) == (1, 1)
+
+
+def test_a_right_answer_rates_good_and_the_next_review_follows_fsrs(candidate):
+    drill_set = services.drill_set_start(user=candidate, kind="kv_per_token", now=NOW)
+    scheduler = Scheduler(enable_fuzzing=False)
+    state = FsrsCard(due=NOW)
+    for position, minutes in ((1, 0), (2, 30), (3, 24 * 60)):
+        item = drill_set.items.get(position=position)
+        when = NOW + timedelta(minutes=minutes)
+        services.drill_item_answer(item=item, answer=f"{drill_of(item).expected} KiB", now=when)
+        state, _ = scheduler.review_card(state, Rating.Good, when)
+    card = Card.objects.get(user=candidate, key="drill:kv_per_token")
+    assert card.due == state.due
+    assert card.due > NOW.replace(day=3)  # graduated: days away, not minutes
+
+
+def test_an_unreadable_or_empty_answer_is_told_and_nothing_is_stored(candidate):
+    item = services.drill_set_start(user=candidate, kind="n_inst", now=NOW).items.get(position=1)
+    for answer, words in (("", "Write an answer"), ("2 *", "could not be read"),
+                          ("x" * 501, "at most 500")):  # fmt: skip
+        with pytest.raises(services.DrillAnswerError, match=words):
+            services.drill_item_answer(item=item, answer=answer, now=NOW)
+    item.refresh_from_db()
+    assert not item.is_answered
+    assert not Card.objects.filter(user=candidate).exists()
+
+
+def test_a_drill_is_answered_once(candidate):
+    item = services.drill_set_start(user=candidate, kind="n_inst", now=NOW).items.get(position=1)
+    services.drill_item_answer(item=item, answer="1", now=NOW)
+    with pytest.raises(services.DrillAnswerError, match="already answered") as error:
+        services.drill_item_answer(item=item, answer="2", now=NOW)
+    assert error.value.status == 409
+
+
+def test_someone_elses_drill_set_and_answers_are_404(candidate, client):
+    other = User.objects.create_user("someone-else", password="a-long-Passphrase-42")
+    drill_set = services.drill_set_start(user=other, now=NOW)
+    client.force_login(candidate)
+    assert client.get(f"/drills/sets/{drill_set.pk}/").status_code == 404
+    response = client.post(f"/drills/sets/{drill_set.pk}/drills/1/answer/", {"answer": "1"})
+    assert response.status_code == 404
+    assert not DrillItem.objects.filter(drill_set=drill_set, verdict__gt="").exists()
+
+
+def test_bad_kind_and_seed_on_the_page_get_a_clear_message(candidate, client):
+    client.force_login(candidate)
+    response = client.post("/drills/sets/", {"kind": "ttft"})
+    assert response.status_code == 422
+    assert "not available yet" in response.content.decode()
+    response = client.post("/drills/sets/", {"kind": "weights", "seed": "abc"})
+    assert response.status_code == 422
+    assert "A seed is a whole number" in response.content.decode()
+
+
+def test_the_answer_page_works_without_javascript_and_with_htmx(candidate):
+    client = Client()
+    client.force_login(candidate)
+    response = client.post("/drills/sets/", {"kind": "n_gpu"})
+    assert response.status_code == 302
+    set_url = response["Location"]
+    response = client.post(f"{set_url}drills/1/answer/", {"answer": "2 *"})
+    assert response.status_code == 422
+    assert "could not be read" in response.content.decode()
+    response = client.post(f"{set_url}drills/1/answer/", {"answer": "3"})
+    assert response.status_code == 302 and response["Location"].endswith("#drill-1")
+    page = client.get(set_url).content.decode()
+    assert "Worked solution" in page and "your answer <code>3</code>" in page
+    response = client.post(f"{set_url}drills/2/answer/", {"answer": "4"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert body.lstrip().startswith('<div id="drill-set"') and "<html" not in body
+
+
+def test_signed_out_visitors_are_sent_to_log_in(client, db):
+    assert client.get("/drills/").status_code == 302
+    assert client.get("/drills/progress/").status_code == 302
+
+
+def test_the_home_page_shows_the_next_step_to_a_candidate_and_nothing_to_a_visitor(
+    content_loaded, client
+):
+    html = client.get("/").content.decode()
+    assert "What to practise next" not in html
+    user = User.objects.create_user("home-candidate", password="a-long-Passphrase-42")
+    client.force_login(user)
+    html = client.get("/").content.decode()
+    assert "What to practise next" in html
+    # A new candidate: a question not tried yet, opened from the recommendation.
+    assert "You have not tried" in html
+    assert 'href="/drills/progress/"' in html

@@ -1,0 +1,200 @@
+"""The progress page's figures are the verdicts stored: each submission's primary verdict
+(instructor, else model, else self-check; never the keyword matcher), self-checked and
+mock-interview verdicts counted as such, drills by the checker's verdict."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.contrib.auth.models import User
+
+from drills import selectors, services
+from drills.models import DrillItem, DrillSet
+from mocks.models import MockSession
+from practice.models import Attempt, Grade
+from tests.drills.factories import graded_submission, revision_of
+
+NOW = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)  # a Wednesday
+THIS_WEEK = NOW - timedelta(days=1)
+LAST_WEEK = NOW - timedelta(days=8)
+PRIORITY = ["instructor", "llm", "self"]  # written out here, apart from the code under test
+
+
+@pytest.fixture
+def history(content_loaded):
+    """A candidate's verdicts of every sort, and some that must not count."""
+    user = User.objects.create_user("progress-candidate", password="a-long-Passphrase-42")
+    graded_submission(
+        user=user, at=LAST_WEEK, step="architecture", grades={"rubric": 0.3, "llm": 0.8}
+    )
+    graded_submission(
+        user=user, at=LAST_WEEK, step="architecture", grades={"rubric": 0.9, "self": 0.5}
+    )
+    graded_submission(
+        user=user, at=THIS_WEEK, step="clarify", grades={"llm": 0.2, "instructor": 0.9}
+    )
+    graded_submission(user=user, at=THIS_WEEK, step="estimate", grades={"self": 0.25})
+    ended = Attempt.objects.create(user=user, revision=revision_of())
+    MockSession.objects.create(
+        attempt=ended, mode="app", total_minutes=45, started_at=THIS_WEEK, ended_at=THIS_WEEK
+    )
+    graded_submission(
+        user=user, at=THIS_WEEK, step="architecture", attempt=ended, grades={"llm": 0.4}
+    )
+    # Not counted: the matcher alone, a running mock interview, a preview, another candidate.
+    graded_submission(user=user, at=THIS_WEEK, step="bottlenecks", grades={"rubric": 1.0})
+    running = Attempt.objects.create(user=user, revision=revision_of())
+    MockSession.objects.create(attempt=running, mode="app", total_minutes=45, started_at=THIS_WEEK)
+    graded_submission(
+        user=user, at=THIS_WEEK, step="bottlenecks", attempt=running, grades={"llm": 0.0}
+    )
+    preview = Attempt.objects.create(user=user, revision=revision_of(), is_preview=True)
+    graded_submission(
+        user=user, at=THIS_WEEK, step="tradeoffs", attempt=preview, grades={"llm": 0.0}
+    )
+    other = User.objects.create_user("other-candidate", password="a-long-Passphrase-42")
+    graded_submission(user=other, at=THIS_WEEK, step="tradeoffs", grades={"llm": 0.0})
+    # Drills: two right and a known mistake this week.
+    drill_set = DrillSet.objects.create(user=user, created_at=THIS_WEEK)
+    for position, verdict in enumerate(("correct", "correct", "known_mistake"), start=1):
+        DrillItem.objects.create(drill_set=drill_set, user=user, position=position,
+                                 kind="kv_per_token", seed=position, fingerprint=str(position),
+                                 answer="1", verdict=verdict, answered_at=THIS_WEEK)  # fmt: skip
+    return user
+
+
+def expected_step_cells(user) -> dict[tuple[str, datetime.date], dict]:
+    """The figures, straight from the Grade rows."""
+    by_sub = defaultdict(dict)
+    for g in Grade.objects.filter(submission__answer__attempt__user=user).select_related(
+        "submission__answer__attempt"
+    ):
+        by_sub[g.submission_id][g.grader] = g
+    cells: dict = defaultdict(lambda: {"scores": [], "self": 0, "mock": 0})
+    for grades in by_sub.values():
+        attempt = next(iter(grades.values())).submission.answer.attempt
+        mock = MockSession.objects.filter(attempt=attempt).first()
+        if attempt.is_preview or (mock and mock.ended_at is None):
+            continue
+        grader = next((p for p in PRIORITY if p in grades), None)
+        if grader is None:
+            continue
+        sub = grades[grader].submission
+        day = sub.submitted_at.date()
+        cell = cells[(sub.answer.step_key, day - timedelta(days=day.weekday()))]
+        cell["scores"].append(grades[grader].score)
+        cell["self"] += grader == "self"
+        cell["mock"] += mock is not None
+    return {
+        key: {"mean": round(sum(c["scores"]) / len(c["scores"]), 3), "count": len(c["scores"]),
+              "self": c["self"], "mock": c["mock"]}
+        for key, c in cells.items()
+    }  # fmt: skip
+
+
+def test_each_step_cell_holds_the_stored_primary_verdicts(history):
+    data = selectors.progress(user=history, now=NOW)
+    got = {
+        (row.key, cell.week): {"mean": cell.mean, "count": cell.count,
+                               "self": cell.self_checked, "mock": cell.mock}
+        for row in data.steps
+        for cell in row.cells
+        if cell.count
+    }  # fmt: skip
+    assert got == expected_step_cells(history)
+    # Spelled out for this history: the instructor over the model, the model over the
+    # matcher, the self-check when nothing else graded, the ended mock interview marked.
+    monday = (THIS_WEEK - timedelta(days=THIS_WEEK.weekday())).date()
+    assert got[("clarify", monday)] == {"mean": 0.9, "count": 1, "self": 0, "mock": 0}
+    assert got[("estimate", monday)] == {"mean": 0.25, "count": 1, "self": 1, "mock": 0}
+    assert got[("architecture", monday)] == {"mean": 0.4, "count": 1, "self": 0, "mock": 1}
+    last_monday = monday - timedelta(weeks=1)
+    assert got[("architecture", last_monday)] == {"mean": 0.65, "count": 2, "self": 1, "mock": 0}
+
+
+def test_the_page_draws_the_same_figures_and_marks_self_checks_and_mocks(
+    history, client, monkeypatch
+):
+    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    client.force_login(history)
+    html = client.get("/drills/progress/").content.decode()
+    chart = html.split('id="chart-steps"')[1].split("</svg>")[0]
+    cells = re.findall(
+        r'data-mean="([\d.]*)" data-count="(\d+)" data-self="(\d+)" data-mock="(\d+)"', chart
+    )
+    drawn = sorted((float(m), int(c), int(s), int(k)) for m, c, s, k in cells if int(c))
+    weekly = [(c["mean"], c["count"], c["self"], c["mock"])
+              for c in expected_step_cells(history).values()]  # fmt: skip
+    # Each row's overall cell beside its weeks: architecture has 3 verdicts in all.
+    overall = [(round((0.8 + 0.5 + 0.4) / 3, 3), 3, 1, 1), (0.9, 1, 0, 0), (0.25, 1, 1, 0)]
+    assert drawn == sorted(weekly + overall)
+    assert ">S</text>" in chart and ">M</text>" in chart
+
+
+def test_drills_count_by_the_checkers_verdict_in_their_row_and_their_concept(history):
+    data = selectors.progress(user=history, now=NOW)
+    kv = next(r for r in data.drills if r.key == "kv_per_token")
+    assert (kv.overall.count, kv.overall.mean, kv.overall.drills) == (3, round(2 / 3, 3), 3)
+    concept = next(r for r in data.concepts if r.key == "kv-wall")
+    assert concept.overall.drills == 3
+
+
+def test_weakest_concepts_link_their_note_and_the_questions_that_use_them(history):
+    data = selectors.progress(user=history, now=NOW)
+    assert data.weakest
+    for weak in data.weakest:
+        assert weak.url == f"/concepts/{weak.slug}/"
+        assert weak.mean < selectors.WEAK_BELOW
+        assert all(url.startswith("/questions/") for _, url in weak.questions)
+
+
+def test_the_csv_export_has_every_counted_verdict_and_drill(history, client):
+    client.force_login(history)
+    response = client.get("/drills/progress.csv")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    sources = sorted(r["source"] for r in rows)
+    assert sources == ["drill"] * 3 + ["mock"] + ["question"] * 4
+    labels = {r["verdict_by"] for r in rows if r["source"] != "drill"}
+    assert labels == {"Model-graded", "Self-checked", "Instructor-reviewed"}
+
+
+def test_a_missed_concept_becomes_a_card_and_is_due(content_loaded):
+    user = User.objects.create_user("concept-candidate", password="a-long-Passphrase-42")
+    revision = revision_of()
+    step = revision.question_spec.step("architecture")
+    point = next(p for p in step.rubric if p.concepts)
+    points = [{"id": p.id, "verdict": "miss" if p.id == point.id else "hit"} for p in step.rubric]
+    graded_submission(user=user, at=NOW, step="architecture", grades={"llm": 0.3},
+                      points=points)  # fmt: skip
+    assert services.concept_cards_sync(user=user) == 1
+    assert services.concept_cards_sync(user=user) == 0  # each verdict reviews once
+    due = selectors.cards_due(user=user, now=NOW + timedelta(minutes=5))
+    assert {d.card.key for d in due} >= {f"concept:{slug}" for slug in point.concepts}
+
+
+def test_the_grading_hook_reads_verdicts_into_concept_cards_once_each(content_loaded):
+    from drills.hooks import DrillHooks
+    from drills.models import Card
+
+    user = User.objects.create_user("hooked", password="a-long-Passphrase-42")
+    step = revision_of().question_spec.step("architecture")
+    point = next(p for p in step.rubric if p.concepts)
+    missed = [{"id": p.id, "verdict": "miss"} for p in step.rubric]
+    submission = graded_submission(
+        user=user, at=NOW, step="architecture", grades={"llm": 0.1}, points=missed
+    )
+    DrillHooks().submission_graded(submission)
+    key = f"concept:{point.concepts[0]}"
+    assert Card.objects.get(user=user, key=key).reviews == 1
+    # A self-check under the model's grade is no new verdict; an instructor's review is.
+    Grade.objects.create(submission=submission, grader="self", score=1.0, points=[])
+    assert services.concept_cards_sync(user=user) == 0
+    Grade.objects.create(submission=submission, grader="instructor", score=1.0, points=[])
+    assert services.concept_cards_sync(user=user) == 1
+    assert Card.objects.get(user=user, key=key).reviews == 2
