@@ -3,7 +3,7 @@
 import importlib
 import sys
 
-BENCHES = ["bench.napkin", "bench.grading", "bench.pages"]
+BENCHES = ["bench.napkin", "bench.grading", "bench.pages", "bench.progress", "bench.simulator"]
 
 
 def main() -> int:

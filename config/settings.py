@@ -45,6 +45,8 @@ INSTALLED_APPS = [
     "review",
     "planner",
     "authoring",
+    "drills",
+    "simulator",
 ]
 
 MIDDLEWARE = [

@@ -11,6 +11,8 @@ urlpatterns = [
     path("problems/", include("authoring.report_urls")),
     path("review/", include("review.urls")),
     path("mock/", include("mocks.urls")),
+    path("drills/", include("drills.urls")),
+    path("simulator/", include("simulator.urls")),
     path("admin/", admin.site.urls),
     path("", include("practice.urls")),
 ]

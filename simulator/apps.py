@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class SimulatorConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "simulator"
+    verbose_name = "Load simulator"
+
+    def ready(self) -> None:
+        from practice import extensions
+        from simulator.hooks import SimulatorHooks
+
+        extensions.register(SimulatorHooks())

@@ -1,0 +1,141 @@
+"""A run's charts as server-side SVG geometry, drawn by the planner's chart template
+(planner/_chart.html) with the planner's stylesheet: p99 TTFT against the SLO over time, the
+queue over time, and the replicas serving over time. One line per run, so two runs compare
+on one chart."""
+
+from __future__ import annotations
+
+from planner.charts import Chart, nice_ticks
+from planner.engine import format_number
+
+# Line styles from planner.css, one per run compared.
+RUN_CSS = ("pl-series", "pl-bound pl-mem")
+TTFT_CAP = 4.0  # p99 TTFT is drawn up to 4x the SLO (a queue past that runs off the chart)
+
+
+def _xy(chart: Chart, x_top: float, y_top: float, x: float, y: float) -> str:
+    left, right = chart.plot_left, chart.plot_right
+    top, bottom = chart.plot_top, chart.plot_bottom
+    px = left + (right - left) * x / x_top
+    py = bottom - (bottom - top) * min(y, y_top) / y_top
+    return f"{px:.1f},{py:.1f}"
+
+
+def _axes(chart: Chart, x_ticks: list[float], y_ticks: list[float]) -> None:
+    x_top, y_top = x_ticks[-1], y_ticks[-1]
+    for t in x_ticks:
+        chart.x_ticks.append(
+            {"x": float(_xy(chart, x_top, y_top, t, 0).split(",")[0]), "label": format_number(t)}
+        )
+    for t in y_ticks:
+        chart.y_ticks.append(
+            {"y": float(_xy(chart, x_top, y_top, 0, t).split(",")[1]), "label": format_number(t)}
+        )
+
+
+def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
+    """A note where the first run's events happen (a replica dies, a burst starts)."""
+    params = runs[0]["params"]
+    marks = [(params.get("kill_at"), "replica dies"), (params.get("burst_at"), "burst")]
+    for at, text in marks:
+        if at is None:
+            continue
+        x = float(_xy(chart, x_top, y_top, at, 0).split(",")[0])
+        chart.paths.append(
+            {
+                "d": f"M{x:.1f},{chart.plot_top}V{chart.plot_bottom}",
+                "css": "pl-limit pl-pool",
+                "label": f"{text} at {at:g} s",
+            }
+        )
+        chart.notes.append(
+            {"x": x + 60, "y": chart.plot_top + 12, "css": "pl-pool", "text": f"{text} {at:g} s"}
+        )
+
+
+def ttft_chart(runs: list[dict]) -> Chart:
+    """p99 TTFT of each 5 s of arrivals (ms), with the SLO as a dashed line."""
+    slo = runs[0]["params"]["ttft_slo_ms"]
+    seconds = runs[0]["params"]["seconds"]
+    chart = Chart(
+        title="p99 TTFT over time",
+        description=(
+            f"p99 time to first token of the requests arriving in each 5 s, against the "
+            f"{format_number(slo)} ms SLO (dashed); a request that never got one counts as "
+            "off the chart. " + " ".join(r["verdict"] for r in runs)
+        ),
+        x_label="Time (s)",
+        y_label="p99 TTFT (ms)",
+    )
+    worst = max((p * 1000 for r in runs for _, p in r["ttft_bins"] if p is not None), default=slo)
+    y_ticks = nice_ticks(min(max(worst, slo * 1.2), slo * TTFT_CAP))
+    x_ticks = nice_ticks(seconds)
+    _axes(chart, x_ticks, y_ticks)
+    x_top, y_top = x_ticks[-1], y_ticks[-1]
+    for css, run in zip(RUN_CSS, runs, strict=False):
+        points = [
+            _xy(chart, x_top, y_top, t + 2.5, y_top if p is None else p * 1000)
+            for t, p in run["ttft_bins"]
+        ]
+        if points:
+            chart.paths.append({"d": "M" + "L".join(points), "css": css, "label": run["label"]})
+    y = _xy(chart, x_top, y_top, 0, slo).split(",")[1]
+    chart.paths.append(
+        {
+            "d": f"M{chart.plot_left},{y}H{chart.plot_right}",
+            "css": "pl-limit pl-memory",
+            "label": "SLO",
+        }
+    )
+    chart.notes.append(
+        {
+            "x": chart.plot_right - 4,
+            "y": float(y) - 6,
+            "css": "pl-memory",
+            "text": f"SLO {format_number(slo)} ms",
+        }
+    )
+    _events(chart, runs, x_top, y_top)
+    return chart
+
+
+def _series_chart(runs: list[dict], *, column: int, title: str, y_label: str, what: str) -> Chart:
+    seconds = runs[0]["params"]["seconds"]
+    chart = Chart(
+        title=title,
+        description=f"{what} over the {format_number(seconds)} s window, one line per run.",
+        x_label="Time (s)",
+        y_label=y_label,
+    )
+    top = max((row[column] for r in runs for row in r["series"]), default=1)
+    y_ticks = nice_ticks(max(top, 1), whole=True)
+    x_ticks = nice_ticks(seconds)
+    _axes(chart, x_ticks, y_ticks)
+    x_top, y_top = x_ticks[-1], y_ticks[-1]
+    for css, run in zip(RUN_CSS, runs, strict=False):
+        points = [_xy(chart, x_top, y_top, row[0], row[column]) for row in run["series"]]
+        if points:
+            chart.paths.append({"d": "M" + "L".join(points), "css": css, "label": run["label"]})
+    _events(chart, runs, x_top, y_top)
+    return chart
+
+
+def run_charts(runs: list[dict]) -> list[Chart]:
+    """The three charts of a set of runs (one, or two compared)."""
+    return [
+        ttft_chart(runs),
+        _series_chart(
+            runs,
+            column=1,
+            title="Requests waiting",
+            y_label="waiting",
+            what="Requests waiting for a batch slot, summed over the replicas",
+        ),
+        _series_chart(
+            runs,
+            column=3,
+            title="Replicas serving",
+            y_label="replicas",
+            what="Replicas up and serving",
+        ),
+    ]

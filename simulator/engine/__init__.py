@@ -1,0 +1,38 @@
+"""The load simulator's engine, no Django imports: a discrete-event simulation of an
+inference fleet (fleet.simulate), the figures and verdict of a run (figures), the replica
+the planner's numbers make (design.replica_from_plan) and the queueing theory it is checked
+against (queueing)."""
+
+from .design import Calibration, replica_from_plan, saturated_rate
+from .figures import figures, percentile, ttft_bins, verdict
+from .fleet import (
+    AUTOSCALERS,
+    ROUTERS,
+    ReplicaModel,
+    Result,
+    Scenario,
+    SimulationError,
+    Workload,
+    simulate,
+)
+from .queueing import erlang_c, mmc_waits
+
+__all__ = [
+    "AUTOSCALERS",
+    "ROUTERS",
+    "Calibration",
+    "ReplicaModel",
+    "Result",
+    "Scenario",
+    "SimulationError",
+    "Workload",
+    "erlang_c",
+    "figures",
+    "mmc_waits",
+    "percentile",
+    "replica_from_plan",
+    "saturated_rate",
+    "simulate",
+    "ttft_bins",
+    "verdict",
+]

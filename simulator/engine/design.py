@@ -1,0 +1,117 @@
+"""From the planner's figures to a simulated replica, so the simulator and the estimate step
+use the same numbers.
+
+- Decode step: a straight line through the planner's step at one stream
+  (`tpot_one_stream_ms`) and at its planned batch (`tpot_ms` at `batch`): the weights read
+  once per step plus every stream's KV, as the planner's memory time is.
+- Prefill: the planner's prefill formula (2 x linear parameters per token plus causal
+  attention) over its TFLOPS x efficiency, as a + b n + c n^2 seconds fitted exactly through the
+  planner's own TTFT at the mean prompt and at twice it.
+- Batch: the planner's planned batch when it derives the knee (its rate
+  1 / (o t_step / B + t_prefill) is then the simulator's saturated rate). With a measured
+  knee, the batch whose saturated rate, prefill included, reaches the knee: the measured knee
+  already counts prefill, and a batch that only decodes at the knee would leave no GPU time
+  for it.
+- KV budget: the planner's KV pool in tokens; what running streams do not hold is the prefix
+  cache.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from planner.engine.capacity import prefill_flops, ttft_s
+from planner.engine.catalog import load_catalog
+
+from .fleet import ReplicaModel
+
+
+@dataclass(frozen=True)
+class Calibration:
+    replica: ReplicaModel
+    saturated_req_s: float  # what one replica carries with its batch full
+    note: str
+
+
+def saturated_rate(replica: ReplicaModel, *, prompt: float, output: float) -> float:
+    """Requests per second one replica sustains with its batch full: each request takes its
+    prefill on the whole GPU and 1/B of each of its `output` decode steps."""
+    b = replica.max_batch
+    per_request = replica.prefill_s(prompt) + output * replica.step_s(b) / b
+    return 1 / per_request
+
+
+def replica_from_plan(plan: dict[str, Any], *, model: str, output_tokens: float) -> Calibration:
+    """A ReplicaModel from a `planner.engine.plan()` result (`model`: the catalogue key the
+    plan was made for; `output_tokens`: mean output tokens)."""
+    m = load_catalog().model(model)
+    tp = plan["tp"]
+    n = plan["prompt_tokens"]
+
+    def prefill_at(tokens: float) -> float:
+        flops = prefill_flops(
+            linear_params=m.params_per_token - m.embedding_params,
+            attention_width=m.attention_width,
+            layers=m.layers,
+            prompt_tokens=tokens,
+        )
+        return ttft_s(flops=flops, tflops=plan["tflops"], efficiency=plan["prefill_eff"], tp=tp)
+
+    t1, t2 = prefill_at(n), prefill_at(2 * n)
+    # t(n) = a n + c n^2 through both points.
+    c = (t2 - 2 * t1) / (2 * n * n)
+    a = (t1 - c * n * n) / n
+    one = plan["tpot_one_stream_ms"] / 1000
+    at_batch = plan["tpot_ms"] / 1000
+    batch = max(int(plan["batch"]), 1)
+    per_stream = (at_batch - one) / (batch - 1) if batch > 1 else 0.0
+    base = one - per_stream
+    kv_tokens = int(plan["kv_pool_bytes"] / plan["kv_bytes_per_token"])
+    max_seqs = max(int(plan["max_seqs"]), 1)
+
+    def model_at(b: int) -> ReplicaModel:
+        return ReplicaModel(
+            max_batch=b,
+            kv_tokens=kv_tokens,
+            step_base_s=base,
+            step_per_stream_s=per_stream,
+            prefill_s_per_token=a,
+            prefill_s_per_token2=c,
+        )
+
+    if plan["knee_source"] != "measured":
+        replica = model_at(batch)
+        rate = saturated_rate(replica, prompt=n, output=output_tokens)
+        note = (
+            f"Batch {batch} (the planner's, from the TPOT SLO or the streams that fit); "
+            f"decode step {base * 1000:.2f} + {per_stream * 1000:.4f} ms per stream; prefill "
+            f"{t1 * 1000:.1f} ms at {n:g} tokens."
+        )
+        return Calibration(replica, rate, note)
+    target = plan["knee_tok_s"] / output_tokens
+    lo, hi = 1, max_seqs
+    if saturated_rate(model_at(hi), prompt=n, output=output_tokens) < target:
+        replica = model_at(hi)
+        rate = saturated_rate(replica, prompt=n, output=output_tokens)
+        note = (
+            f"The measured knee ({plan['knee_tok_s']:g} tok/s) is more than these step times "
+            f"give with every stream that fits ({max_seqs}): the replica runs at "
+            f"{rate * output_tokens:.0f} tok/s."
+        )
+        return Calibration(replica, rate, note)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if saturated_rate(model_at(mid), prompt=n, output=output_tokens) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    replica = model_at(lo)
+    rate = saturated_rate(replica, prompt=n, output=output_tokens)
+    note = (
+        f"Batch {lo}: the smallest whose saturated rate, prefill included, reaches the measured "
+        f"knee of {plan['knee_tok_s']:g} tok/s ({rate:.2f} req/s); decode step "
+        f"{replica.step_s(lo) * 1000:.2f} ms at that batch, prefill {t1 * 1000:.1f} ms at "
+        f"{n:g} tokens."
+    )
+    return Calibration(replica, rate, note)

@@ -1,0 +1,189 @@
+"""What a run comes to: latency percentiles, goodput against the SLO, Little's law, when the
+SLO broke and when it recovered, and the one-line verdict. Reads a `fleet.Result`."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .fleet import DONE, FAILED, SHED, TIMED_OUT, Result
+
+BIN_S = 5.0  # TTFT is judged per 5 s of arrivals for "when did it break"
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    """The q-th percentile (0..100) by the nearest rank; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(math.ceil(q / 100 * len(ordered)), 1)
+    return ordered[rank - 1]
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else round(x * 1000, 3)
+
+
+def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float | None]]:
+    """(bin start, p99 TTFT in s of the requests that arrived in it) over the window. A
+    request that timed out or was shed counts as infinitely late."""
+    n_bins = max(1, math.ceil(result.seconds / bin_s))
+    bins: list[list[float]] = [[] for _ in range(n_bins)]
+    for a, f, s in zip(result.arrival, result.first_token, result.status, strict=True):
+        k = min(int(a // bin_s), n_bins - 1)
+        if not math.isnan(f):
+            bins[k].append(f - a)
+        elif s in (SHED, TIMED_OUT):
+            bins[k].append(math.inf)
+    return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(bins)]
+
+
+def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
+    """The run's figures (times in ms, rates in req/s): ttft_p50_ms, ttft_p99_ms,
+    tpot_p50_ms, tpot_p99_ms, e2e_p99_ms, wait_mean_s, arrived, completed, shed, timed_out,
+    failed, in_flight, goodput (req/s that met both SLOs), goodput_share (of the requests
+    that left), holds_slo,
+    throughput_tok_s, prefix_hit_rate, prefill_tokens, queue_max, replicas_min/max,
+    little_law (L, lambda, W) and little_law_error = |L - lambda W| / L, slo_broken_at_s,
+    recovered_at_s, replicas_added_at_s."""
+    n = len(result.arrival)
+    T = result.seconds
+    ttft, tpot, e2e, waits = [], [], [], []
+    good = 0
+    tokens = 0
+    sojourn = 0.0
+    for i in range(n):
+        a, f, d = result.arrival[i], result.first_token[i], result.finish[i]
+        if not math.isnan(f):
+            ttft.append(f - a)
+        if not math.isnan(result.admitted_at[i]):
+            waits.append(result.admitted_at[i] - a)
+        if result.status[i] == DONE:
+            out = result.output_tokens[i]
+            per_token = (d - f) / (out - 1) if out > 1 else 0.0
+            tpot.append(per_token)
+            e2e.append(d - a)
+            tokens += out
+            if f - a <= result.ttft_slo_s and per_token <= result.tpot_slo_s:
+                good += 1
+        # Little's law over the window: each request's time in the system within [0, T].
+        left = result.left[i]
+        sojourn += (T if math.isnan(left) else min(left, T)) - a
+    status = result.status
+    counts = {
+        k: status.count(v)
+        for k, v in (
+            ("completed", DONE),
+            ("shed", SHED),
+            ("timed_out", TIMED_OUT),
+            ("failed", FAILED),
+        )
+    }
+    L = result.area_in_system / T
+    lam = n / T
+    W = sojourn / n if n else 0.0
+    little_error = abs(L - lam * W) / L if L > 0 else 0.0
+    bins = ttft_bins(result)
+    p99_all = percentile(ttft, 99)
+    tpot99 = percentile(tpot, 99)
+    held = (
+        p99_all is not None
+        and p99_all <= result.ttft_slo_s
+        and (tpot99 is None or tpot99 <= result.tpot_slo_s)
+        and not counts["shed"] + counts["timed_out"]
+    )
+    # When it broke: the first 5 s of arrivals whose p99 TTFT is over the SLO (a run that
+    # holds overall is not said to break for one unlucky bin).
+    broken = [] if held else [t for t, p in bins if p is not None and p > result.ttft_slo_s]
+    recovered = None
+    if broken and bins and bins[-1][1] is not None and bins[-1][1] <= result.ttft_slo_s:
+        recovered = broken[-1] + BIN_S
+    hits = sum(result.prefix_hit)
+    return {
+        "ttft_p50_ms": _ms(percentile(ttft, 50)),
+        "ttft_p99_ms": _ms(p99_all),
+        "tpot_p50_ms": _ms(percentile(tpot, 50)),
+        "tpot_p99_ms": _ms(tpot99),
+        "holds_slo": held,
+        "e2e_p99_ms": _ms(percentile(e2e, 99)),
+        "wait_mean_s": sum(waits) / len(waits) if waits else None,
+        "arrived": n,
+        **counts,
+        "in_flight": n - sum(counts.values()),
+        "goodput": good / T,
+        # Of the requests that left: those still running at the end are neither good nor bad.
+        "goodput_share": good / sum(counts.values()) if sum(counts.values()) else 1.0,
+        "throughput_tok_s": tokens / T,
+        "prefix_hit_rate": hits / len(ttft) if ttft else 0.0,
+        "prefill_tokens": result.prefill_tokens,
+        "queue_max": max((w for _, w, _, _ in result.series), default=0),
+        "queue_end": result.series[-1][1] if result.series else 0,
+        "replicas_min": min((r for *_, r in result.series), default=0),
+        "replicas_max": max((r for *_, r in result.series), default=0),
+        "little_law": {"L": L, "lambda": lam, "W": W},
+        "little_law_error": little_error,
+        "slo_broken_at_s": broken[0] if broken else None,
+        "recovered_at_s": recovered,
+        "replicas_added_at_s": list(result.replicas_added),
+        "events": [{"t": t, "what": what} for t, what in result.events],
+    }
+
+
+def _fmt_s(seconds: float) -> str:
+    return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def verdict(
+    figs: dict[str, Any],
+    *,
+    qps: float,
+    replicas: int,
+    ttft_slo_ms: float,
+    tpot_slo_ms: float,
+    scenario_text: str = "",
+    autoscale: str = "off",
+) -> str:
+    """One sentence a person reads at a glance: whether the SLO held, when it broke and
+    whether (and how fast) it came back."""
+    p99 = figs["ttft_p99_ms"]
+    tpot = figs["tpot_p99_ms"]
+    head = f"{qps:g} QPS on {replicas} replica{'s' if replicas != 1 else ''}"
+    if scenario_text:
+        head += f" ({scenario_text})"
+    lost = figs["shed"] + figs["timed_out"] + figs["failed"]
+    if figs["holds_slo"]:
+        text = (
+            f"Holds the SLO at {head}: p99 TTFT {_fmt_s(p99 / 1000)}, p99 TPOT "
+            f"{tpot:.0f} ms, goodput {figs['goodput_share'] * 100:.1f}%"
+        )
+        if figs["failed"]:
+            text += f"; {figs['failed']} requests running on the dead replica are lost"
+        text += "."
+    else:
+        broke = figs["slo_broken_at_s"]
+        when = ""
+        if broke is not None:
+            when = f" after {broke:.0f} s" if broke > 0 else " from the start"
+        worst = f"p99 TTFT is {_fmt_s(p99 / 1000)}" if p99 is not None else "no first token"
+        if p99 is not None and p99 <= ttft_slo_ms and tpot is not None and tpot > tpot_slo_ms:
+            worst = f"p99 TPOT is {tpot:.0f} ms"
+        text = f"At {head} the SLO breaks{when}: {worst}"
+        if figs["queue_max"] > 0:
+            text += f", the queue peaks at {figs['queue_max']}"
+        if lost:
+            text += f", {lost} requests lost"
+        if autoscale != "off":
+            signal = "queue depth" if autoscale == "queue" else "GPU utilisation"
+            rec = figs["recovered_at_s"]
+            added = len(figs["replicas_added_at_s"])
+            if rec is not None and broke is not None:
+                text += (
+                    f"; with the autoscaler on {signal} it recovers in {rec - broke:.0f} s "
+                    f"({added} replica{'s' if added != 1 else ''} added)"
+                )
+            else:
+                text += f"; the autoscaler on {signal} does not bring it back in the window"
+        elif figs["recovered_at_s"] is not None and broke is not None:
+            text += f"; it recovers after {figs['recovered_at_s'] - broke:.0f} s"
+        text += "."
+    return text

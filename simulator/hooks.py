@@ -1,0 +1,40 @@
+"""The simulator's hooks into practice (`practice.extensions`), registered when Django starts
+(SimulatorConfig.ready): the "test this design" panel on the bottlenecks step, and the
+saved runs (prediction, verdict, chart) in that step's feedback."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from practice.extensions import AttemptExtension, Fragment, StepPanel
+from practice.models import Attempt, Submission
+from simulator.charts import run_charts
+from simulator.models import SimulationRun
+
+STEP = "bottlenecks"
+
+
+class SimulatorHooks(AttemptExtension):
+    def step_panel(self, attempt: Attempt, step_key: str) -> StepPanel | None:
+        if step_key != STEP:
+            return None
+        return StepPanel(
+            url=reverse("simulator:panel", kwargs={"attempt_id": attempt.pk}),
+            element_id="simulator-panel",
+            css_class="card sim-panel",
+            stylesheet="planner/planner.css",
+            script="simulator/simulator.js",
+            loading_text="Load test: loading the simulator…",
+        )
+
+    def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:
+        """The runs saved with the answer, newest first: prediction, verdicts, the latest
+        run's charts."""
+        answer = submission.answer
+        if answer.step_key != STEP or answer.follow_up_id:
+            return []
+        saved = list(SimulationRun.objects.for_answer(answer.pk)[:5])
+        if not saved:
+            return []
+        context = {"saved": saved, "charts": run_charts(saved[0].runs)}
+        return [Fragment("simulator/_feedback.html", context)]

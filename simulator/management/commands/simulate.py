@@ -1,0 +1,115 @@
+"""`manage.py simulate --question SLUG [...] --json`: load-test a question's seed design (or
+the fleet given) in the discrete-event simulator and print the figures."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import replace
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.http import Http404
+
+from questions.selectors import question_current_revision
+from simulator.engine import AUTOSCALERS, ROUTERS
+from simulator.services import RunRefused, RunSpec, design_from_brief, fleet_run
+
+BURST = re.compile(r"^\s*(\d+(?:\.\d+)?)x@(\d+(?:\.\d+)?)\s*$")
+
+
+class Command(BaseCommand):
+    help = "Simulate a question's fleet under open-loop load and print p50/p99 TTFT, TPOT, goodput."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--question", required=True, help="question slug")
+        parser.add_argument("--replicas", type=int, help="replicas (default: the plan's)")
+        parser.add_argument("--qps", type=float, help="arrival rate (default: the peak)")
+        parser.add_argument("--seconds", type=float, default=600.0, help="simulated window")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--router", choices=ROUTERS, default="round-robin")
+        parser.add_argument("--autoscale", choices=AUTOSCALERS, default="off")
+        parser.add_argument("--kill-replica-at", type=float, dest="kill_at", metavar="T")
+        parser.add_argument(
+            "--restart-after", type=float, metavar="S", help="the killed replica returns, cold"
+        )
+        parser.add_argument("--burst", metavar="2x@T", help="multiply the load from T seconds")
+        parser.add_argument("--cold-start", type=float, default=60.0, metavar="S")
+        parser.add_argument("--chunked-prefill", action="store_true")
+        parser.add_argument("--prefix-groups", type=int, default=0)
+        parser.add_argument("--prefix-tokens", type=int, default=0)
+        parser.add_argument("--knee", type=float, help="measured knee, output tok/s")
+        parser.add_argument("--series", action="store_true", help="include the time series")
+        parser.add_argument("--json", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            out = self._run(options)
+        except (RunRefused, ValueError) as error:
+            message = str(error)
+            if options["json"]:
+                self.stdout.write(json.dumps({"error": message}, ensure_ascii=False))
+                sys.exit(2)
+            raise CommandError(message) from None
+        if options["json"]:
+            self.stdout.write(json.dumps(out, ensure_ascii=False))
+            return
+        figs = out
+        self.stdout.write(out["verdict"])
+        for key in (
+            "ttft_p50_ms",
+            "ttft_p99_ms",
+            "tpot_p99_ms",
+            "goodput",
+            "completed",
+            "little_law_error",
+            "wall_s",
+        ):
+            self.stdout.write(f"  {key}: {figs[key]}")
+
+    def _run(self, options: dict[str, Any]) -> dict[str, Any]:
+        try:
+            revision = question_current_revision(options["question"][:80])
+        except Http404:
+            raise RunRefused(f"No published question {options['question']!r}.") from None
+        design = design_from_brief(revision.question_spec.brief, slug=revision.question.slug)
+        if options["knee"] is not None:
+            design = replace(
+                design, plan_kwargs={**design.plan_kwargs, "knee_tok_s": options["knee"]}
+            )
+        burst_at, burst_factor = None, 2.0
+        if options["burst"]:
+            match = BURST.match(options["burst"])
+            if not match:
+                raise RunRefused("--burst takes FACTORx@SECONDS, e.g. 2x@60.")
+            burst_factor, burst_at = float(match[1]), float(match[2])
+        spec = RunSpec(
+            replicas=options["replicas"],
+            qps=options["qps"],
+            seconds=options["seconds"],
+            seed=options["seed"],
+            router=options["router"],
+            autoscale=options["autoscale"],
+            chunked_prefill=options["chunked_prefill"],
+            kill_at=options["kill_at"],
+            restart_after=options["restart_after"],
+            burst_at=burst_at,
+            burst_factor=burst_factor,
+            cold_start_s=options["cold_start"],
+            prefix_groups=options["prefix_groups"],
+            prefix_tokens=options["prefix_tokens"],
+        )
+        run = fleet_run(design, spec)
+        out = {
+            "question": revision.question.slug,
+            "design": design.source,
+            **run["params"],
+            **run["figures"],
+            "verdict": run["verdict"],
+            "replica": run["note"],
+        }
+        if options["series"]:
+            out["series"] = run["series"]
+            out["ttft_bins"] = run["ttft_bins"]
+        return out

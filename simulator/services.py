@@ -1,0 +1,353 @@
+"""Load-testing a design: the fleet a question's brief and seed design (or the candidate's
+figures) make, run through the simulator's engine with a scenario, and the runs saved with
+a step answer.
+
+Runs are bounded before they start (window, load, replicas and the requests they imply), so
+a run from a page cannot hog a web worker; the command allows larger ones.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner.engine import PlanError, load_catalog, plan
+from questionbank import Brief
+from simulator.engine import (
+    Scenario,
+    SimulationError,
+    Workload,
+    figures,
+    replica_from_plan,
+    simulate,
+    verdict,
+)
+
+# The seed designs' choices the brief leaves out (content/questions and the seed text):
+# AWQ weights on the 4090, the 1.5 GiB reserve, the measured 2000 tok/s knee, rho 0.7.
+SEED_DESIGNS: dict[str, dict[str, Any]] = {
+    "chat-api-50qps": {
+        "weights": "awq-int4",
+        "kv": "bf16",
+        "knee_tok_s": 2000,
+        "overhead_gib": 1.5,
+        "rho": 0.7,
+    },
+    "multi-tenant-lora": {
+        "weights": "awq-int4",
+        "kv": "bf16",
+        "knee_tok_s": 2000,
+        "overhead_gib": 1.5,
+        "rho": 0.7,
+    },
+    "long-context-rag": {"weights": "awq-int4", "kv": "fp8", "overhead_gib": 1.5, "rho": 0.7},
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The largest run allowed: window (s), load (QPS), replicas, and arrivals in all."""
+
+    seconds: float
+    qps: float
+    replicas: int
+    requests: int
+
+
+COMMAND_LIMITS = Limits(seconds=3600, qps=2000, replicas=256, requests=2_000_000)
+PAGE_LIMITS = Limits(seconds=300, qps=400, replicas=64, requests=60_000)
+PAGE_WINDOW_S = 240.0
+EVENT_AT_S = 60.0  # when a page scenario's event happens
+
+
+@dataclass(frozen=True)
+class Design:
+    """A fleet to test: planner inputs, replicas, peak QPS, the SLO and the length mix."""
+
+    plan_kwargs: dict[str, Any]
+    replicas: int
+    qps: float
+    ttft_slo_ms: float
+    tpot_slo_ms: float
+    input_tokens: float
+    output_tokens: float
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run's choices on top of a design (None: the design's)."""
+
+    replicas: int | None = None
+    qps: float | None = None
+    seconds: float = 600.0
+    seed: int = 1
+    router: str = "round-robin"
+    autoscale: str = "off"
+    chunked_prefill: bool = False
+    kill_at: float | None = None
+    restart_after: float | None = None
+    burst_at: float | None = None
+    burst_factor: float = 2.0
+    cold_start_s: float = 60.0
+    prefix_groups: int = 0
+    prefix_tokens: int = 0
+    label: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+class RunRefused(ValueError):
+    """A run out of bounds or a design that cannot be planned, in one sentence."""
+
+
+def _catalog_key(kind: str, text: str) -> str:
+    """A catalogue key from a brief's wording ("RTX 4090 (24 GB)", "Qwen2.5-7B-Instruct (one
+    base) + ..."): the text, then the text before any bracket or plus sign."""
+    catalog = load_catalog()
+    lookup = catalog.model if kind == "model" else catalog.gpu
+    for candidate in (text, text.split("(")[0].split("+")[0].strip()):
+        try:
+            return lookup(candidate).key
+        except KeyError:
+            continue
+    raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
+
+
+def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
+    """The seed design of a question: its brief's model, GPU, context, peak QPS, SLO and
+    lengths, the seed's choices (SEED_DESIGNS), and the planner's fleet size for them."""
+    inputs = brief.input_tokens or 512
+    outputs = brief.output_tokens or 256
+    kwargs: dict[str, Any] = {
+        "model": _catalog_key("model", brief.model),
+        "gpu": _catalog_key("gpu", brief.gpu or "rtx-4090"),
+        "context": int(brief.context_length or 8192),
+        "prompt_len": inputs,
+        "out_len": outputs,
+        "qps": brief.peak_qps or 10,
+        "tpot_slo_ms": brief.tpot_p99_ms,
+        "ttft_slo_ms": brief.ttft_p99_ms,
+        **SEED_DESIGNS.get(slug, {}),
+    }
+    result = _plan(kwargs)
+    return Design(
+        plan_kwargs=kwargs,
+        replicas=result["n_inst"] or 1,
+        qps=kwargs["qps"],
+        ttft_slo_ms=brief.ttft_p99_ms or 1000.0,
+        tpot_slo_ms=brief.tpot_p99_ms or 100.0,
+        input_tokens=inputs,
+        output_tokens=outputs,
+        source=f"the seed design of {slug}" if slug in SEED_DESIGNS else "the brief",
+    )
+
+
+def design_from_plan_inputs(kwargs: dict[str, Any]) -> Design:
+    """A design from the capacity planner's inputs (its form's cleaned data)."""
+    result = _plan(kwargs)
+    return Design(
+        plan_kwargs=kwargs,
+        replicas=result["n_inst"] or 1,
+        qps=kwargs["qps"],
+        ttft_slo_ms=kwargs.get("ttft_slo_ms") or 1000.0,
+        tpot_slo_ms=kwargs.get("tpot_slo_ms") or 100.0,
+        input_tokens=kwargs.get("prompt_len") or 512,
+        output_tokens=kwargs["out_len"],
+        source="the capacity planner's inputs",
+    )
+
+
+def _plan(kwargs: dict[str, Any]) -> dict[str, Any]:
+    try:
+        result = plan(**kwargs)
+    except (PlanError, KeyError) as error:
+        raise RunRefused(str(error).strip("\"'")) from None
+    if not result["fits"]:
+        raise RunRefused(result["reason"] or "Nothing fits on this GPU.")
+    return result
+
+
+def _check(value: float, low: float, high: float, what: str) -> None:
+    if not (low <= value <= high) or math.isnan(value):
+        raise RunRefused(f"{what} must be between {low:g} and {high:g}.")
+
+
+def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS) -> dict:
+    """Simulate `design` under `spec` and return the run: {label, params, figures, verdict,
+    series (t, waiting, running, replicas), ttft_bins (t, p99 s), note}. Raises RunRefused for a
+    run past `limits` or a design the planner refuses."""
+    replicas = spec.replicas if spec.replicas is not None else design.replicas
+    qps = spec.qps if spec.qps is not None else design.qps
+    _check(spec.seconds, 1, limits.seconds, "The simulated window (s)")
+    _check(qps, 0.001, limits.qps, "The load (QPS)")
+    _check(replicas, 1, limits.replicas, "The number of replicas")
+    _check(spec.burst_factor, 1, 10, "The burst factor")
+    _check(spec.cold_start_s, 0, 3600, "The cold start (s)")
+    for name, at in (("kill", spec.kill_at), ("burst", spec.burst_at)):
+        if at is not None:
+            _check(at, 0, spec.seconds, f"The {name} time (s)")
+    expected = qps * spec.seconds * (spec.burst_factor if spec.burst_at is not None else 1)
+    if expected > limits.requests:
+        raise RunRefused(
+            f"That run would send about {expected:,.0f} requests; the limit here is "
+            f"{limits.requests:,}. Shorten the window or lower the load."
+        )
+    result = _plan({**design.plan_kwargs, "qps": qps})
+    calibration = replica_from_plan(
+        result, model=design.plan_kwargs["model"], output_tokens=design.output_tokens
+    )
+    workload = Workload(
+        qps=qps,
+        input_tokens=design.input_tokens,
+        output_tokens=design.output_tokens,
+        prefix_groups=spec.prefix_groups,
+        prefix_tokens=spec.prefix_tokens,
+    )
+    scenario = Scenario(
+        replicas=replicas,
+        seconds=spec.seconds,
+        seed=spec.seed,
+        router=spec.router,
+        autoscale=spec.autoscale,
+        chunked_prefill=spec.chunked_prefill,
+        kill_at=spec.kill_at,
+        restart_after=spec.restart_after,
+        burst_at=spec.burst_at,
+        burst_factor=spec.burst_factor,
+        cold_start_s=spec.cold_start_s,
+        max_replicas=min(limits.replicas, max(2 * replicas, replicas + 8)),
+        ttft_slo_s=design.ttft_slo_ms / 1000,
+        tpot_slo_s=design.tpot_slo_ms / 1000,
+    )
+    started = time.process_time()
+    try:
+        run = simulate(calibration.replica, workload, scenario)
+    except SimulationError as error:
+        raise RunRefused(str(error)) from None
+    figs = figures(run)
+    figs["wall_s"] = round(time.process_time() - started, 4)
+    figs["replica_batch"] = calibration.replica.max_batch
+    figs["replica_req_s"] = calibration.saturated_req_s
+    return {
+        "label": spec.label or scenario_text(spec),
+        "params": {
+            "replicas": replicas,
+            "qps": qps,
+            "seconds": spec.seconds,
+            "seed": spec.seed,
+            "router": spec.router,
+            "autoscale": spec.autoscale,
+            "chunked_prefill": spec.chunked_prefill,
+            "kill_at": spec.kill_at,
+            "restart_after": spec.restart_after,
+            "burst_at": spec.burst_at,
+            "burst_factor": spec.burst_factor,
+            "prefix_groups": spec.prefix_groups,
+            "prefix_tokens": spec.prefix_tokens,
+            "ttft_slo_ms": design.ttft_slo_ms,
+            "tpot_slo_ms": design.tpot_slo_ms,
+        },
+        "figures": figs,
+        "verdict": verdict(
+            figs,
+            qps=qps,
+            replicas=replicas,
+            ttft_slo_ms=design.ttft_slo_ms,
+            tpot_slo_ms=design.tpot_slo_ms,
+            scenario_text=scenario_text(spec),
+            autoscale=spec.autoscale,
+        ),
+        "series": [list(row) for row in run.series],
+        "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
+        "note": calibration.note,
+    }
+
+
+def _bins(run: Any) -> list:
+    from simulator.engine import ttft_bins
+
+    return ttft_bins(run)
+
+
+def scenario_text(spec: RunSpec) -> str:
+    """The events and choices of a run in a few words ("replica killed at 60 s, ...")."""
+    parts = []
+    if spec.kill_at is not None:
+        parts.append(
+            f"a replica killed at {spec.kill_at:g} s"
+            + (f", back cold after {spec.restart_after:g} s" if spec.restart_after else "")
+        )
+    if spec.burst_at is not None:
+        parts.append(f"{spec.burst_factor:g}× load from {spec.burst_at:g} s")
+    if spec.router != "round-robin":
+        parts.append(spec.router)
+    if spec.prefix_groups:
+        parts.append(f"{spec.prefix_groups} shared prefixes")
+    if spec.chunked_prefill:
+        parts.append("chunked prefill")
+    return "; ".join(parts)
+
+
+# The bottlenecks step's scenario buttons: one run, or two to compare.
+def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
+    """key -> {title, runs: [RunSpec, ...]} for the step panel's buttons."""
+    base = RunSpec(seconds=PAGE_WINDOW_S)
+    history = int(design.input_tokens * 0.75)
+    return {
+        "baseline": {"title": "Peak load", "runs": [replace(base, label="peak load")]},
+        "double-load": {
+            "title": "2× load",
+            "runs": [replace(base, burst_at=EVENT_AT_S, label=f"2× load from {EVENT_AT_S:g} s")],
+        },
+        "kill-replica": {
+            "title": "Kill a replica",
+            "runs": [
+                replace(base, kill_at=EVENT_AT_S, label=f"a replica dies at {EVENT_AT_S:g} s")
+            ],
+        },
+        "cold-start": {
+            "title": "Cold start",
+            "runs": [
+                replace(
+                    base,
+                    kill_at=EVENT_AT_S,
+                    restart_after=60.0,
+                    label="a replica dies and comes back cold after 60 s",
+                ),
+            ],
+        },
+        "autoscaling": {
+            "title": "GPU-utilisation vs queue-depth autoscaling",
+            "runs": [
+                replace(
+                    base,
+                    burst_at=EVENT_AT_S,
+                    autoscale="utilisation",
+                    cold_start_s=30.0,
+                    label="2× load, autoscaling on GPU utilisation",
+                ),
+                replace(
+                    base,
+                    burst_at=EVENT_AT_S,
+                    autoscale="queue",
+                    cold_start_s=30.0,
+                    label="2× load, autoscaling on queue depth",
+                ),
+            ],
+        },
+        "routing": {
+            "title": "Round-robin vs prefix-aware",
+            "runs": [
+                replace(
+                    base,
+                    router=router,
+                    prefix_groups=2000,
+                    prefix_tokens=history,
+                    label=f"{router}, 2000 conversations sharing {history}-token histories",
+                )
+                for router in ("round-robin", "prefix-aware")
+            ],
+        },
+    }

@@ -1,0 +1,192 @@
+"""The simulator's pages: the "test this design" panel on the bottlenecks step (loaded by
+practice through `simulator.hooks`), its run, and the planner's "simulate" page.
+
+Views read top to bottom: parse input, call the services, render. Every run is bounded by
+PAGE_LIMITS and charged to the client's CPU budget (rate_limits.cpu_budget), as the planner's
+evaluations are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_POST, require_safe
+
+from planner.forms import DEFAULTS, CapacityForm
+from practice.models import Attempt, StepAnswer
+from practice.services import answer_open, attempt_touch
+from rate_limits import LimitExceeded, client_key, cpu_budget
+from simulator.charts import run_charts
+from simulator.hooks import STEP
+from simulator.models import SimulationRun
+from simulator.services import (
+    PAGE_LIMITS,
+    Design,
+    RunRefused,
+    design_from_brief,
+    design_from_plan_inputs,
+    fleet_run,
+    page_scenarios,
+)
+
+MAX_PREDICTION = 2000
+
+
+def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
+    return get_object_or_404(
+        Attempt.objects.owned_by(request.user).select_related("revision__question"),
+        pk=attempt_id,
+    )
+
+
+def _estimated_replicas(attempt: Attempt) -> int | None:
+    """The fleet size the candidate checked on the napkin-math step, when they did."""
+    answer = StepAnswer.objects.filter(attempt=attempt, step_key="estimate", follow_up_id="")
+    fields = answer.values_list("fields", flat=True).first() or {}
+    value = ((fields.get("checks") or {}).get("n_inst") or {}).get("value")
+    try:
+        replicas = int(round(float(value)))
+    except (TypeError, ValueError):
+        return None
+    return replicas if 1 <= replicas <= PAGE_LIMITS.replicas else None
+
+
+def _number(text: str, default: float, kind: type = float) -> float:
+    try:
+        return kind(text)
+    except (TypeError, ValueError):
+        return default
+
+
+def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:
+    answer = StepAnswer.objects.filter(attempt=attempt, step_key=STEP, follow_up_id="").first()
+    latest = SimulationRun.objects.for_answer(answer.pk).first() if answer else None
+    estimated = _estimated_replicas(attempt)
+    context = {
+        "attempt": attempt,
+        "design": design,
+        "replicas": estimated or design.replicas,
+        "replicas_source": "your estimate" if estimated else design.source,
+        "qps": design.qps,
+        "scenarios": page_scenarios(design),
+        "latest": latest,
+        "charts": run_charts(latest.runs) if latest else [],
+        "prediction": "",
+        "error": None,
+    }
+    context.update(extra)
+    return context
+
+
+@login_required
+@require_safe
+def panel(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """The bottlenecks step's load-test panel: the fleet, the scenarios, the last saved run."""
+    attempt = _own_attempt(request, attempt_id)
+    spec = attempt.revision.question_spec
+    try:
+        design = design_from_brief(spec.brief, slug=attempt.revision.question.slug)
+    except RunRefused as error:
+        return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
+    return render(request, "simulator/panel.html", _panel_context(attempt, design))
+
+
+@login_required
+@require_POST
+def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
+    """Run a scenario on the candidate's fleet, after their prediction, and save both with
+    the bottlenecks answer."""
+    attempt = _own_attempt(request, attempt_id)
+    spec = attempt.revision.question_spec
+    try:
+        design = design_from_brief(spec.brief, slug=attempt.revision.question.slug)
+    except RunRefused as error:
+        return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
+    prediction = request.POST.get("prediction", "").strip()[:MAX_PREDICTION]
+    key = request.POST.get("scenario", "")
+    replicas = int(_number(request.POST.get("replicas", ""), design.replicas, int))
+    qps = _number(request.POST.get("qps", ""), design.qps)
+    scenarios = page_scenarios(design)
+    extra = {"prediction": prediction, "replicas": replicas, "qps": qps}
+    if key not in scenarios:
+        extra["error"] = "Choose one of the scenarios."
+    elif not prediction:
+        extra["error"] = (
+            "Write what you expect first (p99 TTFT, whether the SLO holds, how long it takes "
+            "to recover): the comparison is part of the answer."
+        )
+    if extra.get("error"):
+        context = _panel_context(attempt, design, **extra)
+        return render(request, "simulator/panel.html", context, status=422)
+    try:
+        with cpu_budget(client=client_key(request)):
+            runs = [
+                fleet_run(design, replace(run, replicas=replicas, qps=qps), limits=PAGE_LIMITS)
+                for run in scenarios[key]["runs"]
+            ]
+    except (RunRefused, LimitExceeded) as error:
+        context = _panel_context(attempt, design, **extra, error=str(error))
+        return render(request, "simulator/panel.html", context, status=422)
+    answer = answer_open(attempt=attempt, step_key=STEP)
+    SimulationRun.objects.create(
+        answer=answer,
+        user=request.user,
+        scenario=key,
+        prediction=prediction,
+        design={
+            "replicas": replicas,
+            "qps": qps,
+            "plan": design.plan_kwargs,
+            "ttft_slo_ms": design.ttft_slo_ms,
+            "tpot_slo_ms": design.tpot_slo_ms,
+        },
+        runs=runs,
+    )
+    attempt_touch(attempt.pk)  # the cached feedback of this step shows saved runs
+    context = _panel_context(attempt, design, replicas=replicas, qps=qps)
+    return render(request, "simulator/panel.html", context)
+
+
+@require_safe
+def fleet_page(request: HttpRequest) -> HttpResponse:
+    """The planner's "simulate" action: the fleet its inputs plan, under one scenario."""
+    data = request.GET.copy()
+    for name, field in CapacityForm.base_fields.items():
+        if name not in data and field.required and DEFAULTS.get(name) is not None:
+            data[name] = str(DEFAULTS[name])
+    form = CapacityForm(data)
+    key = request.GET.get("scenario", "baseline")
+    context: dict[str, Any] = {"form": form, "error": None, "runs": [], "charts": []}
+    status = 200
+    if not form.is_valid():
+        context["error"] = "The planner's inputs are not valid: open the planner to fix them."
+        return render(request, "simulator/page.html", context, status=422)
+    try:
+        with cpu_budget(client=client_key(request)):
+            design = design_from_plan_inputs(form.cleaned_data)
+            scenarios = page_scenarios(design)
+            key = key if key in scenarios else "baseline"
+            replicas = int(_number(request.GET.get("replicas", ""), design.replicas, int))
+            runs = [
+                fleet_run(design, replace(run, replicas=replicas), limits=PAGE_LIMITS)
+                for run in scenarios[key]["runs"]
+            ]
+    except (RunRefused, LimitExceeded) as error:
+        context["error"] = str(error)
+        return render(request, "simulator/page.html", context, status=422)
+    query = request.GET.copy()
+    query.pop("scenario", None)
+    context.update(
+        design=design,
+        replicas=replicas,
+        runs=runs,
+        charts=run_charts(runs),
+        scenario=key,
+        scenarios=scenarios,
+        query=query.urlencode(),
+    )
+    return render(request, "simulator/page.html", context, status=status)

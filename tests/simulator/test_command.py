@@ -1,0 +1,83 @@
+"""`manage.py simulate --json` on the shipped questions."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+FIELDS = (
+    "ttft_p50_ms",
+    "ttft_p99_ms",
+    "tpot_p99_ms",
+    "goodput",
+    "completed",
+    "little_law_error",
+    "wall_s",
+)
+
+
+def simulate(*args: str) -> dict:
+    out = StringIO()
+    call_command("simulate", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def test_the_chat_seed_design_holds_at_50_qps_and_breaks_at_100(content_loaded):
+    at_50 = simulate("--question", "chat-api-50qps", "--knee", "2000", "--seconds", "300")
+    at_100 = simulate("--question", "chat-api-50qps", "--qps", "100", "--seconds", "300")
+    for figs in (at_50, at_100):
+        assert all(figs[k] is not None for k in FIELDS)
+        assert figs["replicas"] == 10
+        assert figs["little_law_error"] < 0.02
+    assert at_50["ttft_p99_ms"] <= 300
+    assert at_100["ttft_p99_ms"] > 300
+    assert at_50["verdict"].startswith("Holds the SLO at 50 QPS on 10 replicas")
+    assert "breaks" in at_100["verdict"]
+
+
+def test_events_and_choices_are_taken_from_the_command_line(content_loaded):
+    figs = simulate(
+        "--question",
+        "chat-api-50qps",
+        "--replicas",
+        "6",
+        "--qps",
+        "20",
+        "--seconds",
+        "120",
+        "--seed",
+        "7",
+        "--router",
+        "least-loaded",
+        "--autoscale",
+        "queue",
+        "--kill-replica-at",
+        "30",
+        "--burst",
+        "2x@60",
+        "--series",
+    )
+    assert figs["replicas"] == 6 and figs["router"] == "least-loaded"
+    assert figs["kill_at"] == 30 and figs["burst_at"] == 60 and figs["burst_factor"] == 2
+    assert figs["events"][0] == {"t": 30.0, "what": "replica 6 dies"}
+    assert len(figs["series"]) >= 100
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--question", "no-such-question"], "No published question"),
+        (["--question", "chat-api-50qps", "--burst", "double"], "--burst takes"),
+        (["--question", "chat-api-50qps", "--seconds", "99999"], "window"),
+        (["--question", "chat-api-50qps", "--replicas", "1000"], "replicas"),
+    ],
+)
+def test_bad_input_gets_one_sentence_and_exit_status_2(content_loaded, capsys, args, words):
+    out = StringIO()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command("simulate", *args, "--json", stdout=out)
+    assert exit_info.value.code == 2
+    assert words in json.loads(out.getvalue())["error"]

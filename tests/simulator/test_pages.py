@@ -1,0 +1,135 @@
+"""The load-test panel on the bottlenecks step, its saved runs in the feedback, and the
+planner's "simulate" page."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from practice import services as flow
+from questions.models import Question
+from simulator.models import SimulationRun
+
+PREDICTION = "Nine replicas at 72% still hold p99 TTFT under 300 ms."
+
+
+@pytest.fixture
+def candidate(content_loaded, client):
+    user = User.objects.create_user("sim", password="a-long-Passphrase-42")
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    client.force_login(user)
+    return client, attempt
+
+
+def panel_url(attempt) -> str:
+    return reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
+
+
+def run_url(attempt) -> str:
+    return reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+
+
+def test_only_the_bottlenecks_step_loads_the_panel(candidate):
+    client, attempt = candidate
+    for step, shown in (("bottlenecks", True), ("architecture", False)):
+        page = client.get(f"/attempts/{attempt.pk}/steps/{step}/").content.decode()
+        assert (panel_url(attempt) in page) is shown
+
+
+def test_the_panel_offers_the_seed_fleet_and_the_scenarios(candidate):
+    client, attempt = candidate
+    page = client.get(panel_url(attempt)).content.decode()
+    assert 'id="sim-replicas" name="replicas" min="1" max="64" value="10"' in page
+    for title in (
+        "Kill a replica",
+        "2× load",
+        "Cold start",
+        "Round-robin vs prefix-aware",
+        "GPU-utilisation vs queue-depth autoscaling",
+    ):
+        assert title in page
+
+
+def test_the_fleet_comes_from_the_candidates_checked_estimate(candidate):
+    client, attempt = candidate
+    estimate = flow.answer_open(attempt=attempt, step_key="estimate")
+    flow.quantity_check_store(
+        answer=estimate,
+        quantity_id="n_inst",
+        check={"answer": "12", "verdict": "wrong", "value": 12.0},
+    )
+    page = client.get(panel_url(attempt)).content.decode()
+    assert 'value="12"' in page and "your estimate" in page
+
+
+def test_someone_elses_panel_and_run_are_404(candidate):
+    client, attempt = candidate
+    User.objects.create_user("other", password="a-long-Passphrase-42")
+    client.force_login(User.objects.get(username="other"))
+    assert client.get(panel_url(attempt)).status_code == 404
+    post = {"scenario": "kill-replica", "prediction": PREDICTION}
+    assert client.post(run_url(attempt), post).status_code == 404
+    assert not SimulationRun.objects.exists()
+
+
+def test_a_run_needs_a_prediction_first(candidate):
+    client, attempt = candidate
+    response = client.post(run_url(attempt), {"scenario": "kill-replica", "prediction": "  "})
+    assert response.status_code == 422
+    assert "Write what you expect first" in response.content.decode()
+    assert not SimulationRun.objects.exists()
+
+
+def test_a_page_run_is_bounded(candidate):
+    client, attempt = candidate
+    post = {"scenario": "baseline", "prediction": PREDICTION, "replicas": "500"}
+    response = client.post(run_url(attempt), post)
+    assert response.status_code == 422
+    assert "replicas must be between 1 and 64" in response.content.decode()
+
+
+def test_a_run_is_saved_with_the_answer_and_shown_in_its_feedback(candidate):
+    client, attempt = candidate
+    response = client.post(
+        run_url(attempt), {"scenario": "kill-replica", "prediction": PREDICTION, "qps": "50"}
+    )
+    assert response.status_code == 200
+    saved = SimulationRun.objects.get()
+    assert saved.answer.step_key == "bottlenecks" and saved.answer.attempt_id == attempt.pk
+    assert saved.prediction == PREDICTION
+    assert saved.runs[0]["params"]["kill_at"] == 60.0
+    page = response.content.decode()
+    assert saved.runs[0]["verdict"] in page and "<svg" in page
+    # Submitted and graded, the step's feedback carries the run.
+    outcome = flow.step_submit(
+        answer=saved.answer,
+        text="The queue is the first wall.",
+        fields={},
+        base_version=saved.answer.version,
+    )
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    feedback = client.get(
+        reverse(
+            "submission_feedback",
+            kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
+        )
+    ).content.decode()
+    assert "Load tests saved with this answer" in feedback
+    assert PREDICTION in feedback and saved.runs[0]["verdict"] in feedback
+
+
+def test_the_planner_offers_simulate_and_the_page_runs_its_fleet(client, content_loaded):
+    query = "model=qwen2.5-7b-instruct&gpu=rtx-4090&weights=awq-int4&knee_tok_s=2000&qps=50"
+    planner = client.get(f"/planner/capacity/?{query}").content.decode()
+    assert 'id="plan-simulate"' in planner
+    page = client.get(f"{reverse('simulator:page')}?{query}&scenario=kill-replica")
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "a replica killed at 60 s" in text and "<svg" in text
+
+
+def test_the_simulate_page_refuses_bad_planner_inputs(client, content_loaded):
+    response = client.get(f"{reverse('simulator:page')}?model=qwen2.5-7b-instruct&qps=-1")
+    assert response.status_code == 422

@@ -1,0 +1,62 @@
+"""A candidate load-tests their design from the bottlenecks step in a real browser: writes a
+prediction, runs "kill a replica", sees the verdict and the charts; the run is saved with the
+answer and shown in that answer's feedback once it is submitted."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import expect
+
+from tests.conftest import save_screenshot, signed_in_context, watched_page
+
+pytestmark = pytest.mark.browser
+
+PREDICTION = (
+    "One replica down at 50 QPS: nine run at 72% of their knee, p99 TTFT stays under 300 ms."
+)
+
+
+def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
+    from practice import services as flow
+    from practice.models import Submission
+    from questions.models import Question
+    from simulator.models import SimulationRun
+
+    user = User.objects.create_user("loadtester", password="a-long-Passphrase-42")
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    context = signed_in_context(browser, live_server_url, user)
+    errors: list[str] = []
+    page = watched_page(context, errors)
+    page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/bottlenecks/")
+
+    panel = page.locator("#simulator-panel")
+    expect(panel.locator("#sim-replicas")).to_have_value("10")
+    # No prediction, no run: the form says so and nothing is sent.
+    panel.get_by_role("button", name="Kill a replica").click()
+    expect(panel.locator(".sim-verdict")).to_have_count(0)
+    panel.locator("#sim-prediction").fill(PREDICTION)
+    panel.get_by_role("button", name="Kill a replica").click()
+
+    verdict = panel.locator(".sim-verdict")
+    expect(verdict).to_contain_text("a replica killed at 60 s")
+    expect(panel.locator(".sim-prediction")).to_have_text(PREDICTION)
+    expect(panel.locator("svg.pl-svg")).to_have_count(3)
+    expect(panel.locator("svg.pl-svg").first).to_be_visible()
+    saved = SimulationRun.objects.get()
+    assert saved.prediction == PREDICTION and saved.answer.step_key == "bottlenecks"
+    expect(verdict).to_have_text(saved.runs[0]["verdict"])
+    save_screenshot(page, "simulator-kill-a-replica")
+
+    page.locator("#answer-text").fill("The queue is the first wall; one dead replica of ten.")
+    page.locator("#submit-button").click()
+    page.locator("#feedback").wait_for()
+    flow.submission_grade(submission_id=Submission.objects.get(answer=saved.answer).pk)
+    report = page.locator("#sim-feedback")
+    expect(report).to_be_visible(timeout=20_000)  # the feedback panel polls until graded
+    expect(report.locator(".sim-prediction")).to_have_text(PREDICTION)
+    expect(report.locator(".sim-verdict")).to_have_text(saved.runs[0]["verdict"])
+    expect(report.locator("svg.pl-svg").first).to_be_visible()
+    assert errors == []
+    context.close()
