@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 VENV_VLLM_PY := $${VLLM_ENV:-.vllm-env}/bin/python
 
-.PHONY: install run test chromium lint bench bench-grading test-vllm clean
+.PHONY: install run grader test chromium lint bench bench-grading test-vllm clean
 
 # Find a Python >= 3.12: the PATH first, then pyenv's versions.
 FIND_PYTHON = for c in python3.13 python3.12 python3 \
@@ -29,11 +29,21 @@ $(VENV)/.installed: pyproject.toml package.json
 
 install: $(VENV)/.installed
 
+# The first line says which grader is active (config/serve.py finds a `make grader` answering
+# at GRADER_BASE_URL, or at http://127.0.0.1:8001/v1 when that is unset); serve.py checks
+# again when it starts the worker.
 run: install
+	@$(PY) -m config.serve --grader-status
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_content
 	PORT=$(PORT) exec $(PY) -m config.serve
+
+# The grading model: Qwen2.5-7B-Instruct under vLLM's OpenAI server on 127.0.0.1:GRADER_PORT (8001)
+# (GPU build with a CUDA device, CPU build otherwise; tools/vllm/grader.py says which and why).
+# GRADER_MODEL_PATH serves a local copy of the weights instead of the hub's.
+grader:
+	@exec python3 tools/vllm/grader.py
 
 # Browser tests drive Debian's Chromium: installed here when missing (as root), else one line
 # that says how.
@@ -55,8 +65,10 @@ TEST_WORKERS ?= 2
 test: install chromium
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15 --ignore=tests/vllm $(PYTEST_ARGS)
 
+# Serves the tiny model with `make grader` itself (tests/vllm/conftest.py); PYTEST_ARGS go to
+# pytest (e.g. PYTEST_ARGS=--durations=0).
 test-vllm: install
-	bash tools/vllm/run-tests.sh
+	bash tools/vllm/run-tests.sh $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

