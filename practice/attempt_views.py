@@ -15,7 +15,16 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_POST, require_safe
 
-from practice import autosave, extensions, feedback, napkin, page_cache, step_page, views
+from practice import (
+    autosave,
+    extensions,
+    feedback,
+    napkin,
+    page_cache,
+    self_check,
+    step_page,
+    views,
+)
 from practice import services as flow
 from practice.autosave import StaleDraft
 from practice.history import candidate_history
@@ -214,6 +223,47 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
         return response
 
     return page_cache.respond(request, attempt, build)
+
+
+@login_required
+@require_POST
+def submission_self_check(
+    request: HttpRequest, attempt_id: int, submission_id: int
+) -> HttpResponse:
+    """Save the candidate's self-check ratings of their own submission (the whole form, at
+    each choice); htmx gets the save status with the score line out of band."""
+    attempt = _own_attempt(request, attempt_id)
+    submission = get_object_or_404(
+        Submission.objects.select_related("answer"), pk=submission_id, answer__attempt=attempt
+    )
+    submission.answer.attempt = attempt
+    ratings, wrong_ideas = self_check.ratings_from_post(request.POST)
+    refused = None
+    try:
+        self_check.self_check_save(
+            submission=submission,
+            ratings=ratings,
+            wrong_ideas=wrong_ideas,
+            base_version=autosave.posted_version(request.POST),
+        )
+    except flow.FlowError as exc:  # a stale tab's (StaleDraft) included
+        refused = exc
+    answer = submission.answer
+    if not request.htmx:
+        # Without JavaScript: back to the self-check, which shows what is saved.
+        if refused is not None:
+            messages.error(request, str(refused))
+        url = step_page.step_url(attempt, answer.step_key, answer.follow_up_id)
+        return redirect(url + "#self-check")
+    context = feedback.feedback_context(attempt=attempt, answer=answer, submission=submission)
+    context["saved_response"] = refused is None
+    return autosave.save_status(
+        "interview/_self_check.html",
+        "self_check_row",
+        context.get("self_check", {}).get("row"),
+        refused=refused,
+        **context,
+    )
 
 
 @login_required

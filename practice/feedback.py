@@ -1,5 +1,8 @@
 """The feedback panel of a submission: grading status, per-point verdicts with the
-candidate's own words highlighted as evidence, the reference answer, and earlier versions."""
+candidate's own words highlighted as evidence, the reference answer, and earlier versions.
+
+Where no model graded, the panel is the candidate's self-check (practice.self_check): no
+score until they have rated every point, and the keyword matcher only points at sentences."""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from grading.text import quote_span
 from practice import extensions
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer, Submission
-from practice.scoring import primary_grade, submission_score
+from practice.scoring import grade_label, primary_grade, submission_score
+from practice.self_check import self_check_view
 from practice.services import step_spec
 from questions import selectors
 
@@ -50,7 +54,8 @@ def feedback_context(
     concepts = selectors.concepts_by_slug({c for p in spec.rubric for c in p.concepts})
     done = submission.grade_status in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE)
     points = []
-    if main is not None:
+    # The per-point verdicts of a model or an instructor; a self-check shows its own ratings.
+    if main is not None and main.grader != "self":
         for verdict in main.points:
             rubric = points_by_id.get(verdict.get("id"))
             says = rubric.says if rubric else ""
@@ -72,9 +77,16 @@ def feedback_context(
     # Shown first: the wrong ideas the answer states (none for a follow-up: they are per step).
     wrong_ideas = (
         []
-        if answer.follow_up_id
+        if answer.follow_up_id or main is None or main.grader == "self"
         else misconceptions_found(revision=attempt.revision, step_key=answer.step_key, grade=main)
     )
+    self_check = self_check_view(attempt=attempt, submission=submission, grades=grades)
+    if main is None or main.grader == "self":
+        # What the matcher points at, and the possible wrong ideas not dismissed.
+        quotes, wrong = self_check.get("pointers", []), self_check.get("wrong_evidence", [])
+    else:
+        quotes = [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")]
+        wrong = [m["evidence"] for m in wrong_ideas]
     history = []
     for sub in versions:
         history.append(
@@ -83,6 +95,7 @@ def feedback_context(
                 "submitted_at": sub.submitted_at,
                 "status": sub.get_grade_status_display(),
                 "score": submission_score(answer.step_key, list(sub.grades.all())),
+                "label": grade_label(primary_grade(sub.grades.all())),
                 "current": sub.pk == submission.pk,
             }
         )
@@ -91,17 +104,18 @@ def feedback_context(
     return {
         "submission": submission,
         "graded": done and main is not None,
+        "done": done,
         "grade": main,
+        "grade_label": grade_label(main),
+        "self_check": self_check,
+        # Why no model graded (the matcher's grade keeps the reason), for an offline submission.
+        "offline_reason": by["rubric"].fallback_reason if "rubric" in by else "",
         "grades": by,
         "points": points,
         "score": submission_score(answer.step_key, grades),
         "best_score": max(scored) if scored else None,
         "misconceptions": wrong_ideas,
-        "highlighted": highlight_evidence(
-            submission.text,
-            [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")],
-            wrong=[m["evidence"] for m in wrong_ideas],
-        ),
+        "highlighted": highlight_evidence(submission.text, quotes, wrong=wrong),
         "reference_html": rendered["reference"] if done else "",
         "history": history,
         # Both graders' scores and the gap, when it is over the threshold (stored at grading).

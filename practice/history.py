@@ -19,8 +19,10 @@ from practice.scoring import (
     mean_score,
     primary_grade,
     step_scores,
+    step_verdict_labels,
     submission_score,
 )
+from practice.step_page import step_url
 from questionbank import STEP_KEYS
 from questions import selectors
 
@@ -91,11 +93,27 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
                 entry["count"] += 1
 
     def row(attempt: Attempt) -> dict:
-        steps = step_scores(best_per_part(per_attempt.get(attempt.pk, [])))
+        best = best_per_part(per_attempt.get(attempt.pk, []))
+        steps = step_scores(best)
+        labels = step_verdict_labels(best)
+        # Graded by no model and not rated by the candidate yet: not scored, and said so.
+        unrated = {
+            step
+            for (step, _), entry in best.items()
+            if entry.score is None and any(g.grader == "rubric" for g in entry.grades)
+        }
         return {
             "attempt": attempt,
             "number": attempt.number,
             "steps": [steps[k] for k in STEP_KEYS],
+            "cells": [
+                {
+                    "score": steps[k],
+                    "label": labels[k],
+                    "unrated_url": step_url(attempt, k) + "#self-check" if k in unrated else "",
+                }
+                for k in STEP_KEYS
+            ],
             "overall": mean_score(steps.values()),
             # A mock interview is an attempt with a clock: listed and trended like the rest.
             "mock": attempt.mock if hasattr(attempt, "mock") else None,

@@ -133,12 +133,15 @@ class Submission(models.Model):
 class Grade(models.Model):
     """One grader's verdict on a submission; at most one per grader, so re-runs never duplicate.
 
-    An instructor's review is a grade too (grader "instructor", `reviewer` set): scoring
-    prefers it to both graders (practice.scoring.primary_grade).
+    An instructor's review is a grade too (grader "instructor", `reviewer` set), and so is the
+    candidate's self-check (grader "self"): scoring takes an instructor's review, else the
+    model's, else the self-check (practice.scoring.primary_grade).
     """
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="grades")
-    grader = models.CharField(max_length=20)  # "rubric" | "llm" | "instructor" | "slo" | "checker"
+    # "rubric" (the keyword matcher: pointers, never a score) | "llm" | "instructor" | "self"
+    # (the candidate's self-check) | "slo" | "checker"
+    grader = models.CharField(max_length=20)
     model = models.CharField(max_length=200, blank=True)
     prompt_version = models.CharField(max_length=40, blank=True)
     score = models.FloatField()
@@ -170,3 +173,33 @@ class Grade(models.Model):
 
     def __str__(self) -> str:
         return f"{self.grader} {self.score:.2f} on {self.submission}"
+
+
+class SelfCheck(models.Model):
+    """The candidate's own check of a submission no model graded: each rubric point rated
+    against the reference, each wrong idea the keyword matcher flagged confirmed or dismissed
+    (practice.self_check). Once every point is rated it is stored as a Grade "self" too.
+
+    Saved as each rating is chosen, with the version guard of practice.autosave: a stale tab
+    is refused instead of overwriting newer ratings.
+    """
+
+    class Rating(models.TextChoices):
+        COVERED = "covered", "Covered"
+        PARTLY = "partly", "Partly"
+        NOT = "not", "Not covered"
+
+    class Decision(models.TextChoices):
+        CONFIRMED = "confirmed", "Yes, I meant that"
+        DISMISSED = "dismissed", "No, I meant something else"
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, related_name="self_check"
+    )
+    ratings = models.JSONField(default=dict, blank=True)  # {point id: Rating}
+    wrong_ideas = models.JSONField(default=dict, blank=True)  # {misconception id: Decision}
+    version = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"self-check of {self.submission} v{self.version}"

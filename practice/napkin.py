@@ -3,6 +3,7 @@ givens (and their own SLO card's figures) predefined, and a required quantity ch
 
 from __future__ import annotations
 
+from grading.text import form_block
 from planner.engine import (
     LineResult,
     NapkinError,
@@ -143,12 +144,12 @@ def submission_checks(*, attempt: Attempt, fields: dict) -> dict[str, dict]:
 
 
 def worksheet_as_text(*, attempt: Attempt, fields: dict, checks: dict[str, dict]) -> str:
-    """The worksheet written out for the rubric graders: one sentence per line that
-    evaluates (its input and value), then each quantity the checker found right, with its
-    label and the candidate's working, so a line that computes a rubric point is evidence
-    for it."""
+    """The worksheet as the graders read it: what the app worked out (each line's value, and
+    each quantity the checker found right with its label) in a form values block that is
+    context, never evidence (`grading.text.form_block`), then the lines the candidate typed,
+    verbatim, which a grader may quote."""
     spec = attempt.revision.question_spec.step("estimate")
-    sentences = []
+    values, typed = [], []
     try:
         lines = worksheet_lines(attempt=attempt, text=str(fields.get("worksheet", "")))
     except FlowError:
@@ -156,7 +157,8 @@ def worksheet_as_text(*, attempt: Attempt, fields: dict, checks: dict[str, dict]
     computed = {}  # worksheet name -> the line that computes it, as the candidate wrote it
     for line in lines:
         if line.kind != "blank" and line.error is None:
-            sentences.append(f"Worksheet: {line.input} gives {line.display}.")
+            typed.append(line.input.strip())
+            values.append(f"{line.input.strip()} gives {line.display}")
             if line.name:
                 computed[line.name] = line.input.strip()
     for qty in spec.quantities:
@@ -168,5 +170,5 @@ def worksheet_as_text(*, attempt: Attempt, fields: dict, checks: dict[str, dict]
         # Only the candidate's own working: the box, or the worksheet line it names.
         working = computed.get(check["answer"].strip(), check["answer"])
         unit = f" {check['unit']}" if check.get("unit") else ""
-        sentences.append(f"{qty.label}: {working} = {check['value']:.4g}{unit}.")
-    return "\n".join(sentences)
+        values.append(f"{qty.label} (checked): {working} = {check['value']:.4g}{unit}")
+    return "\n".join(part for part in (form_block(values), *typed) if part)

@@ -12,9 +12,11 @@ from practice.scoring import (
     ScoredSubmission,
     attempt_scored_submissions,
     best_per_part,
+    grade_label,
     mean_score,
     primary_grade,
     step_scores,
+    step_verdict_labels,
 )
 from practice.selectors import attempt_number
 from practice.step_page import step_url
@@ -40,6 +42,8 @@ def scorecard(attempt: Attempt) -> dict:
         for e in entries:
             main = primary_grade(e.grades)
             for g in e.grades:
+                if g.grader == "rubric":
+                    continue  # the keyword matcher points at sentences; it is not a grade
                 graders.append(
                     {
                         "step": selectors.STEP_TITLES[key],
@@ -73,6 +77,10 @@ def scorecard(attempt: Attempt) -> dict:
                 "key": key,
                 "title": selectors.STEP_TITLES[key],
                 "score": scores[key],
+                "label": step_verdict_labels(best).get(key, ""),
+                # Submitted and graded by no model: not scored until the candidate rates it.
+                "unrated": [e.part[1] or "main answer" for e in entries if e.score is None],
+                "self_checks": self_checks_beside(entries),
                 "parts": len(entries),
                 "part_scores": part_scores(spec, entries),
                 "minutes_spent": round(seconds_by_step[key] / 60, 1),
@@ -103,7 +111,7 @@ def scorecard(attempt: Attempt) -> dict:
         # The wrong ideas still stated in each step's best answer, in step order.
         "misconceptions": wrong_ideas,
         "graders": graders,
-        "offline_graded": any(g["grader"] == "rubric" for g in graders),
+        "unrated": any(r["unrated"] for r in rows),
         "review_concepts": [concepts[s] for s in review if s in concepts][:6],
     }
 
@@ -119,6 +127,19 @@ def part_scores(spec: StepSpec, entries: list[ScoredSubmission]) -> list[dict]:
         {
             "label": f"follow-up {order[e.part[1]]}" if e.part[1] else "main answer",
             "score": e.score,
+            "grade_label": grade_label(primary_grade(e.grades)),
         }
         for e in parts
     ]
+
+
+def self_checks_beside(entries: list[ScoredSubmission]) -> list[float]:
+    """The candidate's self-check scores of parts a model or an instructor has graded since:
+    kept in view beside the grade that took over."""
+    beside = []
+    for e in entries:
+        main = primary_grade(e.grades)
+        own = next((g for g in e.grades if g.grader == "self"), None)
+        if own is not None and main is not None and main.grader != "self":
+            beside.append(own.score)
+    return beside

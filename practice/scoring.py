@@ -2,12 +2,16 @@
 
 One rule for every page that shows a score (feedback, scorecard, history):
 - a submission's score is the primary grade (an instructor's review, else the model's, else
-  the offline rubric's), blended
+  the candidate's own self-check), blended
   with the napkin-math checker on `estimate` and with the SLO card review on `clarify`;
 - a part (a step's main answer, or one follow-up) scores its best submission;
 - a step scores the mean of its answered parts, so a weak follow-up pulls the step down even
   after a strong main answer;
 - an attempt scores the mean of its scored steps.
+
+The offline keyword matcher's grade ("rubric") is never a score: it points the candidate at
+their own sentences while they self-check, nothing more. A submission with only that grade
+is not scored until the candidate rates it (practice.self_check).
 """
 
 from __future__ import annotations
@@ -22,23 +26,39 @@ from practice.extensions import is_extension_follow_up
 from practice.models import Grade, StepAnswer, Submission
 from questionbank import STEP_KEYS
 
-# How much of a step's score comes from its structured check rather than the rubric grade.
+# How much of a step's score comes from its structured check rather than the primary grade.
 CHECKER_WEIGHT = 0.6  # estimate: the numbers the candidate checked
 SLO_CARD_WEIGHT = 0.5  # clarify: the SLO card against the brief
 
 PartKey = tuple[str, str]  # (step key, follow-up id or "")
 
 
+# The one verdict order, first wins: an instructor's review, the model's grade, the
+# candidate's self-check. Every page that names who scored a submission uses these labels.
+VERDICT_ORDER = ("instructor", "llm", "self")
+GRADE_LABELS = {"instructor": "Instructor-reviewed", "llm": "Model-graded", "self": "Self-checked"}
+
+
 def primary_grade(grades: Iterable[Grade]) -> Grade | None:
     """The grade that counts: an instructor's review when there is one (the human verdict
-    wins), else the model's when it graded, else the offline rubric grader's."""
+    wins), else the model's when it graded, else the candidate's self-check; None when there
+    is none of these (the offline matcher's "rubric" grade never counts)."""
     by = {g.grader: g for g in grades}
-    return by.get("instructor") or by.get("llm") or by.get("rubric")
+    for grader in VERDICT_ORDER:
+        if grader in by:
+            return by[grader]
+    return None
+
+
+def grade_label(grade: Grade | None) -> str:
+    """The label a page shows beside a score that came from `grade` ("" for none)."""
+    return GRADE_LABELS.get(grade.grader, "") if grade is not None else ""
 
 
 def submission_score(step_key: str, grades: Iterable[Grade]) -> float | None:
-    """A submission's step score in [0, 1] (None before any rubric grade): the rubric grade,
-    blended with the checked numbers for napkin math and with the SLO card for clarify."""
+    """A submission's step score in [0, 1], None when no instructor, model or self-check
+    grade exists: the primary grade, blended with the checked numbers for napkin math and with
+    the SLO card for clarify."""
     grades = list(grades)
     main = primary_grade(grades)
     if main is None:
@@ -90,9 +110,14 @@ def best_per_part(scored: Iterable[ScoredSubmission]) -> dict[PartKey, ScoredSub
     """Each part's best submission (the first of equal scores; an ungraded one only when the
     part has nothing better)."""
     best: dict[PartKey, ScoredSubmission] = {}
+
+    def rank(entry: ScoredSubmission) -> tuple[bool, float]:
+        # Any score, a self-checked 0 included, ranks above no score yet.
+        return (entry.score is not None, entry.score or 0.0)
+
     for entry in scored:
         current = best.get(entry.part)
-        if current is None or (entry.score or 0) > (current.score or 0):
+        if current is None or rank(entry) > rank(current):
             best[entry.part] = entry
     return best
 
@@ -117,3 +142,19 @@ def step_scores(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, float | N
         )
         for key in STEP_KEYS
     }
+
+
+def step_verdict_labels(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, str]:
+    """Who scored each step: the GRADE_LABELS of its scored parts' primary grades, in verdict
+    order ("Model-graded", or "Model-graded + Self-checked" when its parts differ); "" for a
+    step with no scored part."""
+    labels: dict[str, str] = {}
+    for key in STEP_KEYS:
+        graders = {
+            main.grader
+            for (step, follow_up), entry in best.items()
+            if step == key and not is_extension_follow_up(follow_up) and entry.score is not None
+            if (main := primary_grade(entry.grades)) is not None
+        }
+        labels[key] = " + ".join(GRADE_LABELS[g] for g in VERDICT_ORDER if g in graders)
+    return labels

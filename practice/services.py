@@ -308,9 +308,10 @@ def grading_requeue_stale(*, older_than_s: int = 120) -> int:
 
 
 def grading_text(step_key: str, text: str, fields: dict, *, worksheet_text: str = "") -> str:
-    """The text the graders read: the clarify card written out as sentences, then the notes;
-    for napkin math the worksheet written out (`worksheet_text`), then the notes: the lines
-    are the candidate's answer to that step, the notes add to them."""
+    """The text the graders read: for clarify the card's values in a form values block, which
+    the graders take as context and never quote (`card_as_text`), then the notes the
+    candidate typed; for napkin math the worksheet written out (`worksheet_text`), then the
+    notes: the lines are the candidate's answer to that step, the notes add to them."""
     if step_key == "clarify":
         return card_as_text({**fields, "notes": text})
     if step_key == "estimate" and worksheet_text:
@@ -321,12 +322,13 @@ def grading_text(step_key: str, text: str, fields: dict, *, worksheet_text: str 
 def submission_grade(*, submission_id: int) -> Submission | None:
     """Grade a submission with every grader that applies; safe to run twice.
 
-    The offline rubric grade is always stored. With a model configured, the model grade is
-    tried too: when it succeeds it is stored beside the offline one, and a gap between them
-    larger than DISAGREEMENT_THRESHOLD marks the submission for review; when it fails for any
-    reason the submission ends "offline" with the reason on the rubric grade, and a re-grade
-    is queued with backoff, a bounded number of times. Grades are upserted per (submission,
-    grader), so re-runs never duplicate. No path leaves the submission "grading".
+    The offline rubric grade is always stored: the keyword matcher's pointers for the
+    candidate's self-check (practice.self_check), never a score. With a model configured, the
+    model grade is tried too: when it succeeds it is stored beside the offline one, and a gap
+    between them larger than DISAGREEMENT_THRESHOLD marks the submission for review; when it
+    fails for any reason the submission ends "offline" with the reason on the rubric grade,
+    and a re-grade is queued with backoff, a bounded number of times. Grades are upserted per
+    (submission, grader), so re-runs never duplicate. No path leaves the submission "grading".
     """
     submission = (
         Submission.objects.select_related("answer__attempt__revision")
@@ -416,7 +418,7 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
     raw_response, unusable = "", ""
     try:
         result = grade(step, text, mode="auto", context=context, config=config, cache=cache)
-    except Exception as exc:  # whatever breaks in the model path, the offline grade stands
+    except Exception as exc:  # whatever breaks in the model path, the answer stays saved
         log.exception("model grading of submission %s failed", submission.pk)
         reason = f"model grader error ({type(exc).__name__})"
     else:
@@ -428,7 +430,10 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
             # The model replied, but with nothing usable: an instructor should look (review
             # queue), and the reply is kept beside the offline grade for the audit.
             raw_response = result.raw_response
-            unusable = f"the model's reply could not be used ({reason}); the offline grade stands"
+            unusable = (
+                f"the model's reply could not be used ({reason}); the candidate's self-check "
+                "counts until a model grade or a review"
+            )
     _store_fallback_reason(submission, reason, raw_response=raw_response or earlier_raw)
     # Back off, then keep trying at the longest interval: a model that is down for hours must
     # still re-grade once it is back. A day of tries is the limit.

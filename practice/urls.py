@@ -31,6 +31,11 @@ urlpatterns = [
         name="submission_feedback",
     ),
     path(
+        "attempts/<int:attempt_id>/submissions/<int:submission_id>/self-check/",
+        practice_views.submission_self_check,
+        name="submission_self_check",
+    ),
+    path(
         "attempts/<int:attempt_id>/steps/<slug:step>/",
         practice_views.attempt_step,
         name="attempt_step",

@@ -33,7 +33,7 @@ def _attempts(user, n: int) -> list[Attempt]:
         )
         Grade.objects.create(
             submission=submission,
-            grader="rubric",
+            grader="self",  # the candidate's self-check: the offline matcher never scores
             score=(i % 100) / 100,
             points=[{"id": "gateway", "verdict": "miss"}],
         )

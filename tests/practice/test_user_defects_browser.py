@@ -38,7 +38,20 @@ def _submit(attempt, step: str, text: str, follow_up: str = "", fields=None, gra
     answer = flow.answer_open(attempt=attempt, step_key=step, follow_up_id=follow_up)
     outcome = flow.step_submit(answer=answer, text=text, fields=fields or {}, base_version=0)
     if grade:
+        # Graded with no model, then self-checked (every point "partly"): a scored part.
+        from practice.models import Submission
+        from practice.self_check import self_check_save
+
         flow.submission_grade(submission_id=outcome.submission.pk)
+        submission = Submission.objects.get(pk=outcome.submission.pk)
+        spec = flow.step_spec(attempt.revision, step, follow_up)
+        flagged = submission.grades.get(grader="rubric").misconceptions
+        self_check_save(
+            submission=submission,
+            ratings={p.id: "partly" for p in spec.rubric},
+            wrong_ideas={m["id"]: "dismissed" for m in flagged},
+            base_version=0,
+        )
     return outcome.submission
 
 
