@@ -1,18 +1,27 @@
 """The app as interviewer: which rubric point to probe, and the probe reworded by the model.
 
-The choice is the app's, made from the graders' per-point verdicts by a fixed rule; the
-model only rewords the authored probe to fit the candidate's answer, and only when it is
-reachable. Offline, or when the model's reply is not a usable question, the probe is asked
-as written. Django-free, like the rest of the grading package.
+The choice is the app's, made by a fixed rule. With a model's (or an instructor's) verdicts,
+`weakest_point` aims at the heaviest point they missed, then the heaviest partial; the model
+only rewords the authored probe to fit the candidate's answer, and only when it is reachable.
+
+Without them, only the offline keyword matcher has read the answer, and it misses most
+paraphrases: a point it calls partial, or a miss that names some of the point's words, is one
+the candidate may well have covered, and asking about it would hand their own idea back to
+them (a candidate who has just described a canary rollout asked how to roll out a bad build).
+So `open_question_point` picks only among points the matcher found no sentence and no word
+for, that the candidate has not rated covered themselves, and that carry an authored probe: an
+open question, never "you did not mention X". When no point qualifies, nothing is asked.
+Django-free, like the rest of the grading package.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from grading.client import chat_completion
 from grading.config import GraderConfig
+from grading.text import Phrase, Sentence, find_phrase, read_answer
 from questionbank.spec import RubricPoint
 
 # A reworded probe longer than this, or without a question mark, is not a question we ask.
@@ -35,6 +44,60 @@ def weakest_point(
             # max() keeps the first of equal weights, i.e. rubric order.
             return max(candidates, key=lambda p: p.weight)
     return None
+
+
+def answer_names_point(point: RubricPoint, answer: str) -> bool:
+    """Whether any sentence of the answer holds a phrase the matcher looks for on this point
+    (from any of its groups, full or partial, negated or not): the candidate talked about it,
+    in part at least, so a probe on it could only mirror them."""
+    return _names_point(point, read_answer(answer).sentences)
+
+
+def _names_point(point: RubricPoint, sentences: Sequence[Sentence]) -> bool:
+    groups = (*point.all_groups, *point.partial_groups)
+    phrases = [phrase for group in groups for text in group if (phrase := Phrase.parse(text)).words]
+    return any(find_phrase(s, phrase) for s in sentences for phrase in phrases)
+
+
+def is_open_question(text: str) -> bool:
+    """Whether a probe is an open question: it ends with a question mark and does not tell
+    the candidate what their answer lacked ("you did not mention ...")."""
+    lowered = " ".join(text.lower().split())
+    return text.strip().endswith("?") and not any(
+        telling in lowered for telling in ("mention", "you did not", "you didn't", "you forgot")
+    )
+
+
+def open_question_point(
+    rubric: Iterable[RubricPoint],
+    matcher_verdicts: Iterable[Mapping[str, str]],
+    answer: str,
+    *,
+    self_ratings: Mapping[str, str] | None = None,
+) -> RubricPoint | None:
+    """The point to ask about when no model (nor instructor) graded the answer: the heaviest
+    point (ties to the earlier in the rubric) that the matcher graded `miss` with no evidence,
+    whose phrases the answer names nowhere (`answer_names_point`), that the candidate did not
+    rate "covered" or "partly" in a self-check, and whose authored probe is an open question.
+    None when no point qualifies. `matcher_verdicts` are the "rubric" grade's points ({"id",
+    "verdict", "evidence"}); `self_ratings` maps a point id to "covered" | "partly" | "not"."""
+    by_id = {v.get("id"): v for v in matcher_verdicts}
+    rated = self_ratings or {}
+    sentences = read_answer(answer).sentences
+    candidates = []
+    for point in rubric:
+        verdict = by_id.get(point.id)
+        if verdict is None or verdict.get("verdict") != "miss" or verdict.get("evidence"):
+            continue
+        if rated.get(point.id) in ("covered", "partly"):
+            continue
+        if not point.probe or not is_open_question(point.probe):
+            continue
+        if _names_point(point, sentences):
+            continue
+        candidates.append(point)
+    # max() keeps the first of equal weights, i.e. rubric order.
+    return max(candidates, key=lambda p: p.weight) if candidates else None
 
 
 def probe_text(point: RubricPoint) -> str:

@@ -24,9 +24,12 @@ from mocks.services import (
     session_clock,
     session_submission_ids,
 )
+from practice.extensions import is_extension_follow_up
 from practice.misconceptions import misconceptions_found
-from practice.models import StepAnswer, Submission
+from practice.models import Grade, StepAnswer, Submission
 from practice.scoring import (
+    GRADE_LABELS,
+    ScoredSubmission,
     attempt_scored_submissions,
     best_per_part,
     mean_score,
@@ -160,24 +163,34 @@ def _answer_shown(answer: StepAnswer | None) -> str:
     return answer.text
 
 
-def _points_compared(session: MockSession, step_key: str, submission: Submission | None):
-    """Each rubric point of a step with every grader's verdict and quote, and the
-    interviewer's; `disagree` when the verdicts given differ."""
+def _points_compared(
+    session: MockSession,
+    step_key: str,
+    submission: Submission | None,
+    *,
+    show_matcher: bool = False,
+):
+    """Each rubric point of a step with the model's verdict and quote, the candidate's own
+    self-check, the interviewer's, and (`show_matcher`, for those who judge the candidate)
+    the offline matcher's, advisory; `disagree` when the verdicts of the model, the
+    self-check and the interviewer differ (the matcher's decides nothing)."""
     rubric = session.attempt.revision.question_spec.step(step_key).rubric
     grades = {g.grader: g for g in submission.grades.all()} if submission else {}
     human = interviewer_scores(session).get(step_key, {}).get("verdicts", {})
     rows = []
     for point in rubric:
         row = {"id": point.id, "says": point.says, "weight": point.weight}
-        for name, key in (("llm", "model"), ("rubric", "offline")):
+        for name, key in (("llm", "model"), ("self", "self"), ("rubric", "matcher")):
             found = next(
                 (p for p in (grades[name].points if name in grades else []) if p["id"] == point.id),
                 None,
             )
+            if key == "matcher" and not show_matcher:
+                found = None
             row[key] = found["verdict"] if found else ""
             row[f"{key}_quote"] = (found or {}).get("evidence", "")
         row["human"] = human.get(point.id, "")
-        given = {v for v in (row["model"], row["offline"], row["human"]) if v}
+        given = {v for v in (row["model"], row["self"], row["human"]) if v}
         row["disagree"] = len(given) > 1
         rows.append(row)
     return rows
@@ -223,8 +236,11 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
                 "scored": scored,
                 "graded": graded,
                 "rubric": revision.question_spec.step(key).rubric,
-                # The graders' verdicts only once the interviewer has scored (blind scoring).
-                "points": _points_compared(session, key, submission) if scored else [],
+                # The graders' verdicts only once the interviewer has scored (blind scoring);
+                # the interviewer judges the candidate, so the matcher's are shown, advisory.
+                "points": (
+                    _points_compared(session, key, submission, show_matcher=True) if scored else []
+                ),
                 "score_url": reverse("mock_score", kwargs={"session_id": session.pk, "step": key}),
                 "feedback": feedback.get(key, ""),
                 "feedback_url": _feedback_url(session, key),
@@ -263,35 +279,56 @@ def _feedback_url(session: MockSession, step_key: str) -> str:
     )
 
 
+def _self_checked_ideas(submission: Submission) -> dict[str, str]:
+    """The candidate's word on each wrong idea the matcher flagged ({id: "confirmed" |
+    "dismissed"}), from their self-check; empty before one (or where there is none)."""
+    self_check = getattr(submission, "self_check", None)
+    return dict(getattr(self_check, "wrong_ideas", None) or {})
+
+
 def _wrong_ideas(session: MockSession, step_key: str, submission: Submission | None) -> list:
-    """The wrong ideas the graders found in the answer the report shows, each once (the
-    grade that counts first), with the candidate's words and why it breaks: as HTML for the
-    page and as the question file's Markdown for the export."""
+    """The wrong ideas found in the answer the report shows, each once (the grade that
+    counts first), with the candidate's words and why it breaks: as HTML for the page and as
+    the question file's Markdown for the export. One only the matcher flagged is `advisory`
+    (a possible wrong idea) until the candidate confirms it, and left out once they dismiss
+    it."""
     if submission is None:
         return []
     grades = list(submission.grades.all())
     main = primary_grade(grades)
+    said = _self_checked_ideas(submission)
     revision = session.attempt.revision
     explained = {m.id: m.explanation for m in revision.question_spec.step(step_key).misconceptions}
     found: dict[str, dict] = {}
-    for grade in sorted(grades, key=lambda g: g is not main):
+    for grade in sorted(grades, key=lambda g: (g is not main, g.grader == "rubric")):
         for idea in misconceptions_found(revision=revision, step_key=step_key, grade=grade):
+            if grade.grader == "rubric" and said.get(idea["id"]) == "dismissed":
+                continue
             idea["explanation_list_md"] = _indented(explained.get(idea["id"], "").strip())
+            idea["advisory"] = grade.grader == "rubric" and said.get(idea["id"]) != "confirmed"
             found.setdefault(idea["id"], idea)
     return list(found.values())
 
 
-def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
-    """How a follow-up's answer was graded: the probed point's verdict, or the score."""
-    from practice.scoring import primary_grade
+# How a follow-up's answer was scored, by whom (the one verdict order of practice.scoring).
+SCORED_AS = {"instructor": "reviewed", "llm": "graded", "self": "self-checked"}
 
+
+def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
+    """How a follow-up's answer was scored: the probed point's verdict, or the score, with
+    who gave it. The matcher's verdict alone is no score: the answer waits for the
+    candidate's self-check."""
     submission = submissions.get(event.payload.get("submission_id"))
-    grade = primary_grade(submission.grades.all()) if submission else None
+    grades = list(submission.grades.all()) if submission else []
+    grade = primary_grade(grades)
     if grade is None:
+        if any(g.grader == "rubric" for g in grades):
+            return " (not scored yet: awaiting the candidate's self-check)"
         return " (not graded yet)"
+    verb = SCORED_AS.get(grade.grader, "graded")
     if event.payload.get("follow_up_id", "").startswith(PROBE_PREFIX) and grade.points:
-        return f" (graded {grade.points[0]['verdict']})"
-    return f" (graded {round(grade.score * 100)}%)"
+        return f" ({verb} {grade.points[0]['verdict']})"
+    return f" ({verb} {round(grade.score * 100)}%)"
 
 
 def transcript(session: MockSession, *, grades_for: Collection[str] | None = None) -> list[dict]:
@@ -341,7 +378,31 @@ def steps_awaiting_score(session: MockSession) -> set[str]:
     return {k for k in STEP_KEYS if k not in scored and latest_main_submission(session, k)}
 
 
-def report_context(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> dict:
+def _score_label(best: dict, step_key: str) -> str:
+    """Who gave a step's score: the labels of the primary grades of its parts' best
+    submissions, in the verdict order ("Self-checked"; "Model-graded, Self-checked" when its
+    parts differ); "" when nothing scored it."""
+    entries: list[ScoredSubmission] = [
+        e
+        for (step, follow_up), e in best.items()
+        if step == step_key and not is_extension_follow_up(follow_up)
+    ]
+    given = {g.grader for e in entries if (g := primary_grade(e.grades)) is not None}
+    # GRADE_LABELS is written in the verdict order.
+    return ", ".join(label for name, label in GRADE_LABELS.items() if name in given)
+
+
+def _awaits_self_check(grades: list[Grade]) -> bool:
+    """Graded by the matcher alone: no score until the candidate self-checks it."""
+    return primary_grade(grades) is None and any(g.grader == "rubric" for g in grades)
+
+
+def report_context(
+    session: MockSession,
+    *,
+    hide_graders_for: Collection[str] = (),
+    show_matcher: bool = False,
+) -> dict:
     """The report: per step and rubric point every grader's verdict beside the
     interviewer's, with quotes and disagreements; the wrong ideas the graders found; each
     step's reference answer; the interviewer's written feedback; the four-dimension roll-up;
@@ -349,13 +410,17 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
 
     `hide_graders_for`: steps whose graders' verdicts, scores and findings (wrong ideas) are
     left out (the interviewer's own view of steps they have not scored,
-    `steps_awaiting_score`)."""
+    `steps_awaiting_score`). Each step's score is the one verdict order's (instructor, model,
+    self-check), labelled with who gave it; the offline matcher's verdicts are shown only
+    with `show_matcher` (the session's interviewer), as advisory, and its
+    score never."""
     attempt = session.attempt
     revision = attempt.revision
     clock = session_clock(session, now=session.ended_at or None)
     during = session_submission_ids(session)
     scored = attempt_scored_submissions(attempt.pk, only=during)
-    per_step = step_scores(best_per_part(scored))
+    best = best_per_part(scored)
+    per_step = step_scores(best)
     for key in hide_graders_for:
         per_step[key] = None
     scores = interviewer_scores(session)
@@ -370,10 +435,19 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
             Submission.objects.filter(pk=scored_id).first() if scored_id else None
         ) or latest_main_submission(session, key)
         hidden = key in hide_graders_for
-        points = _points_compared(session, key, submission)
+        points = _points_compared(session, key, submission, show_matcher=show_matcher)
         if hidden:
             for row in points:
-                row.update(model="", model_quote="", offline="", offline_quote="", disagree=False)
+                row.update(
+                    model="",
+                    model_quote="",
+                    self="",
+                    self_quote="",
+                    matcher="",
+                    matcher_quote="",
+                    disagree=False,
+                )
+        grades = list(submission.grades.all()) if submission else []
         budget = float(session.step_minutes.get(key, 0)) * 60
         used = clock.used_by_step.get(key, 0.0)
         steps.append(
@@ -381,6 +455,10 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
                 "key": key,
                 "title": selectors.STEP_TITLES[key],
                 "score": per_step[key],
+                "score_label": "" if hidden else _score_label(best, key),
+                "awaits_self_check": not hidden
+                and per_step[key] is None
+                and _awaits_self_check(grades),
                 "human_score": _human_score(session, key),
                 "answer": submission.text if submission else "",
                 "points": points,
@@ -428,6 +506,7 @@ def report_context(session: MockSession, *, hide_graders_for: Collection[str] = 
         "total_used": minutes_seconds(sum(clock.used_by_step.values())),
         "total_budget": minutes_seconds(session.total_minutes * 60),
         "ended": session.ended_at is not None,
+        "show_matcher": show_matcher,
     }
 
 
@@ -443,12 +522,13 @@ def _indented(text: str) -> str:
     )
 
 
-def report_markdown(session: MockSession, *, hide_graders_for: Collection[str] = ()) -> str:
+def report_markdown(
+    session: MockSession, *, hide_graders_for: Collection[str] = (), show_matcher: bool = False
+) -> str:
     """The report as Markdown (the export): the same figures as the page, no absolute dates
     or ids, so a session's export reads the same whenever it is made."""
-    return render_to_string(
-        "mock/report.md", report_context(session, hide_graders_for=hide_graders_for)
-    )
+    context = report_context(session, hide_graders_for=hide_graders_for, show_matcher=show_matcher)
+    return render_to_string("mock/report.md", context)
 
 
 def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:

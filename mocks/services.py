@@ -44,7 +44,7 @@ from practice import services as flow
 from practice.errors import FlowError
 from practice.models import StepAnswer, Submission
 from practice.scoring import primary_grade
-from questionbank import STEP_KEYS, RubricPoint
+from questionbank import STEP_KEYS, RubricPoint, StepSpec
 from questions.models import QuestionRevision
 
 log = logging.getLogger(__name__)
@@ -632,15 +632,39 @@ def _graded(submission: Submission | None) -> bool:
     )
 
 
+def app_probe_point(step: StepSpec, submission: Submission) -> RubricPoint | None:
+    """The rubric point the app's follow-up on a graded submission aims at, or None.
+
+    With an instructor's or the model's verdicts (the primary grade), the heaviest point they
+    missed, then the heaviest partial (`weakest_point`). Without them only the offline matcher
+    read the answer, and it decides nothing: the heaviest point it found no sentence and no
+    word for, and that the candidate did not rate covered in a self-check
+    (`open_question_point`), asked by its authored probe, an open question."""
+    from grading.probe import open_question_point, weakest_point
+
+    grades = list(submission.grades.all())
+    grade = primary_grade(grades)
+    if grade is not None and grade.grader in ("instructor", "llm"):
+        return weakest_point(step.rubric, grade.points)
+    matcher = next((g for g in grades if g.grader == "rubric"), None)
+    if matcher is None:
+        return None
+    own = next((g for g in grades if g.grader == "self"), None)
+    ratings = {
+        p.get("id"): {"hit": "covered", "partial": "partly"}.get(p.get("verdict"), "not")
+        for p in (own.points if own else [])
+    }
+    answer = flow.grading_text(submission.answer.step_key, submission.text, submission.fields)
+    return open_question_point(step.rubric, matcher.points, answer, self_ratings=ratings)
+
+
 def app_follow_up_due(session: MockSession) -> tuple[str, RubricPoint] | None:
     """The next probe the app should ask, as (step key, rubric point), or None.
 
     After the authored follow-ups of a step (trade-offs has them), once per free-text step,
-    when its latest main submission is graded: the point the rule picks from the primary
-    grade's verdicts (`weakest_point`). One follow-up at a time.
+    when its latest main submission is graded: the point `app_probe_point` picks. One
+    follow-up at a time.
     """
-    from grading.probe import weakest_point
-
     if pending_follow_up(session) is not None:
         return None
     asked = set(session.events.filter(kind=Kind.FOLLOW_UP_ASKED).values_list("step_key", flat=True))
@@ -660,8 +684,7 @@ def app_follow_up_due(session: MockSession) -> tuple[str, RubricPoint] | None:
         )
         if authored - answered:
             continue
-        grade = primary_grade(submission.grades.all())
-        point = weakest_point(step.rubric, grade.points if grade else [])
+        point = app_probe_point(step, submission)
         if point is not None:
             return step_key, point
     return None

@@ -411,6 +411,13 @@ REPORT_NOT_YET = (
 )
 
 
+def _shows_matcher(request: HttpRequest, session: MockSession) -> bool:
+    """Whether the viewer sees the offline matcher's verdicts (advisory) in the report: the
+    person who judges the candidate (the session's interviewer), never the candidate or a
+    share link, for whom it would read as a grade."""
+    return session.interviewer_id is not None and request.user.pk == session.interviewer_id
+
+
 def _hidden_steps(request: HttpRequest, session: MockSession) -> set[str]:
     """For the interviewer: the submitted steps they have not scored (blind until they do)."""
     if request.user.pk == session.interviewer_id:
@@ -425,7 +432,11 @@ def mock_report_page(request: HttpRequest, session_id: int) -> HttpResponse:
     mock.session_tick(session)
     if session.ended_at is None:
         return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
-    context = mock_report.report_context(session, hide_graders_for=_hidden_steps(request, session))
+    context = mock_report.report_context(
+        session,
+        hide_graders_for=_hidden_steps(request, session),
+        show_matcher=_shows_matcher(request, session),
+    )
     is_candidate = request.user.pk == session.attempt.user_id
     share = mock.share_token(session) if is_candidate else ""
     context |= {
@@ -444,7 +455,11 @@ def mock_report_markdown(request: HttpRequest, session_id: int) -> HttpResponse:
     if session.ended_at is None:
         return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
     response = HttpResponse(
-        mock_report.report_markdown(session, hide_graders_for=_hidden_steps(request, session)),
+        mock_report.report_markdown(
+            session,
+            hide_graders_for=_hidden_steps(request, session),
+            show_matcher=_shows_matcher(request, session),
+        ),
         content_type="text/markdown; charset=utf-8",
     )
     response["Content-Disposition"] = f'attachment; filename="mock-{session.pk}-report.md"'

@@ -4,6 +4,7 @@
     labels_export(question=..., step_key=None)          # back to LabelledAnswer lines
     calibration_measure(question=..., step_key=..., grader="rubric" | "llm")  # re-grade, store
     calibration_view(question=..., step_key=...)         # what the calibration page shows
+    self_check_agreement(question=..., step_key=...)     # self-checks against reviews
 
 A run is stored with the grader's model and prompt version (`CalibrationRun`); when the
 current ones differ (GRADER_MODEL changed, the prompt or the rubric edited) the run is stale
@@ -21,12 +22,21 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Max
+from django.db.models import Exists, Max, OuterRef
 
 from grading import GraderConfig, GradeResult, grade
-from grading.calibration import LabelledAnswer, StepAgreement, read_labels, step_agreement
+from grading.calibration import (
+    KAPPA_BAR,
+    LabelledAnswer,
+    StepAgreement,
+    read_labels,
+    step_agreement,
+)
 from grading.offline import rubric_version_for
+from grading.types import VERDICTS
+from practice.models import Grade, Submission
 from questions.models import Question, QuestionRevision
+from questions.selectors import STEP_TITLES
 from review.models import CalibrationLabel, CalibrationRun
 from review.services import CALIBRATED_STEPS, answer_hash
 
@@ -291,6 +301,66 @@ def calibration_measure(
     return measured
 
 
+# --- self-checks against instructors ----------------------------------------------------------
+
+
+def _verdicts(grade: Grade) -> dict[str, str]:
+    return {p["id"]: p["verdict"] for p in grade.points if p.get("id") and p.get("verdict")}
+
+
+def self_check_agreement(*, question: Question, step_key: str) -> StepAgreement:
+    """How candidates' self-checks of a step agree with instructors' reviews, per rubric point
+    of the current revision: over every non-preview main answer with both a "self" grade and
+    an instructor's, the instructor's verdict is the truth (rows of the confusion matrix) and
+    the self-check's the rater's (hit: covered, partial: partly, miss: not). n is the number
+    of such answers; kappa and agreement as for a grader (`grading.calibration`)."""
+    step = _step(_revision(question), step_key)
+
+    def graded_by(grader: str) -> Exists:
+        return Exists(Grade.objects.filter(submission=OuterRef("pk"), grader=grader))
+
+    both = (
+        Submission.objects.filter(
+            answer__attempt__revision__question=question,
+            answer__attempt__is_preview=False,
+            answer__step_key=step_key,
+            answer__follow_up_id="",
+        )
+        .filter(graded_by("self"), graded_by("instructor"))
+        .prefetch_related("grades")
+        .order_by("pk")
+    )
+    pairs = []
+    for submission in both:
+        grades = {g.grader: g for g in submission.grades.all()}
+        pairs.append((_verdicts(grades["instructor"]), _verdicts(grades["self"])))
+    return step_agreement([p.id for p in step.rubric], pairs)
+
+
+def self_check_view(*, question: Question, step_key: str) -> dict[str, Any]:
+    """The calibration page's self-check section: per calibrated step its count of answers
+    with both a self-check and a review, agreement and kappa; the open step's per point."""
+    by_step = {
+        key: self_check_agreement(question=question, step_key=key) for key in CALIBRATED_STEPS
+    }
+    says = {p.id: p.says for p in _step(_revision(question), step_key).rubric}
+    current = by_step[step_key]
+    steps = [
+        {"key": key, "title": STEP_TITLES[key], "current": key == step_key, "figures": figures}
+        for key, figures in by_step.items()
+    ]
+    points = [
+        {
+            **p.to_dict(),
+            "says": says.get(p.id, p.id),
+            "low": p.kappa is not None and p.kappa < KAPPA_BAR,
+            "matrix": list(zip(VERDICTS, p.confusion, strict=False)),
+        }
+        for p in current.points
+    ]
+    return {"steps": steps, "current": current, "points": points}
+
+
 # --- the page -------------------------------------------------------------------------------------
 
 
@@ -362,4 +432,5 @@ def calibration_view(*, question: Question, step_key: str) -> dict[str, Any]:
         "labels_count": labels.count(),
         "labels_from_reviews": labels.filter(source=CalibrationLabel.Source.REVIEW).count(),
         "runs": views,
+        "self_check": self_check_view(question=question, step_key=step_key),
     }

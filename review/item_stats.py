@@ -8,8 +8,11 @@ little about a candidate. Per napkin-math quantity: the most common wrong answer
 mistake hints fired.
 
 One answer per candidate and step: each attempt's best submission of the step's main answer,
-graded by the one scoring rule (`practice.scoring`: an instructor's review, else the model,
-else the offline grader). Preview attempts (instructors trying a question) never count.
+graded by the one verdict order (`practice.scoring`: an instructor's review, else the model,
+else the candidate's self-check), and each step says how many of its answers each of those
+graded. The offline keyword matcher's verdicts never count: an answer it alone has read waits
+for its candidate's self-check, and is only counted as waiting. Preview attempts (instructors
+trying a question) never count.
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ from dataclasses import dataclass, field
 
 from grading.types import VERDICT_CREDIT
 from practice.models import Submission
-from practice.scoring import ScoredSubmission, best_per_part, primary_grade, submission_score
+from practice.scoring import (
+    GRADE_LABELS,
+    ScoredSubmission,
+    best_per_part,
+    primary_grade,
+    submission_score,
+)
 from questionbank import STEP_KEYS, RubricPoint
 from questions.models import Question
 from questions.selectors import STEP_TITLES
@@ -104,8 +113,12 @@ def point_statistics(
     return out
 
 
-def _best_submissions(question: Question) -> dict[str, list[Submission]]:
-    """Each non-preview attempt's best submission of each step's main answer, by step."""
+def _best_submissions(
+    question: Question,
+) -> tuple[dict[str, list[ScoredSubmission]], Counter[str]]:
+    """Each non-preview attempt's best scored submission of each step's main answer, by step;
+    and per step how many attempts have only answers the matcher alone graded (they wait
+    for the candidate's self-check)."""
     rows = (
         Submission.objects.filter(
             answer__attempt__revision__question=question,
@@ -126,19 +139,34 @@ def _best_submissions(question: Question) -> dict[str, list[Submission]]:
                 item=sub,
             )
         )
-    by_step: dict[str, list[Submission]] = defaultdict(list)
+    by_step: dict[str, list[ScoredSubmission]] = defaultdict(list)
+    waiting: Counter[str] = Counter()
     for entries in per_attempt.values():
-        for (step_key, _), best in best_per_part(entries).items():
+        matcher_read = {e.part for e in entries if any(g.grader == "rubric" for g in e.grades)}
+        for part, best in best_per_part(entries).items():
             if best.score is not None:
-                by_step[step_key].append(best)
-    return by_step
+                by_step[part[0]].append(best)
+            elif part in matcher_read:
+                waiting[part[0]] += 1
+    return by_step, waiting
+
+
+def graded_by(entries: Sequence[ScoredSubmission]) -> list[tuple[str, int]]:
+    """How many of the answers each grader of the verdict order scored, in that order, as
+    (label, count) with the labels every page uses ("Self-checked"); graders with none left
+    out."""
+    counts = Counter(
+        grade.grader for e in entries if (grade := primary_grade(e.grades)) is not None
+    )
+    # GRADE_LABELS is written in the verdict order.
+    return [(label, counts[name]) for name, label in GRADE_LABELS.items() if counts[name]]
 
 
 def question_item_stats(*, question: Question) -> dict:
     """The item statistics page of a question: per step its points, for napkin math its
     quantities too. Figures over the current revision's rubric."""
     spec = question.current_revision.question_spec
-    best = _best_submissions(question)
+    best, waiting = _best_submissions(question)
     steps = []
     for step_key in STEP_KEYS:
         step = spec.step(step_key)
@@ -161,6 +189,8 @@ def question_item_stats(*, question: Question) -> dict:
                 "key": step_key,
                 "title": STEP_TITLES[step_key],
                 "n": len(responses),
+                "graded_by": graded_by(entries),
+                "awaiting_self_check": waiting[step_key],
                 "points": point_statistics(step.rubric, responses),
                 "quantities": quantities,
             }

@@ -4,6 +4,9 @@ and the instructor's verdict, which becomes the candidate's grade.
 A submission is in its question's queue, until an instructor has reviewed it, when:
 - the model and the offline grader disagree by more than 0.4, or the model's reply could not
   be used (both leave `Submission.review_reason`, written by the grading task), or
+- its candidate's self-check and the offline keyword matcher differ by more than the same
+  threshold (`grading.DISAGREEMENT_THRESHOLD`): the candidate may have over- or under-rated
+  themselves (the matcher misses paraphrases, so it is a reason to look, not a verdict), or
 - its candidate disputed the grade (`GradeDispute`, with a sentence of why).
 
 The instructor labels every rubric point blind (`review_store`); the labels become a Grade with
@@ -19,8 +22,10 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Abs
 
+from grading import DISAGREEMENT_THRESHOLD
 from grading.types import VERDICTS, RubricPointVerdict, weighted_score
 from practice.errors import FlowError
 from practice.models import Grade, Submission
@@ -31,6 +36,8 @@ from rate_limits import check_daily_quota, user_client
 from review.models import CalibrationLabel, GradeDispute
 
 INSTRUCTOR = "instructor"
+SELF = "self"
+MATCHER = "rubric"
 DISPUTE_MIN_CHARS = 10
 DISPUTE_MAX_CHARS = 500
 # The free-text steps: napkin math is judged by its checked numbers, not by rubric labels.
@@ -98,8 +105,9 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
 
 @dataclass
 class QueueEntry:
-    """One submission waiting for an instructor, with why (no grader verdicts: labelling is
-    blind, so the queue names the kind of flag, not the scores)."""
+    """One submission waiting for an instructor, with why (no per-point verdicts: labelling is
+    blind, so the queue names the kind of flag; the one figure it gives is a self-check's
+    score beside the matcher's, which is the reason itself)."""
 
     submission: Submission
     step_title: str = ""
@@ -113,18 +121,44 @@ def _flag_kind(review_reason: str) -> str:
     return "the two graders disagree by more than 0.4"
 
 
+def self_check_gap_reason(self_score: float, matcher_score: float) -> str:
+    """Why a self-check is queued, or "" when it and the matcher differ by no more than the
+    threshold: "self-check 0.9, matcher 0.2: may have over-rated" (or "under-rated")."""
+    if abs(self_score - matcher_score) <= DISAGREEMENT_THRESHOLD:
+        return ""
+    rated = "over-rated" if self_score > matcher_score else "under-rated"
+    return f"self-check {self_score:.1f}, matcher {matcher_score:.1f}: may have {rated}"
+
+
+def _with_self_check_gap(submissions: QuerySet[Submission]) -> QuerySet[Submission]:
+    """Submissions annotated with their self-check and matcher scores and `self_gap`, how far
+    apart they are (None where either grade is missing)."""
+
+    def score_of(grader: str) -> Subquery:
+        return Subquery(
+            Grade.objects.filter(submission=OuterRef("pk"), grader=grader).values("score")[:1]
+        )
+
+    return submissions.annotate(
+        self_score=score_of(SELF), matcher_score=score_of(MATCHER)
+    ).annotate(self_gap=Abs(F("self_score") - F("matcher_score")))
+
+
 def review_queue(*, question: Question) -> list[QueueEntry]:
     """The question's submissions waiting for review, oldest first."""
     reviewed = Grade.objects.filter(submission=OuterRef("pk"), grader=INSTRUCTOR)
     disputed = GradeDispute.objects.filter(submission=OuterRef("pk"))
-    rows = (
-        Submission.objects.filter(
-            answer__attempt__revision__question=question,
-            answer__attempt__is_preview=False,
-            grade_status__in=[Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE],
+    rows = Submission.objects.filter(
+        answer__attempt__revision__question=question,
+        answer__attempt__is_preview=False,
+        grade_status__in=[Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE],
+    ).annotate(reviewed=Exists(reviewed), disputed=Exists(disputed))
+    rows = (  # a gap no more than the threshold is agreement, as between the two graders
+        _with_self_check_gap(rows)
+        .filter(
+            ~Q(review_reason="") | Q(disputed=True) | Q(self_gap__gt=DISAGREEMENT_THRESHOLD),
+            reviewed=False,
         )
-        .annotate(reviewed=Exists(reviewed), disputed=Exists(disputed))
-        .filter(~Q(review_reason="") | Q(disputed=True), reviewed=False)
         .select_related("answer")
         .prefetch_related("disputes")
         .order_by("submitted_at", "pk")
@@ -135,6 +169,10 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
         entry = QueueEntry(submission, STEP_TITLES.get(step_key, step_key))
         if submission.review_reason:
             entry.reasons.append(_flag_kind(submission.review_reason))
+        if submission.self_gap is not None:
+            gap = self_check_gap_reason(submission.self_score, submission.matcher_score)
+            if gap:
+                entry.reasons.append(gap)
         dispute = next(iter(submission.disputes.all()), None)
         if dispute is not None:
             entry.reasons.append("disputed by the candidate")
@@ -143,12 +181,26 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
     return entries
 
 
+def _self_check_gap(submission: Submission) -> str:
+    """The queue's self-check reason for one submission ("" when not flagged)."""
+    scores = dict(
+        submission.grades.filter(grader__in=[SELF, MATCHER]).values_list("grader", "score")
+    )
+    if SELF not in scores or MATCHER not in scores:
+        return ""
+    return self_check_gap_reason(scores[SELF], scores[MATCHER])
+
+
 def awaits_blind_label(submission: Submission) -> bool:
     """Whether the submission waits in the review queue for an instructor's blind labels:
     until they are given, no page shows an instructor either grader's verdicts on it."""
     if submission.grades.filter(grader=INSTRUCTOR).exists():
         return False
-    return bool(submission.review_reason) or submission.disputes.exists()
+    return (
+        bool(submission.review_reason)
+        or submission.disputes.exists()
+        or bool(_self_check_gap(submission))
+    )
 
 
 def queue_counts() -> dict[int, int]:

@@ -30,10 +30,13 @@ from review.calibration_sets import (
 from review.item_stats import question_item_stats
 from review.services import CALIBRATED_STEPS
 
+# Who gave a grade, in the one verdict order (practice.scoring), then the keyword matcher:
+# shown to instructors beside the others, labelled advisory, never as the candidate's grade.
 GRADER_NAMES = {
     "instructor": "Instructor",
     "llm": "Model grader",
-    "rubric": "Offline rubric grader",
+    "self": "Candidate's self-check",
+    "rubric": "Matcher, advisory",
 }
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 
 from grading.fake_server import FakeChatServer, ScriptedReply
-from grading.probe import weakest_point
+from grading.probe import is_open_question, open_question_point, weakest_point
 from mocks import services as mock
 from mocks.log import Kind, pending_follow_up
 from practice import services as flow
@@ -155,3 +155,90 @@ def test_a_poll_never_asks_the_follow_up_the_worker_does(app_session):
     assert not session.events.filter(kind=Kind.FOLLOW_UP_ASKED).exists()
     mock.mock_sweep()
     assert session.events.get(kind=Kind.FOLLOW_UP_ASKED).payload["point"] == EXPECTED_POINT
+
+
+# --- without a model: open questions on what the matcher found nothing of ---------------------
+
+# Bottlenecks: the queue wall, twice the load and the cold start in the matcher's words; a
+# canary rollout in the candidate's own ("a small slice of traffic first"), which the matcher
+# cannot put together (a miss, though it names "new build").
+BOTTLENECKS = (
+    "The queue breaks first: past the knee vllm:num_requests_waiting climbs and p99 TTFT "
+    "breaks, so we add replicas. At twice the load, 100 QPS, the same formula needs about 20 "
+    "instances. A cold start takes tens of seconds of loading weights, so we scale early on "
+    "queue depth. We ship each new build to a small slice of traffic first and watch its "
+    "errors before widening."
+)
+DEAD_REPLICA = (
+    "If one replica dies, its load shifts to the remaining nine and the spare absorbs it. "
+)
+
+
+def test_offline_the_app_never_asks_about_what_the_candidate_described(app_session):
+    """The reported bug: right after a candidate described a canary rollout, the app asked
+    how to roll out a bad build. The matcher missed the paraphrase, so the old rule (the
+    heaviest miss) aimed there; now a point whose words the answer names is never asked, and
+    with no other point left nothing is."""
+    session = app_session
+    submitted = submit(session, "bottlenecks", DEAD_REPLICA + BOTTLENECKS)
+    matcher = Grade.objects.get(submission=submitted, grader="rubric")
+    step = session.attempt.revision.question_spec.step("bottlenecks")
+    verdicts = {p["id"]: p["verdict"] for p in matcher.points}
+    assert verdicts["bn-bad-deploy"] == "miss"
+    assert weakest_point(step.rubric, matcher.points).id == "bn-bad-deploy"  # the old aim
+    mock.mock_sweep()
+    assert not session.events.filter(kind=Kind.FOLLOW_UP_ASKED).exists()
+
+
+def test_offline_the_app_asks_the_authored_probe_of_a_point_the_answer_never_names(
+    app_session,
+):
+    session = app_session
+    submitted = submit(session, "bottlenecks", BOTTLENECKS)  # nothing of a dead replica
+    matcher = Grade.objects.get(submission=submitted, grader="rubric")
+    verdicts = {p["id"]: p["verdict"] for p in matcher.points}
+    assert verdicts["bn-bad-deploy"] == verdicts["bn-dead-replica"] == "miss"
+    asked = session.events.get(kind=Kind.FOLLOW_UP_ASKED)
+    assert asked.payload["point"] == "bn-dead-replica"
+    step = session.attempt.revision.question_spec.step("bottlenecks")
+    dead = next(p for p in step.rubric if p.id == "bn-dead-replica")
+    assert asked.payload["prompt"] == dead.probe  # the authored open question, as written
+    assert asked.payload["prompt"].endswith("?") and "mention" not in asked.payload["prompt"]
+
+
+def test_offline_a_point_the_candidate_rated_covered_is_not_asked():
+    point = RubricPoint(id="a", says="a", weight=2, probe="What happens when a replica dies?")
+    other = RubricPoint(id="b", says="b", weight=1, probe="How many instances at twice the load?")
+    misses = [{"id": "a", "verdict": "miss", "evidence": ""}, {"id": "b", "verdict": "miss"}]
+    assert open_question_point([point, other], misses, "An answer.").id == "a"
+    rated = {"a": "covered", "b": "not"}
+    assert open_question_point([point, other], misses, "An answer.", self_ratings=rated).id == "b"
+    partial = [{"id": "a", "verdict": "partial", "evidence": "An answer."}, misses[1]]
+    assert open_question_point([point, other], partial, "An answer.").id == "b"
+    told = RubricPoint(id="c", says="c", weight=3, probe="You did not mention the router?")
+    assert open_question_point([told], [{"id": "c", "verdict": "miss"}], "An answer.") is None
+
+
+@pytest.mark.parametrize("slug", ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"])
+def test_every_authored_probe_is_an_open_question(content_loaded, slug):
+    spec = Question.objects.get(slug=slug).current_revision.question_spec
+    for step_key in mock.FREE_TEXT_STEPS:
+        for point in spec.step(step_key).rubric:
+            assert point.probe and is_open_question(point.probe), (slug, point.id, point.probe)
+
+
+def test_with_a_model_grade_the_rule_still_aims_at_its_weakest_point(app_session):
+    """With the model's verdicts the choice is today's: its heaviest miss, then partial,
+    whatever the matcher found."""
+    session = app_session
+    submitted = submit(session, "bottlenecks", BOTTLENECKS)
+    session.events.filter(kind=Kind.FOLLOW_UP_ASKED).delete()
+    step = session.attempt.revision.question_spec.step("bottlenecks")
+    model = {p.id: "hit" for p in step.rubric} | {"bn-bad-deploy": "partial"}
+    Grade.objects.create(
+        submission=submitted,
+        grader="llm",
+        score=0.8,
+        points=[{"id": k, "verdict": v, "evidence": "", "comment": ""} for k, v in model.items()],
+    )
+    assert mock.app_probe_point(step, submitted).id == "bn-bad-deploy"

@@ -17,6 +17,7 @@ from mocks.log import Kind
 from mocks.models import MockEvent, MockSession
 from practice import services as flow
 from practice.models import Submission
+from practice.self_check import self_check_save
 from questions.models import Question
 
 EXPECTED = Path(__file__).parent / "fixtures" / "mock_report.md"
@@ -39,6 +40,22 @@ def submit(answer):
         answer=answer, text=answer.text, fields={}, base_version=answer.version
     )
     flow.submission_grade(submission_id=outcome.submission.pk)
+
+
+def self_check(session, step_key, covered):
+    """The candidate's self-check of a step's main answer after the end (no model graded it):
+    the points in `covered` covered, the rest not; every wrong idea flagged dismissed."""
+    submission = Submission.objects.get(
+        answer__attempt=session.attempt, answer__step_key=step_key, answer__follow_up_id=""
+    )
+    rubric = session.attempt.revision.question_spec.step(step_key).rubric
+    flagged = {m["id"] for g in submission.grades.filter(grader="rubric") for m in g.misconceptions}
+    self_check_save(
+        submission=submission,
+        ratings={p.id: "covered" if p.id in covered else "not" for p in rubric},
+        wrong_ideas=dict.fromkeys(flagged, "dismissed"),
+        base_version=0,
+    )
 
 
 @pytest.fixture
@@ -93,6 +110,9 @@ def seeded(content_loaded):
         step_key=mock.OVERALL,
         text="Clear and structured.\nState the SLO before the design.",
     )
+    # No model graded: the candidate self-checks after the end.
+    self_check(session, "clarify", {p.id for p in revision.question_spec.step("clarify").rubric})
+    self_check(session, "architecture", {"arch-gateway", "arch-prefix-router"})
     MockSession.objects.filter(pk=session.pk).update(started_at=T0)
     session.refresh_from_db()
     return session
@@ -108,12 +128,19 @@ def test_the_markdown_export_equals_the_checked_in_file(seeded):
 def test_the_report_puts_every_verdict_side_by_side(seeded):
     report = mock_report.report_context(seeded)
     architecture = next(s for s in report["steps"] if s["key"] == "architecture")
+    assert architecture["score_label"] == "Self-checked"
     router = next(p for p in architecture["points"] if p["id"] == "arch-prefix-router")
-    assert (router["offline"], router["human"], router["model"]) == ("hit", "partial", "")
+    # The candidate's self-check beside the interviewer; no model graded.
+    assert (router["self"], router["human"], router["model"]) == ("hit", "partial", "")
     assert router["disagree"]
-    assert router["offline_quote"] and router["offline_quote"] in ARCHITECTURE
+    assert router["matcher"] == ""  # the matcher's verdicts only for the interviewer
     gateway = next(p for p in architecture["points"] if p["id"] == "arch-gateway")
-    assert (gateway["offline"], gateway["human"], gateway["disagree"]) == ("hit", "hit", False)
+    assert (gateway["self"], gateway["human"], gateway["disagree"]) == ("hit", "hit", False)
+    theirs = mock_report.report_context(seeded, show_matcher=True)
+    architecture = next(s for s in theirs["steps"] if s["key"] == "architecture")
+    router = next(p for p in architecture["points"] if p["id"] == "arch-prefix-router")
+    assert router["matcher"] == "hit"
+    assert router["matcher_quote"] and router["matcher_quote"] in ARCHITECTURE
     dims = {d["name"]: d for d in report["dimensions"]}
     assert dims["Problem navigation"]["human_score"] == 1.0
     assert report["communication"] == "partial"
@@ -139,10 +166,15 @@ def test_both_parties_read_the_report_and_download_it(seeded):
         client = Client()
         client.force_login(User.objects.get(username=name))
         page = client.get(reverse("mock_report", kwargs={"session_id": seeded.pk}))
-        assert page.status_code == 200 and "graders disagree" in page.content.decode()
+        html = page.content.decode()
+        assert page.status_code == 200 and "verdicts differ" in html
         md = client.get(reverse("mock_report_md", kwargs={"session_id": seeded.pk}))
         assert md["Content-Type"].startswith("text/markdown")
-        assert md.content.decode() == EXPECTED.read_text()
+        if name == "candidate":  # the matcher's verdicts would read as a grade to them
+            assert "Matcher" not in html
+            assert md.content.decode() == EXPECTED.read_text()
+        else:  # the interviewer sees them, labelled advisory
+            assert "Matcher, advisory" in html and "Matcher, advisory" in md.content.decode()
     stranger = User.objects.create(username="stranger")
     client = Client()
     client.force_login(stranger)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
+from practice.models import Submission
 from questions.models import Question
 from review.item_stats import question_item_stats
 
@@ -47,18 +48,18 @@ COHORT = [
 def cohort(content_loaded):
     for i, points in enumerate(COHORT):
         user = User.objects.create_user(f"c{i}")
-        first = make_submission(user=user, grades={"rubric": (0.5, points)})
+        first = make_submission(user=user, grades={"self": (0.5, points)})
     # A weaker retry by the last candidate does not count: a part counts its best submission.
     make_submission(
         user=user,
         attempt=first.answer.attempt,
-        grades={"rubric": (0.1, dict.fromkeys(ARCH, "hit"))},
+        grades={"self": (0.1, dict.fromkeys(ARCH, "hit"))},
     )
     question = Question.objects.get(slug="chat-api-50qps")
     # An instructor's preview never counts, however it scored.
     preview_user = User.objects.create_user("previewer")
     make_submission(
-        user=preview_user, is_preview=True, grades={"rubric": (1.0, verdicts("miss", "miss", 5))}
+        user=preview_user, is_preview=True, grades={"self": (1.0, verdicts("miss", "miss", 5))}
     )
     # A candidate whose model grade was overruled by an instructor: the instructor's counts.
     user = User.objects.create_user("reviewed")
@@ -126,7 +127,7 @@ def test_napkin_quantities_show_common_wrong_answers_and_fired_hints(cohort):
         make_submission(
             user=User.objects.create_user(f"napkin{i}"),
             step_key="estimate",
-            grades={"rubric": (0.5, {})},
+            grades={"self": (0.5, {})},
             extra_grades={
                 "checker": {
                     "score": 0.0,
@@ -144,3 +145,27 @@ def test_napkin_quantities_show_common_wrong_answers_and_fired_hints(cohort):
     # Whitespace runs are collapsed, so the two GiB answers are one wrong answer, twice.
     assert tpot.wrong_answers == [("16.3 GiB / (0.7*1008 GB/s)", 2), ("5 ms", 1)]
     assert tpot.hints == [("known_mistake", hint, 2)]
+
+
+def test_the_matcher_alone_never_counts_and_each_step_says_who_graded(cohort):
+    """An answer only the keyword matcher read (no self-check yet) is no data point: its
+    verdicts, however good, stay out of the hit rates, and it is counted as waiting."""
+    matcher_only = User.objects.create_user("offline-only")
+    make_submission(user=matcher_only, grades={"rubric": (1.0, dict.fromkeys(ARCH, "hit"))})
+    step, points = arch_stats(cohort)
+    assert step["n"] == 5  # the cohort, not the matcher's all-hit answer
+    assert points["arch-observability"].hit_rate == 0.0
+    assert step["awaiting_self_check"] == 1
+    # The four of COHORT were self-checked, the reviewed one was an instructor's.
+    assert step["graded_by"] == [("Instructor-reviewed", 1), ("Self-checked", 4)]
+
+    # Once the candidate self-checks it, their ratings count, labelled as theirs.
+    make_submission(
+        user=matcher_only,
+        attempt=Submission.objects.get(answer__attempt__user=matcher_only).answer.attempt,
+        grades={"rubric": (1.0, dict.fromkeys(ARCH, "hit")), "self": (0.1, {})},
+    )
+    step, points = arch_stats(cohort)
+    assert step["n"] == 6 and step["awaiting_self_check"] == 0
+    assert step["graded_by"] == [("Instructor-reviewed", 1), ("Self-checked", 5)]
+    assert points["arch-observability"].hit_rate == 0.0  # the self-check said nothing was hit

@@ -10,6 +10,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
 from accounts.instructors import instructor_grant
+from practice.scoring import GRADE_LABELS
 from tests.conftest import save_screenshot, signed_in_context, watched_page
 
 from .conftest import make_submission
@@ -49,7 +50,7 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     # Blind: the answer and the rubric, nothing of what either grader said.
     expect(page.locator(".review-answer")).to_contain_text("vllm:num_requests_waiting")
     body = page.locator("main").inner_text()
-    assert "73%" not in body and "Model grader" not in body and "Offline rubric" not in body
+    assert "73%" not in body and "Model grader" not in body and "Matcher" not in body
     for point_id in ALL_MISS:
         verdict = {"arch-gateway": "hit", "arch-autoscale-queue": "partial"}.get(point_id, "miss")
         page.locator(f'input[name="point-{point_id}"][value="{verdict}"]').check()
@@ -61,7 +62,7 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     # Now both graders, beside the instructor's verdicts.
     table = page.locator(".graders-compared")
     expect(table).to_contain_text("Model grader")
-    expect(table).to_contain_text("Offline rubric grader")
+    expect(table).to_contain_text("Matcher, advisory")
     expect(table).to_contain_text("Instructor")
     expect(page.locator(".messages")).to_contain_text("The candidate's grade is now yours")
     save_screenshot(page, "review-side-by-side")
@@ -74,7 +75,7 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     expect(feedback.locator(".reviewed-notice")).to_contain_text("Reviewed by an instructor")
     expect(feedback.locator(".review-comment")).to_contain_text("say which metric the autoscaler")
     expect(feedback.locator(".score")).to_have_text("18%")
-    expect(feedback.locator(".score-line")).to_contain_text("graded by an instructor")
+    expect(feedback.locator(".score-line")).to_contain_text(GRADE_LABELS["instructor"])
 
     # The calibration page counts the labelled answer, and measured the offline grader on it.
     page.goto(f"{live_server_url}/review/chat-api-50qps/calibration/architecture/")
