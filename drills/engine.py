@@ -15,8 +15,10 @@ over the givens exactly as the question files write theirs, with its known mista
 derived from earlier quantities (the weights, the KV bytes per token) are stated exactly, so
 the checker's value and the planner's agree to the last digit (tests/drills check 200 seeds).
 
-TTFT from prefill and cost per million tokens are listed but not yet available: they wait for
-the planner's prefill and cost formulas.
+TTFT from prefill follows the planner's `F_cold` and `ttft_cold` (linear layers over the
+non-embedding parameters a token passes through, the active ones of a mixture of experts, plus
+causal attention over the query heads); cost per million output tokens follows its `cost_h` and
+`cost_mtok` (the peak fleet's hourly price over the output tokens it serves in that hour).
 """
 
 from __future__ import annotations
@@ -72,10 +74,9 @@ KINDS: dict[str, DrillKind] = {
                   "concurrency-knee"),
         DrillKind("n_inst", "Instances at peak", "Fleet sizing", "fleet-sizing"),
         DrillKind("n_gpu", "GPUs in the fleet", "GPU count", "fleet-sizing"),
-        DrillKind("ttft", "TTFT from prefill", "TTFT", "chunked-prefill", available=False,
-                  why_unavailable="waits for the planner's prefill formulas"),
-        DrillKind("cost_per_mtok", "Cost per million tokens", "Cost", "fleet-sizing",
-                  available=False, why_unavailable="waits for the planner's cost formulas"),
+        DrillKind("ttft", "TTFT from prefill", "TTFT", "chunked-prefill"),
+        DrillKind("cost_per_mtok", "Cost per million output tokens", "Cost per token",
+                  "fleet-sizing"),
     ]
 }  # fmt: skip
 AVAILABLE = tuple(k for k, v in KINDS.items() if v.available)
@@ -94,6 +95,11 @@ RHOS = (0.6, 0.7, 0.8)
 HOLDS_S = (2, 4, 8, 16)
 TPS = (1, 2, 4, 8)
 TPOT_SLOS_MS = (30, 50, 80)
+# Prompts long enough that causal attention is a tenth of the prefill or more (`_ttft` keeps
+# only those), so leaving it out is a mistake the checker can tell from a right answer.
+PROMPTS_TOK = (4000, 8000, 12000, 16000, 24000, 30000)
+PREFILL_EFFS = (0.4, 0.5, 0.6)
+ATTENTION_SHARE_MIN = 0.1
 
 
 class DrillError(ValueError):
@@ -677,6 +683,187 @@ def _n_gpu(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
     )
 
 
+def _attention_share(model: Model, prompt: int) -> float:
+    """Causal attention's share of a cold prefill's FLOPs (the planner's F_cold)."""
+    linear = 2 * (model.params_per_token - model.embedding_params) * prompt
+    attention = 2 * model.attention_width * model.layers * prompt**2
+    return attention / (linear + attention)
+
+
+def _ttft(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
+    for _ in range(200):
+        s = _draw(rng, catalog, fits=True)
+        prompts = [
+            n
+            for n in PROMPTS_TOK
+            if n + s.out_len <= s.context and _attention_share(s.model, n) >= ATTENTION_SHARE_MIN
+        ]
+        if prompts:
+            break
+    else:  # pragma: no cover - catalogue change
+        raise DrillError("No setting with a long enough prompt was drawn.")
+    prompt, eff = rng.choice(prompts), rng.choice(PREFILL_EFFS)
+    m, g, w = s.model, catalog.gpus[s.gpu_key], catalog.weight_dtypes[s.weights]
+    result = s.plan(prompt_len=prompt, prefill_eff=eff)
+    tflops = result["tflops"]
+    fp8 = tflops == g.fp8_tflops and w.key == "fp8"
+    p_ne = m.params_per_token - m.embedding_params
+    givens = [
+        Given("params", "Parameters, all (embeddings and LM head included)", str(m.params)),
+        Given("params_ne", "Non-embedding parameters a token passes through"
+              + (f" (the active ones: {m.experts_per_token} of {m.experts} experts)"
+                 if m.is_moe else ""), str(p_ne)),
+    ]  # fmt: skip
+    if m.is_moe:
+        givens.append(Given("params_ne_all", "Non-embedding parameters, every expert",
+                            str(m.params - m.embedding_params)))  # fmt: skip
+    givens += [
+        Given("layers", "Layers", str(m.layers)),
+        Given("q_heads", "Query (attention) heads", str(m.attention_heads)),
+        Given("kv_heads", "KV heads (grouped-query attention)", str(m.kv_heads)),
+        Given("head_dim", "Head dimension", str(m.head_dim)),
+        Given("n_prompt", "Prompt tokens, none cached", str(prompt)),
+        Given("flops", f"{g.name} dense {'FP8' if fp8 else 'BF16'} tensor throughput"
+              + (" (FP8 weights run on FP8 tensor cores)" if fp8 else ""),
+              f"{float(tflops)!r} TFLOPS"),
+        Given("mfu", "Share of that throughput a long prefill reaches", str(eff)),
+    ]  # fmt: skip
+    attention = "2 FLOP * q_heads * head_dim * layers * n_prompt^2"
+    linear = "2 FLOP * params_ne * n_prompt"
+    mistakes = [
+        {"formula": f"({linear} + {attention}) / flops", "kind": "model-flops-utilisation",
+         "hint": "A prefill reaches only part of the datasheet FLOP/s; divide by mfu times "
+                 "flops."},
+        {"formula": f"{linear} / (mfu * flops)", "kind": "no-attention",
+         "hint": "That counts the linear layers only. Causal attention adds 2 × q_heads × "
+                 "head_dim × layers × n² FLOP (QKᵀ and AV, halved by the mask), and it grows "
+                 "with the square of the prompt."},
+        {"formula": "2 FLOP * params * n_prompt / (mfu * flops)", "kind": "total-params",
+         "hint": "2 × all parameters × tokens counts the embedding lookup and the LM head as "
+                 "per-token prefill work and leaves out attention; use params_ne and add the "
+                 "causal attention term."},
+        {"replace": {"q_heads": "kv_heads"}, "kind": "kv-heads-attention",
+         "hint": "Grouped-query attention shares K and V between query heads, not the work: "
+                 "every query head computes its own QKᵀ and AV, so count q_heads."},
+        {"formula": f"({linear} + 2 * {attention}) / (mfu * flops)", "kind": "no-causal-mask",
+         "hint": "Each token attends only to the tokens before it: the causal mask halves the "
+                 "n² attention work, 2 × q_heads × head_dim × layers × n², not 4 ×."},
+    ]  # fmt: skip
+    if m.is_moe:
+        mistakes.append(
+            {"replace": {"params_ne": "params_ne_all"}, "kind": "all-experts",
+             "hint": "A token passes through only its routed experts: count the active "
+                     "non-embedding parameters, not every expert's."}
+        )  # fmt: skip
+    quantity = {
+        "id": "ttft",
+        "label": "TTFT of a cold prefill",
+        "formula": f"({linear} + {attention}) / (mfu * flops)",
+        "unit": "ms",
+        "tolerance": 0.05,
+        "mistakes": mistakes,
+    }
+    lin_flops = 2 * p_ne * prompt
+    att_flops = 2 * m.attention_width * m.layers * prompt**2
+    ttft = result["ttft_miss_ms"]
+    solution = [
+        "TTFT = (2 × params_ne × n + 2 × q_heads × head_dim × layers × n²) / (mfu × flops): "
+        "the linear layers, then causal attention (QKᵀ and AV, halved by the mask)",
+        f"linear layers: 2 × {p_ne} × {prompt} = {format_number(lin_flops / 1e12)} TFLOP",
+        f"attention: 2 × {m.attention_heads} × {m.head_dim} × {m.layers} × {prompt}² = "
+        f"{format_number(att_flops / 1e12)} TFLOP "
+        f"({format_number(100 * att_flops / (lin_flops + att_flops))}% of the prefill)",
+        f"TTFT = {format_number(result['prefill_flops_miss'] / 1e12)} TFLOP / ({eff} × "
+        f"{format_number(float(tflops))} TFLOPS) = {format_number(ttft)} ms",
+    ]
+    if m.is_moe:
+        solution.insert(
+            1,
+            f"{m.name} is a mixture of experts: a token passes through "
+            f"{format_number(m.params_per_token / 1e9)}B of its {format_number(m.params / 1e9)}B "
+            "parameters, so the linear term counts the active ones.",
+        )
+    return Drill(
+        kind="ttft",
+        seed=seed,
+        question=(
+            f"How long, in ms, does one {g.name} take to prefill a {prompt}-token prompt for "
+            f"{m.name} ({w.name} weights) with nothing cached: the TTFT before queueing?"
+        ),
+        givens=tuple(givens),
+        quantity=quantity,
+        expected=ttft,
+        unit="ms",
+        solution=tuple(solution),
+        setting=s.record() | {"prompt_len": prompt, "prefill_eff": eff},
+    )
+
+
+def _cost_per_mtok(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
+    s = _draw(rng, catalog, fits=True)
+    m, g = s.model, catalog.gpus[s.gpu_key]
+    result = s.plan()
+    gpus, price = result["n_gpu"], float(result["usd_per_gpu_hour"])
+    prompt = int(result["prompt_tokens"])
+    givens = (
+        Given("N_GPU", f"GPUs in the fleet at peak ({m.name} on {g.name})", str(gpus)),
+        Given("price", f"On-demand price of one {g.name} ({g.usd_per_hour_date})",
+              f"{price!r} USD/h"),
+        Given("qps_peak", "Peak arrival rate", f"{s.qps} req/s"),
+        Given("o_bar", "Mean output length", f"{s.out_len} tok/req"),
+        Given("n_prompt", "Mean prompt length", f"{prompt} tok/req"),
+        Given("rho", "Target utilisation the fleet was sized with", str(s.rho)),
+    )  # fmt: skip
+    quantity = {
+        "id": "cost_per_mtok",
+        "label": "Cost per million output tokens at peak",
+        "formula": "N_GPU * price / (qps_peak * o_bar)",
+        "unit": "USD/Mtok",
+        "tolerance": 0.02,
+        "mistakes": [
+            {"formula": "price / (qps_peak * o_bar)", "kind": "gpu-count-forgotten",
+             "hint": "That is one GPU's price; the whole fleet of N_GPU GPUs runs to serve the "
+                     "peak."},
+            {"formula": "N_GPU * price / (qps_peak * (o_bar + n_prompt))",
+             "kind": "prompt-tokens-counted",
+             "hint": "The figure is per output token: divide by the tokens generated, not the "
+                     "prompt's too."},
+            {"formula": "N_GPU * price / (rho * qps_peak * o_bar)", "kind": "rho-twice",
+             "hint": "N_GPU already holds the headroom rho leaves; the fleet serves the whole "
+                     "peak, so divide by the peak's tokens, not rho times them."},
+            {"replace": {"price": f"{price!r} USD/s"}, "kind": "hours-vs-seconds",
+             "hint": "The price is per GPU-hour and the rate per second: an hour makes 3600 "
+                     "seconds' worth of tokens."},
+        ],
+    }  # fmt: skip
+    cost_h = gpus * price
+    mtok_h = s.qps * s.out_len * 3600 / 1e6
+    cost = result["cost_per_mtok_usd"]
+    solution = (
+        "Cost per M output tokens = N_GPU × price / (λ_peak × ō): the peak fleet's hourly "
+        "bill over the output tokens it makes in that hour",
+        f"fleet: {gpus} GPUs × {format_number(price)} USD/h = {format_number(cost_h)} USD/h",
+        f"output: {s.qps} req/s × {s.out_len} tok/req × 3600 s/h = {format_number(mtok_h)} Mtok/h",
+        f"= {format_number(cost_h)} USD/h / {format_number(mtok_h)} Mtok/h = "
+        f"{format_number(cost)} USD/Mtok (prompt tokens are not counted; rho is already in "
+        "N_GPU)",
+    )
+    return Drill(
+        kind="cost_per_mtok",
+        seed=seed,
+        question=(
+            f"What does a million output tokens cost, in USD, on the peak fleet ({gpus} × "
+            f"{g.name}) serving {m.name} at {s.qps} req/s?"
+        ),
+        givens=givens,
+        quantity=quantity,
+        expected=cost,
+        unit="USD/Mtok",
+        solution=solution,
+        setting=s.record() | {"n_gpu": gpus, "usd_per_gpu_hour": price},
+    )
+
+
 _BUILDERS = {
     "kv_per_token": _kv_per_token,
     "weights": _weights,
@@ -685,6 +872,8 @@ _BUILDERS = {
     "r_inst": _r_inst,
     "n_inst": _n_inst,
     "n_gpu": _n_gpu,
+    "ttft": _ttft,
+    "cost_per_mtok": _cost_per_mtok,
 }
 
 # For sentences: what a mistake kind means, said short ("missed the factor 2 for K and V").
@@ -708,6 +897,16 @@ MISTAKE_PHRASES = {
     "utilisation-target": "misplaced the utilisation target rho",
     "peak-vs-mean": "sized for the mean rather than the peak",
     "tp-forgotten": "forgot the GPUs per instance",
+    "model-flops-utilisation": "used the datasheet FLOP/s",
+    "no-attention": "left out causal attention",
+    "total-params": "counted all parameters and no attention",
+    "kv-heads-attention": "counted KV heads in attention",
+    "no-causal-mask": "missed the causal mask's half",
+    "all-experts": "counted every expert",
+    "gpu-count-forgotten": "priced one GPU, not the fleet",
+    "prompt-tokens-counted": "counted prompt tokens too",
+    "rho-twice": "applied rho twice",
+    "hours-vs-seconds": "mixed up hours and seconds",
 }
 
 

@@ -126,3 +126,56 @@ class ConceptSync(models.Model):
 
     def __str__(self) -> str:
         return f"concepts of user {self.user_id} read up to grade {self.last_grade_id}"
+
+
+class AssignmentQuerySet(models.QuerySet):
+    def for_candidate(self, user) -> "AssignmentQuerySet":
+        """The assignments given to `user` (none for a signed-out user): a candidate reaches
+        only their own, so anyone else's is a 404."""
+        return self.filter(candidate_id=user.pk) if user.pk is not None else self.none()
+
+    def open(self) -> "AssignmentQuerySet":
+        """Not started yet: what the candidate's pages offer."""
+        return self.filter(started_at__isnull=True)
+
+
+class Assignment(models.Model):
+    """Work an instructor set a candidate: five drills of one kind, or one question. Exactly
+    one of `kind` and `question` is set. Started when the candidate clicks it (a drill set is
+    made, or the question is opened); the set started is kept, so its verdicts can be shown."""
+
+    instructor = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="drill_assignments_given"
+    )
+    candidate = models.ForeignKey(
+        "auth.User", on_delete=models.CASCADE, related_name="drill_assignments"
+    )
+    kind = models.CharField(max_length=40, blank=True, default="")  # a drill kind, or ""
+    question = models.ForeignKey(
+        "questions.Question", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    note = models.CharField(max_length=300, blank=True, default="")
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    drill_set = models.ForeignKey(
+        DrillSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(kind="", question__isnull=False)
+                    | (~models.Q(kind="") & models.Q(question__isnull=True))
+                ),
+                name="assignment_drills_or_question",
+            ),
+        ]
+        indexes = [models.Index(fields=["candidate", "started_at"])]
+
+    def __str__(self) -> str:
+        what = f"drills {self.kind}" if self.kind else f"question {self.question_id}"
+        return f"{what} for user {self.candidate_id}"

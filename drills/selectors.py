@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.models import User
+from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
 
 from drills import engine
-from drills.models import Card, DrillItem, DrillSet
+from drills.models import Assignment, Card, DrillItem, DrillSet
 from drills.services import SET_SIZE, clock
 from practice.extensions import is_extension_follow_up
 from practice.models import Attempt, Grade
@@ -388,12 +389,13 @@ def _rows(keys_titles: list[tuple[str, str, str]], weeks: list[date]) -> dict[st
     return {key: Row(key, title, url, [Cell(w) for w in weeks]) for key, title, url in keys_titles}
 
 
-def progress(*, user: User, now: datetime | None = None) -> Progress:
+def progress(*, user: User, now: datetime | None = None, with_weakest: bool = True) -> Progress:
     """The candidate's verdicts over the last PROGRESS_WEEKS weeks, week by week: per step of
     the framework (the primary verdict of each submission), per concept (each verdict on a
     part that links the concept, and each drill of a kind that practises it), and per drill
     kind (the checker's verdicts as DRILL_SCORES). Self-checked and mock verdicts are counted
-    as such in every cell."""
+    as such in every cell. Without `with_weakest`, `weakest` is left empty (it reads the
+    question bank to name the questions that use each weak concept)."""
     now = now or clock()
     weeks = weeks_window(now)
     start = timezone.make_aware(datetime.combine(weeks[0], time.min))
@@ -460,7 +462,7 @@ def progress(*, user: User, now: datetime | None = None) -> Progress:
         steps=list(steps.values()),
         concepts=concept_rows,
         drills=list(drills.values()),
-        weakest=_weakest(concept_rows),
+        weakest=_weakest(concept_rows) if with_weakest else [],
         verdict_count=len(verdicts),
         drill_count=drill_count,
     )
@@ -487,6 +489,158 @@ def _weakest(rows: list[Row], limit: int = WEAKEST_SHOWN) -> list[WeakConcept]:
 
 def weakest_concepts(*, user: User, now: datetime | None = None, limit: int = 1) -> list:
     return progress(user=user, now=now).weakest[:limit]
+
+
+# ---------------------------------------------------------------------------------------------
+# Assignments and the instructor's view of candidates
+
+
+@dataclass
+class AssignmentView:
+    """An assignment as the candidate's pages offer it: what, who set it, and the button."""
+
+    assignment: Assignment
+    title: str
+    sentence: str
+    action: str
+
+
+def _assignment_title(assignment: Assignment, titles: dict[int, str]) -> str:
+    if assignment.kind:
+        kind = engine.KINDS.get(assignment.kind)
+        return f"{SET_SIZE} drills: {kind.title if kind else assignment.kind}"
+    return titles.get(assignment.question_id, "a question")
+
+
+def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
+    return {
+        r.question_id: r.title
+        for r in question_selectors.question_list()
+        if r.question_id in {a.question_id for a in assignments}
+    }
+
+
+def assignments_open(*, user: User) -> list[AssignmentView]:
+    """The assignments `user` has not started, newest first, each with its one-click action
+    (views.assignment_start). One query, plus the question list when a question is assigned."""
+    assignments = list(
+        Assignment.objects.for_candidate(user).open().select_related("instructor")[:10]
+    )
+    titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
+    out = []
+    for a in assignments:
+        title = _assignment_title(a, titles)
+        who = a.instructor.get_full_name() or a.instructor.username
+        sentence = f"{who} assigned you {title}" + (f": “{a.note}”" if a.note else ".")
+        action = f"Start {SET_SIZE} drills" if a.kind else "Open the question"
+        out.append(AssignmentView(a, title, sentence, action))
+    return out
+
+
+def candidates_queryset():
+    """Everyone an instructor watches: active users who are neither instructors nor
+    superusers (accounts.instructors), by username."""
+    from accounts.instructors import INSTRUCTORS_GROUP
+
+    return (
+        User.objects.filter(is_active=True, is_superuser=False)
+        .exclude(groups__name=INSTRUCTORS_GROUP)
+        .order_by("username")
+    )
+
+
+CANDIDATES_PER_PAGE = 20
+
+
+@dataclass
+class CandidateSummary:
+    """One candidate on the instructor's list: their weakest concepts with each one's mean
+    verdict and count (progress's own rows), and how much they did."""
+
+    user: User
+    weakest: list[Row]
+    verdict_count: int
+    drill_count: int
+    open_assignments: int
+
+
+def candidate_summaries(*, page: int | str = 1, now: datetime | None = None) -> Page:
+    """A page of CANDIDATES_PER_PAGE candidates, each a CandidateSummary read by `progress`
+    (the same figures the candidate sees): weakest concepts are the WEAKEST_SHOWN concept
+    rows with the lowest mean verdict, below WEAK_BELOW."""
+    now = now or clock()
+    paginator = Paginator(candidates_queryset(), CANDIDATES_PER_PAGE)
+    result = paginator.get_page(page)
+    users = list(result.object_list)
+    open_counts = dict(
+        Assignment.objects.open()
+        .filter(candidate__in=users)
+        .values_list("candidate")
+        .annotate(n=Count("id"))
+    )
+    summaries = []
+    for user in users:
+        data = progress(user=user, now=now, with_weakest=False)
+        weak = [
+            r for r in data.concepts if r.url and r.overall.count and r.overall.mean < WEAK_BELOW
+        ][:WEAKEST_SHOWN]
+        summaries.append(
+            CandidateSummary(user, weak, data.verdict_count, data.drill_count,
+                             open_counts.get(user.pk, 0))
+        )  # fmt: skip
+    result.object_list = summaries
+    return result
+
+
+def candidate_for_instructor(*, candidate_id: int) -> User:
+    """The candidate `candidate_id`; User.DoesNotExist for anyone else (an instructor, an
+    inactive user, nobody): the view's 404."""
+    return candidates_queryset().get(pk=candidate_id)
+
+
+@dataclass
+class AssignmentStatus:
+    assignment: Assignment
+    title: str
+    status: str  # "Not started", "Started Mar 2", "3 of 5 answered, 2 right"
+
+
+def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
+    """Every assignment `candidate` was given, newest first, with how far it got."""
+    assignments = list(Assignment.objects.for_candidate(candidate).select_related("drill_set")[:50])
+    titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
+    sets = {a.drill_set_id for a in assignments if a.drill_set_id}
+    tallies = {
+        row["drill_set"]: row
+        for row in DrillItem.objects.filter(drill_set__in=sets)
+        .values("drill_set")
+        .annotate(
+            answered=Count("id", filter=~Q(verdict="")),
+            right=Count("id", filter=Q(verdict="correct")),
+        )
+    }
+    out = []
+    for a in assignments:
+        if a.started_at is None:
+            status = "Not started"
+        elif a.drill_set_id in tallies:
+            t = tallies[a.drill_set_id]
+            status = f"{t['answered']} of {SET_SIZE} answered, {t['right']} right"
+        else:
+            started = timezone.localtime(a.started_at)
+            status = f"Started {started:%b} {started.day}"
+        out.append(AssignmentStatus(a, _assignment_title(a, titles), status))
+    return out
+
+
+def assignment_choices() -> list[tuple[str, str]]:
+    """(value, label) for the assign form: "drill:<kind>" for each available kind, then
+    "question:<slug>" for each published question."""
+    kinds = [(f"drill:{k.key}", f"{SET_SIZE} drills: {k.title}")
+             for k in engine.drill_kinds() if k.available]  # fmt: skip
+    questions = [(f"question:{r.question.slug}", f"Question: {r.title}")
+                 for r in question_selectors.question_list()]  # fmt: skip
+    return kinds + questions
 
 
 # ---------------------------------------------------------------------------------------------
@@ -546,6 +700,11 @@ def progress_csv(*, user: User) -> Iterator[str]:
 
 __all__ = [
     "DRILL_SCORES",
+    "assignment_choices",
+    "assignments_given",
+    "assignments_open",
+    "candidate_for_instructor",
+    "candidate_summaries",
     "PROGRESS_WEEKS",
     "Progress",
     "Recommendation",

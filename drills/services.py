@@ -20,12 +20,12 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
 from drills import engine
-from drills.models import Card, ConceptSync, DrillItem, DrillSet
+from drills.models import Assignment, Card, ConceptSync, DrillItem, DrillSet
 from planner.engine import CheckResult, NapkinError
 from practice.extensions import is_extension_follow_up
 from practice.models import Grade
 from practice.scoring import VERDICT_ORDER, primary_grade
-from questions.models import QuestionRevision
+from questions.models import Question, QuestionRevision
 
 SET_SIZE = 5
 # Fuzzing spreads a cohort's reviews over neighbouring days at random; one candidate's
@@ -178,6 +178,66 @@ def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = No
             now=now,
         )
     return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Assignments from instructors
+
+
+class AssignmentError(ValueError):
+    """An assignment that cannot be made, told in one sentence."""
+
+
+def assignment_create(
+    *,
+    instructor: User,
+    candidate: User,
+    kind: str = "",
+    question_slug: str = "",
+    note: str = "",
+    now: datetime | None = None,
+) -> Assignment:
+    """Assign `candidate` five drills of `kind` or the published question `question_slug`
+    (exactly one). The caller checks that `instructor` is one. AssignmentError for neither,
+    both, an unknown or unavailable kind, or an unknown question."""
+    if bool(kind) == bool(question_slug):
+        raise AssignmentError("Choose a drill set or a question to assign.")
+    question = None
+    if kind:
+        try:
+            engine.drill_kind(kind)
+        except engine.DrillError as error:
+            raise AssignmentError(str(error)) from None
+    else:
+        question = Question.objects.filter(
+            slug=question_slug, current_revision__isnull=False
+        ).first()
+        if question is None:
+            raise AssignmentError(f"No published question {question_slug!r}.")
+    return Assignment.objects.create(
+        instructor=instructor,
+        candidate=candidate,
+        kind=kind,
+        question=question,
+        note=note.strip()[:300],
+        created_at=now or clock(),
+    )
+
+
+@transaction.atomic
+def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
+    """The candidate starts their assignment: a drill assignment starts a set of five of its
+    kind (kept on the assignment); a question assignment is marked started (the caller opens
+    the question). Starting again returns it as it is: the set already made, not a second."""
+    now = now or clock()
+    locked = Assignment.objects.select_for_update().select_related("question").get(pk=assignment.pk)
+    if locked.started_at is not None:
+        return locked
+    if locked.kind:
+        locked.drill_set = drill_set_start(user=locked.candidate, kind=locked.kind, now=now)
+    locked.started_at = now
+    locked.save(update_fields=["started_at", "drill_set"])
+    return locked
 
 
 # ---------------------------------------------------------------------------------------------

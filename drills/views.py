@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_POST, require_safe
 
+from accounts.instructors import instructor_required
 from drills import charts, engine, selectors, services
-from drills.models import DrillItem, DrillSet
+from drills.models import Assignment, DrillItem, DrillSet
 from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
 
 
@@ -23,6 +25,7 @@ def _index_context(request: HttpRequest) -> dict:
         "available": [k for k in kinds if k.available],
         "unavailable": [k for k in kinds if not k.available],
         "recent_sets": DrillSet.objects.owned_by(request.user)[:5],
+        "assignments": selectors.assignments_open(user=request.user),
         "set_size": services.SET_SIZE,
     }
 
@@ -110,12 +113,10 @@ def drill_answer(request: HttpRequest, set_id: int, position: int) -> HttpRespon
     return render(request, template, context, status=status)
 
 
-@login_required
-@require_safe
-def progress_page(request: HttpRequest) -> HttpResponse:
-    data = selectors.progress(user=request.user)
+def _progress_charts(data: selectors.Progress) -> dict:
+    """The progress page's three charts, for the candidate's page and the instructor's."""
     weeks = data.weeks
-    context = {
+    return {
         "progress": data,
         "step_chart": charts.heat_chart(
             "chart-steps",
@@ -141,6 +142,15 @@ def progress_page(request: HttpRequest) -> HttpResponse:
         ),
         "weeks_shown": selectors.PROGRESS_WEEKS,
     }
+
+
+@login_required
+@require_safe
+def progress_page(request: HttpRequest) -> HttpResponse:
+    data = selectors.progress(user=request.user)
+    context = _progress_charts(data) | {
+        "assignments": selectors.assignments_open(user=request.user),
+    }
     return render(request, "drills/progress.html", context)
 
 
@@ -152,3 +162,77 @@ def progress_export(request: HttpRequest) -> StreamingHttpResponse:
     )
     response["Content-Disposition"] = 'attachment; filename="progress.csv"'
     return response
+
+
+# ---------------------------------------------------------------------------------------------
+# Assignments: the candidate starts one; instructors see candidates and assign
+
+
+@login_required
+@require_POST
+def assignment_start(request: HttpRequest, assignment_id: int) -> HttpResponse:
+    """One click: a drill assignment starts its set and opens it; a question assignment opens
+    the question. Someone else's assignment is a 404."""
+    try:
+        assignment = Assignment.objects.for_candidate(request.user).get(pk=assignment_id)
+    except Assignment.DoesNotExist:
+        raise Http404("No such assignment.") from None
+    assignment = services.assignment_start(assignment=assignment)
+    if assignment.drill_set_id:
+        return redirect("drills:set", set_id=assignment.drill_set_id)
+    return redirect("question", assignment.question.slug)
+
+
+@instructor_required
+@require_safe
+def instructor_candidates(request: HttpRequest) -> HttpResponse:
+    page = selectors.candidate_summaries(page=request.GET.get("page", 1))
+    return render(
+        request,
+        "drills/instructor_candidates.html",
+        {"page": page, "weeks_shown": selectors.PROGRESS_WEEKS, "weak_below": selectors.WEAK_BELOW},
+    )
+
+
+def _candidate_or_404(candidate_id: int) -> User:
+    try:
+        return selectors.candidate_for_instructor(candidate_id=candidate_id)
+    except User.DoesNotExist:
+        raise Http404("No such candidate.") from None
+
+
+def _candidate_context(candidate: User) -> dict:
+    data = selectors.progress(user=candidate)
+    return _progress_charts(data) | {
+        "candidate": candidate,
+        "progress": data,
+        "given": selectors.assignments_given(candidate=candidate),
+        "choices": selectors.assignment_choices(),
+    }
+
+
+@instructor_required
+@require_safe
+def instructor_candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = _candidate_or_404(candidate_id)
+    return render(request, "drills/instructor_candidate.html", _candidate_context(candidate))
+
+
+@instructor_required
+@require_POST
+def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
+    candidate = _candidate_or_404(candidate_id)
+    what = request.POST.get("what", "")
+    source, _, key = what.partition(":")
+    try:
+        services.assignment_create(
+            instructor=request.user,
+            candidate=candidate,
+            kind=key if source == "drill" else "",
+            question_slug=key if source == "question" else "",
+            note=request.POST.get("note", ""),
+        )
+    except services.AssignmentError as error:
+        context = _candidate_context(candidate) | {"error": str(error)}
+        return render(request, "drills/instructor_candidate.html", context, status=422)
+    return redirect("drills:instructor_candidate", candidate_id=candidate.pk)

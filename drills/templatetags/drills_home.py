@@ -17,6 +17,7 @@ def drills_next(context) -> dict:
     return {
         "recommendation": selectors.recommendation(user=user),
         "due": selectors.cards_due(user=user),
+        "assignments": selectors.assignments_open(user=user),
         "set_size": services.SET_SIZE,
         "csrf_token": context.get("csrf_token"),
     }

@@ -17,11 +17,25 @@ def run(*args: str) -> dict:
     return json.loads(out.getvalue())
 
 
-def test_list_names_every_kind_and_says_which_are_not_yet_available():
+def test_list_names_every_kind_and_says_each_is_available():
     kinds = {k["kind"]: k for k in run("--list", "--json")["kinds"]}
-    assert set(engine.AVAILABLE) < set(kinds)
-    assert kinds["ttft"]["available"] is False and kinds["cost_per_mtok"]["available"] is False
-    assert kinds["kv_per_token"]["available"] is True
+    assert set(kinds) == set(engine.KINDS)
+    assert kinds["ttft"]["available"] is True and kinds["cost_per_mtok"]["available"] is True
+    assert kinds["ttft"]["title"] == "TTFT from prefill"
+    assert all("why_unavailable" not in k for k in kinds.values())
+
+
+def test_a_ttft_answer_without_attention_is_named_and_a_cost_answer_is_checked():
+    drill = engine.drill_generate("ttft", 9)
+    out = run("--kind", "ttft", "--seed", "9", "--answer",
+              "2 FLOP * params_ne * n_prompt / (mfu * flops)", "--json")  # fmt: skip
+    assert (out["verdict"], out["mistake"]) == ("known_mistake", "no-attention")
+    assert out["expected"] == drill.expected and out["unit"] == "ms"
+    cost = engine.drill_generate("cost_per_mtok", 9)
+    out = run("--kind", "cost_per_mtok", "--seed", "9", "--answer",
+              f"{cost.expected} USD/Mtok", "--json")  # fmt: skip
+    assert out["verdict"] == "correct"
+    assert out["unit"] == "USD/Mtok"
 
 
 def test_a_kind_and_seed_print_the_drill_reproducibly():
@@ -46,7 +60,6 @@ def test_an_answer_gets_the_checkers_verdict_and_hint():
     ("args", "words"),
     [
         (("--kind", "nope", "--seed", "1"), "Unknown drill kind"),
-        (("--kind", "ttft", "--seed", "1"), "not available yet"),
         (("--kind", "weights", "--seed", "-3"), "whole number"),
         (("--kind", "weights", "--seed", "1", "--answer", "3 GB +"), "could not be read"),
         (("--kind", "weights"), "--seed"),

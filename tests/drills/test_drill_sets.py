@@ -107,9 +107,9 @@ def test_someone_elses_drill_set_and_answers_are_404(candidate, client):
 
 def test_bad_kind_and_seed_on_the_page_get_a_clear_message(candidate, client):
     client.force_login(candidate)
-    response = client.post("/drills/sets/", {"kind": "ttft"})
+    response = client.post("/drills/sets/", {"kind": "ttft-ish"})
     assert response.status_code == 422
-    assert "not available yet" in response.content.decode()
+    assert "Unknown drill kind" in response.content.decode()
     response = client.post("/drills/sets/", {"kind": "weights", "seed": "abc"})
     assert response.status_code == 422
     assert "A seed is a whole number" in response.content.decode()

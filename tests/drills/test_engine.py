@@ -4,6 +4,7 @@ checker agrees with it, and a seed reproduces a drill."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -18,6 +19,7 @@ from planner.engine import (
     tpot_floor,
     weights_bytes,
 )
+from planner.engine.capacity import prefill_flops, ttft_s
 
 SEEDS = range(200)
 
@@ -52,6 +54,28 @@ def planner_value(drill: engine.Drill) -> float:
     }  # fmt: skip
     if drill.kind == "max_seqs":
         return plan(**inputs)["max_seqs"]
+    if drill.kind == "ttft":
+        result = plan(**inputs, prompt_len=s["prompt_len"], prefill_eff=s["prefill_eff"])
+        m = catalog.model(s["model"])
+        # The planner's named formulas over the active, non-embedding parameters.
+        flops = prefill_flops(
+            linear_params=m.params_per_token - m.embedding_params,
+            attention_width=m.attention_heads * m.head_dim,
+            layers=m.layers,
+            prompt_tokens=s["prompt_len"],
+        )
+        assert math.isclose(flops, result["prefill_flops_miss"], rel_tol=1e-12)
+        named = ttft_s(flops=flops, tflops=result["tflops"], efficiency=s["prefill_eff"])
+        assert math.isclose(named * 1000, result["ttft_miss_ms"], rel_tol=1e-12)
+        assert result["ttft_ms"] == result["ttft_miss_ms"]  # nothing cached
+        return result["ttft_miss_ms"]
+    if drill.kind == "cost_per_mtok":
+        result = plan(**inputs)
+        price = load_catalog().gpu(s["gpu"]).usd_per_hour
+        assert (result["n_gpu"], result["usd_per_gpu_hour"]) == (s["n_gpu"], price)
+        by_hand = result["n_gpu"] * price / (s["qps"] * s["out_len"] * 3600) * 1e6
+        assert math.isclose(by_hand, result["cost_per_mtok_usd"], rel_tol=1e-12)
+        return result["cost_per_mtok_usd"]
     if drill.kind == "tpot_floor":
         result = plan(**inputs)
         g = catalog.gpu(s["gpu"])
@@ -126,10 +150,104 @@ def test_qwen_7b_kv_per_token_is_56_kib_when_drawn():
     assert qwen and all(d.expected == 56 for d in qwen)
 
 
-def test_unknown_and_unavailable_kinds_and_bad_seeds_are_refused_in_a_sentence():
+def test_unknown_and_unavailable_kinds_and_bad_seeds_are_refused_in_a_sentence(monkeypatch):
     with pytest.raises(engine.DrillError, match="Unknown drill kind 'kv'"):
         engine.drill_generate("kv", 1)
-    with pytest.raises(engine.DrillError, match="not available yet"):
-        engine.drill_generate("ttft", 1)
+    parked = engine.DrillKind("parked", "Parked", "Parked", "kv-wall", available=False,
+                              why_unavailable="waits for a formula")  # fmt: skip
+    monkeypatch.setitem(engine.KINDS, "parked", parked)
+    with pytest.raises(engine.DrillError, match="not available yet: it waits for a formula"):
+        engine.drill_generate("parked", 1)
     with pytest.raises(engine.DrillError, match="whole number"):
         engine.drill_generate("weights", -1)
+
+
+def test_ttft_and_cost_are_drawn_like_every_other_kind():
+    assert {"ttft", "cost_per_mtok"} <= set(engine.AVAILABLE)
+
+
+def mistaken(drill: engine.Drill, kind: str) -> str:
+    """The answer a candidate who made mistake `kind` writes: its formula over the givens."""
+    spec = next(m for m in drill.quantity["mistakes"] if m["kind"] == kind)
+    if "formula" in spec:
+        return spec["formula"]
+    text = drill.quantity["formula"]
+    for name, instead in spec["replace"].items():
+        text = re.sub(rf"\b{name}\b", f"({instead})", text)
+    return text
+
+
+TTFT_MISTAKES = ("model-flops-utilisation", "no-attention", "total-params",
+                 "kv-heads-attention", "no-causal-mask")  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(0, 200, 25))
+@pytest.mark.parametrize("kind", TTFT_MISTAKES)
+def test_each_ttft_mistake_is_named_with_its_hint(kind, seed):
+    drill = engine.drill_generate("ttft", seed)
+    result = engine.drill_check(drill, mistaken(drill, kind))
+    assert (result.verdict, result.mistake) == ("known_mistake", kind)
+    assert result.hint
+
+
+def test_leaving_out_attention_is_never_close_enough_to_pass():
+    for seed in SEEDS:
+        drill = engine.drill_generate("ttft", seed)
+        result = engine.drill_check(drill, mistaken(drill, "no-attention"))
+        assert result.verdict == "known_mistake", seed
+
+
+def test_a_mixture_of_experts_prefills_its_active_parameters_and_all_experts_is_named():
+    moe = [d for d in (engine.drill_generate("ttft", s) for s in SEEDS)
+           if load_catalog().model(d.setting["model"]).is_moe]  # fmt: skip
+    assert moe, "no mixture of experts in 200 seeds"
+    for drill in moe:
+        m = load_catalog().model(drill.setting["model"])
+        assert drill.givens_dict["params_ne"] == str(m.active_params - m.embedding_params)
+        result = engine.drill_check(drill, mistaken(drill, "all-experts"))
+        assert (result.verdict, result.mistake) == ("known_mistake", "all-experts")
+        assert any("mixture of experts" in line for line in drill.solution)
+
+
+def test_qwen_7b_cold_prefill_by_hand():
+    """Written out apart from the code: 2 × 6,525,621,760 × n + 2 × 28 × 128 × 28 × n²
+    FLOP over mfu × the dense TFLOPS the weights run at."""
+    catalog = load_catalog()
+    drills = [engine.drill_generate("ttft", s) for s in SEEDS]
+    qwen = [d for d in drills if d.setting["model"] == "qwen2.5-7b-instruct"]
+    assert qwen
+    for d in qwen:
+        n, gpu = d.setting["prompt_len"], catalog.gpu(d.setting["gpu"])
+        fp8 = d.setting["weights"] == "fp8" and gpu.fp8_tflops
+        tflops = gpu.fp8_tflops if fp8 else gpu.bf16_tflops
+        flops = 2 * 6525621760 * n + 2 * 28 * 128 * 28 * n**2
+        want_ms = flops / (d.setting["prefill_eff"] * tflops * 1e12) * 1000
+        assert math.isclose(d.expected, want_ms, rel_tol=1e-9)
+
+
+COST_MISTAKES = ("prompt-tokens-counted", "rho-twice", "hours-vs-seconds")
+
+
+@pytest.mark.parametrize("seed", range(0, 200, 25))
+@pytest.mark.parametrize("kind", COST_MISTAKES)
+def test_each_cost_mistake_is_named_with_its_hint(kind, seed):
+    drill = engine.drill_generate("cost_per_mtok", seed)
+    result = engine.drill_check(drill, mistaken(drill, kind))
+    assert (result.verdict, result.mistake) == ("known_mistake", kind)
+
+
+def test_pricing_one_gpu_instead_of_the_fleet_is_named():
+    drill = next(d for d in (engine.drill_generate("cost_per_mtok", s) for s in SEEDS)
+                 if d.setting["n_gpu"] > 1)  # fmt: skip
+    result = engine.drill_check(drill, mistaken(drill, "gpu-count-forgotten"))
+    assert (result.verdict, result.mistake) == ("known_mistake", "gpu-count-forgotten")
+
+
+def test_cost_per_mtok_worked_solution_shows_the_hourly_bill_and_tokens():
+    drill = engine.drill_generate("cost_per_mtok", 7)
+    s = drill.setting
+    assert drill.givens_dict["price"] == f"{s['usd_per_gpu_hour']!r} USD/h"
+    assert any("USD/h" in line and "GPUs" in line for line in drill.solution)
+    assert any("3600 s/h" in line and "Mtok/h" in line for line in drill.solution)
+    result = engine.drill_check(drill, f"{drill.expected} USD/Mtok")
+    assert result.verdict == "correct"

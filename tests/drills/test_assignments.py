@@ -1,0 +1,212 @@
+"""Instructors see each candidate's progress per concept (the candidate's own figures) and
+assign a drill set or a question; the candidate sees it on the home, drills and progress
+pages and starts it in one click. Nobody else reaches the instructor pages or the
+assignment."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from accounts.instructors import instructor_grant
+from drills import selectors, services
+from drills.models import Assignment, DrillSet
+from tests.drills.factories import graded_submission
+
+PASSWORD = "a-long-Passphrase-42"
+
+
+@pytest.fixture
+def instructor(db):
+    user = User.objects.create_user("teacher", password=PASSWORD)
+    instructor_grant(user)
+    return user
+
+
+@pytest.fixture
+def candidate(content_loaded):
+    """A candidate whose architecture answer was graded low: the concepts it links are weak."""
+    user = User.objects.create_user("learner", password=PASSWORD)
+    graded_submission(
+        user=user, at=timezone.now() - timedelta(days=1), step="architecture", grades={"llm": 0.2}
+    )
+    graded_submission(
+        user=user, at=timezone.now() - timedelta(days=1), step="clarify", grades={"llm": 0.9}
+    )
+    return user
+
+
+def assign(client, instructor, candidate, what: str, note: str = ""):
+    client.force_login(instructor)
+    return client.post(
+        f"/drills/instructor/candidates/{candidate.pk}/assign/", {"what": what, "note": note}
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Who reaches the instructor pages
+
+
+def test_candidates_and_visitors_get_404_on_every_instructor_page(candidate, client):
+    other = User.objects.create_user("peer", password=PASSWORD)
+    urls = ["/drills/instructor/", f"/drills/instructor/candidates/{other.pk}/"]
+    for url in urls:
+        assert client.get(url).status_code == 404  # signed out
+    client.force_login(candidate)
+    for url in urls:
+        assert client.get(url).status_code == 404
+    response = client.post(
+        f"/drills/instructor/candidates/{other.pk}/assign/", {"what": "drill:ttft"}
+    )
+    assert response.status_code == 404
+    assert not Assignment.objects.exists()
+
+
+def test_an_instructor_reaches_the_pages_but_not_another_instructor_as_a_candidate(
+    instructor, candidate, client
+):
+    colleague = User.objects.create_user("colleague", password=PASSWORD)
+    instructor_grant(colleague)
+    client.force_login(instructor)
+    assert client.get("/drills/instructor/").status_code == 200
+    assert client.get(f"/drills/instructor/candidates/{candidate.pk}/").status_code == 200
+    assert client.get(f"/drills/instructor/candidates/{colleague.pk}/").status_code == 404
+    response = client.post(
+        f"/drills/instructor/candidates/{colleague.pk}/assign/", {"what": "drill:ttft"}
+    )
+    assert response.status_code == 404
+    assert not Assignment.objects.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# What instructors see
+
+
+def test_the_list_shows_each_candidates_weakest_concepts_with_their_own_figures(
+    instructor, candidate, client
+):
+    client.force_login(instructor)
+    html = client.get("/drills/instructor/").content.decode()
+    assert 'data-candidate="learner"' in html
+    assert 'data-candidate="teacher"' not in html  # instructors are not candidates
+    own = selectors.progress(user=candidate)
+    weak = [r for r in own.concepts if r.url and r.overall.mean < selectors.WEAK_BELOW]
+    assert weak, "the low architecture grade makes weak concepts"
+    row = html.split('data-candidate="learner"')[1].split("</tr>")[0]
+    for r in weak[: selectors.WEAKEST_SHOWN]:
+        assert (
+            f'data-concept="{r.key}" data-mean="{r.overall.mean}" data-count="{r.overall.count}"'
+        ) in row
+        assert r.title in row
+    strong = [r for r in own.concepts if r.overall.mean >= selectors.WEAK_BELOW]
+    assert all(f'data-concept="{r.key}"' not in row for r in strong)
+
+
+def test_the_candidate_page_shows_every_concept_week_by_week(instructor, candidate, client):
+    client.force_login(instructor)
+    html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
+    assert 'id="chart-concepts"' in html
+    for r in selectors.progress(user=candidate).concepts:
+        assert r.title in html
+
+
+# ---------------------------------------------------------------------------------------------
+# Assigning, and the candidate's one click
+
+
+def test_an_assigned_drill_set_shows_on_home_drills_and_progress_and_starts_in_one_click(
+    instructor, candidate, client
+):
+    response = assign(client, instructor, candidate, "drill:ttft", note="Prefill, then TTFT")
+    assert response.status_code == 302
+    assignment = Assignment.objects.get(candidate=candidate)
+    assert (assignment.kind, assignment.instructor) == ("ttft", instructor)
+
+    client.force_login(candidate)
+    start_url = f"/drills/assignments/{assignment.pk}/start/"
+    for page in ("/", "/drills/", "/drills/progress/"):
+        html = client.get(page).content.decode()
+        assert "teacher assigned you 5 drills: TTFT from prefill: “Prefill, then TTFT”" in html
+        assert f'action="{start_url}"' in html
+
+    response = client.post(start_url)
+    drill_set = DrillSet.objects.get(user=candidate)
+    assert response.status_code == 302 and response["Location"] == f"/drills/sets/{drill_set.pk}/"
+    assert [i.kind for i in drill_set.items.all()] == ["ttft"] * 5
+    assignment.refresh_from_db()
+    assert assignment.drill_set == drill_set and assignment.started_at is not None
+    # Started: no longer offered; a second click opens the same set, not another one.
+    assert start_url not in client.get("/").content.decode()
+    assert client.post(start_url)["Location"] == f"/drills/sets/{drill_set.pk}/"
+    assert DrillSet.objects.filter(user=candidate).count() == 1
+
+
+def test_the_instructor_sees_how_far_an_assigned_set_got(instructor, candidate, client):
+    assign(client, instructor, candidate, "drill:n_inst")
+    assignment = services.assignment_start(assignment=Assignment.objects.get())
+    item = assignment.drill_set.items.get(position=1)
+    services.drill_item_answer(item=item, answer="1")
+    client.force_login(instructor)
+    html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
+    given = html.split('data-testid="given"')[1].split("</ul>")[0]
+    item.refresh_from_db()
+    right = int(item.verdict == "correct")
+    assert f"1 of 5 answered, {right} right" in given
+
+
+def test_an_assigned_question_opens_in_one_click(instructor, candidate, client):
+    assert assign(client, instructor, candidate, "question:long-context-rag").status_code == 302
+    assignment = Assignment.objects.get(candidate=candidate)
+    client.force_login(candidate)
+    html = client.get("/").content.decode()
+    assert "teacher assigned you" in html and "Open the question" in html
+    response = client.post(f"/drills/assignments/{assignment.pk}/start/")
+    assert response.status_code == 302
+    assert response["Location"] == "/questions/long-context-rag/"
+    assignment.refresh_from_db()
+    assert assignment.started_at is not None and assignment.drill_set is None
+
+
+def test_someone_elses_assignment_is_404_and_stays_unstarted(instructor, candidate, client):
+    assign(client, instructor, candidate, "drill:weights")
+    assignment = Assignment.objects.get()
+    other = User.objects.create_user("nosy", password=PASSWORD)
+    client.force_login(other)
+    assert client.post(f"/drills/assignments/{assignment.pk}/start/").status_code == 404
+    assert "assigned you" not in client.get("/drills/").content.decode()
+    assignment.refresh_from_db()
+    assert assignment.started_at is None
+    assert not DrillSet.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("what", "words"),
+    [
+        ("", "Choose a drill set or a question"),
+        ("drill:nope", "Unknown drill kind"),
+        ("question:no-such-question", "No published question"),
+    ],
+)
+def test_a_bad_assignment_is_refused_with_a_sentence(instructor, candidate, client, what, words):
+    response = assign(client, instructor, candidate, what)
+    assert response.status_code == 422
+    assert words in response.content.decode()
+    assert not Assignment.objects.exists()
+
+
+def test_an_assignment_is_drills_or_a_question_never_both(instructor, candidate):
+    from django.db import IntegrityError
+
+    from questions.models import Question
+
+    with pytest.raises(IntegrityError):
+        Assignment.objects.create(
+            instructor=instructor,
+            candidate=candidate,
+            kind="ttft",
+            question=Question.objects.get(slug="chat-api-50qps"),
+            created_at=timezone.now(),
+        )
