@@ -33,7 +33,9 @@ ALLOWED = {
     "mocks": {"practice", "questions", "questionbank", "grading", "rate_limits"},
     "review": {"practice", "questions", "questionbank", "grading", "accounts", "rate_limits"},
     # Drills and progress: built on the planner's engine and on practice's verdicts (read).
-    "drills": {"planner.engine", "practice", "questions", "questionbank", "rate_limits"},
+    "drills": {
+        "accounts", "planner.engine", "practice", "questions", "questionbank", "rate_limits",
+    },  # fmt: skip
     # The load simulator's pages: the planner's form and charts, a panel hooked into practice.
     "simulator": {
         "simulator.engine",

@@ -14,6 +14,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.instructors import instructor_grant
 from authoring.services import problem_report_create
+from drills import services as drills
 from mocks import services as mock
 from mocks.models import MockSession
 from practice import services as flow
@@ -60,6 +61,9 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
         user=user, revision=question.current_revision, mode=MockSession.Mode.APP
     )
     mock.session_end(session=ended, reason="ended early")  # a share link needs an ended one
+    drill_set = drills.drill_set_start(user=user, seed=1)
+    candidate = User.objects.create_user("other-cand", password="cand-Passphrase-2")
+    assignment = drills.assignment_create(instructor=user, candidate=candidate, kind="weights")
     return {
         "attempt_id": attempt.pk,
         "submission_id": outcome.submission.pk,
@@ -73,6 +77,10 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
         "session_id": session.pk,
         "invite_token": mock.invite_token(session),
         "share_token": mock.share_issue(session=ended),
+        "set_id": drill_set.pk,
+        "position": 1,
+        "candidate_id": candidate.pk,
+        "assignment_id": assignment.pk,
     }
 
 
@@ -100,5 +108,5 @@ def test_every_get_url_answers_head_with_the_same_status(client, signed_in):
         assert url in checked
     assert any("/follow-ups/" in u for u in checked)
     assert any("/feedback/" in u for u in checked)
-    for prefix in ("/author/", "/review/", "/mock/"):
+    for prefix in ("/author/", "/review/", "/mock/", "/drills/", "/simulator/"):
         assert any(u.startswith(prefix) for u in checked), prefix

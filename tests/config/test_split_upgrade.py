@@ -91,7 +91,15 @@ def _rows_at_old_schema(apps) -> dict[str, int]:
 
 def test_a_populated_database_migrates_to_the_apps_by_domain_with_every_row_kept():
     latest = _latest()
-    others = [node for node in latest if node[0] not in SPLIT_APPS]
+    # The other apps at their latest, except those built after the split (e.g. the
+    # simulator's runs point at answers): they start unmigrated, as on a database of then.
+    graph = MigrationExecutor(connection).loader.graph
+    split = ("interview", "0012_split_apps_by_domain")
+    others = [
+        node if split not in graph.forwards_plan(node) else (node[0], None)
+        for node in latest
+        if node[0] not in SPLIT_APPS
+    ]
     apps = _migrate(others + BEFORE)
     try:
         content_type = apps.get_model("contenttypes", "ContentType")
