@@ -34,7 +34,12 @@ ALLOWED = {
     "review": {"practice", "questions", "questionbank", "grading", "accounts", "rate_limits"},
     # Drills and progress: built on the planner's engine and on practice's verdicts (read).
     "drills": {
-        "accounts", "planner.engine", "practice", "questions", "questionbank", "rate_limits",
+        "accounts",
+        "planner.engine",
+        "practice",
+        "questions",
+        "questionbank",
+        "rate_limits",
     },  # fmt: skip
     # The load simulator's pages: the planner's form and charts, a panel hooked into practice.
     "simulator": {
