@@ -196,4 +196,7 @@ def test_a_login_flood_leaves_a_signed_in_candidate_served(server, on_server_cpu
             proc.terminate()
             proc.communicate(timeout=30)
     assert answers.count(429) == 8, f"not every flooding client was locked out: {answers}"
-    assert flooded <= 3 * quiet, f"median {flooded:.1f} ms under the flood, {quiet:.1f} ms without"
+    # Three times the quiet median, with a floor: a page served in 3 ms when quiet may take 8
+    # beside eight refused clients on a shared 2-core machine, and no candidate could tell.
+    limit = max(3 * quiet, quiet + 25)
+    assert flooded <= limit, f"median {flooded:.1f} ms under the flood, {quiet:.1f} ms without"
