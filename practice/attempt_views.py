@@ -349,7 +349,8 @@ def attempt_scorecard(request: HttpRequest, attempt_id: int) -> HttpResponse:
     elsewhere = extensions.scorecard_redirect(attempt)  # e.g. a mock interview still running
     if elsewhere:
         return redirect(elsewhere)
-    return render(request, "interview/scorecard.html", scorecard(attempt))
+    context = scorecard(attempt) | {"scorecard_fragments": extensions.scorecard_fragments(attempt)}
+    return render(request, "interview/scorecard.html", context)
 
 
 @login_required

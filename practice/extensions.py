@@ -86,6 +86,10 @@ class AttemptExtension:
         """What the feature offers a signed-in candidate on a question's page."""
         return []
 
+    def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:
+        """What the feature adds to the attempt's scorecard (e.g. load tests saved with it)."""
+        return []
+
     def attempt_finished(self, attempt: Attempt) -> str:
         """The candidate pressed Finish: where to send them instead of the scorecard, or ""."""
         return ""
@@ -160,6 +164,10 @@ def feedback_fragments(submission: Submission, *, graded: bool) -> list[Fragment
 
 def question_fragments(revision: QuestionRevision) -> list[Fragment]:
     return [f for e in _registered for f in e.question_fragments(revision)]
+
+
+def scorecard_fragments(attempt: Attempt) -> list[Fragment]:
+    return [f for e in _registered for f in e.scorecard_fragments(attempt)]
 
 
 def attempt_finished(attempt: Attempt) -> str:

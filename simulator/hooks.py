@@ -38,3 +38,15 @@ class SimulatorHooks(AttemptExtension):
             return []
         context = {"saved": saved, "charts": run_charts(saved[0].runs)}
         return [Fragment("simulator/_feedback.html", context)]
+
+    def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:
+        """The load tests saved with the attempt's bottlenecks answer: each prediction beside
+        what the simulator found, so the comparison is part of the attempt's record."""
+        saved = list(
+            SimulationRun.objects.filter(
+                answer__attempt_id=attempt.pk, answer__step_key=STEP, answer__follow_up_id=""
+            ).order_by("-pk")[:5]
+        )
+        if not saved:
+            return []
+        return [Fragment("simulator/_scorecard.html", {"saved": saved})]

@@ -58,5 +58,11 @@ def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
     expect(report.locator(".sim-prediction")).to_have_text(PREDICTION)
     expect(report.locator(".sim-verdict")).to_have_text(saved.runs[0]["verdict"])
     expect(report.locator("svg.pl-svg").first).to_be_visible()
+
+    # And on the attempt's scorecard: the prediction beside what the simulator found.
+    page.goto(f"{live_server_url}/attempts/{attempt.pk}/scorecard/")
+    on_card = page.locator("#sim-scorecard")
+    expect(on_card).to_contain_text(PREDICTION)
+    expect(on_card.locator(".sim-verdict")).to_have_text(saved.runs[0]["verdict"])
     assert errors == []
     context.close()
