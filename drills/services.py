@@ -230,7 +230,13 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
     kind (kept on the assignment); a question assignment is marked started (the caller opens
     the question). Starting again returns it as it is: the set already made, not a second."""
     now = now or clock()
-    locked = Assignment.objects.select_for_update().select_related("question").get(pk=assignment.pk)
+    # Only the assignment row is locked: its question is a nullable join, which PostgreSQL
+    # cannot lock FOR UPDATE.
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("question")
+        .get(pk=assignment.pk)
+    )
     if locked.started_at is not None:
         return locked
     if locked.kind:

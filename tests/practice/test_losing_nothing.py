@@ -315,7 +315,7 @@ def test_model_503_mid_grade_gives_an_offline_grade_then_a_regrade_once_back(
     assert "503" in rubric.fallback_reason, rubric.fallback_reason
     assert not Grade.objects.filter(submission=submission, grader="llm").exists()
     assert_answer_intact(submission, answer)
-    assert_regrade_queued_with_backoff(submission)
+    assert_regrade_queued_with_backoff(submission, workers)
 
     # Still down on the re-grade: asked again no sooner than the backoff, still offline.
     wait_for(lambda: len(model.chat_times) >= 2, "a re-grade reaching the model", workers)
@@ -363,7 +363,7 @@ def test_model_process_dies_mid_grade_then_comes_back_on_its_port(answer, model,
     assert "unreachable" in rubric.fallback_reason, rubric.fallback_reason
     assert not Grade.objects.filter(submission=submission, grader="llm").exists()
     assert_answer_intact(submission, answer)
-    assert_regrade_queued_with_backoff(submission)
+    assert_regrade_queued_with_backoff(submission, workers)
 
     model.behaviour = valid_grade
     model.start()  # back on the same port, as a restarted vLLM would be
@@ -374,8 +374,14 @@ def test_model_process_dies_mid_grade_then_comes_back_on_its_port(answer, model,
     assert not [t for t in tasks_for(submission) if t.status == "FAILED"]
 
 
-def assert_regrade_queued_with_backoff(submission: Submission) -> None:
-    """The offline grading queued one more task, to run no sooner than the first backoff."""
+def assert_regrade_queued_with_backoff(submission: Submission, workers: Workers) -> None:
+    """The offline grading queued one more task, to run no sooner than the first backoff.
+
+    The submission reads "offline" as soon as its grades are stored; the task finishes a
+    moment later, once the graded hooks have run (the app interviewer, concept cards)."""
+    wait_for(
+        lambda: tasks_for(submission)[0].status != "RUNNING", "the first task to finish", workers
+    )
     tasks = tasks_for(submission)
     assert len(tasks) >= 2, [(t.status, t.run_after) for t in tasks]
     first, retry = tasks[0], tasks[1]
