@@ -81,3 +81,31 @@ def test_bad_input_gets_one_sentence_and_exit_status_2(content_loaded, capsys, a
         call_command("simulate", *args, "--json", stdout=out)
     assert exit_info.value.code == 2
     assert words in json.loads(out.getvalue())["error"]
+
+
+@pytest.mark.processes
+def test_before_any_migrate_the_command_reads_the_shipped_question(tmp_path):
+    # A fresh checkout has no database yet: the figures come from the question file, and an
+    # unknown question is a one-line error, not a traceback.
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+
+    def run(slug: str) -> subprocess.CompletedProcess:
+        args = ["manage.py", "simulate", "--question", slug, "--seconds", "30", "--json"]
+        return subprocess.run(
+            [sys.executable, *args], cwd=root, env=env, capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+
+    found = run("chat-api-50qps")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["question"] == "chat-api-50qps"
+    missing = run("no-such-question")
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+    assert "no-such-question" in json.loads(missing.stdout)["error"]

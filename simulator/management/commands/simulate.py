@@ -10,8 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DatabaseError
 from django.http import Http404
 
+from questionbank import ContentError, load_question_spec
 from questions.selectors import question_current_revision
 from simulator.engine import AUTOSCALERS, ROUTERS
 from simulator.services import RunRefused, RunSpec, design_from_brief, fleet_run
@@ -69,11 +71,18 @@ class Command(BaseCommand):
             self.stdout.write(f"  {key}: {figs[key]}")
 
     def _run(self, options: dict[str, Any]) -> dict[str, Any]:
+        slug = options["question"][:80]
         try:
-            revision = question_current_revision(options["question"][:80])
+            question = question_current_revision(slug).question_spec
         except Http404:
             raise RunRefused(f"No published question {options['question']!r}.") from None
-        design = design_from_brief(revision.question_spec.brief, slug=revision.question.slug)
+        except DatabaseError:
+            # No database yet (before `make run` or `migrate`): the shipped question file.
+            try:
+                question = load_question_spec(slug)
+            except ContentError as error:
+                raise RunRefused(str(error)) from None
+        design = design_from_brief(question.brief, slug=question.slug)
         if options["knee"] is not None:
             design = replace(
                 design, plan_kwargs={**design.plan_kwargs, "knee_tok_s": options["knee"]}
@@ -102,7 +111,7 @@ class Command(BaseCommand):
         )
         run = fleet_run(design, spec)
         out = {
-            "question": revision.question.slug,
+            "question": question.slug,
             "design": design.source,
             **run["params"],
             **run["figures"],
