@@ -195,9 +195,11 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
     )
     for revision in question_selectors.question_list():
         if revision.question_id not in started:
+            minutes = revision.question_spec.minutes
+            pace = f", about {minutes:g} minutes" if minutes else ""
             return Recommendation(
                 revision.title,
-                f"You have not tried “{revision.title}” yet: five steps, about 45 minutes.",
+                f"You have not tried “{revision.title}” yet: five steps{pace}.",
                 url=reverse("question", args=[revision.question.slug]),
                 action="Open the question",
             )
