@@ -462,7 +462,14 @@ def test_a_worker_killed_mid_grade_is_replaced_and_the_grade_completes_once(
         timeout=10,
     )
     assert replacement
-    wait_for(lambda: status_of(submission) == "done", "the grade", workers, timeout=30)
+    # The submission reads "done" a moment before its task row is marked finished.
+    wait_for(
+        lambda: status_of(submission) == "done"
+        and "RUNNING" not in [t.status for t in tasks_for(submission)],
+        "the grade and its task",
+        workers,
+        timeout=30,
+    )
     assert healthy(port)
     assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
     assert_model_grade(submission)
@@ -572,7 +579,15 @@ def test_two_web_servers_and_two_workers_grade_every_submission_once_when_a_work
     doomed.wait()  # reaped, as its supervisor would: a zombie's pid still answers
     assert all(healthy(p) for p in ports)
 
-    wait_for(lambda: all(status_of(s) == "done" for s in submissions), "every grade", workers, 90)
+    wait_for(
+        lambda: all(
+            status_of(s) == "done" and "RUNNING" not in [t.status for t in tasks_for(s)]
+            for s in submissions
+        ),
+        "every grade and its task",
+        workers,
+        90,
+    )
     assert survivor.poll() is None
     for submission in submissions:
         assert grades_by_grader(submission) == {"rubric": 1, "llm": 1}
