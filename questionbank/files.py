@@ -27,6 +27,7 @@ CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
 
 QUESTION_KEYS = {
     "slug", "title", "summary", "difficulty", "tags", "minutes", "brief", "steps", "tests",
+    "sources",
 }  # fmt: skip
 QUESTION_REQUIRED = {"slug", "title", "summary", "difficulty", "brief", "steps"}
 BRIEF_KEYS = {
@@ -240,6 +241,8 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
         cf.problem(("tags",), "tags must be a list of words")
     if "minutes" in meta:
         _check_number(cf, ("minutes",), meta["minutes"], positive=True)
+    if "sources" in meta:
+        _check_sources(cf, meta["sources"])
     brief = meta.get("brief")
     if "brief" in meta:
         if not isinstance(brief, dict):
@@ -674,6 +677,31 @@ def _check_id(cf, path, value, ids: dict, what: str) -> None:
 def _check_text(cf, path, value) -> None:
     if not isinstance(value, str) or not value.strip():
         cf.problem(path, f"'{path[-1]}' must be non-empty text")
+
+
+SOURCE_KEYS = {"title", "url", "facts"}
+
+
+def _check_sources(cf, sources) -> None:
+    """Where a question's figures come from: each source a title, an http(s) address and,
+    optionally, which facts of the question it gives."""
+    if not isinstance(sources, list) or not sources:
+        cf.problem(("sources",), "sources must be a list of {title, url, facts}")
+        return
+    for i, source in enumerate(sources):
+        path = ("sources", i)
+        if not isinstance(source, dict):
+            cf.problem(path, "a source must be a mapping with title and url")
+            continue
+        _check_keys(cf, path, source, SOURCE_KEYS, {"title", "url"}, "source")
+        for key in ("title", "facts"):
+            if key in source:
+                _check_text(cf, (*path, key), source[key])
+        url = source.get("url")
+        if "url" in source and (
+            not isinstance(url, str) or not re.match(r"https?://[^\s<>\"]+$", url)
+        ):
+            cf.problem((*path, "url"), "url must be an http(s) address")
 
 
 PROBE_MAX_CHARS = 300

@@ -219,6 +219,15 @@ BRIEF_ORDER = tuple(Brief.__dataclass_fields__)
 
 
 @dataclass(frozen=True)
+class Source:
+    """A datasheet, model card, document or paper a question's figures were taken from."""
+
+    title: str
+    url: str
+    facts: str = ""
+
+
+@dataclass(frozen=True)
 class QuestionSpec:
     """A whole question: what the list shows, the brief, and the five steps in order."""
 
@@ -231,6 +240,7 @@ class QuestionSpec:
     tags: tuple[str, ...] = ()
     minutes: float | None = None
     scenario: str = ""  # the Markdown after the front matter
+    sources: tuple[Source, ...] = ()  # where the question's figures come from
 
     def step(self, key: str) -> StepSpec:
         """The step with this key; LookupError for a key that is not one of STEP_KEYS."""
@@ -258,6 +268,10 @@ class QuestionSpec:
             tags=tuple(meta.get("tags") or ()),
             minutes=meta.get("minutes"),
             scenario=scenario,
+            sources=tuple(
+                Source(title=s["title"], url=s["url"], facts=s.get("facts", ""))
+                for s in meta.get("sources") or ()
+            ),
         )
 
 
