@@ -36,7 +36,13 @@ def content_load(*, root: Path) -> LoadReport:
     Concepts are updated in place.
     """
     known = set(Concept.objects.values_list("slug", flat=True))
-    tree: ContentTree = read_tree(root, known_concepts=known)
+    return content_store(read_tree(root, known_concepts=known))
+
+
+def content_store(tree: ContentTree) -> LoadReport:
+    """Store a read and validated content tree, as `content_load` does (which reads the files
+    first); nothing is stored when the tree has problems. The tree is only read, so one parse
+    may be stored many times (the test suite stores one per test)."""
     report = LoadReport(problems=tree.problems)
     if tree.problems:
         return report

@@ -105,22 +105,35 @@ def _fresh_caches():
     concepts_cache_clear()
 
 
-@pytest.fixture
-def content_loaded(db):
-    """The shipped content/ loaded into the test database."""
-    from questions.services import content_load
+@pytest.fixture(scope="session")
+def shipped_content():
+    """The shipped content/ read and validated once per test process: each test that needs
+    it in its database stores this one parse (`content_store`), which the bank's size would
+    otherwise make the suite pay for in every such test. Tests that change content files
+    read their own copies."""
+    from questionbank import read_tree
 
-    report = content_load(root=Path(settings.CONTENT_DIR))
+    tree = read_tree(Path(settings.CONTENT_DIR))
+    assert not tree.problems, "\n".join(map(str, tree.problems))
+    return tree
+
+
+@pytest.fixture
+def content_loaded(db, shipped_content):
+    """The shipped content/ loaded into the test database."""
+    from questions.services import content_store
+
+    report = content_store(shipped_content)
     assert not report.problems, "\n".join(map(str, report.problems))
     return report
 
 
 @pytest.fixture
-def live_server_url(live_server, transactional_db):
+def live_server_url(live_server, transactional_db, shipped_content):
     """A real HTTP server on loopback serving the app with the shipped content loaded."""
-    from questions.services import content_load
+    from questions.services import content_store
 
-    report = content_load(root=Path(settings.CONTENT_DIR))
+    report = content_store(shipped_content)
     assert not report.problems, "\n".join(map(str, report.problems))
     return live_server.url
 
