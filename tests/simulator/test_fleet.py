@@ -4,6 +4,7 @@ question's design (10 replicas of Qwen2.5-7B AWQ on RTX 4090s, the measured 2000
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from dataclasses import replace
 
 import pytest
@@ -227,3 +228,22 @@ def test_an_unknown_router_is_refused():
             Workload(qps=1, input_tokens=1, output_tokens=1),
             Scenario(replicas=1, seconds=1, autoscale="cpu"),
         )
+
+
+BANK = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "content/questions").glob("*.md"))
+# Prefill-only: no decode fleet to simulate, so the panel says why instead of guessing.
+NOT_SIMULATED = {"embedding-rerank-service"}
+
+
+@pytest.mark.parametrize("slug", BANK)
+def test_every_question_of_the_bank_gets_a_fleet_its_weights_fit(slug: str) -> None:
+    """Each question's seed design is the one its reference answer settles on (quantised
+    weights, TP, speculation), so the panel opens on a fleet that fits, not on a refusal or
+    on a fleet sized for BF16 weights at TP=1."""
+    brief = load_question_spec(slug).brief
+    if slug in NOT_SIMULATED:
+        with pytest.raises(RunRefused):
+            design_from_brief(brief, slug=slug)
+        return
+    design = design_from_brief(brief, slug=slug)
+    assert 1 <= design.replicas <= PAGE_LIMITS.replicas, (slug, design.replicas)
