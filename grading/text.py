@@ -416,7 +416,11 @@ _INJECTION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "forged instructions",
-            r"\b(?:new|updated|real|actual|hidden|secret) (?:instructions?|rubric|system prompt)\b",
+            # "The new system prompt busted the prefix cache" is an answer about serving; only
+            # a system prompt introduced like a message (a colon after it) is forged.
+            r"\b(?:new|updated|real|actual|hidden|secret) (?:instructions?|rubric)\b"
+            r"|\b(?:real|actual|hidden|secret) system prompt\b"
+            r"|\b(?:new|updated) system prompt\s*:",
         ),
         (
             "note to the grader",
