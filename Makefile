@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 VENV_VLLM_PY := $${VLLM_ENV:-.vllm-env}/bin/python
 
-.PHONY: install run grader test chromium lint bench bench-grading test-vllm clean
+.PHONY: install run grader test chromium graphviz lint bench bench-grading test-vllm clean
 
 # Find a Python >= 3.12: the PATH first, then pyenv's versions.
 FIND_PYTHON = for c in python3.13 python3.12 python3 \
@@ -32,7 +32,7 @@ install: $(VENV)/.installed
 # The first line says which grader is active (config/serve.py finds a `make grader` answering
 # at GRADER_BASE_URL, or at http://127.0.0.1:8001/v1 when that is unset); serve.py checks
 # again when it starts the worker.
-run: install
+run: install graphviz
 	@$(PY) -m config.serve --grader-status
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
@@ -58,23 +58,36 @@ chromium:
 	    exit 1; \
 	  fi; }
 
+# Architecture diagrams are laid out by Graphviz's `dot` (Debian's graphviz): installed here
+# when missing (as root), else one line that says how.
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "Installing Debian's graphviz for the architecture diagrams"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
+	  else \
+	    echo "error: architecture diagrams need Graphviz: run 'sudo apt-get install -y graphviz', then make again." >&2; \
+	    exit 1; \
+	  fi; }
+
 # The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
 # Two workers (pytest-xdist; one per core here): tests grouped with xdist_group share one.
 # The 15 slowest tests close every run, so the next cost shows in every CI log.
 TEST_WORKERS ?= 2
-test: install chromium
+test: install chromium graphviz
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --durations=15 --ignore=tests/vllm $(PYTEST_ARGS)
 
 # Serves the tiny model with `make grader` itself (tests/vllm/conftest.py); PYTEST_ARGS go to
 # pytest (e.g. PYTEST_ARGS=--durations=0).
-test-vllm: install
+test-vllm: install graphviz
 	bash tools/vllm/run-tests.sh $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-bench: install
+bench: install graphviz
 	$(PY) -m bench.run
 
 # One {"bench": "grading"} line: the drain under the in-flight cap, and the prefix-cache hit

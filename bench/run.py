@@ -3,7 +3,14 @@
 import importlib
 import sys
 
-BENCHES = ["bench.napkin", "bench.grading", "bench.pages", "bench.progress", "bench.simulator"]
+BENCHES = [
+    "bench.napkin",
+    "bench.grading",
+    "bench.pages",
+    "bench.progress",
+    "bench.simulator",
+    "bench.diagram",
+]
 
 
 def main() -> int:

@@ -1,6 +1,7 @@
 """Grading free-form answers to interview steps: one interface over two graders.
 
-    grade(step, answer, mode="auto" | "rubric" | "llm", context=..., config=...) -> GradeResult
+    grade(step, answer, mode="auto" | "rubric" | "llm", context=..., config=..., diagram="")
+        -> GradeResult
 
 `step` is one step dict from a question file's front matter (prompt, rubric, reference,
 concepts) or one `tradeoffs.follow_ups` entry; `context` is {slug, title, brief, step_key}
@@ -100,8 +101,10 @@ MODEL_UNAVAILABLE = "model unavailable"
 DISAGREEMENT_THRESHOLD = 0.4
 
 
-def _unavailable(step: dict[str, Any], answer: str, config: GraderConfig) -> GradeResult:
-    result = grade_offline(step, answer)
+def _unavailable(
+    step: dict[str, Any], answer: str, config: GraderConfig, diagram: str
+) -> GradeResult:
+    result = grade_offline(step, answer, diagram=diagram)
     result.fallback_reason = MODEL_UNAVAILABLE
     detail = "no GRADER_BASE_URL configured" if not config.configured else "health check failed"
     result.warnings.insert(0, f"{MODEL_UNAVAILABLE} ({detail}); offline rubric grade used")
@@ -116,8 +119,13 @@ def grade(
     context: Context = None,
     config: GraderConfig | None = None,
     cache: HealthCache | None = None,
+    diagram: str = "",
 ) -> GradeResult:
     """Grade one answer to one step.
+
+    `diagram` is the candidate's architecture diagram, Mermaid flowchart text ("" for none):
+    both graders read it (see `grade_offline` and `grade_llm`), and each verdict says whether
+    the diagram or the prose gave its evidence (`evidence_source`, `diagram_evidence`).
 
     mode "rubric": the offline grader. "llm": the model, falling back to the offline grade
     (with `fallback_reason`) on any failure. "auto": the model when the cached health check
@@ -128,19 +136,20 @@ def grade(
     if mode not in ("auto", "rubric", "llm"):
         raise ValueError(f"unknown grading mode {mode!r} (auto, rubric or llm)")
     if mode == "rubric":
-        return grade_offline(step, answer)
+        return grade_offline(step, answer, diagram=diagram)
     from grading.health import mark_model_down, model_is_up
     from grading.llm import grade_llm
 
     config = config or GraderConfig()
     if mode == "auto" and not model_is_up(config, cache=cache):
-        return _unavailable(step, answer, config)
+        return _unavailable(step, answer, config, diagram)
     return grade_llm(
         step,
         answer,
         config=config,
         context=context,
         on_server_down=lambda reason: mark_model_down(config, reason, cache=cache),
+        diagram=diagram,
     )
 
 

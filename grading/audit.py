@@ -3,7 +3,9 @@ offered and whether it was found verbatim in the graded text.
 
 For the model grader the quote is the one the model proposed in its raw reply, also when the
 checks rejected it (the verdict's own evidence is then empty): an instructor sees what the
-model claimed and that it was not in the answer. Django-free.
+model claimed and that it was not in the answer. A verdict whose evidence is the candidate's
+diagram (`evidence_source` "diagram") was checked line by line against the diagram by the
+grader that gave it, so its quote counts as found. Django-free.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ def audited_points(result: GradeResult, graded_text: str) -> list[dict[str, Any]
         data = verdict.to_dict()
         quote = verdict.evidence or proposed.get(verdict.id, "")
         data["quote"] = quote
-        data["quote_found"] = (quote_span(graded_text, quote) is not None) if quote else None
+        if verdict.evidence_source == "diagram":
+            data["quote_found"] = True
+        else:
+            data["quote_found"] = (quote_span(graded_text, quote) is not None) if quote else None
         out.append(data)
     return out

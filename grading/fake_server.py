@@ -95,6 +95,17 @@ def answer_message(request: dict[str, Any]) -> str:
     return "\n".join(lines[1:-1])
 
 
+def diagram_message(request: dict[str, Any]) -> list[str]:
+    """The lines of the candidate's diagram as the server received them (between the diagram
+    markers of the last message; empty when the request carried no diagram)."""
+    lines = request["messages"][-1]["content"].split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith("<<<DIAGRAM ")), None)
+    if start is None:
+        return []
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("<<<END DIAGRAM "))
+    return lines[start + 1 : end]
+
+
 def response_ids(request: dict[str, Any]) -> list[str]:
     """The rubric ids the request's JSON schema allows."""
     schema = request["response_format"]["json_schema"]["schema"]

@@ -28,6 +28,11 @@ group of the misconception's `recognise.all` in one sentence, and none of its ph
 there ("we would not autoscale on GPU utilisation" rejects the idea, it does not state it).
 A sentence that states one is never evidence for a point it contradicts, and such a point is
 at best partial (`types.cap_contradicted`, which the model grader applies as well).
+
+A point with a `diagram` rule also reads the candidate's architecture diagram
+(`grading.diagram`): it takes the better of the two verdicts, and says which gave the
+evidence (`evidence_source` "diagram" or "prose"; for the diagram, the node labels and edge
+lines that show it).
 """
 
 from __future__ import annotations
@@ -37,10 +42,12 @@ import itertools
 import json
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
+from diagrams import Diagram
+from grading.diagram import diagram_verdict, read_diagram
 from grading.evidence import content_terms
 from grading.text import (
     AnswerReading,
@@ -59,6 +66,7 @@ from grading.text import (
     split_form_block,
 )
 from grading.types import (
+    VERDICT_CREDIT,
     GradeResult,
     Misconception,
     MisconceptionFound,
@@ -74,7 +82,8 @@ from grading.types import (
 # Bumped with every change of how the grader reads an answer, so calibration figures from
 # before it show as stale (v3: misconceptions recognised by clause stretches; v4: the matcher
 # points rather than decides: typed words only, no contradicting figures, flag lists only as
-# configurations, prohibitions as requirements, a small vocabulary of equivalents).
+# configurations, prohibitions as requirements, a small vocabulary of equivalents). A step
+# whose points carry diagram rules gets a new version through `rubric_version_for`'s hash.
 RUBRIC_GRADER_VERSION = "rubric-v4"
 # Said on every offline grade: what a grader that matches wording cannot do.
 OFFLINE_LIMITS = (
@@ -703,26 +712,58 @@ def _feedback(
     return "\n".join(lines)
 
 
+def _with_diagram(
+    point: RubricPoint, prose: RubricPointVerdict, diagram: Diagram
+) -> RubricPointVerdict:
+    """The better of the prose's verdict and the diagram's for a point with a diagram rule;
+    the diagram's when they tie, since the rule was written for it."""
+    if point.diagram is None:
+        return prose
+    drawn = diagram_verdict(point.diagram, diagram)
+    shown = VERDICT_CREDIT[drawn.verdict]
+    if shown == 0 or shown < VERDICT_CREDIT.get(prose.verdict, 0):
+        return prose
+    return RubricPointVerdict(
+        point.id,
+        drawn.verdict,  # type: ignore[arg-type]
+        evidence="; ".join(drawn.evidence),
+        comment=f"{drawn.comment}: {point.says}",
+        evidence_source="diagram",
+        diagram_evidence=list(drawn.evidence),
+    )
+
+
 def rubric_version_for(step: dict[str, Any]) -> str:
     """The offline grader's version for a step: RUBRIC_GRADER_VERSION plus a hash of what it
     reads of the step (the rubric's ids, wording, weights and recognise phrases, and the
     misconceptions it caps points by). An edit of either gives a new version, so calibration
     figures from before it show as stale."""
-    rubric = [[p.id, p.says, p.weight, p.all_groups, p.partial_groups] for p in rubric_points(step)]
+    rubric = [
+        [p.id, p.says, p.weight, p.all_groups, p.partial_groups]
+        + ([asdict(p.diagram)] if p.diagram else [])
+        for p in rubric_points(step)
+    ]
     wrong = [[m.id, list(m.contradicts), m.all_groups] for m in step_misconceptions(step)]
     digest = hashlib.sha256(json.dumps([rubric, wrong]).encode()).hexdigest()
     return f"{RUBRIC_GRADER_VERSION}-{digest[:12]}"
 
 
-def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
-    """Grade an answer to one step (or follow-up) with the rubric's `recognise` phrases.
+def grade_offline(step: dict[str, Any], answer: str, *, diagram: str = "") -> GradeResult:
+    """Grade an answer to one step (or follow-up) with the rubric's `recognise` phrases and,
+    for points with a `diagram` rule, the candidate's architecture diagram.
 
-    `step` is the step's dict from the question file; `answer` is the candidate's text.
+    `step` is the step's dict from the question file; `answer` is the candidate's text;
+    `diagram` their Mermaid flowchart text ("" for none). A point takes the better of the
+    prose's verdict and the diagram's, and says which gave the evidence (`evidence_source`);
+    a diagram that cannot be read leaves a warning and the prose alone is graded.
     Returns a GradeResult with grader "rubric", no model and zero token usage.
     """
     started = time.perf_counter()
     points = rubric_points(step)
     warnings: list[str] = []
+    drawn = read_diagram(diagram)
+    if drawn.warning:
+        warnings.append(drawn.warning)
     # Only what the candidate wrote is read: a form values block that opens the text (the
     # SLO card's values under the app's labels) is never evidence.
     form_values, typed_from = split_form_block(answer or "")
@@ -734,6 +775,11 @@ def grade_offline(step: dict[str, Any], answer: str) -> GradeResult:
     misconceptions = step_misconceptions(step)
     found, barred = find_misconceptions(misconceptions, reading)
     verdicts = [grade_point(point, reading, barred.get(point.id, frozenset())) for point in points]
+    if drawn.diagram is not None:
+        verdicts = [
+            _with_diagram(point, verdict, drawn.diagram)
+            for point, verdict in zip(points, verdicts, strict=True)
+        ]
     cap_contradicted(verdicts, found, misconceptions)
     injection_reasons = list(reading.injection_reasons)
     for reason in read_answer(form_values).injection_reasons if form_values else ():

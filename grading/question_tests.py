@@ -9,8 +9,10 @@ Three kinds of test (content/README.md, "Tests"):
   is known to give instead (a paraphrase its phrase lists cannot see: the model grader's job);
 - napkin tests, under `estimate`: an expression for a quantity and the checker's verdict, the
   known mistake's kind and words of its hint, exactly as the worksheet's Check button judges it;
-- built in, for every step and follow-up with no authoring: the reference answer scores at
-  least 0.8 offline, an empty answer and an off-topic one at most 0.2.
+- built in, for every step and follow-up with no authoring: the reference answer (with its
+  reference diagram) scores at least 0.8 offline, an empty answer and an off-topic one at
+  most 0.2; and where the step has a reference diagram and diagram rules, the reference
+  diagram alone (no prose) earns a hit on every point with a diagram rule.
 
 With grader "rubric" answer tests expect the offline verdicts (`expect` overlaid with
 `offline`); with "llm" they go through the model grader and expect the human verdicts. Every
@@ -194,8 +196,11 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
         ("empty answer", "", (*path, "rubric"), "at most", JUNK_MAX_SCORE),
         ("off-topic answer", OFF_TOPIC_ANSWER, (*path, "rubric"), "at most", JUNK_MAX_SCORE),
     )
+    reference_diagram = getattr(part, "reference_diagram", "")
     for what, answer, line_path, bound, limit in checks:
-        grade = grade_offline(part, answer)
+        grade = grade_offline(
+            part, answer, diagram=reference_diagram if what == "reference" else ""
+        )
         ok = grade.score >= limit if bound == "at least" else grade.score <= limit
         name = f"{key}: built-in, the {what} scores {bound} {limit:g} offline"
         line = cf.line_of(*line_path)
@@ -224,7 +229,46 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
                 failure=failure,
             )
         )
+    ruled = [p.id for p in part.rubric if p.diagram is not None]
+    if reference_diagram and ruled:
+        results.append(_reference_diagram_builtin(cf, key, part, path, ruled))
     return results
+
+
+def _reference_diagram_builtin(
+    cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple, ruled: list[str]
+) -> QuestionTestResult:
+    """The reference diagram alone earns a hit on every point that has a diagram rule: the
+    rules and the diagram an author wrote agree."""
+    grade = grade_offline(part, "", diagram=part.reference_diagram)
+    got = {p.id: p.verdict for p in grade.points}
+    short = [pid for pid in ruled if got[pid] != "hit"]
+    name = f"{key}: built-in, the reference diagram alone hits every diagram point offline"
+    line = cf.line_of(*path, "reference_diagram")
+    failure = None
+    if short:
+        reasons = {p.id: p.comment for p in grade.points}
+        failure = QuestionTestFailure(
+            cf.path,
+            line,
+            name,
+            ", ".join(f"{pid}: hit" for pid in short),
+            "; ".join(f"{pid}: {got[pid]} ({reasons[pid]})" for pid in short)
+            + "".join(f"; {w}" for w in grade.warnings),
+        )
+    return QuestionTestResult(
+        test=name,
+        part=key,
+        kind="builtin",
+        file=cf.path,
+        line=line,
+        grader="rubric",
+        model=None,
+        prompt_version=RUBRIC_GRADER_VERSION,
+        score=grade.score,
+        verdicts=got,
+        failure=failure,
+    )
 
 
 def _mapping(value: Any) -> dict:
@@ -248,14 +292,16 @@ def _answer_test(
 ) -> QuestionTestResult:
     tpath = ("tests", key, index)
     answer = str(entry.get("answer") or "")
+    diagram = str(entry.get("diagram") or "")
     expect = {str(k): str(v) for k, v in _mapping(entry.get("expect")).items()}
     if grader == "llm":
         from grading import grade
 
-        result = grade(part, answer, mode="llm", context=_context(spec, key, part), config=config)
+        context = _context(spec, key, part)
+        result = grade(part, answer, mode="llm", context=context, config=config, diagram=diagram)
         wanted = expect
     else:
-        result = grade_offline(part, answer)
+        result = grade_offline(part, answer, diagram=diagram)
         offline = _mapping(entry.get("offline"))
         wanted = {**expect, **{str(k): str(v) for k, v in offline.items()}}
     got = {p.id: p.verdict for p in result.points}

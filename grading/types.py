@@ -25,16 +25,32 @@ VERDICTS: tuple[Verdict, ...] = ("hit", "partial", "miss")
 VERDICT_CREDIT: dict[str, float] = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
 
 
+# Where a verdict's evidence came from: the candidate's architecture diagram, the prose, or
+# nowhere (a miss, or a verdict without a quote).
+EVIDENCE_SOURCES = ("diagram", "prose", "")
+
+
 @dataclass
 class RubricPointVerdict:
-    """The verdict on one rubric point, with the candidate's own words that earned it."""
+    """The verdict on one rubric point, with the candidate's own words that earned it.
+
+    `evidence_source` says where they are: "prose" (a quote of the answer's text), "diagram"
+    (`diagram_evidence` holds the node labels and edge lines of the diagram that show it,
+    and `evidence` the same lines joined by "; ") or "" (no evidence).
+    """
 
     id: str
     verdict: Verdict
     evidence: str = ""
     comment: str = ""
+    evidence_source: str = ""
+    diagram_evidence: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, str]:
+    def __post_init__(self) -> None:
+        if not self.evidence_source and self.evidence:
+            self.evidence_source = "prose"
+
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

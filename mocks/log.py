@@ -15,6 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from mocks.models import MockEvent, MockSession
+from practice.diagram import diagram_text
 from practice.errors import FlowError
 from practice.models import StepAnswer, Submission
 from questionbank import FollowUp, RubricPoint
@@ -163,6 +164,8 @@ def draft_saved(answer: StepAnswer) -> None:
             "follow_up_id": answer.follow_up_id,
             "version": answer.version,
             "text": answer.text,
+            # The architecture diagram as saved with it (Mermaid text), when there is one.
+            **({"diagram": diagram} if (diagram := diagram_text(answer.fields)) else {}),
         },
     )
 

@@ -24,6 +24,13 @@ from mocks.services import (
     session_clock,
     session_submission_ids,
 )
+from practice.diagram import (
+    diagram_evidence,
+    diagram_picture,
+    diagram_text,
+    mermaid_block,
+    step_has_diagram,
+)
 from practice.extensions import is_extension_follow_up
 from practice.misconceptions import misconceptions_found
 from practice.models import Grade, StepAnswer, Submission
@@ -189,6 +196,8 @@ def _points_compared(
                 found = None
             row[key] = found["verdict"] if found else ""
             row[f"{key}_quote"] = (found or {}).get("evidence", "")
+            # The nodes and edges of the diagram that grader found ("gateway -> router").
+            row[f"{key}_diagram"] = diagram_evidence(found or {})
         row["human"] = human.get(point.id, "")
         given = {v for v in (row["model"], row["self"], row["human"]) if v}
         row["disagree"] = len(given) > 1
@@ -258,8 +267,15 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
             "reference_html": html["reference"],
             "notes_html": html.get("interviewer_notes", ""),
             "rubric": spec.rubric,
+            "reference_diagram": _picture(spec.reference_diagram),
         },
         "answer_text": _answer_shown(answers.get((step_key, ""))),
+        # The candidate's diagram as it saves, laid out (None on a step without one).
+        "answer_diagram": (
+            _picture(diagram_text(answers[(step_key, "")].fields))
+            if step_has_diagram(spec) and (step_key, "") in answers
+            else None
+        ),
         "pending": pending,
         "pending_text": _answer_shown(pending_answer),
         "transcript": transcript(session, grades_for=set(scores)),
@@ -271,6 +287,11 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
         **clock_context(clock),
     }
+
+
+def _picture(text: str):
+    """A diagram laid out (practice.diagram); None when there is none."""
+    return diagram_picture(text) if text.strip() else None
 
 
 def _feedback_url(session: MockSession, step_key: str) -> str:
@@ -450,6 +471,8 @@ def report_context(
         grades = list(submission.grades.all()) if submission else []
         budget = float(session.step_minutes.get(key, 0)) * 60
         used = clock.used_by_step.get(key, 0.0)
+        diagram = diagram_text(submission.fields) if submission else ""
+        reference_diagram = spec.step(key).reference_diagram
         steps.append(
             {
                 "key": key,
@@ -461,6 +484,13 @@ def report_context(
                 and _awaits_self_check(grades),
                 "human_score": _human_score(session, key),
                 "answer": submission.text if submission else "",
+                # The diagrams laid out on the page, ```mermaid blocks in the export.
+                "diagram": _picture(diagram),
+                "diagram_md": mermaid_block(diagram) if diagram.strip() else "",
+                "reference_diagram": _picture(reference_diagram),
+                "reference_diagram_md": (
+                    mermaid_block(reference_diagram) if reference_diagram.strip() else ""
+                ),
                 "points": points,
                 "hidden": hidden,
                 "wrong_ideas": [] if hidden else _wrong_ideas(session, key, submission),
@@ -539,7 +569,12 @@ def replay_context(session: MockSession, *, step_key: str, version: int | None) 
         step_key = STEP_KEYS[0]
     events = session.events.filter(kind=Kind.DRAFT_SAVED, step_key=step_key).order_by("seq")
     versions = [
-        {"index": i, "at": offset(session, e.at), "text": e.payload.get("text", "")}
+        {
+            "index": i,
+            "at": offset(session, e.at),
+            "text": e.payload.get("text", ""),
+            "diagram": e.payload.get("diagram", ""),
+        }
         for i, e in enumerate(
             e for e in events if not is_mock_follow_up(e.payload.get("follow_up_id", ""))
         )

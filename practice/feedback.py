@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
 from practice import extensions
+from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer, Submission
 from practice.scoring import grade_label, primary_grade, submission_score
@@ -68,6 +69,8 @@ def feedback_context(
                     **verdict,
                     "comment": comment,
                     "says": says,
+                    # The node labels or edges a grader found in the diagram ("gateway -> router").
+                    "diagram_evidence": diagram_evidence(verdict),
                     "concepts": [concepts[c] for c in rubric.concepts if c in concepts]
                     if rubric
                     else [],
@@ -84,9 +87,20 @@ def feedback_context(
     if main is None or main.grader == "self":
         # What the matcher points at, and the possible wrong ideas not dismissed.
         quotes, wrong = self_check.get("pointers", []), self_check.get("wrong_evidence", [])
+        in_diagram = [e for p in self_check.get("points", []) for e in p["diagram_pointer"]]
     else:
-        quotes = [p.get("evidence", "") for p in points if p.get("verdict") in ("hit", "partial")]
+        quotes = [
+            p.get("evidence", "")
+            for p in points
+            if p.get("verdict") in ("hit", "partial") and not p["diagram_evidence"]
+        ]
         wrong = [m["evidence"] for m in wrong_ideas]
+        in_diagram = [
+            e
+            for p in points
+            if p.get("verdict") in ("hit", "partial")
+            for e in p["diagram_evidence"]
+        ]
     history = []
     for sub in versions:
         history.append(
@@ -117,6 +131,13 @@ def feedback_context(
         "misconceptions": wrong_ideas,
         "highlighted": highlight_evidence(submission.text, quotes, wrong=wrong),
         "reference_html": rendered["reference"] if done else "",
+        # The diagram submitted, laid out, and the step's reference diagram beside the
+        # reference answer (practice.diagram).
+        "diagram_picture": _picture(diagram_text(submission.fields), evidence=in_diagram),
+        "diagram_evidence": list(dict.fromkeys(in_diagram)),
+        "reference_diagram": _picture(getattr(spec, "reference_diagram", "") or "")
+        if done
+        else None,
         "history": history,
         # Both graders' scores and the gap, when it is over the threshold (stored at grading).
         "disagreement": submission.review_reason or "",
@@ -126,6 +147,12 @@ def feedback_context(
         "planner_url": planner_url,
         **review_notice(submission, main, graded=done and main is not None),
     }
+
+
+def _picture(text: str, *, evidence: Sequence[str] = ()):
+    """A diagram laid out for the panel, the nodes and edges in `evidence` marked; None when
+    there is none."""
+    return diagram_picture(text, evidence=evidence) if text.strip() else None
 
 
 def prefilled_planner_url(attempt: Attempt, answer: StepAnswer) -> str:

@@ -3,6 +3,7 @@ their recent attempts a trend line per step and the rubric points they miss most
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 
 from django.conf import settings
@@ -11,6 +12,7 @@ from django.core.paginator import Paginator
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
+from practice.diagram import LAYOUT_TIMEOUT_S, diagram_picture, diagram_text
 from practice.misconceptions import held_repeatedly
 from practice.models import Attempt, Submission
 from practice.scoring import (
@@ -25,6 +27,9 @@ from practice.scoring import (
 from practice.step_page import step_url
 from questionbank import STEP_KEYS
 from questions import selectors
+
+# How long one History page may spend laying out diagrams not drawn before (seconds).
+LAYOUT_BUDGET_S = 3.0
 
 
 def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
@@ -62,9 +67,19 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     missed: dict[str, dict] = {}
     revisions = {a.pk: a.revision for a in window}
     wrong_ideas = []
+    # Each step's latest submitted diagram per attempt: (submission number, Mermaid text).
+    diagrams: dict[tuple[int, str], tuple[int, str]] = {}
     for sub in submissions:
         if sub.answer.attempt_id in running:
             continue
+        text = diagram_text(sub.fields)
+        where = (sub.answer.attempt_id, sub.answer.step_key)
+        if (
+            text.strip()
+            and not sub.answer.follow_up_id
+            and sub.number > diagrams.get(where, (0,))[0]
+        ):
+            diagrams[where] = (sub.number, text)
         grades = list(sub.grades.all())
         per_attempt[sub.answer.attempt_id].append(
             ScoredSubmission(
@@ -135,8 +150,28 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     top_missed = sorted(missed.values(), key=lambda m: -m["count"])[:8]
     for m in top_missed:
         m["says"] = says.get(m["id"], m["id"])
+    rows = [row(a) for a in page_attempts]
+    # The page's diagrams laid out: most are remembered by their text (practice.diagram), and
+    # those that are not share one layout budget, so a page of twenty new diagrams cannot hold
+    # the request for twenty layouts' time limits; past it, a diagram links to its scorecard.
+    deadline = time.monotonic() + LAYOUT_BUDGET_S
+    for r in rows:
+        r["diagrams"] = []
+        for k in STEP_KEYS:
+            if (key := (r["attempt"].pk, k)) not in diagrams:
+                continue
+            left = min(LAYOUT_TIMEOUT_S, deadline - time.monotonic())
+            r["diagrams"].append(
+                {
+                    "title": selectors.STEP_TITLES[k],
+                    "picture": diagram_picture(diagrams[key][1], timeout_s=left)
+                    if left > 0.05
+                    else None,
+                }
+            )
     return {
-        "rows": [row(a) for a in page_attempts],
+        "rows": rows,
+        "any_diagrams": any(r["diagrams"] for r in rows),
         "page": page_obj,
         "window": len(window),
         "trends": trends,

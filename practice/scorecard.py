@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from grading.types import VERDICT_CREDIT
+from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer
 from practice.scoring import (
@@ -86,6 +87,7 @@ def scorecard(attempt: Attempt) -> dict:
                 "minutes_spent": round(seconds_by_step[key] / 60, 1),
                 "minutes_suggested": spec.minutes,
                 "url": step_url(attempt, key),
+                **_diagram_of(entries),
             }
         )
     hits = sorted([p for p in all_points if p["verdict"] == "hit"], key=lambda p: -p["weight"])
@@ -143,3 +145,19 @@ def self_checks_beside(entries: list[ScoredSubmission]) -> list[float]:
         if own is not None and main is not None and main.grader != "self":
             beside.append(own.score)
     return beside
+
+
+def _diagram_of(entries: list[ScoredSubmission]) -> dict:
+    """The diagram of a step's main answer as scored (its best submission), laid out, with
+    the nodes and edges the grade that counts found in it: {diagram, diagram_evidence}."""
+    main = next((e for e in entries if not e.part[1]), None)
+    text = diagram_text(getattr(main.item, "fields", None)) if main else ""
+    if not text.strip():
+        return {"diagram": None, "diagram_evidence": []}
+    grade = primary_grade(main.grades)
+    if grade is None or grade.grader == "self":
+        # A self-check records ratings, not evidence: the keyword matcher's pointers are.
+        grade = next((g for g in main.grades if g.grader == "rubric"), None)
+    found = [e for p in (grade.points if grade else []) for e in diagram_evidence(p)]
+    found = list(dict.fromkeys(found))
+    return {"diagram": diagram_picture(text, evidence=found), "diagram_evidence": found}

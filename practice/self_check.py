@@ -29,6 +29,7 @@ from grading.types import (
 )
 from practice import extensions
 from practice.autosave import versioned_save
+from practice.diagram import diagram_evidence
 from practice.errors import FlowError
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, Grade, SelfCheck, Submission
@@ -221,10 +222,13 @@ def self_check_view(*, attempt: Attempt, submission: Submission, grades: list[Gr
     spec = step_spec(attempt.revision, answer.step_key, answer.follow_up_id)
     rubric = next((g for g in grades if g.grader == "rubric"), None)
     # The matcher points at a sentence; it never decides, so only its quote is shown.
+    found = [p for p in (rubric.points if rubric else []) if p.get("verdict") in ("hit", "partial")]
+    # ...at a sentence of the prose, or at the nodes and edges of the diagram it found.
+    in_diagram = {p.get("id"): diagram_evidence(p) for p in found if diagram_evidence(p)}
     pointers = {
         p.get("id"): p.get("evidence", "")
-        for p in (rubric.points if rubric else [])
-        if p.get("verdict") in ("hit", "partial") and p.get("evidence")
+        for p in found
+        if p.get("evidence") and p.get("id") not in in_diagram
     }
     concepts = selectors.concepts_by_slug({c for p in spec.rubric for c in p.concepts})
     labels = dict(SelfCheck.Rating.choices)
@@ -236,6 +240,7 @@ def self_check_view(*, attempt: Attempt, submission: Submission, grades: list[Gr
             "rating": ratings.get(p.id, ""),
             "rating_label": labels.get(ratings.get(p.id, ""), "not rated"),
             "pointer": pointers.get(p.id, ""),
+            "diagram_pointer": in_diagram.get(p.id, []),
             "concepts": [concepts[c] for c in p.concepts if c in concepts],
         }
         for p in spec.rubric

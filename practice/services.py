@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from practice import extensions
 from practice.autosave import versioned_save
+from practice.diagram import diagram_text
 from practice.errors import FlowError
 from practice.models import Attempt, Grade, StepAnswer, Submission
 from practice.slo import card_as_text, review_card
@@ -399,7 +400,10 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         .first()
         or ""
     )
-    rubric = grade_offline(step, text)
+    # The architecture diagram (Mermaid text, practice.diagram) is read by both graders
+    # beside the prose: a rubric point may be shown by a path or a node of it.
+    diagram = diagram_text(submission.fields)
+    rubric = grade_offline(step, text, diagram=diagram)
     _store_result(submission, rubric, graded_text=text)
     try:
         config = GraderConfig.from_settings(settings.GRADER)
@@ -417,7 +421,9 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         return Submission.GradeStatus.OFFLINE, ""
     raw_response, unusable = "", ""
     try:
-        result = grade(step, text, mode="auto", context=context, config=config, cache=cache)
+        result = grade(
+            step, text, mode="auto", context=context, config=config, cache=cache, diagram=diagram
+        )
     except Exception as exc:  # whatever breaks in the model path, the answer stays saved
         log.exception("model grading of submission %s failed", submission.pk)
         reason = f"model grader error ({type(exc).__name__})"

@@ -6,6 +6,14 @@ from __future__ import annotations
 from django.urls import reverse
 
 from practice import extensions
+from practice.diagram import (
+    DIAGRAM_HEADER,
+    PALETTE,
+    diagram_from_post,
+    diagram_picture,
+    diagram_text,
+    step_has_diagram,
+)
 from practice.feedback import feedback_context
 from practice.models import Attempt, StepAnswer, Submission
 from practice.napkin import card_in_panel, typed_answer, worksheet_lines
@@ -21,7 +29,12 @@ MAX_POST_FIELDS = 100  # an answer form has about twenty; more is not a browser'
 
 
 def fields_from_post(step: str, post) -> dict:
-    """The structured part of an answer form: the SLO card, or the napkin worksheet."""
+    """The structured part of an answer form: the SLO card, or the napkin worksheet, and the
+    diagram on a step that has the diagram box (`practice.diagram`)."""
+    return _step_fields(step, post) | diagram_from_post(post)
+
+
+def _step_fields(step: str, post) -> dict:
     if step == "clarify":
         fields = {name: str(post.get(name, ""))[:200].strip() for name in CARD_FIELD_NAMES}
         if fields[QPS_KIND] not in ("peak", "mean"):
@@ -126,11 +139,26 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
             )
         except FlowError as exc:
             context["worksheet_error"] = str(exc)
+    if not answer.follow_up_id and step_has_diagram(spec):
+        context["diagram"] = diagram_box(answer.fields)
     latest = answer.submissions.order_by("-number").first()
     context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
     # A feature's live panels (a mock interview's clock, nudges and follow-ups).
     context["panels"] = extensions.step_panels(attempt, answer.step_key)
     return context
+
+
+def diagram_box(fields: dict) -> dict:
+    """The diagram box of a step: the stored Mermaid text, its picture (laid out on page
+    load, so it shows without JavaScript too), the palette and the preview's URL."""
+    text = diagram_text(fields)
+    return {
+        "text": text,
+        "picture": diagram_picture(text),
+        "palette": [{"name": name, "line": line} for name, line in PALETTE],
+        "header": DIAGRAM_HEADER,
+        "preview_url": reverse("diagram_preview"),
+    }
 
 
 def after_submit_context(*, attempt: Attempt, answer: StepAnswer) -> dict:

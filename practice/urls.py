@@ -1,7 +1,7 @@
 from django.urls import path
 
 from practice import attempt_views as practice_views
-from practice import views
+from practice import diagram_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("concepts/<slug:slug>/", views.concept_page, name="concept"),
     path("history/", practice_views.history, name="history"),
     path("grader/", views.grader_status_page, name="grader_status"),
+    path("diagram/preview/", diagram_views.diagram_preview, name="diagram_preview"),
     path("attempts/<int:attempt_id>/", practice_views.attempt_resume, name="attempt"),
     path(
         "attempts/<int:attempt_id>/scorecard/",

@@ -1,6 +1,7 @@
 """Write a new answer test into a question file's text ("add a test from this attempt").
 
-    with_answer_test(text, part, answer=..., expect={point id: verdict}, name="", offline=None)
+    with_answer_test(text, part, answer=..., expect={point id: verdict}, name="", offline=None,
+                     diagram="")
 
 The file's text is edited, not re-serialised: every other byte stays as the author wrote it,
 so a diff (or git) shows one added test. The test goes at the end of `tests.<part>` (created,
@@ -59,14 +60,18 @@ def answer_test_lines(
     expect: Mapping[str, str],
     name: str = "",
     offline: Mapping[str, str] | None = None,
+    diagram: str = "",
 ) -> list[str]:
-    """One answer test as the lines of a list item under `tests.<part>` (4-space indent)."""
+    """One answer test as the lines of a list item under `tests.<part>` (4-space indent);
+    `diagram`, the candidate's Mermaid text, is written after the answer when given."""
     if not expect:
         raise ValueError("a test needs at least one expected verdict")
     out = []
     if name:
         out.append(f"name: {_scalar(name)}")
     out += _block("answer", answer, "")
+    if diagram.strip():
+        out += _block("diagram", diagram, "")
     out.append("expect:")
     out += [f"  {_scalar(str(k))}: {_scalar(str(v))}" for k, v in expect.items()]
     if offline:
@@ -83,8 +88,10 @@ def with_answer_test(
     expect: Mapping[str, str],
     name: str = "",
     offline: Mapping[str, str] | None = None,
+    diagram: str = "",
 ) -> str:
-    """The question file's text with one more answer test under `tests.<part>`.
+    """The question file's text with one more answer test under `tests.<part>` (with the
+    candidate's `diagram` when given).
 
     `part` is a step key or a tradeoffs follow-up id. Raises ValueError when the file has no
     front matter, its `tests:` is not in block style, or the edit would not read back as the
@@ -97,7 +104,9 @@ def with_answer_test(
         close = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
     except StopIteration:
         raise ValueError("the front matter is not closed by a '---' line") from None
-    entry = answer_test_lines(answer=answer, expect=expect, name=name, offline=offline)
+    entry = answer_test_lines(
+        answer=answer, expect=expect, name=name, offline=offline, diagram=diagram
+    )
     start = next((i for i in range(1, close) if re.match(r"^tests\s*:", lines[i])), None)
     if start is None:
         new = [*lines[:close], "tests:", f"  {part}:", *entry, *lines[close:]]
@@ -125,7 +134,7 @@ def with_answer_test(
             at = _last_content_line(lines, part_line, part_end) + 1
             new = [*lines[:at], *entry, *lines[at:]]
     result = "\n".join(new)
-    _check_round_trip(result, part, answer, expect, offline)
+    _check_round_trip(result, part, answer, expect, offline, diagram)
     return result
 
 
@@ -138,7 +147,7 @@ def _last_content_line(lines: list[str], start: int, end: int) -> int:
 
 
 def _check_round_trip(
-    text: str, part: str, answer: str, expect: Mapping[str, str], offline: Any
+    text: str, part: str, answer: str, expect: Mapping[str, str], offline: Any, diagram: str
 ) -> None:
     cf = parse_file("question.md", text)
     if cf.problems:
@@ -150,5 +159,6 @@ def _check_round_trip(
         or last.get("answer") != answer
         or {str(k): str(v) for k, v in (last.get("expect") or {}).items()} != dict(expect)
         or dict(last.get("offline") or {}) != dict(offline or {})
+        or (last.get("diagram") or "") != (diagram if diagram.strip() else "")
     ):
         raise ValueError("the test could not be written into this file's tests: block")

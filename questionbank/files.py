@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from questionbank.spec import SLUG_RE, STEP_KEYS, QuestionSpec
+from questionbank.spec import DIAGRAM_STEP, SLUG_RE, STEP_KEYS, QuestionSpec
 
 DIFFICULTIES = ("intro", "core", "advanced")
 ROUNDINGS = ("ceil", "floor", "round")
@@ -40,9 +40,12 @@ BRIEF_NUMBERS = {
 }  # fmt: skip
 STEP_COMMON_KEYS = {
     "minutes", "prompt", "rubric", "reference", "concepts", "interviewer_notes", "misconceptions",
+    "reference_diagram", "diagram",
 }  # fmt: skip
 STEP_EXTRA_KEYS = {"estimate": {"givens", "quantities"}, "tradeoffs": {"follow_ups"}}
-RUBRIC_KEYS = {"id", "says", "weight", "recognise", "concepts", "probe"}
+RUBRIC_KEYS = {"id", "says", "weight", "recognise", "concepts", "probe", "diagram"}
+RUBRIC_OPTIONAL_KEYS = {"concepts", "probe", "diagram"}
+DIAGRAM_RULE_KEYS = {"path", "node", "edge_label"}
 RECOGNISE_KEYS = {"all", "partial"}
 GIVEN_KEYS = {"name", "label", "value"}
 QUANTITY_KEYS = {"id", "label", "formula", "unit", "tolerance", "rounding", "mistakes"}
@@ -50,7 +53,7 @@ MISTAKE_KEYS = {"formula", "replace", "hint", "kind"}  # planner.engine.checker.
 FOLLOW_UP_KEYS = {"id", "prompt", "rubric", "reference", "concepts"}
 MISCONCEPTION_KEYS = {"id", "idea", "contradicts", "explanation", "concepts", "recognise"}
 CONCEPT_KEYS = {"slug", "title", "summary", "related"}
-ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline"}
+ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline", "diagram"}
 NAPKIN_TEST_KEYS = {"name", "quantity", "answer", "worksheet", "verdict", "mistake", "hint"}
 RUBRIC_VERDICTS = ("hit", "partial", "miss")  # grading.types.VERDICTS
 
@@ -295,6 +298,7 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
             _check_text(cf, (*path, text_key), step[text_key])
     if "rubric" in step:
         _validate_rubric(cf, (*path, "rubric"), step["rubric"], ids, concepts)
+    _validate_step_diagram(cf, key, path, step)
     _check_concepts(cf, (*path, "concepts"), step.get("concepts"), concepts)
     if "misconceptions" in step:
         _validate_misconceptions(cf, path, step, ids, concepts)
@@ -330,7 +334,7 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
             cf.problem(ppath, "a rubric point must be a mapping")
             continue
         _check_keys(
-            cf, ppath, point, RUBRIC_KEYS, RUBRIC_KEYS - {"concepts", "probe"}, "rubric point"
+            cf, ppath, point, RUBRIC_KEYS, RUBRIC_KEYS - RUBRIC_OPTIONAL_KEYS, "rubric point"
         )
         _check_id(cf, (*ppath, "id"), point.get("id"), ids, "rubric")
         if "says" in point:
@@ -362,6 +366,82 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
                     f"recognise.{group_key} must be a list of non-empty phrase "
                     "lists, e.g. [[peak], [qps, requests per second]]",
                 )
+
+
+def _validate_step_diagram(cf: ContentFile, key: str, path: tuple, step: dict) -> None:
+    """A step's diagram keys: `diagram: true` (a diagram box on a step other than
+    architecture), `reference_diagram` (Mermaid text the diagram engine reads, each syntax
+    error at its file line), and rubric points' `diagram` rules (only where there is a box)."""
+    if "diagram" in step and not isinstance(step["diagram"], bool):
+        cf.problem((*path, "diagram"), "diagram must be true or false")
+    has_box = key == DIAGRAM_STEP or step.get("diagram") is True
+    if "reference_diagram" in step:
+        _check_reference_diagram(cf, (*path, "reference_diagram"), step["reference_diagram"])
+        if not has_box:
+            cf.problem(
+                (*path, "reference_diagram"),
+                f"step '{key}' has no diagram box: add 'diagram: true' to give it one",
+            )
+    rubric = step.get("rubric") if isinstance(step.get("rubric"), list) else []
+    for i, point in enumerate(rubric):
+        if not isinstance(point, dict) or "diagram" not in point:
+            continue
+        rpath = (*path, "rubric", i, "diagram")
+        _check_diagram_rule(cf, rpath, point["diagram"])
+        if not has_box:
+            cf.problem(
+                rpath, f"step '{key}' has no diagram box: add 'diagram: true' to give it one"
+            )
+
+
+def _check_reference_diagram(cf: ContentFile, path: tuple, text: Any) -> None:
+    from diagrams import DiagramError, parse_diagram
+
+    if not isinstance(text, str) or not text.strip():
+        cf.problem(path, "reference_diagram must be Mermaid flowchart text (after a '|' line)")
+        return
+    try:
+        parse_diagram(text)
+    except DiagramError as exc:
+        # The text of a block scalar (`reference_diagram: |`) starts on the line after the key.
+        line = cf.line_of(*path) + exc.line
+        cf.problems.append(
+            Problem(
+                cf.path,
+                line,
+                f"reference_diagram: {exc.message} (its line {exc.line}, column {exc.column})",
+            )
+        )
+
+
+def _check_diagram_rule(cf: ContentFile, path: tuple, rule: Any) -> None:
+    """A rubric point's `diagram` rule: exactly one of `path` (two or more phrase groups) and
+    `node` (one or more), and `edge_label` (a phrase list) only with a path."""
+    example = "e.g. {path: [[gateway], [router], [vllm, replica]]} or {node: [[autoscal], [queue]]}"
+    if not isinstance(rule, dict):
+        cf.problem(path, f"diagram must be a mapping with 'path' or 'node', {example}")
+        return
+    _check_keys(cf, path, rule, DIAGRAM_RULE_KEYS, set(), "diagram rule")
+    if ("path" in rule) == ("node" in rule):
+        cf.problem(path, f"a diagram rule has exactly one of 'path' and 'node', {example}")
+        return
+    kind = "path" if "path" in rule else "node"
+    groups = rule[kind]
+    if not _phrase_groups_ok(groups) or (kind == "path" and len(groups) < 2):
+        least = "two or more" if kind == "path" else "one or more"
+        cf.problem(
+            (*path, kind), f"diagram.{kind} must be {least} non-empty phrase lists, {example}"
+        )
+    if "edge_label" in rule:
+        if kind != "path":
+            cf.problem((*path, "edge_label"), "edge_label goes with a 'path' rule only")
+        elif not (_is_str_list(rule["edge_label"]) and rule["edge_label"]) or not all(
+            s.strip() for s in rule["edge_label"]
+        ):
+            cf.problem(
+                (*path, "edge_label"),
+                "edge_label must be a non-empty list of phrases, e.g. [prefix aware, prefix hash]",
+            )
 
 
 def _validate_misconceptions(cf: ContentFile, path: tuple, step: dict, ids: dict, concepts) -> None:
@@ -593,6 +673,8 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
             _check_keys(cf, tpath, entry, ANSWER_TEST_KEYS, {"answer", "expect"}, "test")
             if "answer" in entry and not isinstance(entry["answer"], str):
                 cf.problem((*tpath, "answer"), "'answer' must be text")
+            if "diagram" in entry:
+                _check_test_diagram(cf, (*tpath, "diagram"), entry["diagram"], key, steps)
             for verdicts_key in ("expect", "offline"):
                 if verdicts_key not in entry:
                     continue
@@ -624,6 +706,18 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
                             f"offline names '{point_id}', which expect does not: give the "
                             "human verdict in expect first",
                         )
+
+
+def _check_test_diagram(cf: ContentFile, path: tuple, text: Any, key: str, steps: dict) -> None:
+    """An answer test's `diagram`: the candidate's Mermaid text, graded with the answer; only
+    for a step with a diagram box. A syntax error is allowed (a test may show how an
+    unreadable diagram is graded), so only the type is checked here."""
+    step = steps.get(key)
+    has_box = key == DIAGRAM_STEP or (isinstance(step, dict) and step.get("diagram") is True)
+    if not has_box:
+        cf.problem(path, f"'{key}' has no diagram box, so its tests cannot carry a diagram")
+    elif not isinstance(text, str):
+        cf.problem(path, "'diagram' must be Mermaid flowchart text (after a '|' line)")
 
 
 def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> str | None:

@@ -13,9 +13,42 @@ from dataclasses import dataclass
 from typing import Any
 
 STEP_KEYS = ("clarify", "estimate", "architecture", "bottlenecks", "tradeoffs")
+# The step that always has a diagram box; others ask for one with `diagram: true`.
+DIAGRAM_STEP = "architecture"
 # The one slug pattern (questions and concepts): it also keeps a slug inside its folder.
 # At most 50 characters: the database's slug columns (Django's SlugField) hold no more.
 SLUG_RE = re.compile(r"^(?=.{1,50}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class DiagramRule:
+    """What a candidate's architecture diagram must show to earn a rubric point.
+
+    Exactly one of:
+    - `path`: a chain of direct edges, in arrow order, between nodes whose label (or id)
+      holds a phrase of each group in turn ([[gateway], [router], [vllm, replica]] is
+      gateway -> router -> replicas; a line without an arrow head counts either way). With
+      `edge_label`, one of those phrases must also be written on an edge of the chain or in
+      the label of one of its nodes; a chain without it earns a partial.
+    - `node`: one node whose label (or id) holds a phrase of the first group, and a phrase of
+      every other group in its own label or on an edge touching it ([[autoscal], [queue]]:
+      "Autoscaler: queue depth", or `vllm -->|queue depth| autoscaler`).
+    Phrases match as the offline grader's `recognise` phrases do (grading/text.py)."""
+
+    path: tuple[tuple[str, ...], ...] = ()
+    node: tuple[tuple[str, ...], ...] = ()
+    edge_label: tuple[str, ...] = ()
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any] | None) -> DiagramRule | None:
+        """The rule from its authored mapping; None for a point without one."""
+        if not isinstance(meta, Mapping) or not (meta.get("path") or meta.get("node")):
+            return None
+        return cls(
+            path=_phrase_groups(meta.get("path")),
+            node=_phrase_groups(meta.get("node")),
+            edge_label=tuple(str(p) for p in meta.get("edge_label") or () if str(p).strip()),
+        )
 
 
 @dataclass(frozen=True)
@@ -32,6 +65,8 @@ class RubricPoint:
     concepts: tuple[str, ...] = ()
     # What an interviewer asks when the candidate missed this point (mock interviews).
     probe: str = ""
+    # What the candidate's architecture diagram must show to earn it (None: prose only).
+    diagram: DiagramRule | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +195,11 @@ class StepSpec:
     # Markdown for a human interviewer only: hints to give when the candidate is stuck.
     interviewer_notes: str = ""
     misconceptions: tuple[Misconception, ...] = ()
+    # Mermaid flowchart text shown with the reference answer ("" for none).
+    reference_diagram: str = ""
+    # Whether the step asks for a diagram: the architecture step always, another when its
+    # question says `diagram: true`.
+    has_diagram: bool = False
 
     def follow_up(self, follow_up_id: str) -> FollowUp:
         """The follow-up with this id; LookupError when the step has none by that id."""
@@ -307,6 +347,8 @@ def step_from_dict(key: str, step: Mapping[str, Any]) -> StepSpec:
             for fu in step.get("follow_ups") or ()
         ),
         interviewer_notes=str(step.get("interviewer_notes") or ""),
+        reference_diagram=str(step.get("reference_diagram") or ""),
+        has_diagram=key == DIAGRAM_STEP or step.get("diagram") is True,
         misconceptions=tuple(
             Misconception(
                 id=str(m["id"]),
@@ -357,6 +399,7 @@ def rubric_from_list(rubric: Iterable[Mapping[str, Any]] | None) -> tuple[Rubric
                 partial_groups=_phrase_groups(recognise.get("partial")),
                 concepts=tuple(raw.get("concepts") or ()),
                 probe=str(raw.get("probe") or "").strip(),
+                diagram=DiagramRule.from_meta(raw.get("diagram")),
             )
         )
     return tuple(points)

@@ -9,29 +9,49 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
-    "accounts", "authoring", "bench", "config", "drills", "grading", "mocks", "planner",
+    "accounts", "authoring", "bench", "config", "diagrams", "drills", "grading", "mocks", "planner",
     "practice", "questionbank", "questions", "rate_limits", "review", "simulator",
 )  # fmt: skip
-DJANGO_FREE = ("planner/engine", "grading", "questionbank", "drills/engine.py", "simulator/engine")
+DJANGO_FREE = (
+    "planner/engine", "grading", "questionbank", "drills/engine.py", "simulator/engine", "diagrams",
+)  # fmt: skip
 
 # Who may import whom, between top-level packages ("planner.engine" counted apart from the
 # planner's Django layer). Engines first: they import no Django app. Then the apps, each on
 # the ones below it: practice on question content, and the features built on practice (mock
 # interviews, review, authoring) on practice, never the other way round.
-ENGINES = {"planner.engine", "questionbank", "grading", "simulator.engine"}
+ENGINES = {"planner.engine", "questionbank", "grading", "simulator.engine", "diagrams"}
 ALLOWED = {
     "planner.engine": set(),
-    "questionbank": {"planner.engine"},
-    "grading": {"planner.engine", "questionbank"},
+    # Architecture diagrams: Mermaid text read and laid out; question files and both graders
+    # read them, and every app that shows an answer draws them.
+    "diagrams": set(),
+    "questionbank": {"planner.engine", "diagrams"},
+    "grading": {"planner.engine", "questionbank", "diagrams"},
     # The load simulator's engine runs the planner's step times.
     "simulator.engine": {"planner.engine"},
     "rate_limits": set(),
     "accounts": {"rate_limits"},
     "planner": {"planner.engine", "questionbank", "questions", "rate_limits"},
-    "questions": {"questionbank", "grading"},
-    "practice": {"questions", "questionbank", "grading", "planner.engine", "rate_limits"},
-    "mocks": {"practice", "questions", "questionbank", "grading", "rate_limits"},
-    "review": {"practice", "questions", "questionbank", "grading", "accounts", "rate_limits"},
+    "questions": {"questionbank", "grading", "diagrams"},
+    "practice": {
+        "questions",
+        "questionbank",
+        "grading",
+        "planner.engine",
+        "rate_limits",
+        "diagrams",
+    },  # fmt: skip
+    "mocks": {"practice", "questions", "questionbank", "grading", "rate_limits", "diagrams"},
+    "review": {
+        "practice",
+        "questions",
+        "questionbank",
+        "grading",
+        "accounts",
+        "rate_limits",
+        "diagrams",
+    },  # fmt: skip
     # Drills and progress: built on the planner's engine and on practice's verdicts (read).
     "drills": {
         "accounts",
@@ -58,6 +78,7 @@ ALLOWED = {
         "grading",
         "accounts",
         "rate_limits",
+        "diagrams",
     },  # fmt: skip
 }  # config and bench put the site together: they may import anything.
 

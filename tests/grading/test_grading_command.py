@@ -22,6 +22,7 @@ ARCH = "--question chat-api-50qps --step architecture"
 CONTRACT_KEYS = [
     "grader", "model", "score", "points", "warnings", "latency_ms", "advisory", "note",
 ]  # fmt: skip
+POINT_KEYS = ["id", "verdict", "evidence", "comment", "evidence_source", "diagram_evidence"]
 GOOD = (
     "A prefix-aware router sends requests that share the system prompt to the same replica.\n"
     "We autoscale on the queue of waiting requests."
@@ -60,7 +61,7 @@ def test_json_output_has_exactly_the_contract_fields(answer_file):
     assert list(data) == CONTRACT_KEYS
     assert data["grader"] == "rubric" and data["model"] is None
     assert 0 < data["score"] < 1
-    assert all(list(p) == ["id", "verdict", "evidence", "comment"] for p in data["points"])
+    assert all(list(p) == POINT_KEYS for p in data["points"])
     router = next(p for p in data["points"] if p["id"] == "arch-prefix-router")
     assert router["verdict"] == "hit" and router["evidence"] in GOOD
     assert isinstance(data["warnings"], list) and isinstance(data["latency_ms"], int)

@@ -14,9 +14,9 @@ import pytest
 from grading import grade
 from questionbank import FollowUp, QuestionSpec, StepSpec, load_question_spec
 
-SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
-
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "questions"
+SEED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
+SHIPPED_SLUGS = tuple(sorted(p.stem for p in CONTENT.glob("*.md")))
 OFF_TOPIC = (
     "My favourite pasta is carbonara; the trick is to take the pan off the heat before the "
     "eggs go in, so they turn silky instead of scrambling."
@@ -32,8 +32,9 @@ def gradable_parts(spec: QuestionSpec) -> list[tuple[str, StepSpec | FollowUp]]:
     return parts
 
 
-def test_every_shipped_question_is_there():
-    assert sorted(p.stem for p in CONTENT.glob("*.md")) >= sorted(SHIPPED_SLUGS)
+def test_the_seed_questions_are_still_shipped_and_the_bank_holds_at_least_fifteen():
+    assert set(SEED_SLUGS) <= set(SHIPPED_SLUGS)
+    assert len(SHIPPED_SLUGS) >= 15
 
 
 @pytest.mark.parametrize("slug", SHIPPED_SLUGS)

@@ -34,6 +34,12 @@ ANSWERS = {
     "tradeoffs": "AWQ frees VRAM for KV at a small quality cost that we evaluate first.",
 }
 
+# Wide enough that on a phone the picture must scroll inside its own box.
+DIAGRAM = """flowchart LR
+    client[Clients] --> gw[API gateway: auth, rate limits] --> router[Router: prefix-aware]
+    router -->|least-loaded| vllm[vLLM replicas x10]
+    autoscaler[Autoscaler: queue depth] -.-> vllm
+"""
 
 # One test per page, viewport and colour scheme, over one site built once for the module: the
 # pages only read it, so the tests stay independent of each other's order.
@@ -86,6 +92,8 @@ def site(django_db_setup, django_db_blocker):
         for step, text in ANSWERS.items():
             answer = flow.answer_open(attempt=attempt, step_key=step)
             fields = {"worksheet": "W = 15.2 GB"} if step == "estimate" else {}
+            if step == "architecture":  # its diagram is laid out on the step, scorecard, History
+                fields = {"diagram": DIAGRAM}
             outcome = flow.step_submit(answer=answer, text=text, fields=fields, base_version=0)
             flow.submission_grade(submission_id=outcome.submission.pk)
         client = Client()

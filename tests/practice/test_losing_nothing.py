@@ -464,8 +464,10 @@ def test_a_worker_killed_mid_grade_is_replaced_and_the_grade_completes_once(
     assert replacement
     # The submission reads "done" a moment before its task row is marked finished.
     wait_for(
-        lambda: status_of(submission) == "done"
-        and "RUNNING" not in [t.status for t in tasks_for(submission)],
+        lambda: (
+            status_of(submission) == "done"
+            and "RUNNING" not in [t.status for t in tasks_for(submission)]
+        ),
         "the grade and its task",
         workers,
         timeout=30,

@@ -8,10 +8,13 @@ pytestmark = pytest.mark.browser
 
 
 def test_home_to_question_to_concept(page, live_server_url):
+    from questions.models import Question
+
     page.goto(live_server_url + "/")
     assert page.title().startswith("Design questions")
     cards = page.locator(".question-card")
-    assert cards.count() == 3
+    # One card per published question, however large the bank has grown.
+    assert cards.count() == Question.objects.filter(current_revision__isnull=False).count() >= 3
     for slug in ("chat-api-50qps", "multi-tenant-lora", "long-context-rag"):
         assert page.locator(f'a[href="/questions/{slug}/"]').is_visible()
     save_screenshot(page, "home-light")

@@ -28,7 +28,8 @@ pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
-SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
+# The whole bank: every shipped question carries tests for all five steps.
+SLUGS = tuple(sorted(p.stem for p in (CONTENT / "questions").glob("*.md")))
 FREE_TEXT_STEPS = ("clarify", "architecture", "bottlenecks", "tradeoffs")
 
 
@@ -190,7 +191,7 @@ def test_a_broken_copy_reports_each_failure_at_its_line(broken_copy):
     data = json.loads(result.stdout)
     got = {(Path(f["file"]).name, f["line"]): f for f in data["failures"]}
     assert data["failed"] == len(data["failures"]) == 6, json.dumps(data["failures"], indent=1)
-    assert data["questions"] == 3
+    assert data["questions"] == len(SLUGS)
 
     peak = got[("chat-api-50qps.md", line_of(chat, "clarify-peak-qps: hit", "weak, names topics"))]
     assert peak["expected"] == "clarify-peak-qps: hit"

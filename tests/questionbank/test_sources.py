@@ -45,7 +45,10 @@ def test_a_listed_source_is_accepted_and_reaches_the_spec() -> None:
     ("block", "message"),
     [
         ("sources: []\n", "sources must be a list"),
-        ("sources:\n  - title: x\n    url: javascript:alert(1)\n", "url must be an http(s) address"),
+        (
+            "sources:\n  - title: x\n    url: javascript:alert(1)\n",
+            "url must be an http(s) address",
+        ),
         ("sources:\n  - url: https://example.org/\n", "title"),
         ("sources:\n  - title: x\n    url: https://example.org/\n    pages: 3\n", "pages"),
     ],

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from grading import PROMPT_VERSION
 from grading.fake_server import (
     FakeChatServer,
     ScriptedReply,
@@ -78,7 +79,7 @@ def test_every_grade_keeps_its_audit_trail(content_loaded, model_server, candida
     flow.submission_grade(submission_id=submission.pk)
 
     llm = Grade.objects.get(submission=submission, grader="llm")
-    assert llm.model and llm.prompt_version.startswith("llm-v2-")
+    assert llm.model and llm.prompt_version.startswith(f"{PROMPT_VERSION}-")
     assert llm.raw_response == quoting_model(model_server.requests[-1]).content
     points = {p["id"]: p for p in llm.points}
     assert points["arch-gateway"]["quote"] == REAL_QUOTE

@@ -4,8 +4,8 @@ question's design (10 replicas of Qwen2.5-7B AWQ on RTX 4090s, the measured 2000
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -230,7 +230,9 @@ def test_an_unknown_router_is_refused():
         )
 
 
-BANK = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "content/questions").glob("*.md"))
+BANK = sorted(
+    p.stem for p in (Path(__file__).resolve().parents[2] / "content/questions").glob("*.md")
+)
 # Prefill-only: no decode fleet to simulate, so the panel says why instead of guessing.
 NOT_SIMULATED = {"embedding-rerank-service"}
 

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from grading import PROMPT_VERSION
+
 pytestmark = pytest.mark.vllm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,7 +96,7 @@ def test_calibrate_command_with_the_model_grader(runs, vllm_model_name, vllm_rep
         "points",
     }  # fmt: skip
     assert (data["grader"], data["model"]) == ("llm", vllm_model_name)
-    assert data["prompt_version"].startswith("llm-v2-")
+    assert data["prompt_version"].startswith(f"{PROMPT_VERSION}-")
     assert data["n"] > 0, f"the model graded none of the set:\n{proc.stderr[-2000:]}"
     # Each point's kappa is Cohen's on the (instructor, model) pairs its confusion counts.
     for point in data["points"]:

@@ -3,12 +3,21 @@
     python manage.py grade --question SLUG --step KEY --answer-file FILE
                            [--grader rubric|llm|auto] [--follow-up ID] [--json]
 
+A fenced ```mermaid block in the answer file is the step's architecture diagram, and the rest
+of the file is the prose; both graders read both (the diagram only counts on a step that has
+a diagram box: the architecture step, or one its question enables).
+
 With --json it prints exactly one JSON object (a contract used by outside checks):
-{"grader", "model", "score", "points": [{"id", "verdict", "evidence", "comment"}],
-"warnings", "latency_ms", "advisory", "note"}. "advisory" is true when the offline keyword
-matcher answered (grader "rubric"): its verdicts point at sentences, they do not decide, and
-"note" says so in one line ("" for the model). Bad input (unknown question, step or
-follow-up, an unreadable or non-UTF-8 file) is one line on stderr and exit status 2.
+{"grader", "model", "score", "points": [{"id", "verdict", "evidence", "comment",
+"evidence_source", "diagram_evidence"}], "warnings", "latency_ms", "advisory", "note"}.
+Per point, "evidence_source" says whether the "diagram" or the "prose" gave the evidence (""
+for none), and "diagram_evidence" lists the diagram's node labels and edge lines that did.
+"advisory" is true when the offline keyword matcher answered (grader "rubric"): its verdicts
+point at sentences, they do not decide, and "note" says so in one line ("" for the model).
+Bad input (unknown question, step or
+follow-up, an unreadable or non-UTF-8 file, two ```mermaid blocks, a diagram on a step without
+one) is one line on stderr and exit status 2. A diagram with a syntax error is graded
+without it, and a warning says where the error is.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from diagrams import DiagramError, split_mermaid_block
 from grading import GraderConfig, GradeResult, grade
 from grading.offline import ADVISORY_NOTE
 from questionbank import (
@@ -78,6 +88,19 @@ def step_to_grade(spec: QuestionSpec, step_key: str, follow_up: str | None) -> S
         ) from None
 
 
+def answer_and_diagram(text: str, step: StepSpec | FollowUp) -> tuple[str, str]:
+    """The prose and the diagram of an answer file (its ```mermaid block, "" when none);
+    CommandError(exit 2) for two blocks or a diagram on a part without a diagram box."""
+    try:
+        prose, diagram = split_mermaid_block(text)
+    except DiagramError as exc:
+        raise _fail(f"answer file: {exc}") from None
+    if diagram.strip() and not getattr(step, "has_diagram", False):
+        where = step.id if isinstance(step, FollowUp) else step.key
+        raise _fail(f"{where} has no diagram: grade a ```mermaid block on the architecture step")
+    return prose, diagram
+
+
 def command_json(result: GradeResult) -> dict[str, Any]:
     """The command's stable JSON fields, taken from a GradeResult."""
     advisory = result.grader == "rubric"
@@ -111,7 +134,7 @@ class Command(BaseCommand):
         except ContentError as exc:
             raise _fail(str(exc)) from None
         step = step_to_grade(spec, step_key, options["follow_up"])
-        answer = read_answer_file(options["answer_file"])
+        answer, diagram = answer_and_diagram(read_answer_file(options["answer_file"]), step)
         try:
             config = GraderConfig.from_settings(settings.GRADER)
         except ValueError as exc:
@@ -126,7 +149,13 @@ class Command(BaseCommand):
         if options["follow_up"]:
             context["follow_up"] = options["follow_up"]
         result = grade(
-            step, answer, mode=options["grader"], context=context, config=config, cache=cache
+            step,
+            answer,
+            mode=options["grader"],
+            context=context,
+            config=config,
+            cache=cache,
+            diagram=diagram,
         )
 
         if options["json"]:
@@ -141,7 +170,10 @@ class Command(BaseCommand):
             self.stdout.write(f"  {ADVISORY_NOTE}")
         for point in result.points:
             self.stdout.write(f"  [{point.verdict:7}] {point.id}: {point.comment}")
-            if point.evidence:
+            if point.evidence_source == "diagram":
+                for line in point.diagram_evidence:
+                    self.stdout.write(f"            diagram: {line}")
+            elif point.evidence:
                 self.stdout.write(f"            \u201c{point.evidence}\u201d")
         for found in result.misconceptions:
             self.stdout.write(f"  [wrong  ] {found.id}: {found.comment}")

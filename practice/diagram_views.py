@@ -1,0 +1,52 @@
+"""The diagram box's live preview: the candidate's Mermaid text in, the laid-out SVG out, or
+the syntax error with its line and column (the last good picture stays on the page).
+
+Rate-limited and charged to the client's CPU budget like the napkin calculator; Graphviz runs
+in a subprocess the thread waits on, so the preview is charged the wall-clock time it took
+(bounded by `practice.diagram.LAYOUT_TIMEOUT_S`; a picture drawn before costs nothing).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST
+
+from practice.diagram import DIAGRAM_FIELD, DiagramPicture, diagram_picture
+from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
+
+PREVIEW_TEMPLATE = "interview/_diagram.html#preview"
+
+
+@login_required
+@require_POST
+def diagram_preview(request: HttpRequest) -> HttpResponse:
+    """POST diagram=<Mermaid text>: the picture; or, for a diagram that cannot be drawn (a
+    syntax error with its line and column, a size limit, a layout past its time), why, and
+    no picture, so the page keeps its last good one. Both are the preview's answer (200: a
+    half-typed line is no failed request, and a browser logs every 4xx as a console error);
+    429 past the rate limit or the CPU budget."""
+    text = str(request.POST.get(DIAGRAM_FIELD, "")).replace("\r\n", "\n")
+    client = client_key(request)
+    try:
+        check_rate(
+            client=client, action="diagram preview", per_minute=settings.NAPKIN_RATE_PER_MINUTE
+        )
+        with cpu_budget(client=client, subprocess=True):
+            picture = diagram_picture(text)
+    except LimitExceeded as exc:
+        return _answer(error=str(exc), status=429)
+    if picture.error:
+        return _answer(error=picture.message)
+    return _answer(picture=picture)
+
+
+def _answer(
+    *, picture: DiagramPicture | None = None, error: str = "", status: int = 200
+) -> HttpResponse:
+    """The preview's fragment: every part swaps out of band (the trigger itself swaps
+    nothing), the picture only when there is a new one."""
+    context = {"picture": picture, "error": error}
+    return HttpResponse(render_to_string(PREVIEW_TEMPLATE, context), status=status)
