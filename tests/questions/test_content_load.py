@@ -13,6 +13,7 @@ from questions.services import content_load
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
 SEED_SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]
+BANK = sorted(p.stem for p in (CONTENT / "questions").glob("*.md"))
 # The seed's interviewer follow-ups, per question (how many each must carry).
 SEED_FOLLOW_UPS = {"chat-api-50qps": 4, "multi-tenant-lora": 3, "long-context-rag": 3}
 
@@ -29,10 +30,10 @@ def content_copy(tmp_path) -> Path:
 def test_loading_twice_creates_no_new_revision(content_copy):
     first = content_load(root=content_copy)
     assert not first.problems
-    assert sorted(first.created) == sorted(f"{s} r1" for s in SEED_SLUGS)
+    assert sorted(first.created) == [f"{s} r1" for s in BANK]
     second = content_load(root=content_copy)
     assert second.created == []
-    assert QuestionRevision.objects.count() == 3
+    assert QuestionRevision.objects.count() == len(BANK)
     assert Concept.objects.count() >= 10
 
 
@@ -67,12 +68,16 @@ def test_a_broken_file_loads_nothing(content_copy):
     assert QuestionRevision.objects.count() == 0
 
 
+def test_the_bank_publishes_at_least_fifteen_questions_and_keeps_the_seed_three():
+    assert len(BANK) >= 15 and set(SEED_SLUGS) <= set(BANK)
+
+
 @pytest.mark.django_db
 def test_load_content_command_is_idempotent(capsys):
     call_command("load_content")
     call_command("load_content")
     out = capsys.readouterr().out.strip().splitlines()
-    assert out[-1].startswith("0 new revision(s), 3 unchanged")
+    assert out[-1].startswith(f"0 new revision(s), {len(BANK)} unchanged")
 
 
 @pytest.mark.django_db

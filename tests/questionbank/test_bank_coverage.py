@@ -1,0 +1,72 @@
+"""The question bank covers an LLM-inference design loop: at least 15 questions, at least six
+models (one a mixture of experts) and five GPU types in the briefs, and every topic of the
+loop taken up by a question's tags. Read from the files, no database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.engine.catalog import load_catalog
+from questionbank import load_question_spec
+
+QUESTIONS = Path(__file__).resolve().parents[2] / "content" / "questions"
+BANK = sorted(p.stem for p in QUESTIONS.glob("*.md"))
+SPECS = {slug: load_question_spec(slug) for slug in BANK}
+
+# Each topic the bank must cover, and the tag a question carries for it.
+TOPICS = {
+    "speculative decoding for a latency-bound assistant": "speculative-decoding",
+    "prefill/decode disaggregation for long prompts": "pd-disaggregation",
+    "a mixture-of-experts model": "moe",
+    "offline batch inference at a daily token volume": "batch-inference",
+    "multi-region serving that survives a region loss": "multi-region",
+    "an embedding/rerank service": "embeddings",
+    "agentic multi-turn traffic sharing long prefixes": "agentic",
+    "a 70B model on mid-range cards with tensor parallelism": "tensor-parallelism",
+    "finding one instance's knee with an open-loop load test": "load-testing",
+    "a production incident after a deploy": "incident-response",
+    "quantization to cut cost behind evaluation gates": "evaluation-gates",
+    "choosing a serving framework": "serving-frameworks",
+    "a token-metered multi-tenant gateway with an overload playbook": "overload",
+}
+
+
+def _catalog_key(kind: str, text: str) -> str | None:
+    """The catalogue entry a brief names ("RTX 4090 (24 GB)", "Llama-3.1-70B-Instruct (FP8
+    weights)"), or None for a model outside the catalogue."""
+    catalog = load_catalog()
+    lookup = catalog.model if kind == "model" else catalog.gpu
+    for candidate in (text, text.split("(")[0].split(",")[0].split("+")[0].strip()):
+        try:
+            return lookup(candidate).key
+        except KeyError:
+            continue
+    return None
+
+
+def test_the_bank_holds_at_least_fifteen_questions() -> None:
+    assert len(BANK) >= 15
+
+
+def test_the_briefs_name_six_models_one_of_them_moe_and_five_gpu_types() -> None:
+    models = {_catalog_key("model", s.brief.model) or s.brief.model for s in SPECS.values()}
+    gpus = {_catalog_key("gpu", s.brief.gpu or "") for s in SPECS.values()}
+    assert len(models) >= 6, models
+    assert any(load_catalog().model(m).is_moe for m in models if _catalog_key("model", m)), models
+    assert None not in gpus, "every brief names a GPU the catalogue knows"
+    assert len(gpus) >= 5, gpus
+
+
+@pytest.mark.parametrize("topic", sorted(TOPICS))
+def test_every_topic_of_the_loop_is_taken_up_by_a_question(topic: str) -> None:
+    tag = TOPICS[topic]
+    assert [slug for slug, spec in SPECS.items() if tag in spec.tags], f"no question tagged {tag}"
+
+
+@pytest.mark.parametrize("slug", BANK)
+def test_every_question_lists_its_sources_and_its_estimated_time(slug: str) -> None:
+    spec = SPECS[slug]
+    assert spec.sources, f"{slug} lists no sources"
+    assert spec.minutes or all(step.minutes for step in spec.steps)
