@@ -131,8 +131,9 @@ def cpu_budget(*, client: str, subprocess: bool = False) -> Iterator[None]:
     budget_us = settings.CPU_SECONDS_PER_MINUTE * 1_000_000
     if _count(client=client, action="cpu", window_s=60, amount=0) >= budget_us:
         raise LimitExceeded(
-            "You have used this minute's share of the calculator's time (a few very large "
-            "worksheets in a row). Wait a minute and it evaluates again; nothing is lost."
+            "You have used this minute's share of the server's time (a few very large "
+            "calculations, simulations or diagrams in a row). Wait a minute and try again; "
+            "nothing you wrote is lost."
         )
     started = clock()
     try:

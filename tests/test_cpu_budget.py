@@ -15,7 +15,7 @@ from practice.models import Attempt
 from rate_limits import LimitExceeded, cpu_budget
 
 TINY = 1e-6  # seconds: one evaluation spends it
-SPENT = "share of the calculator"
+SPENT = "a few very large calculations, simulations or diagrams"
 
 
 @pytest.fixture
