@@ -1,6 +1,20 @@
 """Reads of a candidate's attempts."""
 
-from practice.models import Attempt
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import F, Prefetch
+
+from practice.models import Attempt, Grade, Submission
+from practice.scoring import (
+    ScoredSubmission,
+    best_per_part,
+    mean_score,
+    step_scores,
+    submission_score,
+)
 
 
 def attempt_number(attempt: Attempt) -> int:
@@ -13,3 +27,77 @@ def attempt_number(attempt: Attempt) -> int:
         # Previews are numbered apart, as the history (which leaves them out) numbers the rest.
         is_preview=attempt.is_preview,
     ).count()
+
+
+@dataclass(frozen=True)
+class QuestionStatus:
+    """Where a candidate stands on one question, over all their attempts at it (any revision,
+    previews left out): whether they started it, whether an attempt is still open, and the best
+    attempt score so far (scored as History and the scorecard score one; None when no attempt
+    has a score yet)."""
+
+    started: bool = False
+    in_progress: bool = False
+    best_score: float | None = None
+
+
+NOT_STARTED = QuestionStatus()
+
+
+def question_statuses(*, user) -> dict[int, QuestionStatus]:
+    """The candidate's status per question id, for the questions they have started (any
+    other question is NOT_STARTED). Three queries whatever the number of questions or
+    attempts: the attempts, their submissions with their answers, and the grades.
+
+    An attempt's score is the History's overall: each part's best submission
+    (`scoring.best_per_part`), the mean of each step's parts (`scoring.step_scores`), the mean
+    of the scored steps (`scoring.mean_score`). A mock interview still running shows no
+    verdict to its candidate, so it counts as in progress and adds no score (as in History).
+    """
+    if user.pk is None:
+        return {}
+    attempts = list(
+        Attempt.objects.owned_by(user)
+        .filter(is_preview=False)
+        .select_related("mock")
+        # The question, not the revision: a revision row carries the whole question file.
+        .annotate(question_id=F("revision__question_id"))
+    )
+    if not attempts:
+        return {}
+    running = {a.pk for a in attempts if hasattr(a, "mock") and a.mock.ended_at is None}
+    scored: dict[int, list[ScoredSubmission]] = defaultdict(list)
+    # Only what a score reads: never the answers' text, which a long history makes large.
+    submissions = (
+        Submission.objects.filter(answer__attempt_id__in=[a.pk for a in attempts])
+        .exclude(answer__attempt_id__in=running)
+        .select_related("answer")
+        .only("answer__attempt_id", "answer__step_key", "answer__follow_up_id")
+        .prefetch_related(
+            Prefetch("grades", queryset=Grade.objects.only("submission_id", "grader", "score"))
+        )
+    )
+    for sub in submissions:
+        grades = list(sub.grades.all())
+        scored[sub.answer.attempt_id].append(
+            ScoredSubmission(
+                part=(sub.answer.step_key, sub.answer.follow_up_id),
+                score=submission_score(sub.answer.step_key, grades),
+                grades=grades,
+            )
+        )
+    by_question: dict[int, list[Attempt]] = defaultdict(list)
+    for attempt in attempts:
+        by_question[attempt.question_id].append(attempt)
+    statuses = {}
+    for question_id, started in by_question.items():
+        scores = [
+            mean_score(step_scores(best_per_part(scored.get(a.pk, []))).values()) for a in started
+        ]
+        scores = [s for s in scores if s is not None]
+        statuses[question_id] = QuestionStatus(
+            started=True,
+            in_progress=any(a.status == Attempt.Status.ACTIVE or a.pk in running for a in started),
+            best_score=max(scores) if scores else None,
+        )
+    return statuses

@@ -4,10 +4,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from grading import GraderConfig
-from practice import extensions, grader_status
+from practice import bank, extensions, grader_status
 from practice.models import Attempt
 from questionbank import STEP_KEYS
 from questions import selectors
@@ -16,9 +17,25 @@ from questions.models import Concept
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    questions = selectors.question_list()
-    rows = [(r, selectors.brief_rows(r.question_spec.brief)) for r in questions]
-    return render(request, "interview/home.html", {"rows": rows})
+    """The question bank, filtered by the GET form's choices and search (a plain form: the
+    same URL works without JavaScript and shared as a link). The form's htmx request gets
+    the list alone (a history restore, the whole page). Each response shows the candidate's
+    own status on every question: private to them, never stored by a shared cache."""
+    filters = bank.BankFilters.from_params(request.GET)
+    partial = bool(
+        request.htmx
+        and request.htmx.target == "question-results"
+        and not request.htmx.history_restore_request
+    )
+    context = {
+        "bank": bank.question_bank(user=request.user, filters=filters),
+        "partial": partial,  # the list alone, with the count for its live region
+    }
+    template = "interview/home.html#question-results" if partial else "interview/home.html"
+    response = render(request, template, context)
+    patch_vary_headers(response, ["HX-Request", "HX-Target"])
+    patch_cache_control(response, private=True)
+    return response
 
 
 @require_safe

@@ -19,10 +19,15 @@ STEP_TITLES = {
 
 
 def question_list() -> list[QuestionRevision]:
-    """The current revision of every published question, in slug order (one query)."""
+    """The current revision of every published question, in slug order (one query).
+
+    Without the file's text and its rendered HTML, which no list shows and which make up
+    most of a revision row (tens of kilobytes each): reading them back would cost a query
+    per row, so a list page never should."""
     return list(
         QuestionRevision.objects.filter(pk__in=Question.objects.values("current_revision"))
         .select_related("question")
+        .defer("source_text", "rendered")
         .order_by("question__slug")
     )
 

@@ -1,0 +1,208 @@
+"""The question bank as the home page lists it: every published question with what a
+candidate finds it by (topic, difficulty, model, GPU, and words of its title, summary, tags,
+model and GPU), its estimated time, and the candidate's own status on it.
+
+Filtering happens here, in Python, over the published questions (one query for them): the
+bank is tens of questions, each already parsed once per process (`question_spec`), and a
+search that folds case and accents the same way on every database is simpler here than in
+SQL. Input is bounded: each parameter is cut to MAX_PARAM_CHARS, a search to MAX_SEARCH_WORDS
+words; a filter value the bank does not offer is ignored, as if no filter were chosen.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+
+from django.utils.text import slugify
+
+from planner.engine.catalog import load_catalog
+from practice.selectors import NOT_STARTED, QuestionStatus, question_statuses
+from questionbank.files import DIFFICULTIES
+from questions import selectors as question_selectors
+from questions.models import QuestionRevision
+
+MAX_PARAM_CHARS = 200
+MAX_SEARCH_WORDS = 12
+
+
+@dataclass(frozen=True)
+class Option:
+    """One choice of a filter: its value in the URL and what the page shows."""
+
+    value: str
+    label: str
+
+
+@dataclass(frozen=True)
+class BankFilters:
+    """What the candidate asked for; "" is no filter."""
+
+    q: str = ""
+    topic: str = ""
+    difficulty: str = ""
+    model: str = ""
+    gpu: str = ""
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> BankFilters:
+        """From a GET query (`request.GET`): each known parameter trimmed and cut to
+        MAX_PARAM_CHARS characters; other parameters are ignored."""
+        return cls(
+            **{f.name: str(params.get(f.name) or "")[:MAX_PARAM_CHARS].strip() for f in fields(cls)}
+        )
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether any filter or search is chosen."""
+        return any(getattr(self, f.name) for f in fields(self))
+
+
+@dataclass(frozen=True)
+class BankEntry:
+    """A published question as its card shows it."""
+
+    revision: QuestionRevision
+    model: Option
+    gpu: Option | None
+    minutes: float | None  # the question's own estimate, else the sum of its steps'
+    status: QuestionStatus
+    search_text: str  # folded (`fold`) title, summary, tags, model and GPU
+
+    @property
+    def slug(self) -> str:
+        return self.revision.question.slug
+
+
+@dataclass(frozen=True)
+class Bank:
+    """The questions that match `filters` (as applied: an unknown value dropped), how many
+    are published in all, and the choices each filter offers."""
+
+    entries: list[BankEntry]
+    total: int
+    filters: BankFilters
+    topics: list[Option]
+    difficulties: list[Option]
+    models: list[Option]
+    gpus: list[Option]
+
+
+def fold(text: str) -> str:
+    """`text` for matching: compatibility-decomposed, accents dropped, case folded
+    ("Qwen2.5 Résumé" -> "qwen2.5 resume")."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def search_words(query: str) -> list[str]:
+    """The words of a search, folded; at most MAX_SEARCH_WORDS (the rest are ignored)."""
+    return fold(query[:MAX_PARAM_CHARS]).split()[:MAX_SEARCH_WORDS]
+
+
+# A brief names its hardware in prose ("RTX 4090 (24 GB)", "2 × A100 80GB SXM", "Qwen2.5-7B
+# (one base) + hundreds of LoRA adapters"): the filter's name is the part before a bracket,
+# plus sign or comma, without a leading count.
+_COUNT = re.compile(r"^\s*\d+\s*(?:x|×|\*)\s*", re.IGNORECASE)
+_TAIL = re.compile(r"[(+,;]")
+
+
+def hardware_option(kind: str, text: str) -> Option | None:
+    """The filter choice a brief's model or GPU falls under: the catalogue's entry when the
+    text (or its head, see above) names one (so "A100 (80 GB)" and "A100 80GB SXM" are one
+    choice), else the head itself; None for an empty text. `kind` is "model" or "gpu"."""
+    head = _COUNT.sub("", _TAIL.split(text, maxsplit=1)[0]).strip()
+    if not head:
+        return None
+    catalog = load_catalog()
+    lookup = catalog.model if kind == "model" else catalog.gpu
+    for candidate in (text, head, head.replace(" ", "-")):
+        try:
+            entry = lookup(candidate)
+        except KeyError:  # not in the catalogue, or a name more than one GPU answers to
+            continue
+        return Option(entry.key, entry.name)
+    return Option(slugify(head) or fold(head), head)
+
+
+def estimated_minutes(revision: QuestionRevision) -> float | None:
+    """The question's own `minutes`, else the sum of its steps' (None when neither says)."""
+    spec = revision.question_spec
+    if spec.minutes:
+        return spec.minutes
+    steps = [s.minutes for s in spec.steps if s.minutes]
+    return sum(steps) if steps else None
+
+
+def _entry(revision: QuestionRevision, status: QuestionStatus) -> BankEntry:
+    spec = revision.question_spec
+    model = hardware_option("model", spec.brief.model) or Option("", "")
+    gpu = hardware_option("gpu", spec.brief.gpu)
+    searched = [spec.title, spec.summary, *spec.tags, spec.brief.model, model.label]
+    if gpu is not None:
+        searched += [spec.brief.gpu, gpu.label]
+    return BankEntry(
+        revision=revision,
+        model=model,
+        gpu=gpu,
+        minutes=estimated_minutes(revision),
+        status=status,
+        search_text=fold("\n".join(searched)),
+    )
+
+
+def _matches(entry: BankEntry, filters: BankFilters, words: list[str]) -> bool:
+    revision = entry.revision
+    return (
+        (not filters.topic or filters.topic in revision.question_spec.tags)
+        and (not filters.difficulty or filters.difficulty == revision.difficulty)
+        and (not filters.model or filters.model == entry.model.value)
+        and (not filters.gpu or (entry.gpu is not None and filters.gpu == entry.gpu.value))
+        and all(word in entry.search_text for word in words)
+    )
+
+
+def _options(chosen: dict[str, Option]) -> list[Option]:
+    return sorted(chosen.values(), key=lambda o: fold(o.label))
+
+
+def question_bank(*, user, filters: BankFilters) -> Bank:
+    """Every published question, easiest first then by title, with `user`'s status on each
+    (a signed-out visitor's is NOT_STARTED), kept when it matches every filter and every word
+    of the search. Four queries whatever the bank's size: the questions and
+    `question_statuses`'s three (none for a visitor)."""
+    statuses = question_statuses(user=user)
+    entries = [
+        _entry(r, statuses.get(r.question_id, NOT_STARTED))
+        for r in question_selectors.question_list()
+    ]
+    order = {d: i for i, d in enumerate(DIFFICULTIES)}
+    entries.sort(
+        key=lambda e: (order.get(e.revision.difficulty, len(order)), fold(e.revision.title))
+    )
+
+    topics = {t: Option(t, t) for e in entries for t in e.revision.question_spec.tags}
+    models = {e.model.value: e.model for e in entries if e.model.value}
+    gpus = {e.gpu.value: e.gpu for e in entries if e.gpu is not None}
+    present = {e.revision.difficulty for e in entries}
+    difficulties = [Option(d, d) for d in DIFFICULTIES if d in present]
+    # A value the bank does not offer (a stale link, a typo, a hostile string) is no filter.
+    applied = replace(
+        filters,
+        topic=filters.topic if filters.topic in topics else "",
+        difficulty=filters.difficulty if filters.difficulty in present else "",
+        model=filters.model if filters.model in models else "",
+        gpu=filters.gpu if filters.gpu in gpus else "",
+    )
+    words = search_words(applied.q)
+    return Bank(
+        entries=[e for e in entries if _matches(e, applied, words)],
+        total=len(entries),
+        filters=applied,
+        topics=_options(topics),
+        difficulties=difficulties,
+        models=_options(models),
+        gpus=_options(gpus),
+    )
