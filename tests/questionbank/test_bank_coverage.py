@@ -70,3 +70,31 @@ def test_every_question_lists_its_sources_and_its_estimated_time(slug: str) -> N
     spec = SPECS[slug]
     assert spec.sources, f"{slug} lists no sources"
     assert spec.minutes or all(step.minutes for step in spec.steps)
+
+
+# Each question's estimate step is compared with the planner in a module of its own; the seed
+# questions share one module, the RAG seed keeps the module it had.
+PLANNER_TESTS = Path(__file__).resolve().parents[1] / "planner"
+SEED_AGREEMENT = {
+    "chat-api-50qps": "test_plan_bank_seed_questions.py",
+    "multi-tenant-lora": "test_plan_bank_seed_questions.py",
+    "long-context-rag": "test_plan_long_context_question.py",
+}
+
+
+@pytest.mark.parametrize("slug", BANK)
+def test_every_question_has_at_least_five_authored_tests_per_step(slug: str) -> None:
+    from questionbank import STEP_KEYS
+    from questionbank.files import parse_file
+
+    tests = parse_file(QUESTIONS / f"{slug}.md").meta["tests"]
+    thin = {key: len(tests.get(key) or []) for key in STEP_KEYS if len(tests.get(key) or []) < 5}
+    assert not thin, f"{slug}: fewer than 5 tests for {thin}"
+
+
+@pytest.mark.parametrize("slug", BANK)
+def test_every_questions_estimate_is_compared_with_the_planner(slug: str) -> None:
+    module = SEED_AGREEMENT.get(slug, f"test_plan_bank_{slug.replace('-', '_')}.py")
+    path = PLANNER_TESTS / module
+    assert path.is_file(), f"{slug}: no planner agreement module {module}"
+    assert slug in path.read_text(encoding="utf-8")

@@ -1,0 +1,81 @@
+"""The chat and LoRA seed questions' estimate steps against the planner (the RAG seed has its
+own module, test_plan_long_context_question.py): each figure the planner models is computed by
+`plan()` from the question's own givens and agrees within the quantity's tolerance.
+
+Not modelled, so not compared: the LoRA question's adapter sizes (adapter_bytes, base_ratio,
+lora_slots_vram, cpu_tier_ram): the planner sizes base models, not adapters. Its r_inst is the
+planner's with the knee the question derates for LoRA (lora_eff x T_out)."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
+from questionbank import load_question_spec
+
+GiB = 1024**3
+
+
+def _figures(slug: str):
+    estimate = load_question_spec(slug).step("estimate")
+
+    def question(quantity_id: str) -> float:
+        quantity = estimate.quantity(quantity_id)
+        givens = givens_from_estimate(estimate.estimate_dict(), upto=quantity_id)
+        return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
+
+    def given(name: str) -> float:
+        value = next(g.value for g in estimate.givens if g.name == name)
+        return float(evaluate(value).magnitude)
+
+    return estimate, question, given
+
+
+def chat_planner() -> dict[str, float]:
+    _, _, given = _figures("chat-api-50qps")
+    base = dict(
+        model="qwen2.5-7b-instruct", gpu="rtx-4090", context=int(given("ctx")),
+        mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB, bw_eff=given("eta"),
+        out_len=given("out_len"), prompt_len=given("in_len"), qps=given("qps_peak"),
+        rho=given("rho"), tp=int(given("TP")),
+    )  # fmt: skip
+    bf16 = plan(**base)
+    awq = plan(**base, weights="awq-int4", knee_tok_s=given("T_out"))
+    # The question reserves the whole context per stream (the worst case vLLM must admit).
+    full_context = plan(**{**base, "prompt_len": None}, weights="awq-int4")
+    return {
+        "tpot_floor": bf16["tpot_floor_simple_ms"],
+        "kv_per_token": bf16["kv_bytes_per_token"] / 1024,
+        "max_seqs": full_context["max_seqs"],
+        "r_inst": awq["r_speed_req_s"],
+        "n_inst": awq["n_inst"],
+        "n_gpu": awq["n_gpu"],
+    }
+
+
+def lora_planner() -> dict[str, float]:
+    _, _, given = _figures("multi-tenant-lora")
+    fleet = plan(
+        model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="awq-int4",
+        knee_tok_s=given("lora_eff") * given("T_out"), out_len=given("out_len"),
+        prompt_len=load_question_spec("multi-tenant-lora").brief.value_of("input_tokens"),
+        qps=given("qps_peak"), rho=given("rho"), tp=int(given("TP")),
+    )  # fmt: skip
+    return {"r_inst": fleet["r_speed_req_s"], "n_inst": fleet["n_inst"], "n_gpu": fleet["n_gpu"]}
+
+
+CASES = [("chat-api-50qps", q, chat_planner) for q in chat_planner()] + [
+    ("multi-tenant-lora", q, lora_planner) for q in lora_planner()
+]
+
+
+@pytest.mark.parametrize(("slug", "quantity_id", "planner"), CASES)
+def test_the_planner_agrees_with_the_seed_question(slug, quantity_id, planner) -> None:
+    estimate, question, _ = _figures(slug)
+    tolerance = estimate.quantity(quantity_id).tolerance
+    assert planner()[quantity_id] == pytest.approx(question(quantity_id), rel=max(tolerance, 1e-9))
+
+
+def test_every_chat_quantity_is_compared() -> None:
+    estimate, _, _ = _figures("chat-api-50qps")
+    assert {q.id for q in estimate.quantities} == set(chat_planner())
