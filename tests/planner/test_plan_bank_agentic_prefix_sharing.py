@@ -15,34 +15,20 @@ Not modelled by the planner, and why:
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, load_catalog, plan
-from questionbank import load_question_spec
+from planner.engine import load_catalog, plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("agentic-prefix-sharing")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("agentic-prefix-sharing")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"hit_affinity", "hit_random", "idle_sessions", "kv_idle", "parked_per_gpu",
                 "t_reload"}  # fmt: skip
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, FLOP/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 # The question's givens as planner inputs: FP8 weights, BF16 KV, its memory utilisation and
 # reserve, the mid-session prompt and output, its prefill efficiency.
 BASE = dict(
     model="qwen3-30b-a3b", gpu="h100-sxm", weights="fp8", kv="bf16",
-    context=SPEC.brief.value_of("context_length"), mem_util=given("mem_util"),
+    context=FIGURES.brief.value_of("context_length"), mem_util=given("mem_util"),
     overhead_gib=given("reserve") / GiB, prompt_len=given("n_prompt"),
     out_len=given("n_out"), prefill_eff=given("mfu"), qps=given("qps_peak"),
 )  # fmt: skip
@@ -67,17 +53,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_the_compared_and_unmodelled_quantities_cover_the_estimate_step() -> None:
-    compared = set(planner_figures())
-    assert compared.isdisjoint(NOT_MODELLED)
-    assert {q.id for q in ESTIMATE.quantities} == compared | NOT_MODELLED
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(planner_figures()))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_givens_are_the_catalogues_model_and_gpu() -> None:

@@ -29,28 +29,15 @@ Not modelled by the planner, and so not compared:
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, load_catalog, plan
-from questionbank import load_question_spec
+from planner.engine import load_catalog, plan
+from tests.planner.agreement import QuestionFigures
 
-SPEC = load_question_spec("embedding-rerank-service")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("embedding-rerank-service")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {
     "w_embed", "t_fwd_floor", "knee_tokens", "query_ms", "rerank_tok", "gpus_online", "bulk_gpus",
     "padding_factor",
 }  # fmt: skip
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (tok/req, FLOP/s, seconds)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 Q_LEN, P_LEN = given("q_len"), given("p_len")
@@ -59,8 +46,9 @@ Q_LEN, P_LEN = given("q_len"), given("p_len")
 def prefill(tokens: float) -> dict:
     """The planner's plan for one prefill of `tokens` tokens with a one-token output."""
     return plan(
-        model="qwen2.5-7b-instruct", gpu="a100-40gb", context=SPEC.brief.value_of("context_length"),
-        prompt_len=tokens, out_len=1, prefill_eff=given("mfu"), qps=given("qps_peak"),
+        model="qwen2.5-7b-instruct", gpu="a100-40gb",
+        context=FIGURES.brief.value_of("context_length"), prompt_len=tokens, out_len=1,
+        prefill_eff=given("mfu"), qps=given("qps_peak"),
     )  # fmt: skip
 
 
@@ -87,20 +75,15 @@ def test_the_backbone_is_the_catalogues_qwen2_7b_shape() -> None:
 
 
 def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    quantities = {q.id for q in ESTIMATE.quantities}
-    assert set(planner_figures()) == quantities - NOT_MODELLED
-    assert NOT_MODELLED <= quantities
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_one_searchs_rerank_on_one_gpu_fills_the_whole_latency_budget() -> None:
     # 20 pairs of 304 tokens take about 510 ms of one A100: the 500 ms p99 cannot hold unless
     # a search's pairs are split across GPUs.
-    assert planner_figures()["rerank_ms"] > SPEC.brief.value_of("e2e_p99_ms")
+    assert planner_figures()["rerank_ms"] > FIGURES.brief.value_of("e2e_p99_ms")

@@ -15,26 +15,12 @@ input, only the rate.
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("knee-load-test-framework-choice")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("knee-load-test-framework-choice")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"in_flight"}
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 # The question's givens as planner inputs. The TPOT SLO lets every stream that fits run
@@ -43,7 +29,7 @@ BASE = dict(
     model="llama-3.1-8b-instruct", gpu="a100-40gb", weights="bf16", kv="bf16",
     context=int(given("ctx")), mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB,
     bw_eff=given("eta"), prefill_eff=given("mfu"), qps=given("qps_peak"), rho=given("rho"),
-    out_len=given("out_len"), tpot_slo_ms=SPEC.brief.value_of("tpot_p99_ms"),
+    out_len=given("out_len"), tpot_slo_ms=FIGURES.brief.value_of("tpot_p99_ms"),
 )  # fmt: skip
 MEAN = dict(BASE, prompt_len=given("in_len"))
 # The fleet is sized on the sweep's last passing rate: a measured knee of that many
@@ -69,17 +55,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    ids = {q.id for q in ESTIMATE.quantities}
-    assert ids == set(planner_figures()) | NOT_MODELLED
-    assert not NOT_MODELLED & set(planner_figures())
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_planned_batch_is_every_stream_that_fits() -> None:

@@ -17,26 +17,12 @@ Not modelled by the planner, and why:
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("metered-gateway-overload")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("metered-gateway-overload")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"tpm_fleet", "oversub", "retry_after", "q_max", "shed_share"}
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 # The question's givens as planner inputs: BF16 weights and KV at TP = 2, its memory
@@ -46,10 +32,10 @@ def given(name: str) -> float:
 BASE = dict(
     model="qwen2.5-72b-instruct", gpu="h200", weights="bf16", kv="bf16", tp=int(given("TP")),
     context=int(given("ctx")), mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB,
-    out_len=SPEC.brief.value_of("output_tokens"), knee_tok_s=given("T_out"), hold_s=15,
+    out_len=FIGURES.brief.value_of("output_tokens"), knee_tok_s=given("T_out"), hold_s=15,
     qps=given("qps_peak"), rho=given("rho"),
 )  # fmt: skip
-MEAN = dict(BASE, prompt_len=SPEC.brief.value_of("input_tokens"))
+MEAN = dict(BASE, prompt_len=FIGURES.brief.value_of("input_tokens"))
 
 
 def planner_figures() -> dict[str, float]:
@@ -70,17 +56,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_the_compared_and_unmodelled_quantities_cover_the_estimate_step() -> None:
-    compared = set(planner_figures())
-    assert compared.isdisjoint(NOT_MODELLED)
-    assert {q.id for q in ESTIMATE.quantities} == compared | NOT_MODELLED
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(planner_figures()))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_weights_given_is_the_planners_and_needs_two_gpus() -> None:

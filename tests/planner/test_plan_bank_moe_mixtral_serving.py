@@ -19,38 +19,24 @@ the 3% tolerance of w_active and tpot_floor.
 
 import pytest
 
-from planner.engine import FORMULAS, check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import FORMULAS, evaluate, plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("moe-mixtral-serving")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("moe-mixtral-serving")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"ep_slowdown"}
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s, USD/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 CTX = int(given("ctx"))
 BASE = dict(
     model="mixtral-8x7b-instruct", gpu="h100-sxm", tp=int(given("gpus")), context=CTX,
     mem_util=given("mem_util"), bw_eff=given("eta"), overhead_gib=given("reserve") / GiB,
-    qps=given("qps_peak"), rho=given("rho"), out_len=SPEC.brief.value_of("output_tokens"),
+    qps=given("qps_peak"), rho=given("rho"), out_len=FIGURES.brief.value_of("output_tokens"),
 )  # fmt: skip
 # The fleet runs the brief's mean prompt at the measured knee; the VRAM gate counts full 8k
 # conversations (no prompt_len: the prompt fills the context).
 FLEET = dict(
-    BASE, prompt_len=SPEC.brief.value_of("input_tokens"), knee_tok_s=given("T_knee"),
+    BASE, prompt_len=FIGURES.brief.value_of("input_tokens"), knee_tok_s=given("T_knee"),
     usd_per_gpu_hour=given("price") * 3600,
 )  # fmt: skip
 
@@ -97,17 +83,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    quantities = {q.id for q in ESTIMATE.quantities}
-    assert set(planner_figures()) == quantities - NOT_MODELLED
-    assert NOT_MODELLED <= quantities
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_memory_pays_for_every_expert_and_the_floor_for_the_active_ones() -> None:

@@ -16,26 +16,12 @@ Not modelled by the planner, and why:
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("multi-region-failover")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("multi-region-failover")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"qps_survivor", "t_xregion", "t_cold", "t_failover", "lost_requests"}
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 REGIONS = int(given("R"))
@@ -46,8 +32,8 @@ REGIONS = int(given("R"))
 BASE = dict(
     model="qwen2.5-14b-instruct", gpu="h100-pcie", weights="bf16", kv="bf16",
     context=int(given("ctx")), mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB,
-    bw_eff=given("eta"), prompt_len=SPEC.brief.value_of("input_tokens"),
-    out_len=SPEC.brief.value_of("output_tokens"), knee_tok_s=given("T_out"), hold_s=10,
+    bw_eff=given("eta"), prompt_len=FIGURES.brief.value_of("input_tokens"),
+    out_len=FIGURES.brief.value_of("output_tokens"), knee_tok_s=given("T_out"), hold_s=10,
     rho=given("rho"),
 )  # fmt: skip
 SURVIVOR_QPS = given("qps_peak") / (REGIONS - 1)
@@ -69,17 +55,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_the_compared_and_unmodelled_quantities_cover_the_estimate_step() -> None:
-    compared = set(planner_figures())
-    assert compared.isdisjoint(NOT_MODELLED)
-    assert {q.id for q in ESTIMATE.quantities} == compared | NOT_MODELLED
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(planner_figures()))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_speed_bound_binds_and_memory_does_not() -> None:

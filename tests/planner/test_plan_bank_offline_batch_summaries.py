@@ -20,26 +20,12 @@ Not modelled by the planner, and so not compared:
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("offline-batch-summaries")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("offline-batch-summaries")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"tokens_night", "cost_mtok_all", "spot_cost_night"}
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s, USD/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 WINDOW_S = given("window")
@@ -71,22 +57,17 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    quantities = {q.id for q in ESTIMATE.quantities}
-    assert set(planner_figures()) == quantities - NOT_MODELLED
-    assert NOT_MODELLED <= quantities
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_brief_rate_is_the_night_over_the_window() -> None:
-    assert SPEC.brief.value_of("peak_qps") == pytest.approx(given("n_docs") / WINDOW_S, rel=0.01)
-    assert SPEC.brief.value_of("e2e_p99_ms") == pytest.approx(WINDOW_S * 1000)
+    assert FIGURES.brief.value_of("peak_qps") == pytest.approx(given("n_docs") / WINDOW_S, rel=0.01)
+    assert FIGURES.brief.value_of("e2e_p99_ms") == pytest.approx(WINDOW_S * 1000)
 
 
 def test_fp8_weights_are_what_make_the_l4_worth_batching_on() -> None:

@@ -18,31 +18,17 @@ finds that chunk over the TPOT SLO, which is the question's argument).
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("pd-disaggregation-long-prompts")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("pd-disaggregation-long-prompts")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {"c_max", "ttft_chunked"}
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, B/s, req/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
 
 
 BASE = dict(
     model="llama-3.1-70b-instruct", gpu="h200", weights="fp8", kv="fp8",
-    context=SPEC.brief.value_of("context_length"), prompt_len=given("n_in"),
+    context=FIGURES.brief.value_of("context_length"), prompt_len=given("n_in"),
     out_len=given("o_bar"), mem_util=given("mem_util"), bw_eff=given("eta"),
     overhead_gib=given("reserve") / GiB, prefill_eff=given("mfu"), qps=given("qps_peak"),
     rho=given("rho"),
@@ -71,21 +57,16 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    ids = {q.id for q in ESTIMATE.quantities}
-    assert ids == set(planner_figures()) | NOT_MODELLED
-    assert not NOT_MODELLED & set(planner_figures())
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_disaggregation_holds_the_tpot_slo_with_one_gpu_more_than_colocated() -> None:
-    slo = SPEC.brief.value_of("tpot_p99_ms")
+    slo = FIGURES.brief.value_of("tpot_p99_ms")
     colocated, split = plan(**BASE, tpot_slo_ms=slo), plan(**BASE, tpot_slo_ms=slo, pd_disagg=True)
     assert split["n_gpu"] == question("n_pre") + question("n_dec") == 19
     assert colocated["n_gpu"] == question("n_colocated") == 18
@@ -95,8 +76,8 @@ def test_disaggregation_holds_the_tpot_slo_with_one_gpu_more_than_colocated() ->
 def test_the_planner_finds_a_full_chunk_on_a_shared_gpu_over_the_tpot_slo() -> None:
     # The question's case against chunked prefill: on a shared GPU the planner's default chunk
     # stretches a decode step far past 50 ms, and the budget that would hold 50 ms is tiny.
-    slo = SPEC.brief.value_of("tpot_p99_ms")
+    slo = FIGURES.brief.value_of("tpot_p99_ms")
     notes = " ".join(plan(**BASE, tpot_slo_ms=slo)["notes"])
     assert "over the 50 ms TPOT SLO" in notes
     assert question("c_max") < 100
-    assert question("ttft_chunked") > SPEC.brief.value_of("ttft_p99_ms") / 1000
+    assert question("ttft_chunked") > FIGURES.brief.value_of("ttft_p99_ms") / 1000

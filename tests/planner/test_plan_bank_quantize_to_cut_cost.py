@@ -13,29 +13,16 @@ Every quantity of the step is modelled by the planner; none is left out.
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("quantize-to-cut-cost")
-ESTIMATE = SPEC.step("estimate")
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s, USD/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
+FIGURES = QuestionFigures("quantize-to-cut-cost")
+given, question = FIGURES.given, FIGURES.question
 
 
 BASE = dict(
-    model="llama-3.1-70b-instruct", gpu="h100-sxm", context=SPEC.brief.value_of("context_length"),
+    model="llama-3.1-70b-instruct", gpu="h100-sxm",
+    context=FIGURES.brief.value_of("context_length"),
     prompt_len=given("in_len"), out_len=given("out_n"), qps=given("qps_peak"), rho=given("rho"),
     mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB, bw_eff=given("eta"),
     usd_per_gpu_hour=given("price") * 3600,
@@ -79,15 +66,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_of_the_estimate_step_is_compared() -> None:
-    assert {q.id for q in ESTIMATE.quantities} == set(planner_figures())
+    FIGURES.assert_covers(planner_figures())
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_price_is_the_catalogues_list_price() -> None:

@@ -10,29 +10,16 @@ from __future__ import annotations
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-
-
-def _figures(slug: str):
-    estimate = load_question_spec(slug).step("estimate")
-
-    def question(quantity_id: str) -> float:
-        quantity = estimate.quantity(quantity_id)
-        givens = givens_from_estimate(estimate.estimate_dict(), upto=quantity_id)
-        return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-    def given(name: str) -> float:
-        value = next(g.value for g in estimate.givens if g.name == name)
-        return float(evaluate(value).magnitude)
-
-    return estimate, question, given
+CHAT = QuestionFigures("chat-api-50qps")
+LORA = QuestionFigures("multi-tenant-lora")
+FIGURES = {figures.slug: figures for figures in (CHAT, LORA)}
 
 
 def chat_planner() -> dict[str, float]:
-    _, _, given = _figures("chat-api-50qps")
+    given = CHAT.given
     base = dict(
         model="qwen2.5-7b-instruct", gpu="rtx-4090", context=int(given("ctx")),
         mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB, bw_eff=given("eta"),
@@ -54,11 +41,11 @@ def chat_planner() -> dict[str, float]:
 
 
 def lora_planner() -> dict[str, float]:
-    _, _, given = _figures("multi-tenant-lora")
+    given = LORA.given
     fleet = plan(
         model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="awq-int4",
         knee_tok_s=given("lora_eff") * given("T_out"), out_len=given("out_len"),
-        prompt_len=load_question_spec("multi-tenant-lora").brief.value_of("input_tokens"),
+        prompt_len=LORA.brief.value_of("input_tokens"),
         qps=given("qps_peak"), rho=given("rho"), tp=int(given("TP")),
     )  # fmt: skip
     return {"r_inst": fleet["r_speed_req_s"], "n_inst": fleet["n_inst"], "n_gpu": fleet["n_gpu"]}
@@ -71,11 +58,8 @@ CASES = [("chat-api-50qps", q, chat_planner) for q in chat_planner()] + [
 
 @pytest.mark.parametrize(("slug", "quantity_id", "planner"), CASES)
 def test_the_planner_agrees_with_the_seed_question(slug, quantity_id, planner) -> None:
-    estimate, question, _ = _figures(slug)
-    tolerance = estimate.quantity(quantity_id).tolerance
-    assert planner()[quantity_id] == pytest.approx(question(quantity_id), rel=max(tolerance, 1e-9))
+    FIGURES[slug].assert_agrees(planner(), quantity_id)
 
 
 def test_every_chat_quantity_is_compared() -> None:
-    estimate, _, _ = _figures("chat-api-50qps")
-    assert {q.id for q in estimate.quantities} == set(chat_planner())
+    CHAT.assert_covers(chat_planner())

@@ -21,25 +21,11 @@ No quantity of the step is left out.
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
-from questionbank import load_question_spec
+from planner.engine import plan
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("spec-decoding-assistant")
-ESTIMATE = SPEC.step("estimate")
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
+FIGURES = QuestionFigures("spec-decoding-assistant")
+given, question = FIGURES.given, FIGURES.question
 
 
 K_SPEC = int(given("k_spec"))
@@ -90,19 +76,16 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_of_the_estimate_step_is_compared() -> None:
-    assert {q.id for q in ESTIMATE.quantities} == set(planner_figures())
+    FIGURES.assert_covers(planner_figures())
 
 
-@pytest.mark.parametrize("quantity_id", [q.id for q in ESTIMATE.quantities])
+@pytest.mark.parametrize("quantity_id", FIGURES.quantity_ids)
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_without_speculation_the_floor_misses_the_tpot_slo_and_with_it_the_slo_holds() -> None:
-    slo = SPEC.brief.value_of("tpot_p99_ms")
+    slo = FIGURES.brief.value_of("tpot_p99_ms")
     plain = plan(**BASE, tpot_slo_ms=slo)
     spec = plan(**SPECULATE, tpot_slo_ms=slo)
     assert plain["feasible"] is False and plain["tpot_one_stream_ms"] > slo

@@ -19,38 +19,24 @@ TP 4 fits).
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, plan
+from planner.engine import plan
 from planner.engine.capacity import PlanError
-from questionbank import load_question_spec
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("tensor-parallel-70b-midrange")
-ESTIMATE = SPEC.step("estimate")
+FIGURES = QuestionFigures("tensor-parallel-70b-midrange")
+given, question = FIGURES.given, FIGURES.question
 NOT_MODELLED = {
     "tp_min", "ar_bytes", "t_ar_step", "t_ar_lat", "tpot_tp", "t_ar_prefill", "pp_bytes",
 }  # fmt: skip
 
 
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, B/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
-
-
 TP = int(given("TP"))
 BASE = dict(
     model="llama-3.1-70b-instruct", gpu="rtx-4090", weights="awq-int4", kv="bf16",
-    context=SPEC.brief.value_of("context_length"), prompt_len=given("n_in"),
+    context=FIGURES.brief.value_of("context_length"), prompt_len=given("n_in"),
     out_len=given("n_stream") - given("n_in"), mem_util=given("mem_util"), bw_eff=given("eta"),
     overhead_gib=given("reserve") / GiB, prefill_eff=given("mfu"),
-    qps=SPEC.brief.value_of("peak_qps"),
+    qps=FIGURES.brief.value_of("peak_qps"),
 )  # fmt: skip
 
 
@@ -71,17 +57,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    ids = {q.id for q in ESTIMATE.quantities}
-    assert ids == set(planner_figures()) | NOT_MODELLED
-    assert not NOT_MODELLED & set(planner_figures())
+    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
 
 
 @pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_questions_full_batch_is_the_planners_batch() -> None:

@@ -5,26 +5,12 @@ prefix, are in both)."""
 
 import pytest
 
-from planner.engine import check_quantity, evaluate, givens_from_estimate, load_catalog, plan
+from planner.engine import load_catalog, plan
 from planner.engine.capacity import prefill_flops
-from questionbank import load_question_spec
+from tests.planner.agreement import GiB, QuestionFigures
 
-GiB = 1024**3
-SPEC = load_question_spec("long-context-rag")
-ESTIMATE = SPEC.step("estimate")
-
-
-def question(quantity_id: str) -> float:
-    """The question's own figure for a quantity, in the quantity's unit."""
-    quantity = ESTIMATE.quantity(quantity_id)
-    givens = givens_from_estimate(ESTIMATE.estimate_dict(), upto=quantity_id)
-    return check_quantity(quantity.as_dict(), "0", givens, reveal=True).expected
-
-
-def given(name: str) -> float:
-    """A given of the question as a number in base units (bytes, seconds, req/s)."""
-    value = next(g.value for g in ESTIMATE.givens if g.name == name)
-    return float(evaluate(value).magnitude)
+FIGURES = QuestionFigures("long-context-rag")
+given, question = FIGURES.given, FIGURES.question
 
 
 CTX = int(given("ctx"))
@@ -34,7 +20,7 @@ BASE = dict(
     model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="awq-int4", context=CTX,
     mem_util=given("mem_util"), overhead_gib=given("reserve") / GiB,
     prefill_eff=given("mfu"), qps=given("qps_peak"), rho=given("rho"),
-    out_len=SPEC.brief.value_of("output_tokens"),
+    out_len=FIGURES.brief.value_of("output_tokens"),
 )  # fmt: skip
 # A full prompt fills the 32k context but for one output token; a hit skips all but the
 # unique suffix.
@@ -63,15 +49,12 @@ def planner_figures() -> dict[str, float]:
 
 
 def test_every_quantity_of_the_estimate_step_is_compared() -> None:
-    assert {q.id for q in ESTIMATE.quantities} == set(planner_figures())
+    FIGURES.assert_covers(planner_figures())
 
 
-@pytest.mark.parametrize("quantity_id", [q.id for q in ESTIMATE.quantities])
+@pytest.mark.parametrize("quantity_id", FIGURES.quantity_ids)
 def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    tolerance = ESTIMATE.quantity(quantity_id).tolerance
-    assert planner_figures()[quantity_id] == pytest.approx(
-        question(quantity_id), rel=max(tolerance, 1e-9)
-    )
+    FIGURES.assert_agrees(planner_figures(), quantity_id)
 
 
 def test_the_prefill_flops_are_the_planners_linear_and_causal_attention_terms() -> None:

@@ -57,12 +57,18 @@ def test_a_test_goes_at_the_end_of_its_part_or_starts_a_new_part():
     assert added[0] == '    - name: "from attempt 38: a real answer"'
     before = parse_file(CHAT, text).meta["tests"]
     after = parse_file(CHAT, one).meta["tests"]
-    assert after["clarify"][:-1] == before["clarify"] and len(after["clarify"]) == 3
+    assert after["clarify"][:-1] == before["clarify"]
+    assert len(after["clarify"]) == len(before["clarify"]) + 1
     assert after["clarify"][-1]["offline"] == {"clarify-peak-qps": "miss"}
     # The new test sits right after the clarify tests, before `estimate:`.
     lines = one.split("\n")
     assert lines[lines.index('    - name: "from attempt 38: a real answer"') + 7] == "  estimate:"
 
+    # A follow-up with no tests yet gets a part of its own: take the shipped one's away first.
+    start = one.index("\n  fu-tpot-creep:\n")
+    end = one.index("\n  fu-", start + 1)
+    one = one[:start] + one[end:]
+    assert "fu-tpot-creep" not in parse_file(CHAT, one).meta["tests"]
     two = with_answer_test(
         one, "fu-tpot-creep", answer="Decode slows.", expect={"futpot-decode-bound": "partial"}
     )
