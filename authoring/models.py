@@ -50,6 +50,8 @@ class ProblemReport(models.Model):
     message = models.TextField()
     # The candidate's answer to the step, only when they ticked that they agree to share it.
     answer_text = models.TextField(blank=True, default="")
+    # ...and the diagram saved with it (Mermaid text, `StepAnswer.fields["diagram"]`), likewise.
+    answer_diagram = models.TextField(blank=True, default="")
     reporter = models.ForeignKey(
         "auth.User", null=True, on_delete=models.SET_NULL, related_name="problem_reports"
     )

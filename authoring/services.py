@@ -24,6 +24,7 @@ from grading.question_tests import (
 )
 from practice import services as flow
 from practice.autosave import versioned_save
+from practice.diagram import diagram_text, step_has_diagram
 from practice.errors import FlowError
 from practice.models import Attempt
 from questionbank import STEP_KEYS, Problem, QuestionSpec
@@ -224,12 +225,27 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
     return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
 
 
-def answer_test_verdicts(*, slug: str, step_key: str, answer: str) -> list[tuple[str, str, str]]:
+def answer_test_verdicts(
+    *, slug: str, step_key: str, answer: str, diagram: str = ""
+) -> list[tuple[str, str, str]]:
     """(point id, what it says, the offline grader's verdict) for each rubric point of the
-    draft's step: the form that turns an answer into a test starts from these."""
+    draft's step, the answer graded with its `diagram`: the form that turns an answer into
+    a test starts from these."""
     step = _draft_step(slug, step_key)
-    offline = {p.id: p.verdict for p in grade_offline(step, answer).points}
+    offline = {p.id: p.verdict for p in _offline_points(step, answer, diagram)}
     return [(point.id, point.says, offline.get(point.id, "miss")) for point in step.rubric]
+
+
+def _test_diagram(step, diagram: str) -> str:
+    """The diagram an answer test of `step` carries: the candidate's, when the draft's step
+    has a diagram box (a test of a step without one cannot carry a diagram)."""
+    return diagram if diagram.strip() and step_has_diagram(step) else ""
+
+
+def _offline_points(step, answer: str, diagram: str):
+    """The offline grader's verdicts on an answer and its diagram, as a question test
+    grades them."""
+    return grade_offline(step, answer, diagram=_test_diagram(step, diagram)).points
 
 
 def _draft_step(slug: str, step_key: str):
@@ -246,22 +262,36 @@ def _draft_step(slug: str, step_key: str):
 
 
 def draft_add_answer_test(
-    *, slug: str, step_key: str, answer: str, expect: dict[str, str], name: str, user
+    *,
+    slug: str,
+    step_key: str,
+    answer: str,
+    expect: dict[str, str],
+    name: str,
+    user,
+    diagram: str = "",
 ) -> Draft:
     """Add an answer test to the question's draft ("add a test from this attempt"): `expect`
     holds the human verdicts; where the offline grader gives another, the test records it as
-    an expected offline verdict (what the model grader is for). Only the test's lines change
-    in the file (questionbank.answer_test_writer)."""
+    an expected offline verdict (what the model grader is for). The candidate's `diagram`
+    goes with the answer (`diagram:`) when the step has a diagram box. Only the test's lines
+    change in the file (questionbank.answer_test_writer)."""
     step = _draft_step(slug, step_key)
     ids = {point.id for point in step.rubric}
     if not expect or set(expect) - ids or set(expect.values()) - {"hit", "partial", "miss"}:
         raise AuthoringError("Give each rubric point of the step hit, partial or miss.")
-    offline = {p.id: p.verdict for p in grade_offline(step, answer).points}
+    offline = {p.id: p.verdict for p in _offline_points(step, answer, diagram)}
     differs = {k: offline.get(k, "miss") for k, v in expect.items() if offline.get(k, "miss") != v}
     draft = question_draft(slug)
     try:
         text = with_answer_test(
-            draft.text, step_key, answer=answer, expect=expect, name=name, offline=differs or None
+            draft.text,
+            step_key,
+            answer=answer,
+            expect=expect,
+            name=name,
+            offline=differs or None,
+            diagram=_test_diagram(step, diagram),
         )
     except ValueError as exc:
         raise AuthoringError(f"The test cannot be added to this file: {exc}.") from None
@@ -416,7 +446,8 @@ def problem_report_create(
     *, user, attempt: Attempt, step_key: str, message: str, share_answer: bool
 ) -> ProblemReport:
     """A candidate's report on one step of the revision they are answering. Their answer to
-    the step goes with it only when `share_answer` (they ticked that they agree).
+    the step (its text and its diagram) goes with it only when `share_answer` (they ticked
+    that they agree).
 
     Raises LimitExceeded past PROBLEM_REPORTS_PER_MINUTE, AuthoringError for an empty or
     over-long message or an unknown step.
@@ -431,20 +462,21 @@ def problem_report_create(
     check_rate(
         client=user_client(user.pk), action="problem report", per_minute=PROBLEM_REPORTS_PER_MINUTE
     )
-    answer_text = ""
+    answer_text = answer_diagram = ""
     if share_answer:
-        answer_text = (
+        text, fields = (
             attempt.answers.filter(step_key=step_key, follow_up_id="")
-            .values_list("text", flat=True)
+            .values_list("text", "fields")
             .first()
-            or ""
-        )
+        ) or ("", {})
+        answer_text, answer_diagram = text or "", diagram_text(fields)
     return ProblemReport.objects.create(
         question_id=attempt.revision.question_id,
         revision=attempt.revision,
         step_key=step_key,
         message=message,
         answer_text=answer_text,
+        answer_diagram=answer_diagram,
         reporter=user,
     )
 

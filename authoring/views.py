@@ -17,6 +17,7 @@ from authoring import selectors, services
 from authoring.models import Draft, ProblemReport
 from practice import autosave
 from practice.autosave import StaleDraft
+from practice.diagram import diagram_picture
 from practice.errors import FlowError
 from questionbank import STEP_KEYS
 from questions.models import Concept, Question
@@ -88,6 +89,9 @@ def _preview_context(kind: str, slug: str, text: str) -> dict:
                     "title": STEP_TITLES[key],
                     "prompt_html": rendered["steps"][key]["prompt"],
                     "reference_html": rendered["steps"][key]["reference"],
+                    # The step's reference diagram laid out (practice.diagram), as candidates
+                    # see it beside the reference answer; None when the step has none.
+                    "reference_diagram": _picture(spec.step(key).reference_diagram),
                     "follow_ups": [
                         html["prompt"]
                         for html in rendered["steps"][key].get("follow_ups", {}).values()
@@ -97,6 +101,11 @@ def _preview_context(kind: str, slug: str, text: str) -> dict:
             ],
         }
     return context
+
+
+def _picture(text: str):
+    """A diagram laid out (practice.diagram); None when there is none."""
+    return diagram_picture(text) if text.strip() else None
 
 
 def _editor(
@@ -317,15 +326,20 @@ def report_close(request: HttpRequest, report_id: int) -> HttpResponse:
 @instructor_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
-    """Turn the answer a candidate shared with a report into a test in the question's draft:
-    the form proposes the offline grader's verdicts, the instructor sets the human ones."""
+    """Turn the answer a candidate shared with a report (its text and its diagram) into a test
+    in the question's draft: the form proposes the offline grader's verdicts, the instructor
+    sets the human ones."""
     report = get_object_or_404(
-        ProblemReport.objects.select_related("question").exclude(answer_text=""), pk=report_id
+        ProblemReport.objects.select_related("question").exclude(answer_text="", answer_diagram=""),
+        pk=report_id,
     )
     slug = report.question.slug
     try:
         points = services.answer_test_verdicts(
-            slug=slug, step_key=report.step_key, answer=report.answer_text
+            slug=slug,
+            step_key=report.step_key,
+            answer=report.answer_text,
+            diagram=report.answer_diagram,
         )
     except services.AuthoringError as exc:
         messages.error(request, str(exc))
@@ -341,11 +355,19 @@ def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
                 expect=expect,
                 name=f"from report {report.pk}",
                 user=request.user,
+                diagram=report.answer_diagram,
             )
         except FlowError as exc:  # a refusal, or another tab saved the draft meanwhile
             error, status = str(exc), 422
         else:
             messages.success(request, "Test added to the draft: publish to keep it.")
             return redirect("authoring:question", slug=slug)
-    context = {"report": report, "slug": slug, "points": points, "error": error}
+    context = {
+        "report": report,
+        "slug": slug,
+        "points": points,
+        "error": error,
+        # The diagram shared with the answer, laid out (practice.diagram).
+        "diagram_picture": _picture(report.answer_diagram),
+    }
     return render(request, "authoring/report_test.html", context, status=status)

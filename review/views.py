@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.instructors import instructor_required
 from grading.types import VERDICTS
 from practice import step_page
+from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.errors import FlowError
 from practice.models import Grade, Submission
 from practice.services import step_spec
@@ -84,6 +85,8 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
                     "quote": found.get("quote") or found.get("evidence", ""),
                     "quote_found": found.get("quote_found"),
                     "comment": found.get("comment", ""),
+                    # The nodes and edges this grader found in the diagram ("gw -> router").
+                    "diagram_evidence": diagram_evidence(found),
                 }
             )
         verdicts = {c["verdict"] for c in cells}
@@ -91,6 +94,23 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
     return [
         {"grader": name, "title": GRADER_NAMES[name], "grade": grades[name]} for name in columns
     ], rows
+
+
+def _submission_diagram(submission: Submission, points=()) -> dict:
+    """The submission's diagram laid out (practice.diagram) for a page, as `diagram_picture`
+    (None when it has none), with the nodes and edges the graders found for the hit and
+    partial `points` marked and listed as `diagram_evidence`."""
+    text = diagram_text(submission.fields)
+    if not text.strip():
+        return {"diagram_picture": None, "diagram_evidence": []}
+    found = [
+        e
+        for p in points
+        if p.get("verdict") in ("hit", "partial")
+        for e in p.get("diagram_evidence") or ()
+    ]
+    found = list(dict.fromkeys(found))
+    return {"diagram_picture": diagram_picture(text, evidence=found), "diagram_evidence": found}
 
 
 @instructor_required
@@ -139,10 +159,15 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         "comment": comment,
         "comment_max": review.REVIEW_COMMENT_MAX_CHARS,
     }
+    found = []
     if context["reviewed"]:
         # Only now, after the instructor's own verdicts are stored, are the graders shown.
         context["columns"], context["rows"] = _side_by_side(submission, points)
         context["review_reason"] = submission.review_reason
+        found = [cell for row in context["rows"] for cell in row["cells"]]
+    # The diagram graded with the text, laid out beside it: what the graders found in it
+    # is marked only once reviewed: nothing while labelling is blind.
+    context.update(_submission_diagram(submission, found))
     return render(request, "review/submission.html", context, status=422 if error else 200)
 
 
@@ -161,6 +186,10 @@ def grade_audit(request: HttpRequest, grade_id: int) -> HttpResponse:
     answer = submission.answer
     spec = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
     says = {p.id: p.says for p in spec.rubric}
+    points = [
+        {**p, "says": says.get(p.get("id"), ""), "diagram_evidence": diagram_evidence(p)}
+        for p in grade.points
+    ]
     return render(
         request,
         "review/grade.html",
@@ -171,7 +200,9 @@ def grade_audit(request: HttpRequest, grade_id: int) -> HttpResponse:
             "question": answer.attempt.revision.question,
             "step_title": selectors.STEP_TITLES.get(answer.step_key, answer.step_key),
             "answer_text": review.submission_graded_text(submission),
-            "points": [{**p, "says": says.get(p.get("id"), "")} for p in grade.points],
+            "points": points,
+            # The diagram graded with the text, what this grader found in it marked.
+            **_submission_diagram(submission, points),
         },
     )
 
