@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from grading.config import GraderConfig
 from grading.offline import RUBRIC_GRADER_VERSION, grade_offline
+from grading.types import GradeResult
 from questionbank.files import ContentFile, parse_file, question_spec, read_tree
 from questionbank.spec import FollowUp, QuestionSpec, StepSpec
 
@@ -214,25 +215,35 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
             failure = QuestionTestFailure(
                 cf.path, line, name, f"score {bound} {limit:g}", f"{grade.score:g} ({detail})"
             )
-        results.append(
-            QuestionTestResult(
-                test=name,
-                part=key,
-                kind="builtin",
-                file=cf.path,
-                line=line,
-                grader="rubric",
-                model=None,
-                prompt_version=RUBRIC_GRADER_VERSION,
-                score=grade.score,
-                verdicts={p.id: p.verdict for p in grade.points},
-                failure=failure,
-            )
-        )
+        results.append(_builtin_result(cf, key, name, line, grade, failure))
     ruled = [p.id for p in part.rubric if p.diagram is not None]
     if reference_diagram and ruled:
         results.append(_reference_diagram_builtin(cf, key, part, path, ruled))
     return results
+
+
+def _builtin_result(
+    cf: ContentFile,
+    key: str,
+    name: str,
+    line: int,
+    grade: GradeResult,
+    failure: QuestionTestFailure | None,
+) -> QuestionTestResult:
+    """A built-in test's result: graded offline, with the verdict of every point."""
+    return QuestionTestResult(
+        test=name,
+        part=key,
+        kind="builtin",
+        file=cf.path,
+        line=line,
+        grader="rubric",
+        model=None,
+        prompt_version=RUBRIC_GRADER_VERSION,
+        score=grade.score,
+        verdicts={p.id: p.verdict for p in grade.points},
+        failure=failure,
+    )
 
 
 def _reference_diagram_builtin(
@@ -256,19 +267,7 @@ def _reference_diagram_builtin(
             "; ".join(f"{pid}: {got[pid]} ({reasons[pid]})" for pid in short)
             + "".join(f"; {w}" for w in grade.warnings),
         )
-    return QuestionTestResult(
-        test=name,
-        part=key,
-        kind="builtin",
-        file=cf.path,
-        line=line,
-        grader="rubric",
-        model=None,
-        prompt_version=RUBRIC_GRADER_VERSION,
-        score=grade.score,
-        verdicts=got,
-        failure=failure,
-    )
+    return _builtin_result(cf, key, name, line, grade, failure)
 
 
 def _mapping(value: Any) -> dict:
