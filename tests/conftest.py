@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,16 @@ def _fresh_caches():
     for cache in caches.all():
         cache.clear()
     concepts_cache_clear()
+
+
+@pytest.fixture
+def one_rate_window():
+    """Rate limits count per clock minute (`rate_limits._count`): a test that makes the
+    requests the limit is meant to refuse starts with at least 20 s of the minute left, so
+    its requests fall in one window and the last is refused whenever the test runs."""
+    left = 60 - time.time() % 60
+    if left < 20:
+        time.sleep(left + 0.05)
 
 
 @pytest.fixture(scope="session")

@@ -496,7 +496,7 @@ def test_a_shared_answer_becomes_a_test_in_the_draft(content_loaded, instructor_
 
 @pytest.mark.django_db
 def test_problem_reports_are_rate_limited_and_the_text_kept(
-    content_loaded, candidate, candidate_client
+    content_loaded, candidate, candidate_client, one_rate_window
 ):
     attempt = flow.attempt_start(
         user=candidate, revision=Question.objects.get(slug=CHAT).current_revision

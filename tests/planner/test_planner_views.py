@@ -114,7 +114,9 @@ def test_evaluate_bounds_the_line_count(htmx: HtmxClient) -> None:
     assert "at most 200 lines" in response.content.decode()
 
 
-def test_evaluate_is_rate_limited_per_client(htmx: HtmxClient, monkeypatch) -> None:
+def test_evaluate_is_rate_limited_per_client(
+    htmx: HtmxClient, monkeypatch, one_rate_window
+) -> None:
     monkeypatch.setattr(planner.views, "RATE_LIMIT_PER_MINUTE", 3)
     codes = [htmx.post(EVALUATE, {"lines": "1"}, htmx=True).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]

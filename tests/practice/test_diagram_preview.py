@@ -106,7 +106,9 @@ def test_a_signed_out_visitor_is_refused(db):
     assert response.url.startswith("/accounts/login/")
 
 
-def test_the_preview_is_rate_limited_like_the_calculator(candidate_client, settings):
+def test_the_preview_is_rate_limited_like_the_calculator(
+    candidate_client, settings, one_rate_window
+):
     settings.NAPKIN_RATE_PER_MINUTE = 3
     statuses = [_preview(candidate_client, DIAGRAM).status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]

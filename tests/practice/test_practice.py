@@ -372,7 +372,9 @@ def test_worksheet_lines_follow_the_values_they_read(client_in, attempt):
     assert html.count('<li class="ws-line') == 2
 
 
-def test_worksheet_evaluation_is_rate_limited_per_user(client_in, attempt, settings):
+def test_worksheet_evaluation_is_rate_limited_per_user(
+    client_in, attempt, settings, one_rate_window
+):
     settings.NAPKIN_RATE_PER_MINUTE = 2
     url = reverse("attempt_worksheet", args=[attempt.pk])
     responses = [client_in.post(url, {"worksheet": "a = 2 GB"}, htmx=True) for _ in range(3)]
@@ -438,7 +440,7 @@ def test_follow_ups_open_one_at_a_time(client_in, attempt, django_capture_on_com
 
 
 def test_grading_is_rate_limited_with_a_message(
-    client_in, attempt, settings, django_capture_on_commit_callbacks
+    client_in, attempt, settings, django_capture_on_commit_callbacks, one_rate_window
 ):
     settings.GRADING_RATE_PER_MINUTE = 2
     url = step_url(attempt, "bottlenecks", "submit")

@@ -12,7 +12,9 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 
-def test_a_rate_limited_submit_is_told_beside_the_answer_and_the_text_kept(step_page, settings):
+def test_a_rate_limited_submit_is_told_beside_the_answer_and_the_text_kept(
+    one_rate_window, step_page, settings
+):
     settings.GRADING_RATE_PER_MINUTE = 1
     page, attempt = step_page
     page.locator("#answer-text").fill("A gateway, a router and ten replicas.")
