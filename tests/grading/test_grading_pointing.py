@@ -134,10 +134,13 @@ def every_point_hit_with(quote: str):
     return respond
 
 
+BANK = tuple(sorted(path.stem for path in (CONTENT_DIR / "questions").glob("*.md")))
+
+
 def question_test_answers():
-    """(slug, part, answer) for every answer test in the three questions' `tests:`."""
+    """(slug, part, answer) for every answer test in the bank's `tests:`."""
     out = []
-    for slug in SHIPPED_SLUGS:
+    for slug in BANK:
         spec = load_question_spec(slug)
         parts = {s.key: s for s in spec.steps}
         parts |= {f.id: f for s in spec.steps for f in s.follow_ups}
@@ -153,7 +156,7 @@ QUESTION_TEST_ANSWERS = question_test_answers()
 
 
 def test_every_question_has_answer_tests():
-    assert {slug for slug, *_ in QUESTION_TEST_ANSWERS} == set(SHIPPED_SLUGS)
+    assert {slug for slug, *_ in QUESTION_TEST_ANSWERS} == set(BANK) >= set(SHIPPED_SLUGS)
 
 
 @pytest.mark.parametrize(("slug", "key", "part", "answer"), QUESTION_TEST_ANSWERS)
