@@ -98,3 +98,29 @@ def test_every_questions_estimate_is_compared_with_the_planner(slug: str) -> Non
     path = PLANNER_TESTS / module
     assert path.is_file(), f"{slug}: no planner agreement module {module}"
     assert slug in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("slug", BANK)
+def test_no_correct_answer_of_the_bank_is_flagged_with_a_wrong_idea(slug: str) -> None:
+    """The references, and every answer test a person marked all hit, state none of the
+    question's wrong ideas as the offline matcher reads them: a false flag tells a candidate
+    who was right that they were wrong (the bare `mean` that matched "means" did)."""
+    from grading.offline import grade_offline
+    from questionbank.files import parse_file
+
+    spec = SPECS[slug]
+    parts = {s.key: s for s in spec.steps} | {f.id: f for s in spec.steps for f in s.follow_ups}
+    answers = [
+        (key, part.reference, getattr(part, "reference_diagram", "")) for key, part in parts.items()
+    ]
+    for key, entries in parse_file(QUESTIONS / f"{slug}.md").meta["tests"].items():
+        for entry in entries:
+            verdicts = set((entry.get("expect") or {}).values())
+            if entry.get("answer") and verdicts == {"hit"}:
+                answers.append((key, str(entry["answer"]), entry.get("diagram") or ""))
+    flagged = [
+        (key, [m.id for m in result.misconceptions], text[:60])
+        for key, text, diagram in answers
+        if (result := grade_offline(parts[key], text, diagram=diagram or "")).misconceptions
+    ]
+    assert not flagged, flagged
