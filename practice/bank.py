@@ -11,14 +11,13 @@ words; a filter value the bank does not offer is ignored, as if no filter were c
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
 from django.utils.text import slugify
 
-from planner.engine.catalog import load_catalog
+from planner.engine.catalog import brief_head, load_catalog
 from practice.selectors import NOT_STARTED, QuestionStatus, question_statuses
 from questionbank.files import DIFFICULTIES
 from questions import selectors as question_selectors
@@ -102,27 +101,16 @@ def search_words(query: str) -> list[str]:
     return fold(query[:MAX_PARAM_CHARS]).split()[:MAX_SEARCH_WORDS]
 
 
-# A brief names its hardware in prose ("RTX 4090 (24 GB)", "2 × A100 80GB SXM", "Qwen2.5-7B
-# (one base) + hundreds of LoRA adapters"): the filter's name is the part before a bracket,
-# plus sign or comma, without a leading count.
-_COUNT = re.compile(r"^\s*\d+\s*(?:x|×|\*)\s*", re.IGNORECASE)
-_TAIL = re.compile(r"[(+,;]")
-
-
 def hardware_option(kind: str, text: str) -> Option | None:
     """The filter choice a brief's model or GPU falls under: the catalogue's entry when the
-    text (or its head, see above) names one (so "A100 (80 GB)" and "A100 80GB SXM" are one
-    choice), else the head itself; None for an empty text. `kind` is "model" or "gpu"."""
-    head = _COUNT.sub("", _TAIL.split(text, maxsplit=1)[0]).strip()
+    wording names one (`Catalog.in_brief`: so "A100 (80 GB)" and "A100 80GB SXM" are one
+    choice), else the wording's name part itself; None for an empty text. `kind` is "model"
+    or "gpu"."""
+    head = brief_head(text)
     if not head:
         return None
-    catalog = load_catalog()
-    lookup = catalog.model if kind == "model" else catalog.gpu
-    for candidate in (text, head, head.replace(" ", "-")):
-        try:
-            entry = lookup(candidate)
-        except KeyError:  # not in the catalogue, or a name more than one GPU answers to
-            continue
+    entry = load_catalog().in_brief(kind, text)
+    if entry is not None:
         return Option(entry.key, entry.name)
     return Option(slugify(head) or fold(head), head)
 

@@ -126,16 +126,12 @@ class RunRefused(ValueError):
 
 
 def _catalog_key(kind: str, text: str) -> str:
-    """A catalogue key from a brief's wording ("RTX 4090 (24 GB)", "Qwen2.5-7B-Instruct (one
-    base) + ..."): the text, then the text before any bracket or plus sign."""
-    catalog = load_catalog()
-    lookup = catalog.model if kind == "model" else catalog.gpu
-    for candidate in (text, text.split("(")[0].split("+")[0].strip()):
-        try:
-            return lookup(candidate).key
-        except KeyError:
-            continue
-    raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
+    """The catalogue key a brief's wording names (`Catalog.in_brief`); RunRefused when it
+    names none."""
+    entry = load_catalog().in_brief(kind, text)
+    if entry is None:
+        raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
+    return entry.key
 
 
 def design_from_brief(brief: Brief, *, slug: str = "") -> Design:

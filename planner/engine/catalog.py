@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -150,11 +151,38 @@ class Catalog:
     def gpu(self, key: str) -> GPU:
         return self._find("GPU", self.gpus, key)
 
+    def in_brief(self, kind: str, text: str) -> Model | GPU | None:
+        """The model or GPU (`kind` "model" or "gpu") a question brief names in prose ("RTX
+        4090 (24 GB)", "2 × A100 80GB SXM", "Qwen2.5-7B (one base) + LoRA adapters"): the text
+        itself, else its head (`brief_head`), as written or hyphenated; None when none of them
+        is a catalogue name or alias (or the name is one more than one GPU answers to)."""
+        lookup = self.model if kind == "model" else self.gpu
+        head = brief_head(text)
+        for candidate in dict.fromkeys((text, head, head.replace(" ", "-"))):
+            if not candidate.strip():
+                continue
+            try:
+                return lookup(candidate)
+            except KeyError:
+                continue
+        return None
+
     def weight_dtype(self, key: str) -> WeightDtype:
         return self._find("weight dtype", self.weight_dtypes, key)
 
     def kv_dtype(self, key: str) -> KVDtype:
         return self._find("KV dtype", self.kv_dtypes, key)
+
+
+# A brief's hardware in prose: the name is the part before a bracket, plus sign, comma or
+# semicolon, without a leading count ("2 × A100 80GB SXM").
+_BRIEF_COUNT = re.compile(r"^\s*\d+\s*(?:x|×|\*)\s*", re.IGNORECASE)
+_BRIEF_TAIL = re.compile(r"[(+,;]")
+
+
+def brief_head(text: str) -> str:
+    """The name part of a brief's model or GPU wording (see above); "" when there is none."""
+    return _BRIEF_COUNT.sub("", _BRIEF_TAIL.split(text, maxsplit=1)[0]).strip()
 
 
 def _read(path: Path) -> dict:

@@ -366,3 +366,21 @@ def test_h100_pcie_is_hbm2e_at_2_tb_s() -> None:
 def test_h100_alone_is_ambiguous() -> None:
     with pytest.raises(KeyError, match="h100-sxm .H100 SXM. or h100-pcie .H100 PCIe."):
         plan(model="qwen2.5-7b", gpu="h100")
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "key"),
+    [
+        ("gpu", "RTX 4090 (24 GB)", "rtx-4090"),
+        ("gpu", "H100 SXM (80 GB), two per replica", "h100-sxm"),
+        (
+            "model",
+            "Qwen2.5-7B-Instruct (one base) + hundreds of rank-16 LoRA adapters",
+            "qwen2.5-7b-instruct",
+        ),
+        ("model", "gte-Qwen2-7B-instruct (embeddings)", None),
+    ],
+)
+def test_a_briefs_wording_names_its_catalogue_entry(kind, text, key) -> None:
+    entry = load_catalog().in_brief(kind, text)
+    assert (entry.key if entry else None) == key

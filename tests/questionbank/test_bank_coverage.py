@@ -34,16 +34,9 @@ TOPICS = {
 
 
 def _catalog_key(kind: str, text: str) -> str | None:
-    """The catalogue entry a brief names ("RTX 4090 (24 GB)", "Llama-3.1-70B-Instruct (FP8
-    weights)"), or None for a model outside the catalogue."""
-    catalog = load_catalog()
-    lookup = catalog.model if kind == "model" else catalog.gpu
-    for candidate in (text, text.split("(")[0].split(",")[0].split("+")[0].strip()):
-        try:
-            return lookup(candidate).key
-        except KeyError:
-            continue
-    return None
+    """The catalogue entry a brief names, or None for a model outside the catalogue."""
+    entry = load_catalog().in_brief(kind, text)
+    return entry.key if entry is not None else None
 
 
 def test_the_bank_holds_at_least_fifteen_questions() -> None:
