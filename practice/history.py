@@ -22,7 +22,6 @@ from practice.scoring import (
     primary_grade,
     step_scores,
     step_verdict_labels,
-    submission_score,
 )
 from practice.step_page import step_url
 from questionbank import STEP_KEYS
@@ -80,15 +79,9 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
             and sub.number > diagrams.get(where, (0,))[0]
         ):
             diagrams[where] = (sub.number, text)
-        grades = list(sub.grades.all())
-        per_attempt[sub.answer.attempt_id].append(
-            ScoredSubmission(
-                part=(sub.answer.step_key, sub.answer.follow_up_id),
-                score=submission_score(sub.answer.step_key, grades),
-                grades=grades,
-            )
-        )
-        main = primary_grade(grades)
+        scored_sub = ScoredSubmission.of(sub)
+        per_attempt[sub.answer.attempt_id].append(scored_sub)
+        main = primary_grade(scored_sub.grades)
         if sub.answer.attempt_id not in window_ids:
             continue
         if main is not None and main.misconceptions:

@@ -81,6 +81,21 @@ class ScoredSubmission:
     grades: list[Grade] = field(default_factory=list)
     item: Any = None
 
+    @classmethod
+    def of(
+        cls, submission: Submission, *, answer: StepAnswer | None = None, item: Any = None
+    ) -> ScoredSubmission:
+        """A submission scored by the verdict order from its grades (prefetch them);
+        `answer` is its step answer when the caller holds it already."""
+        answer = answer or submission.answer
+        grades = list(submission.grades.all())
+        return cls(
+            part=(answer.step_key, answer.follow_up_id),
+            score=submission_score(answer.step_key, grades),
+            grades=grades,
+            item=item,
+        )
+
 
 def attempt_scored_submissions(
     attempt_id: int, *, only: Collection[int] | None = None
@@ -94,15 +109,7 @@ def attempt_scored_submissions(
     scored = []
     for answer in answers.prefetch_related(Prefetch("submissions", queryset=submissions)):
         for sub in answer.submissions.all():
-            grades = list(sub.grades.all())
-            scored.append(
-                ScoredSubmission(
-                    part=(answer.step_key, answer.follow_up_id),
-                    score=submission_score(answer.step_key, grades),
-                    grades=grades,
-                    item=sub,
-                )
-            )
+            scored.append(ScoredSubmission.of(sub, answer=answer, item=sub))
     return scored
 
 

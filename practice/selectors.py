@@ -13,7 +13,6 @@ from practice.scoring import (
     best_per_part,
     mean_score,
     step_scores,
-    submission_score,
 )
 
 
@@ -78,14 +77,7 @@ def question_statuses(*, user) -> dict[int, QuestionStatus]:
         )
     )
     for sub in submissions:
-        grades = list(sub.grades.all())
-        scored[sub.answer.attempt_id].append(
-            ScoredSubmission(
-                part=(sub.answer.step_key, sub.answer.follow_up_id),
-                score=submission_score(sub.answer.step_key, grades),
-                grades=grades,
-            )
-        )
+        scored[sub.answer.attempt_id].append(ScoredSubmission.of(sub))
     by_question: dict[int, list[Attempt]] = defaultdict(list)
     for attempt in attempts:
         by_question[attempt.question_id].append(attempt)
