@@ -45,31 +45,27 @@ run: install graphviz
 grader:
 	@exec python3 tools/vllm/grader.py
 
-# Browser tests drive Debian's Chromium: installed here when missing (as root), else one line
-# that says how.
-chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+# Debian packages the app needs, installed when their command is missing (as root), else one
+# line that says how: $(call apt_need,COMMAND,PACKAGE,WHAT NEEDS IT).
+define apt_need
+	@command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "Installing Debian's chromium for the browser tests"; \
+	    echo "Installing Debian's $(2) for $(3)"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
 	  else \
-	    echo "error: browser tests need Chromium: run 'sudo apt-get install -y chromium', then make test again." >&2; \
+	    echo "error: $(3) need $(2): run 'sudo apt-get install -y $(2)', then make again." >&2; \
 	    exit 1; \
 	  fi; }
+endef
 
-# Architecture diagrams are laid out by Graphviz's `dot` (Debian's graphviz): installed here
-# when missing (as root), else one line that says how.
+# Browser tests drive Debian's Chromium.
+chromium:
+	$(call apt_need,chromium,chromium,the browser tests)
+
+# Architecture diagrams are laid out by Graphviz's `dot`.
 graphviz:
-	@command -v dot >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "Installing Debian's graphviz for the architecture diagrams"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz >/dev/null; \
-	  else \
-	    echo "error: architecture diagrams need Graphviz: run 'sudo apt-get install -y graphviz', then make again." >&2; \
-	    exit 1; \
-	  fi; }
+	$(call apt_need,dot,graphviz,architecture diagrams)
 
 # The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
 # Two workers (pytest-xdist; one per core here): tests grouped with xdist_group share one.
