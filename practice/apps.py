@@ -10,3 +10,6 @@ class PracticeConfig(AppConfig):
     name = "practice"
     label = "interview"
     verbose_name = "Practice"
+
+    def ready(self) -> None:
+        from practice import checks  # noqa: F401 (registers the database check)

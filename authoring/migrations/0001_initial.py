@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('interview', '0008_author_revision_published'),
+        ('interview', '0001_squashed_0011_miscon_grade_misconceptions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

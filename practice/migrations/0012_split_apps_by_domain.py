@@ -40,7 +40,7 @@ def moved_rows_go_back(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ('interview', '0011_miscon_grade_misconceptions'),
+        ('interview', '0001_squashed_0011_miscon_grade_misconceptions'),
         ('questions', '0001_initial'),
         ('authoring', '0002_question_content_app'),
         ('contenttypes', '0002_remove_content_type_name'),

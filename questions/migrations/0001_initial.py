@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('interview', '0011_miscon_grade_misconceptions'),
+        ('interview', '0001_squashed_0011_miscon_grade_misconceptions'),
     ]
 
     operations = [

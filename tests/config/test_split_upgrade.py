@@ -4,29 +4,43 @@ the content types following their models, and a grading task queued under the ol
 still naming a task that runs.
 
 The test database is moved back to that schema, filled through the historical models, and
-moved forward again: on SQLite and on PostgreSQL alike (CI runs it on both)."""
+moved forward again: on SQLite and on PostgreSQL alike (CI runs it on both).
+
+The app's migrations up to then are one squashed migration now. Its schema is compared with
+the one the original migrations built (`pre_split_schema.<vendor>.json`, taken from a database
+they made, before they were removed): a database they made is what an upgrade meets."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
+from tests.config.schema import schema_of
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # The split's migrations, and the last ones before it.
 SPLIT_APPS = ("interview", "authoring", "questions", "mocks", "review")
 BEFORE = [
-    ("interview", "0011_miscon_grade_misconceptions"),
+    ("interview", "0001_squashed_0011_miscon_grade_misconceptions"),
     ("authoring", "0001_initial"),
     ("questions", None),
     ("mocks", None),
     ("review", None),
 ]
 OLD_TASK = "interview.flow.grade_submission"
+SPLIT_TABLES = tuple(f"{app}_" for app in SPLIT_APPS)
+
+
+def _pre_split_schema(vendor: str) -> dict:
+    path = Path(__file__).with_name(f"pre_split_schema.{vendor}.json")
+    return json.loads(path.read_text())
 
 
 def _migrate(targets):
@@ -100,8 +114,11 @@ def test_a_populated_database_migrates_to_the_apps_by_domain_with_every_row_kept
         for node in latest
         if node[0] not in SPLIT_APPS
     ]
+    new_install = schema_of(connection)
     apps = _migrate(others + BEFORE)
     try:
+        # The squashed migration builds the tables the original migrations built.
+        assert schema_of(connection, SPLIT_TABLES) == _pre_split_schema(connection.vendor)
         content_type = apps.get_model("contenttypes", "ContentType")
         for model in ("question", "mocksession", "calibrationrun"):
             content_type.objects.get_or_create(app_label="interview", model=model)
@@ -113,6 +130,9 @@ def test_a_populated_database_migrates_to_the_apps_by_domain_with_every_row_kept
         )  # fmt: skip
     finally:
         _migrate(latest)
+
+    # The upgraded database has the schema of a new install.
+    assert schema_of(connection) == new_install
 
     from django.contrib.contenttypes.models import ContentType
     from django_tasks_db.models import DBTaskResult
@@ -153,3 +173,25 @@ def test_a_populated_database_migrates_to_the_apps_by_domain_with_every_row_kept
     from django.utils.module_loading import import_string
 
     assert import_string(path).func.__name__ == "grade_submission"
+
+
+@pytest.mark.django_db
+def test_a_database_part_way_through_the_squashed_migrations_is_told_which_release_to_use():
+    from django.core.management import call_command
+    from django.core.management.base import SystemCheckError
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from practice.checks import LAST_RELEASE_WITH_THEM, part_way_through_a_squash
+
+    assert part_way_through_a_squash(databases=["default"]) == []
+    # As a database migrated by an older release up to 0008 records it.
+    MigrationRecorder.Migration.objects.filter(
+        app="interview", name__in=["0009_review_trust", "0010_mock_sessions"]
+    ).delete()
+    [error] = part_way_through_a_squash(databases=["default"])
+    assert "applied 9 of the 11 migrations" in error.msg
+    assert "interview.0009_review_trust, interview.0010_mock_sessions" in error.msg
+    assert LAST_RELEASE_WITH_THEM in error.hint
+    # `migrate` stops on it before touching the database.
+    with pytest.raises(SystemCheckError, match="practice.E001"):
+        call_command("migrate", verbosity=0, skip_checks=False)
