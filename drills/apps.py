@@ -2,7 +2,6 @@ from django.apps import AppConfig
 
 
 class DrillsConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
     name = "drills"
     verbose_name = "Napkin drills and progress"
 

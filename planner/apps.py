@@ -5,4 +5,3 @@ class PlannerConfig(AppConfig):
     """The napkin-math worksheet and the capacity planner."""
 
     name = "planner"
-    default_auto_field = "django.db.models.BigAutoField"

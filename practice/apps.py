@@ -6,7 +6,6 @@ class PracticeConfig(AppConfig):
     name before question content, mock interviews and review left it: the label names its
     tables and migrations, which a rename would have to rewrite on every database."""
 
-    default_auto_field = "django.db.models.BigAutoField"
     name = "practice"
     label = "interview"
     verbose_name = "Practice"

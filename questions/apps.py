@@ -2,6 +2,5 @@ from django.apps import AppConfig
 
 
 class QuestionsConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
     name = "questions"
     verbose_name = "Question content"

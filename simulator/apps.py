@@ -2,7 +2,6 @@ from django.apps import AppConfig
 
 
 class SimulatorConfig(AppConfig):
-    default_auto_field = "django.db.models.BigAutoField"
     name = "simulator"
     verbose_name = "Load simulator"
 
