@@ -142,3 +142,16 @@ def cpu_budget(*, client: str, subprocess: bool = False) -> Iterator[None]:
         # At least a microsecond: every evaluation costs something, however coarse the clock.
         spent_us = max(1, math.ceil((clock() - started) * 1_000_000))
         _count(client=client, action="cpu", window_s=60, amount=spent_us)
+
+
+@contextmanager
+def calculation_budget(
+    request: HttpRequest, *, action: str, subprocess: bool = False
+) -> Iterator[None]:
+    """A calculation a candidate asks for by typing (a napkin check, a worksheet, a drill
+    answer, a diagram preview): at most settings.NAPKIN_RATE_PER_MINUTE of `action` a minute,
+    and run within the client's CPU budget (`cpu_budget`). Raises LimitExceeded."""
+    client = client_key(request)
+    check_rate(client=client, action=action, per_minute=settings.NAPKIN_RATE_PER_MINUTE)
+    with cpu_budget(client=client, subprocess=subprocess):
+        yield

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -14,7 +13,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.instructors import instructor_required
 from drills import charts, engine, selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
-from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
+from rate_limits import LimitExceeded, calculation_budget
 
 
 def _index_context(request: HttpRequest) -> dict:
@@ -91,12 +90,7 @@ def drill_answer(request: HttpRequest, set_id: int, position: int) -> HttpRespon
         raise Http404("No such drill.") from None
     error, status = "", 200
     try:
-        check_rate(
-            client=client_key(request),
-            action="check",
-            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
-        )
-        with cpu_budget(client=client_key(request)):
+        with calculation_budget(request, action="check"):
             services.drill_item_answer(item=item, answer=request.POST.get("answer", ""))
     except services.DrillAnswerError as exc:
         error, status = exc.message, exc.status

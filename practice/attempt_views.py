@@ -6,7 +6,6 @@ only ever reach their own attempts.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -32,7 +31,7 @@ from practice.models import Attempt, StepAnswer, Submission
 from practice.scorecard import scorecard
 from questionbank import STEP_KEYS
 from questions import selectors
-from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
+from rate_limits import LimitExceeded, calculation_budget
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
@@ -277,12 +276,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             raise flow.FlowError(
                 "In a mock interview the numbers are checked at the end: the report has them."
             )
-        check_rate(
-            client=client_key(request),
-            action="check",
-            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
-        )
-        with cpu_budget(client=client_key(request)):
+        with calculation_budget(request, action="check"):
             result = napkin.quantity_verdict(
                 attempt=attempt,
                 quantity_id=quantity_id,
@@ -316,12 +310,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
 def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     try:
-        check_rate(
-            client=client_key(request),
-            action="worksheet evaluation",
-            per_minute=settings.NAPKIN_RATE_PER_MINUTE,
-        )
-        with cpu_budget(client=client_key(request)):
+        with calculation_budget(request, action="worksheet evaluation"):
             text = request.POST.get("worksheet", "")
             lines = napkin.worksheet_lines(attempt=attempt, text=text)
     except (LimitExceeded, flow.FlowError) as exc:

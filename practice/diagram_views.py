@@ -8,14 +8,13 @@ in a subprocess the thread waits on, so the preview is charged the wall-clock ti
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
 from practice.diagram import DIAGRAM_FIELD, DiagramPicture, diagram_picture
-from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
+from rate_limits import LimitExceeded, calculation_budget
 
 PREVIEW_TEMPLATE = "interview/_diagram.html#preview"
 
@@ -29,12 +28,8 @@ def diagram_preview(request: HttpRequest) -> HttpResponse:
     half-typed line is no failed request, and a browser logs every 4xx as a console error);
     429 past the rate limit or the CPU budget."""
     text = str(request.POST.get(DIAGRAM_FIELD, "")).replace("\r\n", "\n")
-    client = client_key(request)
     try:
-        check_rate(
-            client=client, action="diagram preview", per_minute=settings.NAPKIN_RATE_PER_MINUTE
-        )
-        with cpu_budget(client=client, subprocess=True):
+        with calculation_budget(request, action="diagram preview", subprocess=True):
             picture = diagram_picture(text)
     except LimitExceeded as exc:
         return _answer(error=str(exc), status=429)
