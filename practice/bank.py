@@ -36,6 +36,16 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Menu:
+    """One filter's select box: its parameter, its label, its choices, the one applied."""
+
+    name: str
+    label: str
+    options: list[Option]
+    chosen: str
+
+
+@dataclass(frozen=True)
 class BankFilters:
     """What the candidate asked for; "" is no filter."""
 
@@ -83,10 +93,7 @@ class Bank:
     entries: list[BankEntry]
     total: int
     filters: BankFilters
-    topics: list[Option]
-    difficulties: list[Option]
-    models: list[Option]
-    gpus: list[Option]
+    menus: list[Menu]  # topic, difficulty, model, GPU
 
 
 def fold(text: str) -> str:
@@ -189,8 +196,10 @@ def question_bank(*, user, filters: BankFilters) -> Bank:
         entries=[e for e in entries if _matches(e, applied, words)],
         total=len(entries),
         filters=applied,
-        topics=_options(topics),
-        difficulties=difficulties,
-        models=_options(models),
-        gpus=_options(gpus),
+        menus=[
+            Menu("topic", "Topic", _options(topics), applied.topic),
+            Menu("difficulty", "Difficulty", difficulties, applied.difficulty),
+            Menu("model", "Model", _options(models), applied.model),
+            Menu("gpu", "GPU", _options(gpus), applied.gpu),
+        ],
     )
