@@ -29,6 +29,7 @@ from planner.engine.parser import (
     WithUnit,
     parse_line,
 )
+from planner.engine.units import SUFFIXES
 
 REPEATS = 5
 
@@ -109,24 +110,25 @@ HOSTILE = [
 ]  # fmt: skip
 
 
+def _unit_text(spec: UnitSpec) -> str:
+    """A unit as a product of plain symbols (u_GB) for sympify."""
+    return "*".join(f"u_{u}**({p})" for u, p in spec.factors)
+
+
 def _sympy_text(node: Node) -> str:
     """Our tree as Python syntax for sympify, units as plain symbols (u_GB)."""
-
-    def unit(spec: UnitSpec) -> str:
-        return "*".join(f"u_{u}**({p})" for u, p in spec.factors)
-
     match node:
         case Num(text=text):
             text = text.replace("_", "")
             if text[-1] in "kKMGT":
-                return f"({text[:-1]}*{ {'k': 1000, 'K': 1000, 'M': 10**6}.get(text[-1], 10**9) })"
+                return f"({text[:-1]}*{SUFFIXES[text[-1]]})"
             return text
         case Name(id=name):
             return name
         case UnitRef(unit=spec):
-            return f"({unit(spec)})"
+            return f"({_unit_text(spec)})"
         case WithUnit(operand=operand, unit=spec):
-            return f"({_sympy_text(operand)})*({unit(spec)})"
+            return f"({_sympy_text(operand)})*({_unit_text(spec)})"
         case Group(inner=inner):
             return f"({_sympy_text(inner)})"
         case Neg(operand=operand):
@@ -150,7 +152,7 @@ def sympy_form(text: str) -> str:
     line = parse_line(text)
     out = _sympy_text(line.expr)
     if line.target is not None:
-        out = f"({out})/({'*'.join(f'u_{u}**({p})' for u, p in line.target.factors)})"
+        out = f"({out})/({_unit_text(line.target)})"
     return out
 
 

@@ -43,6 +43,12 @@ def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
     )
 
 
+def _attempt_design(attempt: Attempt) -> Design:
+    """The fleet the attempt's question brief designs. RunRefused when the planner refuses it."""
+    revision = attempt.revision
+    return design_from_brief(revision.question_spec.brief, slug=revision.question.slug)
+
+
 def _estimated_replicas(attempt: Attempt) -> int | None:
     """The fleet size the candidate checked on the napkin-math step, when they did."""
     answer = StepAnswer.objects.filter(attempt=attempt, step_key="estimate", follow_up_id="")
@@ -87,9 +93,8 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
 def panel(request: HttpRequest, attempt_id: int) -> HttpResponse:
     """The bottlenecks step's load-test panel: the fleet, the scenarios, the last saved run."""
     attempt = _own_attempt(request, attempt_id)
-    spec = attempt.revision.question_spec
     try:
-        design = design_from_brief(spec.brief, slug=attempt.revision.question.slug)
+        design = _attempt_design(attempt)
     except RunRefused as error:
         return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
     return render(request, "simulator/panel.html", _panel_context(attempt, design))
@@ -101,9 +106,8 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
     """Run a scenario on the candidate's fleet, after their prediction, and save both with
     the bottlenecks answer."""
     attempt = _own_attempt(request, attempt_id)
-    spec = attempt.revision.question_spec
     try:
-        design = design_from_brief(spec.brief, slug=attempt.revision.question.slug)
+        design = _attempt_design(attempt)
     except RunRefused as error:
         return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
     prediction = request.POST.get("prediction", "").strip()[:MAX_PREDICTION]
