@@ -11,6 +11,7 @@ from planner.engine.capacity import (
     DEFAULT_SPEC_ACCEPT,
     DEFAULT_SPEC_DRAFT_COST,
     DEFAULT_SPEC_TOKENS,
+    INPUT_LIMITS,
     check_context,
 )
 
@@ -45,6 +46,13 @@ DEFAULTS = {
 }
 
 
+def _within(name: str) -> dict[str, float]:
+    """The bounds of the planner input `name` (the engine's INPUT_LIMITS): one table for the
+    form and the engine, so the page refuses exactly what `plan` would."""
+    low, high, _unit = INPUT_LIMITS[name]
+    return {"min_value": low, "max_value": high}
+
+
 def _choices(table: dict) -> list[tuple[str, str]]:
     return [(key, entry.name) for key, entry in table.items()]
 
@@ -54,70 +62,60 @@ class CapacityForm(forms.Form):
     gpu = forms.ChoiceField(label="GPU")
     weights = forms.ChoiceField(label="Weights dtype")
     kv = forms.ChoiceField(label="KV-cache dtype")
-    context = forms.IntegerField(label="Context length (tokens)", min_value=1, max_value=10**7)
-    mem_util = forms.FloatField(label="GPU memory utilisation", min_value=0.01, max_value=1)
-    bw_eff = forms.FloatField(label="Bandwidth efficiency η", min_value=0.01, max_value=1)
-    tp = forms.IntegerField(
-        label="Tensor parallelism (GPUs per instance)", min_value=1, max_value=64
-    )
+    context = forms.IntegerField(label="Context length (tokens)", **_within("context"))
+    mem_util = forms.FloatField(label="GPU memory utilisation", **_within("mem_util"))
+    bw_eff = forms.FloatField(label="Bandwidth efficiency η", **_within("bw_eff"))
+    tp = forms.IntegerField(label="Tensor parallelism (GPUs per instance)", **_within("tp"))
     knee_tok_s = forms.FloatField(
         label="Measured knee throughput (tok/s; blank: derived from the TPOT SLO)",
         required=False,
-        min_value=0.001,
-        max_value=1e9,
+        **_within("knee_tok_s"),
     )
     prompt_len = forms.FloatField(
         label="Mean prompt length (tokens; blank: the prompt fills the context)",
         required=False,
-        min_value=1,
-        max_value=1e7,
+        **_within("prompt_len"),
     )
-    out_len = forms.FloatField(label="Mean output length (tokens)", min_value=1, max_value=1e7)
-    qps = forms.FloatField(label="Peak QPS", min_value=0.0001, max_value=1e9)
+    out_len = forms.FloatField(label="Mean output length (tokens)", **_within("out_len"))
+    qps = forms.FloatField(label="Peak QPS", **_within("qps"))
     mean_qps = forms.FloatField(
-        label="Mean QPS (for the autoscaled cost; optional)",
-        required=False,
-        min_value=0.0001,
-        max_value=1e9,
+        label="Mean QPS (for the autoscaled cost; optional)", required=False, **_within("mean_qps")
     )
-    rho = forms.FloatField(label="Utilisation target ρ", min_value=0.01, max_value=1)
+    rho = forms.FloatField(label="Utilisation target ρ", **_within("rho"))
     tpot_slo_ms = forms.FloatField(
-        label="p99 TPOT SLO (ms)", required=False, min_value=0.001, max_value=1e6
+        label="p99 TPOT SLO (ms)", required=False, **_within("tpot_slo_ms")
     )
     ttft_slo_ms = forms.FloatField(
-        label="p99 TTFT SLO (ms; optional)", required=False, min_value=0.001, max_value=1e7
+        label="p99 TTFT SLO (ms; optional)", required=False, **_within("ttft_slo_ms")
     )
     overhead_gib = forms.FloatField(
         label="Non-KV overhead per GPU (GiB; blank: derived from the model size and TP)",
         required=False,
-        min_value=0,
-        max_value=1e4,
+        **_within("overhead_gib"),
     )
     prefill_eff = forms.FloatField(
-        label="Prefill efficiency (share of the GPU's dense TFLOPS)", min_value=0.01, max_value=1
+        label="Prefill efficiency (share of the GPU's dense TFLOPS)", **_within("prefill_eff")
     )
-    prefix_hit = forms.FloatField(label="Prefix-cache hit rate (0–1)", min_value=0, max_value=1)
+    prefix_hit = forms.FloatField(label="Prefix-cache hit rate (0–1)", **_within("prefix_hit"))
     prefix_len = forms.FloatField(
         label="Shared prefix (tokens a hit skips; blank: the hit rate is per token)",
         required=False,
-        min_value=1,
-        max_value=1e7,
+        **_within("prefix_len"),
     )
     usd_per_gpu_hour = forms.FloatField(
         label="GPU price (USD per GPU-hour; blank: the catalogue's list price)",
         required=False,
-        min_value=0,
-        max_value=1e4,
+        **_within("usd_per_gpu_hour"),
     )
     spec_decode = forms.BooleanField(label="What if: speculative decoding", required=False)
     spec_accept = forms.FloatField(
-        label="Speculation: acceptance rate per drafted token", min_value=0, max_value=0.99
+        label="Speculation: acceptance rate per drafted token", **_within("spec_accept")
     )
     spec_tokens = forms.IntegerField(
-        label="Speculation: tokens drafted per step", min_value=1, max_value=16
+        label="Speculation: tokens drafted per step", **_within("spec_tokens")
     )
     spec_draft_cost = forms.FloatField(
-        label="Speculation: draft step cost (share of a target step)", min_value=0, max_value=1
+        label="Speculation: draft step cost (share of a target step)", **_within("spec_draft_cost")
     )
     pd_disagg = forms.BooleanField(
         label="What if: prefill/decode disaggregation (pools sized separately)", required=False
@@ -125,8 +123,7 @@ class CapacityForm(forms.Form):
     hold_s = forms.FloatField(
         label="Measured time a request holds its KV slot (s; blank: its decode at the floor)",
         required=False,
-        min_value=0.001,
-        max_value=1e6,
+        **_within("hold_s"),
     )
 
     def __init__(self, *args: object, **kwargs: object) -> None:

@@ -491,35 +491,39 @@ def _value_latex(q: Quantity, target: UnitSpec | None = None) -> str:
     return latex_number_unit(*shown_in(q, target))
 
 
+# The range of each input the planner accepts, and its unit: the planner pages' form fields take
+# their bounds from here too.
+INPUT_LIMITS: dict[str, tuple[float, float, str]] = {
+    "context": (1, 10**7, "tokens"),
+    "mem_util": (0.01, 1, ""),
+    "bw_eff": (0.01, 1, ""),
+    "tp": (1, 64, "GPUs"),
+    "knee_tok_s": (0.001, 10**9, "tok/s"),
+    "out_len": (1, 10**7, "tokens"),
+    "qps": (0.0001, 10**9, "req/s"),
+    "rho": (0.01, 1, ""),
+    "overhead_gib": (0, 10**4, "GiB"),
+    "overhead_gb": (0, 10**4, "GB"),
+    "hold_s": (0.001, 10**6, "s"),
+    "tpot_slo_ms": (0.001, 10**6, "ms"),
+    "ttft_slo_ms": (0.001, 10**7, "ms"),
+    "prompt_len": (1, 10**7, "tokens"),
+    "prefill_eff": (0.01, 1, ""),
+    "prefix_hit": (0, 1, ""),
+    "prefix_len": (1, 10**7, "tokens"),
+    "mean_qps": (0.0001, 10**9, "req/s"),
+    "usd_per_gpu_hour": (0, 10**4, "USD/h"),
+    "spec_accept": (0, 0.99, ""),
+    "spec_tokens": (1, 16, "tokens"),
+    "spec_draft_cost": (0, 1, ""),
+}
+
+
 def _check_inputs(**values: float | None) -> None:
-    rules = {
-        "context": (1, 10**7, "tokens"),
-        "mem_util": (0.01, 1.0, ""),
-        "bw_eff": (0.01, 1.0, ""),
-        "tp": (1, 64, "GPUs"),
-        "knee_tok_s": (0.001, 10**9, "tok/s"),
-        "out_len": (1, 10**7, "tokens"),
-        "qps": (0.0001, 10**9, "req/s"),
-        "rho": (0.01, 1.0, ""),
-        "overhead_gib": (0, 10**4, "GiB"),
-        "overhead_gb": (0, 10**4, "GB"),
-        "hold_s": (0.001, 10**6, "s"),
-        "tpot_slo_ms": (0.001, 10**6, "ms"),
-        "ttft_slo_ms": (0.001, 10**7, "ms"),
-        "prompt_len": (1, 10**7, "tokens"),
-        "prefill_eff": (0.01, 1.0, ""),
-        "prefix_hit": (0, 1.0, ""),
-        "prefix_len": (1, 10**7, "tokens"),
-        "mean_qps": (0.0001, 10**9, "req/s"),
-        "usd_per_gpu_hour": (0, 10**4, "USD/h"),
-        "spec_accept": (0, 0.99, ""),
-        "spec_tokens": (1, 16, "tokens"),
-        "spec_draft_cost": (0, 1.0, ""),
-    }
     for name, value in values.items():
         if value is None:
             continue
-        low, high, unit = rules[name]
+        low, high, unit = INPUT_LIMITS[name]
         if not low <= value <= high:
             raise PlanError(f"{name} must be between {low} and {high} {unit}".rstrip() + ".", name)
 
