@@ -309,6 +309,16 @@ def _gpu_name(catalog: Catalog, key: str) -> str:
 # The kinds
 
 
+def _attention_shape(m: Model) -> list[Given]:
+    """The model's attention shape, as the KV-cache and the prefill drills give it."""
+    return [
+        Given("layers", "Layers", str(m.layers)),
+        Given("q_heads", "Query (attention) heads", str(m.attention_heads)),
+        Given("kv_heads", "KV heads (grouped-query attention)", str(m.kv_heads)),
+        Given("head_dim", "Head dimension", str(m.head_dim)),
+    ]
+
+
 def _kv_per_token(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
     s = _draw(rng, catalog)
     m, k = s.model, catalog.kv_dtypes[s.kv]
@@ -316,10 +326,7 @@ def _kv_per_token(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         layers=m.layers, kv_heads=m.kv_heads, head_dim=m.head_dim, kv_bytes=k.bytes
     )
     givens = (
-        Given("layers", "Layers", str(m.layers)),
-        Given("q_heads", "Query (attention) heads", str(m.attention_heads)),
-        Given("kv_heads", "KV heads (grouped-query attention)", str(m.kv_heads)),
-        Given("head_dim", "Head dimension", str(m.head_dim)),
+        *_attention_shape(m),
         Given("kv_bytes", f"Bytes per cached element ({k.name} KV)", f"{format_number(k.bytes)} B"),
     )
     quantity = {
@@ -718,10 +725,7 @@ def _ttft(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         givens.append(Given("params_ne_all", "Non-embedding parameters, every expert",
                             str(m.params - m.embedding_params)))  # fmt: skip
     givens += [
-        Given("layers", "Layers", str(m.layers)),
-        Given("q_heads", "Query (attention) heads", str(m.attention_heads)),
-        Given("kv_heads", "KV heads (grouped-query attention)", str(m.kv_heads)),
-        Given("head_dim", "Head dimension", str(m.head_dim)),
+        *_attention_shape(m),
         Given("n_prompt", "Prompt tokens, none cached", str(prompt)),
         Given("flops", f"{g.name} dense {'FP8' if fp8 else 'BF16'} tensor throughput"
               + (" (FP8 weights run on FP8 tensor cores)" if fp8 else ""),
