@@ -163,6 +163,26 @@ def browser():
         browser.close()
 
 
+# htmx logs a request it aborted on purpose as two console errors. The worksheet and the
+# diagram preview use hx-sync="this:replace": a keystroke's request replaces one still in
+# flight, whose answer is already stale. On a slow host the worksheet's first calculation
+# (on load) is often still running when the candidate types. A request that fails still
+# shows: htmx:sendError, htmx:timeout or htmx:responseError is logged with it.
+NAVIGATION_ABORTS = ("htmx:sendAbort", "htmx:afterRequest")
+
+
+def _collect_errors(page, errors: list[str]) -> None:
+    """Append the page's script errors and console errors (CSP violations, failed requests)
+    to `errors`, less htmx's log of a request it replaced with a newer one."""
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def console(msg):
+        if msg.type == "error" and not msg.text.startswith(NAVIGATION_ABORTS):
+            errors.append(msg.text)
+
+    page.on("console", console)
+
+
 def _new_page(browser, color_scheme: str):
     context = browser.new_context(
         color_scheme=color_scheme, viewport={"width": 1280, "height": 900}
@@ -170,11 +190,7 @@ def _new_page(browser, color_scheme: str):
     page = context.new_page()
     page.set_default_timeout(15_000)
     errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on(
-        "console",
-        lambda msg: errors.append(msg.text) if msg.type == "error" else None,
-    )
+    _collect_errors(page, errors)
     page.js_errors = errors  # tests assert this stays empty (CSP violations land here too)
     return context, page
 
@@ -214,8 +230,7 @@ def watched_page(context, errors: list[str]):
     requests) are appended to `errors`."""
     page = context.new_page()
     page.set_default_timeout(15_000)
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    _collect_errors(page, errors)
     return page
 
 
