@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Literal
 
 from grading.config import DEFAULT_MODEL, GraderConfig
-from grading.inflight import InflightStats, inflight_stats
+from grading.inflight import InflightStats, each_inflight, inflight_stats
 from grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from grading.types import (
     VERDICT_CREDIT,
@@ -83,6 +83,7 @@ __all__ = [
     "VERDICT_CREDIT",
     "Usage",
     "check_health",
+    "each_inflight",
     "grade",
     "grade_llm",
     "grade_offline",

@@ -9,7 +9,8 @@ ever saw, which the grading benchmark reports.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -72,3 +73,19 @@ def inflight_stats(endpoint: str, limit: int) -> InflightStats:
     """Current and highest in-flight counts of an endpoint's gate."""
     gate = gate_for(endpoint, limit)
     return InflightStats(endpoint, gate.limit, gate.current, gate.max_seen)
+
+
+def each_inflight[T, R](fn: Callable[[T], R], items: Iterable[T], limit: int) -> list[R]:
+    """`fn` over `items`, up to `limit` at once, the results in `items`' order; the first
+    exception is raised once the calls under way have ended.
+
+    For runs of many model grades (a question's answer tests, a calibration set): a grade
+    spends its time waiting on the server, and vLLM batches the requests it holds, so eight
+    at once take little longer than one. Give the endpoint's `max_inflight` as `limit`: the
+    gate still caps what reaches the server, with any other grades of the process."""
+    items = list(items)
+    workers = min(max(1, int(limit)), len(items))
+    if workers <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
+        return list(pool.map(fn, items))

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from grading.config import GraderConfig
+from grading.inflight import each_inflight
 from grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from grading.types import GradeResult
 from questionbank.files import ContentFile, parse_file, question_spec, read_tree
@@ -443,7 +444,8 @@ def question_tests_run(
         )
     # Meant for a validated file; anything else is skipped rather than crashing the run.
     tests = _mapping(cf.meta.get("tests"))
-    results: list[QuestionTestResult] = []
+    results: list[QuestionTestResult | None] = []
+    answer_tests: list[tuple[int, tuple]] = []  # (place in results, _answer_test's arguments)
     for key, part, path in _parts(spec):
         results += _builtins(cf, key, part, path)
         entries = tests.get(key)
@@ -453,7 +455,17 @@ def question_tests_run(
             if "quantity" in entry and isinstance(part, StepSpec):
                 results.append(_napkin_test(cf, part, index, entry))
             else:
-                results.append(_answer_test(cf, spec, key, part, index, entry, grader, config))
+                answer_tests.append((len(results), (key, part, index, entry)))
+                results.append(None)
+    # The model grades several answer tests at once; the offline grader is plain CPU work.
+    limit = config.max_inflight if grader == "llm" else 1
+    graded = each_inflight(
+        lambda args: _answer_test(cf, spec, *args, grader, config),
+        (args for _, args in answer_tests),
+        limit,
+    )
+    for (place, _), result in zip(answer_tests, graded, strict=True):
+        results[place] = result
     return QuestionTestReport(cf.path, spec.slug, grader, tuple(results))
 
 

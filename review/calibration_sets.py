@@ -24,7 +24,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Exists, Max, OuterRef
 
-from grading import GraderConfig, GradeResult, grade
+from grading import GraderConfig, GradeResult, each_inflight, grade
 from grading.calibration import (
     KAPPA_BAR,
     LabelledAnswer,
@@ -245,8 +245,13 @@ def calibration_measure(
     point_ids = [p.id for p in step.rubric]
     says = {p.id: p.says for p in step.rubric}
     pairs, disagreements, fallbacks = [], [], 0
-    for entry in entries:
-        result = _grade_one(step, entry.answer, grader, context, config)
+    # The model grades several answers at once; the offline grader is plain CPU work.
+    graded = each_inflight(
+        lambda entry: _grade_one(step, entry.answer, grader, context, config),
+        entries,
+        config.max_inflight if grader == "llm" else 1,
+    )
+    for entry, result in zip(entries, graded, strict=True):
         if result.grader != grader:
             fallbacks += 1
             continue

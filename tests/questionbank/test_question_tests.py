@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 from grading import PROMPT_VERSION, GraderConfig
-from grading.fake_server import FakeChatServer, ScriptedReply
+from grading.fake_server import (
+    FakeChatServer,
+    ScriptedReply,
+    answer_message,
+    grade_content,
+    response_ids,
+)
 from grading.question_tests import (
     GraderUnavailable,
     content_tests_run,
@@ -350,6 +356,52 @@ def test_the_llm_grader_runs_the_answer_tests_against_the_human_verdicts():
     assert strong.failure.line == cf.line_of("tests", "clarify", 0, "expect", "clarify-peak-qps")
     assert re.fullmatch(r"clarify-peak-qps: miss.*", strong.failure.got)
     assert server.requests, "the model was never asked"
+
+
+def test_the_model_grades_several_answer_tests_at_once_and_each_result_keeps_its_answer():
+    """With the model grader the answer tests go to the server up to `max_inflight` at a time
+    (vLLM batches them), and each result is still its own answer's, in file order. The server
+    fails the answers whose first word has an "a": exactly those results must fall back."""
+
+    def first_word_has_an_a(answer: str) -> bool:
+        return "a" in (answer.split() or [""])[0].lower()
+
+    def by_first_word(request: dict) -> ScriptedReply:
+        if first_word_has_an_a(answer_message(request)):
+            return ScriptedReply(status=500, error_body={"error": "scripted"}, delay_s=0.15)
+        points = [
+            {"id": i, "evidence": "", "verdict": "miss", "comment": ""}
+            for i in response_ids(request)
+        ]
+        return ScriptedReply(content=grade_content(points), delay_s=0.15)
+
+    cf = parse_file(CHAT)
+    spec = question_spec(cf)
+    with FakeChatServer(by_first_word) as server:
+        config = GraderConfig(base_url=server.base_url, max_inflight=3, max_retries=0)
+        report = question_tests_run(cf, spec, grader="llm", config=config)
+    assert server.max_concurrent == 3
+    offline = question_tests_run(cf, spec)
+    assert [r.test for r in report.results] == [r.test for r in offline.results]
+    entries = {
+        cf.line_of("tests", key, i): entry
+        for key, listed in cf.meta["tests"].items()
+        for i, entry in enumerate(listed)
+    }
+    answers = [r for r in report.results if r.kind == "answer"]
+    parts = [k for step in spec.steps for k in (step.key, *(f.id for f in step.follow_ups))]
+    tests = cf.meta["tests"]
+    in_order = [
+        cf.line_of("tests", key, i)
+        for key in parts
+        for i, entry in enumerate(tests.get(key, ()))
+        if "quantity" not in entry
+    ]
+    assert [r.line for r in answers] == in_order, "each part's tests, in the file's order"
+    failed = {r.test: first_word_has_an_a(entries[r.line]["answer"]) for r in answers}
+    assert set(failed.values()) == {True, False}, "the check needs answers of both kinds"
+    assert {r.test: r.grader != "llm" for r in answers} == failed
+    assert {r.test: bool(r.fallback_reason) for r in answers} == failed
 
 
 def test_an_unvalidated_tests_key_does_not_crash_the_runner():

@@ -13,8 +13,17 @@ from django.core.management.base import CommandError
 from sklearn.metrics import cohen_kappa_score
 
 from grading import grade
+from grading.calibration import LabelledAnswer
+from grading.fake_server import (
+    FakeChatServer,
+    ScriptedReply,
+    answer_message,
+    grade_content,
+    response_ids,
+)
 from grading.types import VERDICTS
 from questions.models import Question
+from review.calibration_sets import calibration_measure
 from review.models import CalibrationLabel, CalibrationRun
 
 SLUG = "chat-api-50qps"
@@ -247,3 +256,39 @@ def test_an_unknown_question_or_step_is_refused(content_loaded):
         calibrate(question=SLUG, step="estimate", json=True)
     with pytest.raises(CommandError, match="no labelled answers"):
         calibrate(question=SLUG, step="clarify", json=True)
+
+
+def test_the_model_grades_several_labelled_answers_at_once_and_keeps_each_ones_labels(
+    content_loaded, settings
+):
+    """`--grader llm` sends the labelled answers up to GRADER_MAX_INFLIGHT at a time; the
+    server fails the one that names Prometheus, and exactly that answer is left out."""
+
+    def failing_prometheus(request: dict) -> ScriptedReply:
+        if "Prometheus" in answer_message(request):
+            return ScriptedReply(status=500, error_body={"error": "scripted"}, delay_s=0.2)
+        points = [
+            {"id": i, "evidence": "", "verdict": "miss", "comment": ""}
+            for i in response_ids(request)
+        ]
+        return ScriptedReply(content=grade_content(points), delay_s=0.2)
+
+    entries = [LabelledAnswer(SLUG, "architecture", text, labels) for text, labels in ANSWERS]
+    with FakeChatServer(failing_prometheus) as server:
+        settings.GRADER = {
+            **settings.GRADER,
+            "GRADER_BASE_URL": server.base_url,
+            "GRADER_MAX_RETRIES": "0",
+            "GRADER_MAX_INFLIGHT": "2",
+        }
+        measured = calibration_measure(
+            question=Question.objects.get(slug=SLUG),
+            step_key="architecture",
+            grader="llm",
+            entries=entries,
+            store=False,
+        )
+    assert server.max_concurrent == 2
+    assert measured.fallbacks == 1
+    kept = [labels for text, labels in ANSWERS if "Prometheus" not in text]
+    assert [human for human, _ in measured.pairs] == kept
