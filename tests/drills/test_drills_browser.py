@@ -112,6 +112,8 @@ def test_the_pages_read_without_javascript(browser, live_server_url, fixed_clock
     context.close()
 
 
+# Layout and accessibility are HTML and CSS: one database's run checks them.
+@pytest.mark.one_database
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_drill_pages_fit_a_phone_and_pass_axe(browser, live_server_url, fixed_clock, scheme):
     from tests.drills.factories import graded_submission

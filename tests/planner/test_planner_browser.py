@@ -6,7 +6,8 @@ from playwright.sync_api import expect
 
 from tests.conftest import save_screenshot
 
-pytestmark = pytest.mark.browser
+# The planner reads published content only; its pages are the same on either database.
+pytestmark = [pytest.mark.browser, pytest.mark.one_database]
 
 
 def test_typing_a_line_updates_its_value(page, live_server_url) -> None:

@@ -4,7 +4,8 @@ import pytest
 
 from tests.conftest import save_screenshot
 
-pytestmark = pytest.mark.browser
+# These pages only read the shipped content: one database's run checks them.
+pytestmark = [pytest.mark.browser, pytest.mark.one_database]
 
 
 def test_home_to_question_to_concept(page, live_server_url):
