@@ -107,13 +107,14 @@ def _fresh_caches():
 
 
 @pytest.fixture
-def one_rate_window():
-    """Rate limits count per clock minute (`rate_limits._count`): a test that makes the
-    requests the limit is meant to refuse starts with at least 20 s of the minute left, so
-    its requests fall in one window and the last is refused whenever the test runs."""
-    left = 60 - time.time() % 60
-    if left < 20:
-        time.sleep(left + 0.05)
+def one_rate_window(monkeypatch):
+    """Rate limits count per clock window (`rate_limits._count`): a test that makes the
+    requests the limit is meant to refuse pins the limiter's clock, so its requests fall in
+    one window and the last is refused whenever the test runs."""
+    import rate_limits
+
+    now = time.time()
+    monkeypatch.setattr(rate_limits, "clock", lambda: now)
 
 
 @pytest.fixture(scope="session")
