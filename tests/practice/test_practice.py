@@ -559,7 +559,13 @@ def test_scorecard_and_history_show_scores_and_missed_points(
     ):
         assert needle in card, needle
     assert "offline rubric grader" not in card
+    # Nothing is scored yet, so nothing can be called missed.
+    weakest = card.split('id="weak-h"')[1].split("</section>")[0]
+    assert "None yet." in weakest and "Nothing missed" not in weakest
     _self_check(Submission.objects.get(), "not")
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    weakest = card.split('id="weak-h"')[1].split("</section>")[0]
+    assert "(miss)" in weakest and "None yet." not in weakest
     history = client_in.get(reverse("history")).content.decode()
     assert "Trends per step" in history and "Most-missed rubric points" in history
 
