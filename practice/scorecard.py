@@ -24,6 +24,10 @@ from practice.step_page import step_url
 from questionbank import STEP_KEYS, StepSpec
 from questions import selectors
 
+# The SLO card and the napkin checker are blended into a step's score with its main grade
+# (`scoring.submission_score`): until the answer is rated they score nothing on their own.
+WAITING = "Counts in the step's score once your answer is rated."
+
 
 def scorecard(attempt: Attempt) -> dict:
     """Per-step scores, strongest and weakest points, napkin verdicts, pace, graders, concepts."""
@@ -52,7 +56,7 @@ def scorecard(attempt: Attempt) -> dict:
                         "grader": g.grader,
                         "model": g.model,
                         "score": g.score,
-                        "fallback": g.fallback_reason,
+                        "note": g.fallback_reason or ("" if e.score is not None else WAITING),
                     }
                 )
                 if g.grader == "checker":

@@ -9,9 +9,11 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
 from practice import services as flow
 from practice.models import Attempt, Grade, StepAnswer, Submission
+from practice.scorecard import WAITING
 from practice.services import submission_grade
 from questions.models import QuestionRevision
 
@@ -289,6 +291,18 @@ def test_clarify_card_is_compared_with_the_brief(
     assert "p99 TTFT" in review["pinned"] and "Model" in review["pinned"]
     assert any(d["label"] == "Peak load" for d in review["differs"])
     assert "Output length" in review["missed"]
+
+    # The card's score counts only blended with the answer's: until the candidate rates the
+    # answer, the scorecard says so beside the card's row.
+    def card_row():
+        page = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+        graders = page.split('id="graders-h"')[1].split("</table>")[0]
+        return next(row for row in graders.split("<tr>") if "SLO card check" in row)
+
+    assert escape(WAITING) in card_row()
+    submission.refresh_from_db()
+    _self_check(submission, "partly")
+    assert escape(WAITING) not in card_row()
 
 
 def test_clarify_numbers_become_worksheet_names(client_in, attempt):
