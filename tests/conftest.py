@@ -169,7 +169,7 @@ def browser():
 # flight, whose answer is already stale. On a slow host the worksheet's first calculation
 # (on load) is often still running when the candidate types. A request that fails still
 # shows: htmx:sendError, htmx:timeout or htmx:responseError is logged with it.
-NAVIGATION_ABORTS = ("htmx:sendAbort", "htmx:afterRequest")
+REPLACED_REQUEST_LOGS = ("htmx:sendAbort", "htmx:afterRequest")
 
 
 def _collect_errors(page, errors: list[str]) -> None:
@@ -178,7 +178,7 @@ def _collect_errors(page, errors: list[str]) -> None:
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
     def console(msg):
-        if msg.type == "error" and not msg.text.startswith(NAVIGATION_ABORTS):
+        if msg.type == "error" and not msg.text.startswith(REPLACED_REQUEST_LOGS):
             errors.append(msg.text)
 
     page.on("console", console)

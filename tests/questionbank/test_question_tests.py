@@ -383,14 +383,14 @@ def test_the_model_grades_several_answer_tests_at_once_and_each_result_keeps_its
     assert server.max_concurrent == 3
     offline = question_tests_run(cf, spec)
     assert [r.test for r in report.results] == [r.test for r in offline.results]
+    tests = cf.meta["tests"]
     entries = {
         cf.line_of("tests", key, i): entry
-        for key, listed in cf.meta["tests"].items()
+        for key, listed in tests.items()
         for i, entry in enumerate(listed)
     }
     answers = [r for r in report.results if r.kind == "answer"]
     parts = [k for step in spec.steps for k in (step.key, *(f.id for f in step.follow_ups))]
-    tests = cf.meta["tests"]
     in_order = [
         cf.line_of("tests", key, i)
         for key in parts
