@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.http import QueryDict
 
 from planner.engine import PlanError, load_catalog
 from planner.engine.capacity import (
@@ -163,3 +164,17 @@ class CapacityForm(forms.Form):
                 "computed); give a shared prefix length for a per-request rate.",
             )
         return data
+
+
+def plan_query(form: CapacityForm) -> str:
+    """The inputs `form` plans with, as a query string: what the page shows, whether it came
+    from the request or from the defaults and a question's brief, so that a link to another
+    view of the same plan (the simulator) plans the same fleet."""
+    query = QueryDict(mutable=True)
+    for name in form.fields:
+        value = form[name].value()
+        if value is None or value == "" or value is False:
+            continue
+        query[name] = "on" if value is True else str(value)
+    return query.urlencode()
+

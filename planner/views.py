@@ -29,7 +29,7 @@ from planner.engine import (
 )
 from planner.engine.render import latex_to_mathml
 from planner.engine.worksheet import MAX_LINES
-from planner.forms import DEFAULTS, CapacityForm
+from planner.forms import DEFAULTS, CapacityForm, plan_query
 from questionbank import Given, QuestionSpec
 from questions.selectors import question_current_revision
 from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
@@ -215,7 +215,13 @@ def capacity(request: HttpRequest) -> HttpResponse:
                 charts = _charts(form, result)
     except LimitExceeded as spent:
         result, charts, problem, status = None, [], str(spent), 429
-    context = {"form": form, "result": result, "charts": charts, "problem": problem}
+    context = {
+        "form": form,
+        "result": result,
+        "charts": charts,
+        "problem": problem,
+        "plan_query": plan_query(form),
+    }
     template = "planner/capacity.html#plan-result" if request.htmx else "planner/capacity.html"
     if status == 200 and result is None and request.htmx:
         status = 422

@@ -172,7 +172,7 @@ def design_from_plan_inputs(kwargs: dict[str, Any]) -> Design:
         qps=kwargs["qps"],
         ttft_slo_ms=kwargs.get("ttft_slo_ms") or 1000.0,
         tpot_slo_ms=kwargs.get("tpot_slo_ms") or 100.0,
-        input_tokens=kwargs.get("prompt_len") or 512,
+        input_tokens=result["prompt_tokens"],  # a blank prompt length fills the context
         output_tokens=kwargs["out_len"],
         source="the capacity planner's inputs",
     )

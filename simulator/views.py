@@ -164,7 +164,15 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
             data[name] = str(DEFAULTS[name])
     form = CapacityForm(data)
     key = request.GET.get("scenario", "baseline")
-    context: dict[str, Any] = {"form": form, "error": None, "runs": [], "charts": []}
+    query = data.copy()
+    query.pop("scenario", None)
+    context: dict[str, Any] = {
+        "form": form,
+        "error": None,
+        "runs": [],
+        "charts": [],
+        "query": query.urlencode(),
+    }
     status = 200
     if not form.is_valid():
         context["error"] = "The planner's inputs are not valid: open the planner to fix them."
@@ -175,6 +183,12 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
             scenarios = page_scenarios(design)
             key = key if key in scenarios else "baseline"
             replicas = int(_number(request.GET.get("replicas", ""), design.replicas, int))
+            if replicas > PAGE_LIMITS.replicas:
+                raise RunRefused(
+                    f"This plan needs {replicas} replicas; this page simulates up to "
+                    f"{PAGE_LIMITS.replicas}. A large fleet behaves like copies of a smaller "
+                    "one: plan a share of the load (a lower peak QPS) and simulate that."
+                )
             runs = [
                 fleet_run(design, replace(run, replicas=replicas), limits=PAGE_LIMITS)
                 for run in scenarios[key]["runs"]
@@ -182,8 +196,6 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
     except (RunRefused, LimitExceeded) as error:
         context["error"] = str(error)
         return render(request, "simulator/page.html", context, status=422)
-    query = request.GET.copy()
-    query.pop("scenario", None)
     context.update(
         design=design,
         replicas=replicas,
@@ -191,6 +203,5 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
         charts=run_charts(runs),
         scenario=key,
         scenarios=scenarios,
-        query=query.urlencode(),
     )
     return render(request, "simulator/page.html", context, status=status)

@@ -3,6 +3,9 @@ planner's "simulate" page."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -128,6 +131,33 @@ def test_the_planner_offers_simulate_and_the_page_runs_its_fleet(client, content
     assert page.status_code == 200
     text = page.content.decode()
     assert "a replica killed at 60 s" in text and "<svg" in text
+
+
+@pytest.mark.parametrize("query", ["", "?question=moe-mixtral-serving"])
+def test_the_simulate_link_of_a_plan_first_shown_simulates_the_same_fleet(
+    client, content_loaded, query
+):
+    """The plan a page first shows comes from the defaults or a question's brief, not from the
+    request: its simulate link carries those inputs, and simulates the fleet the page sized."""
+    planner = client.get(f"/planner/capacity/{query}").content.decode()
+    instances = re.search(r'<span class="pl-big">(\d+)</span> instances', planner).group(1)
+    link = html.unescape(re.search(r'id="plan-simulate" href="([^"]+)"', planner).group(1))
+    page = client.get(link)
+    assert page.status_code == 200
+    assert re.search(rf"Holds the SLO at [\d.]+ QPS on {instances} replicas", page.content.decode())
+    # The breadcrumb back to the planner keeps the plan.
+    back = html.unescape(re.search(r'href="(/planner/capacity/\?[^"]+)"', page.content.decode())[1])
+    assert f"<span class=\"pl-big\">{instances}</span> instances" in client.get(back).content.decode()
+
+
+def test_a_fleet_larger_than_the_page_simulates_is_refused_with_what_to_do(client, content_loaded):
+    # A blank prompt length fills the 8,192-token context: a fleet of well over 64 replicas.
+    response = client.get(f"{reverse('simulator:page')}?model=qwen2.5-7b-instruct&qps=50")
+    assert response.status_code == 422
+    error = re.search(r'id="sim-error">([^<]+)<', response.content.decode())[1]
+    assert re.match(r"This plan needs (\d+) replicas; this page simulates up to 64\.", error)
+    assert int(re.match(r"This plan needs (\d+)", error)[1]) > 64
+    assert "lower peak QPS" in error
 
 
 def test_the_simulate_page_refuses_bad_planner_inputs(client, content_loaded):
