@@ -173,9 +173,13 @@ def per_count_names(spec: UnitSpec) -> list[str]:
     return [w for w, power in spec.factors if power < 0 and w in COUNT_WORDS and w not in UNITS]
 
 
+MAX_SHOWN_NAME = 40  # an unknown name is quoted back this far, however long it is
+
+
 def unknown_name(name: str, pos: int) -> NapkinError:
     """An unknown name, with what it most likely meant when that is a unit or a count word."""
-    message = f"Unknown name {name!r} at column {pos + 1}."
+    shown = name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"
+    message = f"Unknown name {shown!r} at column {pos + 1}."
     hint = unit_hint(name)
     if hint:
         message += f" As a unit, did you mean {hint}?"

@@ -372,7 +372,17 @@ def test_worksheet_errors_show_inline_with_position(client_in, attempt):
         htmx=True,
     )
     html = response.content.decode()
-    assert "ws-error" in html and "column" in html
+    assert "ws-error" in html
+    # The message says the line once and the column once.
+    assert "Line 1: Cannot add information and time (at column 11)." in html
+
+
+def test_a_worksheet_error_quotes_a_long_unknown_name_shortened(client_in, attempt):
+    response = client_in.post(
+        reverse("attempt_worksheet", args=[attempt.pk]), {"worksheet": "x" * 400}, htmx=True
+    )
+    message = re.search(r'class="ws-message" role="alert">([^<]+)<', response.content.decode())[1]
+    assert message == f"Line 1: Unknown name &#x27;{'x' * 39}…&#x27; at column 1."
 
 
 def test_worksheet_lines_follow_the_values_they_read(client_in, attempt):
