@@ -12,11 +12,11 @@ from dataclasses import replace
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST, require_safe
 
-from planner.forms import DEFAULTS, CapacityForm
+from planner.forms import DEFAULTS, CapacityForm, plan_query
 from practice.models import Attempt, StepAnswer
 from practice.services import answer_open, attempt_touch
 from rate_limits import LimitExceeded, client_key, cpu_budget
@@ -158,10 +158,15 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
 @require_safe
 def fleet_page(request: HttpRequest) -> HttpResponse:
     """The planner's "simulate" action: the fleet its inputs plan, under one scenario."""
-    data = request.GET.copy()
-    for name, field in CapacityForm.base_fields.items():
-        if name not in data and field.required and DEFAULTS.get(name) is not None:
-            data[name] = str(DEFAULTS[name])
+    if any(name in request.GET for name in CapacityForm.base_fields):
+        # A link made before an input existed plans with that input's default.
+        data = request.GET.copy()
+        for name, field in CapacityForm.base_fields.items():
+            if name not in data and field.required and DEFAULTS.get(name) is not None:
+                data[name] = str(DEFAULTS[name])
+    else:  # a bare address simulates the plan the planner first shows
+        data = QueryDict(plan_query(CapacityForm(initial=DEFAULTS)), mutable=True)
+        data.update(request.GET)
     form = CapacityForm(data)
     key = request.GET.get("scenario", "baseline")
     query = data.copy()

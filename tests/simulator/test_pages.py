@@ -133,16 +133,17 @@ def test_the_planner_offers_simulate_and_the_page_runs_its_fleet(client, content
     assert "a replica killed at 60 s" in text and "<svg" in text
 
 
-@pytest.mark.parametrize("query", ["", "?question=moe-mixtral-serving"])
+@pytest.mark.parametrize("query", ["", "?question=moe-mixtral-serving", "bare"])
 def test_the_simulate_link_of_a_plan_first_shown_simulates_the_same_fleet(
     client, content_loaded, query
 ):
     """The plan a page first shows comes from the defaults or a question's brief, not from the
-    request: its simulate link carries those inputs, and simulates the fleet the page sized."""
-    planner = client.get(f"/planner/capacity/{query}").content.decode()
+    request: its simulate link carries those inputs, and simulates the fleet the page sized.
+    The simulator's bare address simulates the planner's first plan."""
+    planner = client.get(f"/planner/capacity/{query if query != 'bare' else ''}").content.decode()
     instances = re.search(r'<span class="pl-big">(\d+)</span> instances', planner).group(1)
     link = html.unescape(re.search(r'id="plan-simulate" href="([^"]+)"', planner).group(1))
-    page = client.get(link)
+    page = client.get(link if query != "bare" else reverse("simulator:page"))
     assert page.status_code == 200
     assert re.search(rf"Holds the SLO at [\d.]+ QPS on {instances} replicas", page.content.decode())
     # The breadcrumb back to the planner keeps the plan.
