@@ -48,6 +48,17 @@ def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
     assert saved.prediction == PREDICTION and saved.answer.step_key == "bottlenecks"
     expect(verdict).to_have_text(saved.runs[0]["verdict"])
     save_screenshot(page, "simulator-kill-a-replica")
+    # On a phone the run's label stays readable and the table scrolls rather than being cut.
+    page.set_viewport_size({"width": 360, "height": 800})
+    table = panel.locator(".sim-result table")
+    assert table.locator("th[scope=row]").first.bounding_box()["width"] >= 100
+    fits_or_scrolls = table.evaluate(
+        "t => t.getBoundingClientRect().right <= window.innerWidth"
+        " || getComputedStyle(t.parentElement).overflowX === 'auto'"
+    )
+    assert fits_or_scrolls
+    save_screenshot(page, "simulator-kill-a-replica-360")
+    page.set_viewport_size({"width": 1280, "height": 800})
 
     page.locator("#answer-text").fill("The queue is the first wall; one dead replica of ten.")
     page.locator("#submit-button").click()
