@@ -75,6 +75,21 @@ def test_capacity_planner_renders_derivation_and_charts(page, live_server_url) -
     assert page.js_errors == []
 
 
+def test_capacity_planner_derivation_reads_on_a_phone(page, live_server_url) -> None:
+    """At 360 px each derivation row keeps its label readable and the table scrolls in its
+    own box; the page itself does not scroll sideways."""
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server_url}/planner/capacity/")
+    labels = page.locator("#plan-steps tbody th[scope=row]")
+    widths = labels.evaluate_all("cells => cells.map(c => c.getBoundingClientRect().width)")
+    assert len(widths) == 29 and min(widths) >= 100, widths
+    wrap = page.locator("#plan-steps").locator("xpath=..")
+    assert wrap.evaluate("w => getComputedStyle(w).overflowX") == "auto"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    save_screenshot(page, "planner-capacity-360")
+    assert page.js_errors == []
+
+
 def test_capacity_planner_long_context(page, live_server_url) -> None:
     page.goto(
         f"{live_server_url}/planner/capacity/?model=qwen2.5-7b-instruct&gpu=rtx-4090"

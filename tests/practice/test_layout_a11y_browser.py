@@ -64,6 +64,12 @@ PAGES = [
 ]
 VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
 
+# Table cells of a dozen characters or more drawn under 48 px wide: a letter or two a line.
+SQUEEZED = """() => Array.from(document.querySelectorAll('th, td'))
+    .map(c => [c.innerText.trim(), c.getBoundingClientRect().width])
+    .filter(([text, width]) => text.length >= 12 && width > 0 && width < 48)
+    .map(([text, width]) => `${Math.round(width)} px: ${text.slice(0, 40)}`)"""
+
 
 @pytest.fixture(scope="module")
 def site(django_db_setup, django_db_blocker):
@@ -178,6 +184,7 @@ def test_the_page_fits_a_phone_and_passes_axe(site, contexts, site_db, path, vie
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > PHONE["width"]:
                 problems.append(f"{path} scrolls sideways at 360 px: {width} px wide")
+            problems += [f"{path}: a table cell squeezed to {c}" for c in page.evaluate(SQUEEZED)]
         problems += [f"{path} [{viewport}]: {v}" for v in _axe_serious(page)]
     finally:
         page.close()
