@@ -217,8 +217,19 @@ def queue_counts() -> dict[int, int]:
 REVIEW_COMMENT_MAX_CHARS = 1000
 
 
+class ReviewedMeanwhile(FlowError):
+    """Blind labels sent for an answer another review was stored for since the form was
+    opened (another tab, another instructor): nothing was overwritten; the message repeats
+    the refused verdicts so nothing typed is lost."""
+
+
 def review_store(
-    *, submission: Submission, reviewer, labels: Mapping[str, str], comment: str = ""
+    *,
+    submission: Submission,
+    reviewer,
+    labels: Mapping[str, str],
+    comment: str = "",
+    blind: bool = False,
 ) -> Grade:
     """Store an instructor's verdict per rubric point as the submission's grade; returns it.
     `comment`, a word to the candidate (shown with the grade), is the grade's feedback;
@@ -228,6 +239,10 @@ def review_store(
     FlowError otherwise, naming what is missing. The grade's quotes are those of a grader
     that reached the same verdict (so the candidate's answer is still highlighted). The labels
     also join the question's calibration set (free-text steps).
+
+    `blind`: the labels come from the blind form, which only an answer not reviewed yet
+    shows; ReviewedMeanwhile when a review with other verdicts or another note is stored by
+    now (the same ones again are a form sent twice, stored once).
     """
     answer = submission.answer
     revision = answer.attempt.revision
@@ -244,6 +259,20 @@ def review_store(
         raise FlowError(f"Keep the comment to {REVIEW_COMMENT_MAX_CHARS} characters.")
     given = {p.id: labels[p.id] for p in points}
     by_grader = {g.grader: g for g in submission.grades.all()}
+    earlier = by_grader.get(INSTRUCTOR)
+    if blind and earlier is not None:
+        stored_verdicts = {p.get("id"): p.get("verdict") for p in earlier.points}
+        if stored_verdicts != given or earlier.feedback != comment:
+            if earlier.reviewer_id == reviewer.pk:
+                who = "you (in another tab or window)"
+            else:
+                who = earlier.reviewer.get_username() if earlier.reviewer else "an instructor"
+            yours = "; ".join(f"{p.id} {given[p.id]}" for p in points)
+            raise ReviewedMeanwhile(
+                f"Not saved: {who} saved a review of this answer since you opened it, shown "
+                f"below. Your verdicts were: {yours}"
+                + (f". Your note: {comment}" if comment else ".")
+            )
     verdicts, stored = [], []
     for point in points:
         verdict = given[point.id]

@@ -133,8 +133,15 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         comment = request.POST.get("comment", "")
         try:
             review.review_store(
-                submission=submission, reviewer=request.user, labels=given, comment=comment
+                submission=submission,
+                reviewer=request.user,
+                labels=given,
+                comment=comment,
+                blind=True,
             )
+        except review.ReviewedMeanwhile as exc:  # the page now shows the stored review
+            messages.error(request, str(exc))
+            return redirect("review:submission", submission_id=submission.pk)
         except FlowError as exc:
             error = str(exc)
         else:

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from accounts.instructors import instructor_grant
 from grading import PROMPT_VERSION
 from grading.fake_server import (
     FakeChatServer,
@@ -213,6 +214,31 @@ ALL_MISS = {
     "arch-drain-cold-start": "miss",
     "arch-observability": "miss",
 }
+
+
+def test_a_stale_tabs_blind_labels_do_not_replace_a_review_saved_meanwhile(
+    content_loaded, client, candidate, instructor
+):
+    """Two tabs (or two instructors) open the blind form; the second to save is refused, with
+    its verdicts repeated, rather than silently replacing the first review. The same labels
+    sent twice (a double click) are one review."""
+    submission = make_submission(
+        user=candidate, text=ANSWER, review_reason="a gap", grades={"rubric": (0.1, ALL_MISS)}
+    )
+    url = reverse("review:submission", args=[submission.pk])
+    client.force_login(instructor)
+    first = {f"point-{k}": v for k, v in {**ALL_MISS, "arch-gateway": "hit"}.items()}
+    assert client.post(url, {**first, "comment": "Good gateway."}).status_code == 302
+    assert client.post(url, {**first, "comment": "Good gateway."}).status_code == 302
+    other = User.objects.create_user("second-teacher", password="a-long-Passphrase-42")
+    instructor_grant(other)
+    client.force_login(other)
+    stale = client.post(url, {f"point-{k}": v for k, v in ALL_MISS.items()}, follow=True)
+    page = stale.content.decode()
+    assert "Not saved: teacher saved a review" in page and "arch-gateway miss" in page
+    grade = submission.grades.get(grader="instructor")
+    assert grade.reviewer == instructor and grade.feedback == "Good gateway."
+    assert {p["id"]: p["verdict"] for p in grade.points}["arch-gateway"] == "hit"
 
 
 def test_labelling_is_blind_and_the_instructor_verdict_wins(
