@@ -283,6 +283,13 @@ def draft_add_answer_test(
     offline = {p.id: p.verdict for p in _offline_points(step, answer, diagram)}
     differs = {k: offline.get(k, "miss") for k, v in expect.items() if offline.get(k, "miss") != v}
     draft = question_draft(slug)
+    # A form sent twice (a double click, a resubmit from history) would write the test twice.
+    tests = parse_file(f"{slug}.md", draft.text).meta.get("tests") or {}
+    if any(isinstance(t, dict) and t.get("name") == name for t in tests.get(step_key) or ()):
+        raise AuthoringError(
+            f"The draft already has the test '{name}' under tests: {step_key}: "
+            "edit it there, and publish to keep it."
+        )
     try:
         text = with_answer_test(
             draft.text,

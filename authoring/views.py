@@ -116,6 +116,8 @@ def _editor(
     text: str | None = None,
     refusal: str = "",
     failures: list[str] | None = None,
+    conflict: str = "",
+    base_version: int | None = None,
     status: int = 200,
 ) -> HttpResponse:
     text = draft.text if text is None else text
@@ -126,6 +128,11 @@ def _editor(
         "text": text,
         "refusal": refusal,
         "failures": failures or [],
+        "max_file_bytes": services.MAX_FILE_BYTES,  # the editor's script checks before sending
+        # The version the page's saves are guarded by: the draft's, but for a stale tab's
+        # text shown again (`conflict`), the version that tab loaded.
+        "conflict": conflict,
+        "base_version": draft.version if base_version is None else base_version,
         "urls": {
             action: reverse(f"authoring:{kind}_{action}", args=[slug])
             for action in ("save", "preview", "publish", "upload", "download")
@@ -168,11 +175,23 @@ def _refused(
 ) -> HttpResponse:
     """The editor again after a refused save, the posted text (if any) still in the box: a
     stale tab's (409) beside the newer draft, any other refusal (422) beside the draft."""
-    if isinstance(exc, StaleDraft):
-        draft, status = exc.current, 409
-    else:
-        status = 422
-    return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=status)
+    if not isinstance(exc, StaleDraft):
+        return _editor(request, slug=slug, draft=draft, text=text, refusal=str(exc), status=422)
+    if text is None:  # the newer draft's own text is shown: the page may save over it
+        return _editor(request, slug=slug, draft=exc.current, refusal=str(exc), status=409)
+    # The stale tab's text is shown again: the page stays guarded by the version that tab
+    # loaded, as after a refused autosave, so its next keystroke cannot save this text over
+    # the newer draft (only a reload, after copying, moves it on).
+    return _editor(
+        request,
+        slug=slug,
+        draft=exc.current,
+        text=text,
+        refusal=str(exc),
+        conflict=str(exc),
+        base_version=autosave.posted_version(request.POST),
+        status=409,
+    )
 
 
 @instructor_required
@@ -344,7 +363,7 @@ def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
     except services.AuthoringError as exc:
         messages.error(request, str(exc))
         return redirect("authoring:question", slug=slug)
-    error, status = "", 200
+    error, status, expect = "", 200, {}
     if request.method == "POST":
         expect = {pid: request.POST.get(f"verdict-{pid}", "") for pid, _says, _v in points}
         try:
@@ -365,7 +384,11 @@ def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
     context = {
         "report": report,
         "slug": slug,
-        "points": points,
+        # Each point with the verdict ticked: the instructor's after a refused form, so their
+        # choices are kept, else the offline grader's.
+        "points": [
+            (pid, says, offline, expect.get(pid) or offline) for pid, says, offline in points
+        ],
         "error": error,
         # The diagram shared with the answer, laid out (practice.diagram).
         "diagram_picture": _picture(report.answer_diagram),

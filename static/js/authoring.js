@@ -33,15 +33,32 @@
   function clearBackup() {
     try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
   }
-  function status(message) {
+  function status(message, kept) {
     const el = document.getElementById("save-status");
     if (!el) return;
     el.className = "save-status is-error";
     el.textContent = "";
     const strong = document.createElement("strong");
     strong.textContent = "Not saved. ";
-    el.append(strong, message + " Your text is kept in this page and in this browser.");
+    el.append(strong, message + " " + (kept || "Your text is kept in this page and in this browser."));
   }
+
+  // A text past the file limit is refused by the server; one past the request limit (2.5 MB)
+  // never reaches a view, and a plain Save or Publish would leave the page for an error. Say
+  // so here instead, before sending, with the text still in the box.
+  const maxBytes = parseInt(form.dataset.maxBytes, 10) || Infinity;
+  function tooLarge() {
+    const size = new Blob([source.value]).size;
+    if (size <= maxBytes) return "";
+    return "This text is " + Math.ceil(size / 1024) + " KiB; a question file holds at most "
+      + Math.floor(maxBytes / 1024) + " KiB. Shorten it, then save.";
+  }
+  form.addEventListener("submit", (event) => {
+    const problem = tooLarge();
+    if (!problem) return;
+    event.preventDefault();
+    status(problem, "Your text is kept in this page.");
+  });
   source.addEventListener("input", backup);
 
   // A copy the server never got (a crash, a lost connection): offer it back.
@@ -85,10 +102,24 @@
     if (xhr && xhr.status >= 200 && xhr.status < 300) clearBackup();
   });
   document.body.addEventListener("htmx:responseError", (event) => {
-    if (!isAutosave(event.detail)) return;
     const code = event.detail.xhr ? event.detail.xhr.status : 0;
-    status(code === 403 ? "Your session changed since this page loaded; sign in again in a new tab."
-      : "The server had an error (" + code + "); it saves on your next edit.");
+    if (event.detail.target && event.detail.target.id === "live-preview") {
+      // The preview shown was checked against older text: say it no longer stands.
+      const note = document.createElement("p");
+      note.className = "message message-error";
+      note.setAttribute("role", "alert");
+      note.textContent = tooLarge()
+        || "Not checked: the preview failed (" + code + "). It checks again on your next edit.";
+      event.detail.target.replaceChildren(note);
+      return;
+    }
+    if (!isAutosave(event.detail)) return;
+    if (code === 400 || code === 413) {
+      status(tooLarge() || "The text is too large to send.", "Your text is kept in this page.");
+    } else {
+      status(code === 403 ? "Your session changed since this page loaded; sign in again in a new tab."
+        : "The server had an error (" + code + "); it saves on your next edit.");
+    }
   });
   // An upload replaces the draft the autosave has been advancing: send the latest version.
   const uploadVersion = document.getElementById("upload-base-version");

@@ -186,6 +186,48 @@ def test_a_save_without_a_usable_version_is_refused_and_the_text_kept(
     assert Draft.objects.get(slug="versionless").version == 0
 
 
+def _base_version(page: str) -> str:
+    return re.search(r'id="base-version" value="(\d+)"', page).group(1)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("action", ["question_save", "question_publish"])
+def test_a_stale_tabs_refused_text_stays_refused_until_reloaded(
+    instructor_client, instructor, action
+):
+    """A stale tab's Save or Publish shows its text again beside the newer draft: the page
+    keeps the version that tab loaded, so its next autosave is refused too rather than
+    saving the old text over the other tab's."""
+    services.question_new(slug="two-tabs", user=instructor)
+    save = reverse("authoring:question_save", args=["two-tabs"])
+    instructor_client.post(save, {"text": "tab A", "base_version": "0"}, HTTP_HX_REQUEST="true")
+    page = instructor_client.post(
+        reverse(f"authoring:{action}", args=["two-tabs"]), {"text": "tab B", "base_version": "0"}
+    )
+    assert page.status_code == 409
+    body = page.content.decode()
+    assert "tab B</textarea>" in body and "Not saved." in body and "tab A" in body
+    assert _base_version(body) == "0"
+    again = instructor_client.post(
+        save,
+        {"text": "tab B, typed on", "base_version": _base_version(body)},
+        HTTP_HX_REQUEST="true",
+    )
+    assert again.status_code == 409
+    assert Draft.objects.get(slug="two-tabs").text == "tab A"
+
+
+@pytest.mark.django_db
+def test_a_new_questions_unsaved_draft_is_not_called_published(
+    content_loaded, instructor_client, instructor
+):
+    services.question_new(slug="fresh", user=instructor)
+    body = instructor_client.get(reverse("authoring:question", args=["fresh"])).content.decode()
+    assert "this is the published text" not in body and "this is the template" in body
+    published = instructor_client.get(reverse("authoring:question", args=[CHAT]))
+    assert "this is the published text" in published.content.decode()
+
+
 @pytest.mark.django_db
 def test_the_live_preview_lists_a_deleted_step_with_its_line(instructor_client, instructor):
     services.question_new(slug="previewed", user=instructor)
@@ -492,6 +534,31 @@ def test_a_shared_answer_becomes_a_test_in_the_draft(content_loaded, instructor_
     assert f"        {points[0]}: hit" in added
     check = services.question_check(slug=CHAT, text=draft.text)
     assert check.problems == [] and services.question_tests(check).failures == ()
+
+
+@pytest.mark.django_db
+def test_a_test_form_sent_twice_adds_the_test_once(content_loaded, instructor_client):
+    revision = Question.objects.get(slug=CHAT).current_revision
+    report = ProblemReport.objects.create(
+        question=revision.question,
+        revision=revision,
+        step_key="architecture",
+        message="My answer was right.",
+        answer_text="Route each chat to the replica that holds its prefix.",
+    )
+    url = reverse("authoring:report_add_test", args=[report.pk])
+    form = instructor_client.get(url).content.decode()
+    points = re.findall(r'name="verdict-([a-z0-9-]+)" value="hit"', form)
+    verdicts = {f"verdict-{p}": "partial" for p in points}
+    assert instructor_client.post(url, verdicts).status_code == 302
+    again = instructor_client.post(url, verdicts)  # a double click, or back and resend
+    assert again.status_code == 422
+    body = again.content.decode()
+    assert "already has the test" in body
+    # The refused form keeps the instructor's verdicts, not the offline grader's.
+    for p in points:
+        assert f'name="verdict-{p}" value="partial" checked' in body
+    assert Draft.objects.get(slug=CHAT).text.count(f"name: from report {report.pk}") == 1
 
 
 @pytest.mark.django_db

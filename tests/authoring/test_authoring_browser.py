@@ -185,3 +185,31 @@ def test_an_upload_after_autosaves_replaces_the_draft(browser, live_server_url, 
     assert page.input_value("#source").endswith("From a file.")
     context.close()
     assert errors == []
+
+
+def test_a_text_too_large_to_send_is_refused_in_the_page_and_kept(browser, live_server_url):
+    """Past the request limit (2.5 MB) the server never sees the text: the autosave and the
+    preview say what is wrong, and Publish does not leave the page for an error."""
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    services.question_new(slug=SLUG, user=instructor)
+    context, page, errors = _context(browser, instructor, live_server_url)
+    url = f"{live_server_url}/author/questions/{SLUG}/"
+    page.goto(url)
+    huge = page.input_value("#source") + "\n" + "# padding for a paste gone wrong\n" * 90_000
+    # Pasted: typing three megabytes into the box would take the browser minutes.
+    page.locator("#source").evaluate(
+        "(box, text) => { box.value = text; box.dispatchEvent(new Event('input', {bubbles: true})); }",
+        huge,
+    )
+    status = page.locator("#save-status")
+    expect(status).to_contain_text("Not saved. This text is 2", timeout=15_000)
+    expect(status).to_contain_text("a question file holds at most 512 KiB")
+    expect(page.locator("#live-preview")).to_contain_text("a question file holds at most 512 KiB")
+    page.locator("#publish-button").click()
+    assert page.url == url and page.input_value("#source") == huge
+    expect(status).to_contain_text("Shorten it, then save.")
+    assert services.question_draft(SLUG).version == 0
+    context.close()
+    # The refused requests are logged by the browser and htmx; nothing else may be.
+    assert [e for e in errors if "400" not in e] == []
