@@ -128,7 +128,8 @@ def step_agreement(
         )
     if len(answers) < MIN_LABELLED:
         notes.append(
-            f"only {len(answers)} labelled answers (fewer than {MIN_LABELLED}): "
+            f"only {len(answers)} labelled answer{'' if len(answers) == 1 else 's'} "
+            f"(fewer than {MIN_LABELLED}): "
             "treat these figures as a rough guide"
         )
     if overall.kappa is not None and overall.kappa < KAPPA_BAR:

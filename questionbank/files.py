@@ -122,7 +122,7 @@ def parse_file(path: str | Path, text: str | None = None) -> ContentFile:
     text = text.removeprefix("\ufeff")
     cf = ContentFile(path, text, {}, "")
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
-        cf.problems.append(Problem(path, 1, f"file is larger than {MAX_FILE_BYTES} bytes"))
+        cf.problems.append(Problem(path, 1, f"file is larger than {MAX_FILE_BYTES // 1024} KiB"))
         return cf
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
