@@ -1,0 +1,56 @@
+"""The error pages a user can meet in production (DEBUG off, as in tests): each says what
+happened and what to do next in the site's own layout, not Django's bare default."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client, override_settings
+
+
+@pytest.mark.django_db
+def test_a_missing_page_says_so_and_links_back(client):
+    response = client.get("/questions/no-such-question/")
+    assert response.status_code == 404
+    page = " ".join(response.content.decode().split())
+    assert "<h1>Page not found</h1>" in page and 'href="/"' in page
+    assert 'class="site-header"' in page  # the site's layout, with its navigation
+
+
+@pytest.mark.django_db
+def test_an_expired_form_says_nothing_was_saved_and_how_to_send_it_again():
+    User.objects.create_user("casey", password="a-long-Passphrase-42")
+    browser = Client(enforce_csrf_checks=True)
+    response = browser.post(
+        "/accounts/login/", {"username": "casey", "password": "a-long-Passphrase-42"}
+    )
+    assert response.status_code == 403
+    page = " ".join(response.content.decode().split())
+    assert "<h1>This form has expired</h1>" in page
+    assert "Nothing was saved from it." in page and "reload the page" in page
+
+
+@pytest.mark.django_db
+def test_a_request_too_large_to_read_is_a_page_that_says_so(client_in_session):
+    body = {"text": "x" * (3 * 1024 * 1024)}  # past DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB)
+    response = client_in_session.post("/diagram/preview/", body)
+    assert response.status_code == 400
+    page = " ".join(response.content.decode().split())
+    assert "<h1>The request could not be read</h1>" in page and "too large" in page
+
+
+@pytest.fixture
+def client_in_session(client):
+    client.force_login(User.objects.create_user("sam", password="a-long-Passphrase-42"))
+    return client
+
+
+@override_settings(ROOT_URLCONF="tests.config.urls_failing")
+def test_a_server_error_is_the_sites_page_and_needs_no_database():
+    """The 500 page is rendered without a request, so it cannot query the database that may
+    be what failed: this test has no database access at all."""
+    response = Client(raise_request_exception=False).get("/failing/")
+    assert response.status_code == 500
+    page = " ".join(response.content.decode().split())
+    assert "<h1>Something went wrong on our side</h1>" in page
+    assert "Drafts saved before it are kept" in page and 'href="/healthz"' in page
