@@ -177,4 +177,3 @@ def plan_query(form: CapacityForm) -> str:
             continue
         query[name] = "on" if value is True else str(value)
     return query.urlencode()
-

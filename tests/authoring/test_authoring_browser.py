@@ -199,7 +199,8 @@ def test_a_text_too_large_to_send_is_refused_in_the_page_and_kept(browser, live_
     huge = page.input_value("#source") + "\n" + "# padding for a paste gone wrong\n" * 90_000
     # Pasted: typing three megabytes into the box would take the browser minutes.
     page.locator("#source").evaluate(
-        "(box, text) => { box.value = text; box.dispatchEvent(new Event('input', {bubbles: true})); }",
+        "(box, text) => { box.value = text;"
+        " box.dispatchEvent(new Event('input', {bubbles: true})); }",
         huge,
     )
     status = page.locator("#save-status")

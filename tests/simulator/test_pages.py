@@ -147,8 +147,10 @@ def test_the_simulate_link_of_a_plan_first_shown_simulates_the_same_fleet(
     assert page.status_code == 200
     assert re.search(rf"Holds the SLO at [\d.]+ QPS on {instances} replicas", page.content.decode())
     # The breadcrumb back to the planner keeps the plan.
-    back = html.unescape(re.search(r'href="(/planner/capacity/\?[^"]+)"', page.content.decode())[1])
-    assert f"<span class=\"pl-big\">{instances}</span> instances" in client.get(back).content.decode()
+    text = page.content.decode()
+    back = html.unescape(re.search(r'href="(/planner/capacity/\?[^"]+)"', text)[1])
+    planned = client.get(back).content.decode()
+    assert f'<span class="pl-big">{instances}</span> instances' in planned
 
 
 def test_a_fleet_larger_than_the_page_simulates_is_refused_with_what_to_do(client, content_loaded):
