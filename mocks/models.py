@@ -20,6 +20,9 @@ class MockSessionQuerySet(models.QuerySet):
     def started(self) -> "MockSessionQuerySet":
         return self.filter(started_at__isnull=False)
 
+    def interviewed_by(self, user) -> "MockSessionQuerySet":
+        return self.filter(interviewer_id=user.pk) if user.pk else self.none()
+
 
 class MockSession(models.Model):
     """A timed mock interview: one attempt (which keeps every answer) with a clock and an

@@ -484,6 +484,9 @@ def report_context(
                 and _awaits_self_check(grades),
                 "human_score": _human_score(session, key),
                 "answer": submission.text if submission else "",
+                # The export keeps the answer too (the page has it): the candidate's own words,
+                # quoted so that whatever they typed stays inside the quote.
+                "answer_md": _quoted(submission.text) if submission else "",
                 # The diagrams laid out on the page, ```mermaid blocks in the export.
                 "diagram": _picture(diagram),
                 "diagram_md": mermaid_block(diagram) if diagram.strip() else "",

@@ -358,11 +358,18 @@ def invite_issue(*, session: MockSession, now: datetime | None = None) -> str:
     return invite_token(session)
 
 
-def invite_token(session: MockSession) -> str:
-    """The live invite link's token, or "" when there is none (revoked, used or never made)."""
+def invite_token(session: MockSession, *, now: datetime | None = None) -> str:
+    """The live invite link's token, or "" when there is none (revoked, used, expired or never
+    made): the candidate's page must not offer a link that would be refused."""
     if not session.invite_nonce or session.invite_used_at or session.invite_revoked_at:
         return ""
+    if invite_expired(session, now=now):
+        return ""
     return _token(INVITE_SALT, session.pk, session.invite_nonce)
+
+
+def invite_expired(session: MockSession, *, now: datetime | None = None) -> bool:
+    return bool(session.invite_expires_at) and (now or timezone.now()) >= session.invite_expires_at
 
 
 def invite_revoke(*, session: MockSession, now: datetime | None = None) -> None:
@@ -407,7 +414,7 @@ def invite_check(
         raise LinkRefused(
             "This invite link has already been used: each link lets one interviewer in, once."
         )
-    if session.invite_expires_at and now >= session.invite_expires_at:
+    if invite_expired(session, now=now):
         raise LinkRefused("This invite link has expired. Ask the candidate for a new one.")
     if session.attempt.user_id == user.pk:
         raise LinkRefused(

@@ -249,7 +249,11 @@ def session_end(request: HttpRequest, session_id: int) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def mock_join(request: HttpRequest, session_id: int, token: str) -> HttpResponse:
     """GET: what the link is for, and a button to join; POST: join (the link is used up).
-    Every refusal is a page that says why, with status 403."""
+    Every refusal is a page that says why, with status 403. The interviewer who already
+    joined goes back to their page instead: the link, opened again from their mail or
+    posted twice, is used up by them, and nothing else leads them back."""
+    if MockSession.objects.filter(pk=session_id).interviewed_by(request.user).exists():
+        return redirect("mock_interview", session_id=session_id)
     if request.method == "POST":
         try:
             session = mock.invite_accept(session_id=session_id, token=token, user=request.user)
@@ -411,6 +415,22 @@ REPORT_NOT_YET = (
 )
 
 
+def _report_not_yet(request: HttpRequest, session: MockSession) -> HttpResponse:
+    """The refusal of a running session's report, with the way back to it: History links
+    every mock attempt's report, a running one's too."""
+    if request.user.pk == session.attempt.user_id:
+        back_url, back_label = reverse("mock_session", args=[session.pk]), "Back to your session"
+    else:
+        back_url, back_label = reverse("mock_interview", args=[session.pk]), "Back to the interview"
+    context = {
+        "heading": "The report is not ready yet",
+        "reason": REPORT_NOT_YET,
+        "back_url": back_url,
+        "back_label": back_label,
+    }
+    return render(request, "mock/refused.html", context, status=403)
+
+
 def _shows_matcher(request: HttpRequest, session: MockSession) -> bool:
     """Whether the viewer sees the offline matcher's verdicts (advisory) in the report: the
     person who judges the candidate (the session's interviewer), never the candidate or a
@@ -431,7 +451,7 @@ def mock_report_page(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _party_session(request, session_id)
     mock.session_tick(session)
     if session.ended_at is None:
-        return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
+        return _report_not_yet(request, session)
     context = mock_report.report_context(
         session,
         hide_graders_for=_hidden_steps(request, session),
@@ -453,7 +473,7 @@ def mock_report_markdown(request: HttpRequest, session_id: int) -> HttpResponse:
     session = _party_session(request, session_id)
     mock.session_tick(session)
     if session.ended_at is None:
-        return render(request, "mock/refused.html", {"reason": REPORT_NOT_YET}, status=403)
+        return _report_not_yet(request, session)
     response = HttpResponse(
         mock_report.report_markdown(
             session,

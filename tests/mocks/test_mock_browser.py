@@ -140,9 +140,15 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
         anon.goto(base + other)
         expect(anon).to_have_url(re.compile(r".*/accounts/login/\?next="))
 
-    # The invite used a second time is refused.
+    # The invite used a second time is refused to anyone else; the interviewer who used it
+    # is taken back to their own page.
+    other_ctx = signed_in_context(browser, base, User.objects.create(username="other"))
+    other = new_page(other_ctx, errors)
+    other.goto(invite)
+    expect(other.locator("main")).to_contain_text("already been used")
+    other_ctx.close()
     us.goto(invite)
-    expect(us.locator("main")).to_contain_text("already been used")
+    expect(us).to_have_url(f"{base}/mock/{session.pk}/interview/")
 
     # A revoked invite is refused.
     revision = Question.objects.get(slug="chat-api-50qps").current_revision

@@ -74,11 +74,28 @@ def test_a_link_of_another_session_is_refused(people, session):
 
 
 def test_an_expired_link_is_refused(people, session):
+    token = mock.invite_token(session)  # as sent, before it expired
     MockSession.objects.filter(pk=session.pk).update(
         invite_expires_at=timezone.now() - timedelta(seconds=1)
     )
     session.refresh_from_db()
-    refused(join(people["interviewer"], session), "expired")
+    refused(join(people["interviewer"], session, token), "expired")
+
+
+def test_the_candidate_page_offers_a_new_link_once_the_last_one_expired(people, session):
+    old = mock.invite_token(session)
+    MockSession.objects.filter(pk=session.pk).update(
+        invite_expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    candidate = client_for(people["candidate"])
+    page = candidate.get(reverse("mock_session", kwargs={"session_id": session.pk}))
+    html = page.content.decode()
+    # Not the dead link to copy and send, but why there is none and the button for a new one.
+    assert old not in html and 'id="invite-link"' not in html
+    assert "the last one expired" in html and "Make a new invite link" in html
+    candidate.post(reverse("mock_invite_new", kwargs={"session_id": session.pk}))
+    session.refresh_from_db()
+    assert join(people["interviewer"], session).status_code == 302
 
 
 def test_the_default_expiry_is_a_day(session):
@@ -91,10 +108,27 @@ def test_a_used_link_is_refused(people, session):
     assert join(people["interviewer"], session).status_code == 302
     response = client_for(people["stranger"]).post(url)
     refused(response, "already been used")
-    response = client_for(people["interviewer"]).post(url)
-    refused(response, "already been used")
     session.refresh_from_db()
     assert session.interviewer == people["interviewer"]
+
+
+def test_the_interviewer_who_joined_opens_the_link_again_and_is_back_on_their_page(people, session):
+    # The link is all they have to find the session again (History lists their own
+    # attempts, not the sessions they interview); a second POST is a double click on Join.
+    url = join_url(session)
+    assert join(people["interviewer"], session).status_code == 302
+    interview = reverse("mock_interview", kwargs={"session_id": session.pk})
+    for response in (
+        client_for(people["interviewer"]).get(url),
+        client_for(people["interviewer"]).post(url),
+    ):
+        assert response.status_code == 302 and response["Location"] == interview
+    session.refresh_from_db()
+    assert session.events.filter(kind=Kind.JOINED).count() == 1
+    # After the end too: their page says it has ended and links the report.
+    mock.session_end(session=session, reason="ended early")
+    response = client_for(people["interviewer"]).get(url)
+    assert response.status_code == 302 and response["Location"] == interview
 
 
 def test_a_revoked_link_is_refused_and_a_new_one_works(people, session):
@@ -187,3 +221,22 @@ def test_a_share_link_opens_the_report_signed_out_until_revoked(people, session)
     mock.share_revoke(session=session)
     refused(anonymous.get(url), "revoked")
     refused(anonymous.get(reverse("mock_shared", kwargs={"token": token + "x"})), "changed")
+
+
+def test_a_running_session_report_says_so_with_the_way_back_and_the_site_around_it(people, session):
+    # History links every mock attempt's report, a running one's too.
+    assert join(people["interviewer"], session).status_code == 302
+    for who, back in (
+        ("candidate", reverse("mock_session", kwargs={"session_id": session.pk})),
+        ("interviewer", reverse("mock_interview", kwargs={"session_id": session.pk})),
+    ):
+        client = client_for(people[who])
+        for name in ("mock_report", "mock_report_md"):
+            page = client.get(reverse(name, kwargs={"session_id": session.pk}))
+            refused(page, "The report is not ready yet")
+            html = page.content.decode()
+            assert f'href="{back}"' in html
+            assert reverse("history") in html  # the site's navigation, not a dead end
+    # A share link refused to someone signed out still shows nothing but the refusal.
+    html = Client().get(reverse("mock_shared", kwargs={"token": "junk"})).content.decode()
+    assert "does not open anything" in html and reverse("history") not in html

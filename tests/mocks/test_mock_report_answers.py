@@ -89,3 +89,19 @@ def test_an_interviewer_sees_no_wrong_ideas_on_a_step_they_have_not_scored(revis
     context = mock_report.report_context(session)
     architecture = next(s for s in context["steps"] if s["key"] == "architecture")
     assert [m["idea"] for m in architecture["wrong_ideas"]] == [IDEA]
+
+
+def test_the_markdown_export_keeps_each_answer_as_submitted_quoted(revision):
+    # The page shows "The answer submitted" for each step; an export without it would leave
+    # the candidate a report of verdicts on words they no longer have.
+    candidate = User.objects.create(username="candidate")
+    session = mock.mock_session_start(user=candidate, revision=revision, mode="app")
+    typed = "# Not a heading\nA gateway, then a router.\n\n<script>alert(1)</script>"
+    submit(session, "architecture", typed)
+    mock.session_end(session=session, reason="ended early")
+    md = client_for(candidate).get(reverse("mock_report_md", kwargs={"session_id": session.pk}))
+    architecture = md.content.decode().split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    assert (
+        "### The answer submitted\n\n"
+        "> # Not a heading\n> A gateway, then a router.\n>\n> <script>alert(1)</script>\n"
+    ) in architecture
