@@ -380,7 +380,10 @@ def interview_communication(request: HttpRequest, session_id: int) -> HttpRespon
     session = _interviewer_session(request, session_id)
     verdict = request.POST.get("communication", "")
     return _interviewer_action(
-        request, session, lambda: mock.communication_score(session=session, verdict=verdict)
+        request,
+        session,
+        lambda: mock.communication_score(session=session, verdict=verdict),
+        done=f"Scored: {verdict}.",  # what the page shows once it is reloaded
     )
 
 

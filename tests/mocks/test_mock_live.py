@@ -191,3 +191,12 @@ def test_the_candidate_sees_no_verdicts_until_the_end(live):
     html = them.get(step).content.decode()
     assert "Reference answer" in html and "Submitted for your mock interview" not in html
     assert 'id="self-check"' in html  # offline, the candidate now rates their own answer
+
+
+def test_scoring_communication_says_the_score_given_and_refuses_a_second(live):
+    session, _them, us = live
+    scored = us.post(url("mock_communication", session), {"communication": "partial"})
+    assert scored.status_code == 200 and "Scored: partial." in scored.content.decode()
+    again = us.post(url("mock_communication", session), {"communication": "hit"})
+    assert again.status_code == 422 and "already scored communication" in again.content.decode()
+
