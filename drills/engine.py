@@ -881,10 +881,12 @@ _BUILDERS = {
 }
 
 # For sentences: what a mistake kind means, said short ("missed the factor 2 for K and V").
+# Each follows one answer and several alike ("your last answer …", "3 of your last 4 answers
+# …"), so none agrees in number with its subject ("was", "were").
 MISTAKE_PHRASES = {
     "gb-vs-gib": "mixed up GB and GiB",
     "k-vs-ki": "read k as 1000 where it meant 1024",
-    "factor-1000": "were off by a factor of 1000",
+    "factor-1000": "missed by a factor of 1000",
     "bits-vs-bytes": "mixed up bits and bytes",
     "input-unit": "read a given in the wrong unit",
     "k-and-v": "missed the factor 2 for K and V",

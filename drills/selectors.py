@@ -136,11 +136,13 @@ def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
     if not missed:
         return f"{kind.skill}: due for review; {plan}"
     mistakes = Counter(i.mistake for i in missed if engine.mistake_phrase(i.mistake))
-    what = engine.mistake_phrase(mistakes.most_common(1)[0][0]) if mistakes else ""
+    mistake, count = mistakes.most_common(1)[0] if mistakes else ("", len(missed))
+    what = engine.mistake_phrase(mistake)
     if len(recent) == 1:
         said = f"your last answer {what}" if what else "your last answer was off"
     else:
-        said = f"{len(missed)} of your last {len(recent)} answers " + (what or "were off")
+        # The count is of the answers that made the mistake named, not of every miss.
+        said = f"{count} of your last {len(recent)} answers " + (what or "were off")
     return f"{kind.skill}: {said}; {plan}"
 
 

@@ -158,7 +158,12 @@ def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = No
     with transaction.atomic():
         locked = DrillItem.objects.select_for_update().get(pk=item.pk)
         if locked.is_answered:
-            raise DrillAnswerError("This drill is already answered; start a new set.", 409)
+            # Most often from a second tab: the set goes on, so the page shows its verdict.
+            raise DrillAnswerError(
+                "This drill was already answered, perhaps in another tab; its verdict is "
+                "shown below.",
+                409,
+            )
         item.answer = answer
         item.verdict = result.verdict
         item.mistake = result.mistake or ""

@@ -54,6 +54,8 @@ def drill_set_start(request: HttpRequest) -> HttpResponse:
             error = str(exc)
     if error:
         context = _index_context(request) | {"error": error}
+        if seed_text:  # a replay: its form opens again with what was typed, to correct it
+            context |= {"replay_kind": kind, "replay_seed": seed_text[:100]}
         return render(request, "drills/index.html", context, status=422)
     return redirect("drills:set", set_id=drill_set.pk)
 
@@ -102,6 +104,10 @@ def drill_answer(request: HttpRequest, set_id: int, position: int) -> HttpRespon
         "error": error,
         "error_position": position,
         "answer_text": request.POST.get("answer", "")[:500],
+        # htmx swaps the set: the answered input is gone (answered here, or already: 409),
+        # so focus moves to its verdict (read out, and the next Tab reaches the next drill)
+        # or to "Set done".
+        "answered": position if status in (200, 409) else None,
     }
     template = "drills/set.html#drill-set" if request.htmx else "drills/set.html"
     return render(request, template, context, status=status)

@@ -3,6 +3,7 @@ kind's card scheduled by FSRS from the verdict, and nobody else's drills reachab
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -11,7 +12,7 @@ from django.test import Client
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
 
-from drills import engine, services
+from drills import engine, selectors, services
 from drills.models import Card, DrillItem
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -151,3 +152,87 @@ def test_the_home_page_shows_the_next_step_to_a_candidate_and_nothing_to_a_visit
     # A new candidate: a question not tried yet, opened from the recommendation.
     assert "You have not tried" in html
     assert 'href="/drills/progress/"' in html
+
+
+def test_an_answer_from_a_second_tab_says_the_set_goes_on_and_shows_the_verdict(candidate):
+    client = Client()
+    client.force_login(candidate)
+    set_url = client.post("/drills/sets/", {"kind": "n_gpu"})["Location"]
+    client.post(f"{set_url}drills/1/answer/", {"answer": "3"}, HTTP_HX_REQUEST="true")
+    # The second tab still shows drill 1's form: its answer comes in after the first.
+    response = client.post(f"{set_url}drills/1/answer/", {"answer": "4"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 409
+    body = response.content.decode()
+    assert "already answered, perhaps in another tab; its verdict is shown below" in body
+    assert "start a new set" not in body  # four drills of this set are still to answer
+    assert "your answer <code>3</code>" in body and 'id="answer-2"' in body
+    assert re.search(r'data-testid="verdict" tabindex="-1" autofocus>\s*<strong>[^<]*</strong>: '
+                     r"your answer <code>3</code>", body)  # fmt: skip
+
+
+def test_after_an_answer_by_htmx_focus_moves_to_its_verdict_then_to_set_done(candidate):
+    """The answered input is swapped away; htmx focuses the [autofocus] element it brings."""
+    client = Client()
+    client.force_login(candidate)
+    set_url = client.post("/drills/sets/", {"kind": "n_gpu"})["Location"]
+    for position in range(1, 6):
+        body = client.post(
+            f"{set_url}drills/{position}/answer/", {"answer": "3"}, HTTP_HX_REQUEST="true"
+        ).content.decode()
+        assert body.count("autofocus") == 1
+        focused = re.search(r"<p [^>]*autofocus[^>]*>(.{0,20})", body, re.S)
+        if position < 5:  # the verdict of the drill just answered
+            drill = body[: focused.start()].rsplit('id="drill-', 1)[1][0]
+            assert 'data-testid="verdict"' in focused.group(0) and drill == str(position)
+        else:
+            assert focused.group(1).startswith("Set done")
+    # An answer that is not taken keeps focus in its input (htmx restores it by id).
+    set_url = client.post("/drills/sets/", {"kind": "n_gpu"})["Location"]
+    body = client.post(
+        f"{set_url}drills/1/answer/", {"answer": "2 *"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "autofocus" not in body
+
+
+def test_a_bad_replay_seed_reopens_the_replay_form_with_what_was_typed(candidate):
+    client = Client()
+    client.force_login(candidate)
+    response = client.post("/drills/sets/", {"kind": "ttft", "seed": "12abc"})
+    assert response.status_code == 422
+    body = response.content.decode()
+    assert "<details open>" in body
+    assert '<option value="ttft" selected>' in body
+    seed_input = re.search(r'<input id="replay-seed"[^>]*>', body).group(0)
+    assert 'value="12abc"' in seed_input and 'aria-invalid="true"' in seed_input
+    assert 'id="replay-error">A seed is a whole number' in body
+    # A set started without a seed opens no replay form on an error.
+    body = client.post("/drills/sets/", {"kind": "ttft-ish"}).content.decode()
+    assert "<details open>" not in body and 'id="replay-error"' not in body
+
+
+def _answered(user, kind: str, mistakes: list[str | None], now: datetime) -> None:
+    """Answers of `kind` with these mistakes (None: right), oldest first, and the card they
+    leave due now."""
+    drill_set = services.drill_set_start(user=user, kind=kind, now=now)
+    for item, mistake in zip(drill_set.items.all(), mistakes, strict=False):
+        item.verdict = "correct" if mistake is None else "known_mistake"
+        item.mistake = mistake or ""
+        item.answered_at = now
+        item.save()
+    services.card_review(user=user, key=f"drill:{kind}", source=Card.Source.DRILL,
+                         rating=Rating.Again, now=now)  # fmt: skip
+
+
+def test_the_recommendation_counts_the_answers_that_made_the_mistake_it_names(candidate):
+    # The last four: one off by 1000, two GB for GiB, one right.
+    _answered(candidate, "weights", ["factor-1000", "gb-vs-gib", "gb-vs-gib", None], NOW)
+    sentence = selectors.recommendation(user=candidate, now=NOW).sentence
+    assert "2 of your last 4 answers mixed up GB and GiB" in sentence
+
+
+def test_every_mistake_phrase_reads_after_one_answer_and_after_several(candidate):
+    for phrase in engine.MISTAKE_PHRASES.values():
+        assert phrase.split()[0] not in {"was", "were", "is", "are"}, phrase
+    _answered(candidate, "weights", ["factor-1000"], NOW)
+    sentence = selectors.recommendation(user=candidate, now=NOW).sentence
+    assert "Weight sizing: your last answer missed by a factor of 1000;" in sentence

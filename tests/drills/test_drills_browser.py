@@ -112,6 +112,47 @@ def test_the_pages_read_without_javascript(browser, live_server_url, fixed_clock
     context.close()
 
 
+def test_a_set_answered_with_the_keyboard_alone(browser, live_server_url, fixed_clock):
+    """Enter checks an answer; focus lands on its verdict, so one Tab reaches the next drill's
+    input, and after the last one "Set done" with its links."""
+    user = User.objects.create_user("keys-only", password="a-long-Passphrase-42")
+    drill_set = services.drill_set_start(user=user, kind="n_inst", now=NOW)
+    context = signed_in_context(browser, live_server_url, user)
+    errors: list[str] = []
+    page = watched_page(context, errors)
+    page.goto(f"{live_server_url}/drills/sets/{drill_set.pk}/")
+    page.locator("#answer-1").focus()
+    for position in range(1, 6):
+        page.keyboard.type("3")
+        page.keyboard.press("Enter")
+        expect(page.locator(f"#drill-{position} [data-testid=verdict]")).to_be_visible()
+        if position < 5:
+            expect(page.locator(f"#drill-{position} [data-testid=verdict]")).to_be_focused()
+            page.keyboard.press("Tab")
+            expect(page.locator(f"#answer-{position + 1}")).to_be_focused()
+    expect(page.get_by_role("status")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="See your progress")).to_be_focused()
+    assert errors == []
+    context.close()
+
+
+def test_the_charts_keep_their_size_on_a_phone_and_scroll_inside(
+    browser, live_server_url, fixed_clock
+):
+    from tests.practice.test_layout_a11y_browser import PHONE
+
+    user = User.objects.create_user("phone-charts", password="a-long-Passphrase-42")
+    context = signed_in_context(browser, live_server_url, user, viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{live_server_url}/drills/progress/")
+    chart = page.locator("#chart-drills")
+    drawn = chart.bounding_box()["width"]
+    assert drawn == float(chart.get_attribute("width")) > PHONE["width"]  # not shrunk to 4 px text
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    context.close()
+
+
 # Layout and accessibility are HTML and CSS: one database's run checks them.
 @pytest.mark.one_database
 @pytest.mark.parametrize("scheme", ["light", "dark"])
