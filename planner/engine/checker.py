@@ -598,10 +598,10 @@ def check_quantity(
                 return result("known_mistake", str(mistake["hint"]), value, unit,
                               mistake.get("kind"))  # fmt: skip
         value, unit = shown_in(answer)
-        example = unit_text or "a plain number"
+        example = f" (in {unit_text})" if unit_text else ""  # a count has no unit to name
         return result(
             "wrong_unit",
-            f"Expected {describe_dim(judge.dim)} (in {example}); your answer is "
+            f"Expected {describe_dim(judge.dim)}{example}; your answer is "
             f"{describe_dim(answer.dim)}.",
             value,
             unit,
