@@ -497,6 +497,10 @@ def test_a_problem_report_carries_the_answer_only_with_agreement(
     assert shared.answer_text == "my private answer"
     editor = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
     assert "The prompt says 50 QPS twice." in editor
+    # Each report's Close button names its report to a screen reader, not just "Close".
+    closes = re.findall(r'report-close">.*?<button[^>]*>(.*?)</button>', editor, flags=re.S)
+    names = {re.sub(r"<[^>]+>", "", c) for c in closes}
+    assert len(closes) == 2 and len(names) == 2 and all("on architecture" in n for n in names)
     listing = instructor_client.get(reverse("authoring:index")).content.decode()
     assert "<strong>2</strong>" in listing
     instructor_client.post(
