@@ -36,14 +36,24 @@ class SignupForm(UserCreationForm):
         return username
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
-def signup(request: HttpRequest) -> HttpResponse:
-    """Create an account and sign in; then go where the visitor was heading."""
+def _next_path(request: HttpRequest) -> str:
+    """The `next` the form or link names, when it is a path on this site; else "".
+
+    A view name or a bare word is not a URL: redirected to as it is, the browser would take it
+    relative to the log-in page's address, and the visitor would land on a 404.
+    """
     next_url = request.POST.get("next") or request.GET.get("next") or ""
     if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(
         next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        next_url = ""  # only a path on this site; a view name or a bare word is not a URL
+        return ""
+    return next_url
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    """Create an account and sign in; then go where the visitor was heading."""
+    next_url = _next_path(request)
     if request.user.is_authenticated:
         return HttpResponseRedirect(next_url or reverse("home"))
     if request.method == "POST":
@@ -85,6 +95,13 @@ def session_state(request: HttpRequest) -> JsonResponse:
     )
 
 
+class LoginView(auth_views.LoginView):
+    """Django's log-in form, going on to `next` only when it is a path on this site."""
+
+    def get_redirect_url(self) -> str:
+        return _next_path(self.request)
+
+
 @sensitive_post_parameters()
 @csrf_protect
 @never_cache
@@ -96,4 +113,16 @@ def login_view(request: HttpRequest) -> HttpResponse:
         credentials = {"username": request.POST.get("username", "")}
         if AxesProxyHandler.is_locked(request, credentials):
             return render(request, "registration/locked_out.html", status=429)
-    return auth_views.LoginView.as_view()(request)
+    return LoginView.as_view()(request)
+
+
+class LogoutView(auth_views.LogoutView):
+    """Django's log-out, which is a POST. A GET (a typed or bookmarked address) would get a
+    blank 405: a signed-in visitor gets the log-out button instead, anyone else the home page."""
+
+    http_method_names = ["get", "head", "post", "options"]
+
+    def get(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return HttpResponseRedirect(reverse("home"))
+        return render(request, "accounts/log_out.html")

@@ -92,7 +92,10 @@ def test_one_account_from_one_address_is_locked_after_five_failures(client):
     User.objects.create_user("ada", password=PASSWORD)
     for _ in range(4):
         assert _login(client, "ada").status_code == 200
-    assert _login(client, "ada").status_code == 429  # the fifth failure locks
+    locked = _login(client, "ada")
+    assert locked.status_code == 429  # the fifth failure locks
+    # The page says what is paused: this account from this address, not every log-in.
+    assert "to this account from your address" in " ".join(locked.content.decode().split())
     # Even the right password is refused while locked out.
     assert _login(client, "ada", PASSWORD).status_code == 429
 
