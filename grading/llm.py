@@ -565,7 +565,11 @@ def _checked_misconceptions(
 
 
 def _not_awarded(point: RubricPoint, why: str) -> RubricPointVerdict:
-    comment = f"Not awarded: {why}. {point.says}"
+    comment = f"Not awarded: {why}."
+    # The point is restated whole or not at all: one cut off mid-word reads as garbage, and
+    # the feedback panel, which shows the point above, drops only a whole restatement.
+    if len(comment) + 1 + len(point.says) <= MAX_COMMENT_CHARS:
+        comment = f"{comment} {point.says}"
     return RubricPointVerdict(point.id, "miss", comment=comment[:MAX_COMMENT_CHARS])
 
 

@@ -199,15 +199,18 @@ def step_submit(
 def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     shown = request.GET.get("shown", "")
-    if shown in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+    if shown.removesuffix("-late") in (
+        Submission.GradeStatus.QUEUED,
+        Submission.GradeStatus.GRADING,
+    ):
         # The panel sits in a live region: a poll that would swap in the same status answers
         # 204 (no swap), so a screen reader is not told "Queued for grading" every second.
-        status = (
+        row = (
             Submission.objects.filter(pk=submission_id, answer__attempt=attempt)
-            .values_list("grade_status", flat=True)
+            .values_list("grade_status", "status_changed_at")
             .first()
         )
-        if status == shown:
+        if row is not None and feedback.panel_status(*row) == shown:
             return HttpResponse(status=204)
 
     def build() -> HttpResponse:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
@@ -22,6 +23,21 @@ from practice.scoring import grade_label, primary_grade, submission_score
 from practice.self_check import self_check_view
 from practice.services import step_spec
 from questions import selectors
+
+# How long a submission may wait in the queue or in grading before the panel says it is late:
+# a grading takes seconds, or up to the model's timeout and one retry when the server hangs;
+# past this the worker is likely busy with a backlog or not running at all.
+LATE_AFTER_S = 150
+
+
+def panel_status(status: str, changed_at, *, now=None) -> str:
+    """What a waiting panel shows, as its poll names it: the grade status, with "-late" once
+    the submission has waited longer than LATE_AFTER_S in it."""
+    waiting = (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING)
+    if status in waiting and changed_at is not None:
+        if ((now or timezone.now()) - changed_at).total_seconds() > LATE_AFTER_S:
+            return f"{status}-late"
+    return status
 
 
 def feedback_context(
@@ -38,11 +54,14 @@ def feedback_context(
     planner_url = prefilled_planner_url(attempt, answer)
     if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
         # Polled every second until graded: answer with the status alone, cheaply.
+        shown = panel_status(submission.grade_status, submission.status_changed_at)
         return {
             "submission": submission,
             "graded": False,
             "feedback_url": feedback_url,
             "planner_url": planner_url,
+            "shown": shown,
+            "late": shown.endswith("-late"),
         }
     # One query for every version of this step with its grades: the history needs them all.
     versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
@@ -61,9 +80,12 @@ def feedback_context(
             rubric = points_by_id.get(verdict.get("id"))
             says = rubric.says if rubric else ""
             comment = verdict.get("comment") or ""
-            # Graders restate the point in their comment; the panel already shows it above.
+            # Graders restate the point in their comment ("...: <point>", or "Not awarded:
+            # <why>. <point>"); the panel already shows it above.
             if says and comment.endswith(f": {says}"):
                 comment = comment[: -len(says) - 2]
+            elif says and comment.endswith(f". {says}"):
+                comment = comment[: -len(says) - 1]
             points.append(
                 {
                     **verdict,
@@ -141,6 +163,10 @@ def feedback_context(
         "history": history,
         # Both graders' scores and the gap, when it is over the threshold (stored at grading).
         "disagreement": submission.review_reason or "",
+        # The model grader's warnings read "injection suspected (<why>)" (grading.llm).
+        "injection_suspected": main is not None
+        and main.grader == "llm"
+        and any(str(w).startswith("injection suspected") for w in main.warnings or ()),
         "slo_review": by["slo"].slo_review if "slo" in by else None,
         "checks": by["checker"].points if "checker" in by else [],
         "feedback_url": feedback_url,

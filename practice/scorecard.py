@@ -84,7 +84,18 @@ def scorecard(attempt: Attempt) -> dict:
                 "score": scores[key],
                 "label": step_verdict_labels(best).get(key, ""),
                 # Submitted and graded by no model: not scored until the candidate rates it.
-                "unrated": [e.part[1] or "main answer" for e in entries if e.score is None],
+                # The matcher's pointers (the "rubric" grade) are what the self-check needs.
+                "unrated": [
+                    e.part[1] or "main answer"
+                    for e in entries
+                    if e.score is None and any(g.grader == "rubric" for g in e.grades)
+                ],
+                # Still queued or being graded: nothing to rate yet.
+                "grading": [
+                    e.part[1] or "main answer"
+                    for e in entries
+                    if e.score is None and not any(g.grader == "rubric" for g in e.grades)
+                ],
                 "self_checks": self_checks_beside(entries),
                 "parts": len(entries),
                 "part_scores": part_scores(spec, entries),

@@ -176,3 +176,17 @@ def test_a_list_of_engine_flags_backs_only_a_point_that_asks_for_settings(shippe
     assert "evidence rejected for arch-prefix-router (comes from a bare list" in " ".join(
         result.warnings
     )
+
+
+def test_a_refused_points_comment_restates_the_point_whole_or_not_at_all(shipped_question):
+    """A long reason and a long point do not fit one comment: the point is never cut off
+    mid-word (the candidate reads the comment under the point)."""
+    spec = shipped_question("chat-api-50qps")
+    step = spec["steps"]["architecture"]
+    quote = "We put a load balancer in front of vLLM replicas with continuous batching"
+    result = llm_grade(step, quote + ". Autoscale on queue depth.", every_point_hit_with(quote))
+    says = {p.id: p.says for p in rubric_points(step)}
+    refused = [p for p in result.points if p.comment.startswith("Not awarded")]
+    assert any("backs" in p.comment for p in refused), [p.comment for p in result.points]
+    for p in refused:
+        assert p.comment.endswith(".") or p.comment.endswith(says[p.id]), p.comment
