@@ -40,11 +40,11 @@ def ready(page) -> None:
     page.locator("html[data-ready]").wait_for(state="attached")
 
 
-def cards_for_topic(topic: str) -> int:
+def cards_for_topic(topic: str, q: str = "") -> int:
     from practice.bank import BankFilters, question_bank
 
     visitor = User(username="visitor")  # unsaved: no statuses, no queries for them
-    return len(question_bank(user=visitor, filters=BankFilters(topic=topic)).entries)
+    return len(question_bank(user=visitor, filters=BankFilters(topic=topic, q=q)).entries)
 
 
 @pytest.fixture
@@ -91,6 +91,18 @@ def test_filter_by_topic_finds_the_question(browser, live_server_url, candidate,
         page.get_by_role("link", name="Clear the filters").click()
         page.wait_for_url(live_server_url + "/")
         expect(cards).to_have_count(total)
+        # Back after a search and a filter: the box says what the list is filtered by.
+        page.get_by_label("Search").fill("kv")
+        page.wait_for_url(re.compile(r"[?&]q=kv(&|$)"))
+        ready(page)
+        page.get_by_label("Topic", exact=True).select_option(TOPIC)
+        page.wait_for_url(re.compile(rf"[?&]topic={re.escape(TOPIC)}(&|$)"))
+        ready(page)
+        page.go_back()
+        page.wait_for_url(lambda url: "q=kv" in url and f"topic={TOPIC}" not in url)
+        ready(page)
+        expect(page.get_by_label("Search")).to_have_value("kv")
+        expect(cards).to_have_count(cards_for_topic("", q="kv"))
     context.close()
     assert errors == []
 
