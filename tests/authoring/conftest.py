@@ -1,10 +1,13 @@
-"""Fixtures for the authoring tests: an instructor and a candidate, signed in."""
+"""Fixtures for the authoring tests: an instructor and a candidate, signed in; and a
+candidate's problem report on a shipped question."""
 
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
 from accounts.instructors import instructor_grant
+from authoring.models import ProblemReport
+from questions.models import Question
 
 INSTRUCTOR_PASSWORD = "an-Instructor-passphrase-7"
 
@@ -33,3 +36,16 @@ def candidate_client(candidate):
     client = Client()
     client.force_login(candidate)
     return client
+
+
+def problem_report(*, slug: str, step_key: str, message: str, **answer: str) -> ProblemReport:
+    """A report on the question's current revision; `answer` is the shared answer_text and
+    answer_diagram, when there is one."""
+    revision = Question.objects.get(slug=slug).current_revision
+    return ProblemReport.objects.create(
+        question=revision.question,
+        revision=revision,
+        step_key=step_key,
+        message=message,
+        **answer,
+    )

@@ -23,6 +23,7 @@ from practice.selectors import attempt_number
 from questions.models import Concept, Question, QuestionRevision
 from questions.selectors import question_list
 from questions.services import content_load
+from tests.authoring.conftest import problem_report
 
 CHAT = "chat-api-50qps"
 CHAT_FILE = Path(settings.CONTENT_DIR) / "questions" / f"{CHAT}.md"
@@ -59,10 +60,8 @@ def _authoring_paths(report_id: int) -> list[str]:
 def test_every_authoring_url_is_404_for_everyone_but_instructors(
     content_loaded, client, candidate_client, instructor_client, candidate
 ):
-    revision = Question.objects.get(slug=CHAT).current_revision
-    report = ProblemReport.objects.create(
-        question=revision.question,
-        revision=revision,
+    report = problem_report(
+        slug=CHAT,
         step_key="clarify",
         message="typo",
         answer_text="We design for the peak.",
@@ -542,10 +541,8 @@ def test_a_shared_answer_becomes_a_test_in_the_draft(content_loaded, instructor_
 
 @pytest.mark.django_db
 def test_a_test_form_sent_twice_adds_the_test_once(content_loaded, instructor_client):
-    revision = Question.objects.get(slug=CHAT).current_revision
-    report = ProblemReport.objects.create(
-        question=revision.question,
-        revision=revision,
+    report = problem_report(
+        slug=CHAT,
         step_key="architecture",
         message="My answer was right.",
         answer_text="Route each chat to the replica that holds its prefix.",

@@ -15,6 +15,7 @@ from diagrams import parse_diagram
 from practice import services as flow
 from questionbank.files import parse_file
 from questions.models import Question
+from tests.authoring.conftest import problem_report
 
 CHAT = "chat-api-50qps"
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -138,10 +139,8 @@ def test_a_shared_diagram_goes_into_the_test_added_from_the_answer(
 
 @pytest.mark.django_db
 def test_a_report_with_only_a_diagram_can_become_a_test(content_loaded, instructor_client):
-    revision = Question.objects.get(slug=CHAT).current_revision
-    report = ProblemReport.objects.create(
-        question=revision.question,
-        revision=revision,
+    report = problem_report(
+        slug=CHAT,
         step_key="architecture",
         message="Only my diagram.",
         answer_diagram=DIAGRAM,

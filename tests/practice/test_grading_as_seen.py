@@ -132,17 +132,22 @@ def test_a_refused_quote_reads_whole_and_does_not_repeat_the_point(
         assert html.count(escape(says[point_id])) == 1, says[point_id]
 
 
+def submit_with_no_worker(client, attempt, capture, **kwargs) -> None:
+    """Submit the architecture answer; no worker picks it up (its task is never enqueued)."""
+    with capture(execute=False):
+        client.post(
+            step_url(attempt, "architecture", "submit"),
+            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
+            **kwargs,
+        )
+
+
 def test_a_panel_left_waiting_says_grading_is_late_once_and_keeps_polling(
     client_in,
     attempt,
     django_capture_on_commit_callbacks,
 ):
-    with django_capture_on_commit_callbacks(execute=False):  # no worker picks it up
-        client_in.post(
-            step_url(attempt, "architecture", "submit"),
-            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
-            htmx=True,
-        )
+    submit_with_no_worker(client_in, attempt, django_capture_on_commit_callbacks, htmx=True)
     submission = Submission.objects.get()
     assert panel(client_in, attempt, submission, "queued").status_code == 204
     Submission.objects.filter(pk=submission.pk).update(
@@ -164,11 +169,7 @@ def test_the_scorecard_does_not_ask_to_rate_an_answer_still_being_graded(
     attempt,
     django_capture_on_commit_callbacks,
 ):
-    with django_capture_on_commit_callbacks(execute=False):  # no worker picks it up
-        client_in.post(
-            step_url(attempt, "architecture", "submit"),
-            {"base_version": 0, "text": ARCHITECTURE_ANSWER},
-        )
+    submit_with_no_worker(client_in, attempt, django_capture_on_commit_callbacks)
     html = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
     assert "rate your answer" not in html and "No model graded" not in html
     assert "Being graded" in html
