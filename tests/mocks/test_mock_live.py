@@ -199,4 +199,3 @@ def test_scoring_communication_says_the_score_given_and_refuses_a_second(live):
     assert scored.status_code == 200 and "Scored: partial." in scored.content.decode()
     again = us.post(url("mock_communication", session), {"communication": "hit"})
     assert again.status_code == 422 and "already scored communication" in again.content.decode()
-
