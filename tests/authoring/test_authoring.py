@@ -114,6 +114,11 @@ def test_autosave_is_version_guarded_and_shows_the_newer_text(instructor_client,
     assert first.status_code == 200
     draft = Draft.objects.get(slug="guarded")
     assert (draft.text, draft.version) == ("one\ntwo", 1)  # CRLF from the textarea stored as LF
+    # The page's header moves on with it: "Draft version 1", out of band.
+    meta = re.search(r'<span id="draft-meta" hx-swap-oob="true">([^<]+)</span>', first.text)
+    assert meta and meta[1].startswith("Draft version 1, last saved by ines at ")
+    page = instructor_client.get(reverse("authoring:question", args=["guarded"])).text
+    assert page.count('id="draft-meta"') == 1 and '<span id="draft-meta">Draft version 1' in page
     stale = instructor_client.post(
         url, {"text": "other tab", "base_version": "0"}, HTTP_HX_REQUEST="true"
     )
