@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_vary_headers
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
 from practice import (
@@ -118,6 +119,10 @@ def attempt_resume(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @login_required
 @require_safe
+# The page holds a live draft and the version it was saved at: Back or Forward must fetch it
+# again, since a copy from the browser's cache shows older text and a stale version, whose
+# next autosave is refused as if another tab had written.
+@never_cache
 def attempt_step(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -304,7 +309,7 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     return render(
         request,
         "interview/attempt_step.html#check-result",
-        {"quantity_id": quantity_id, "check": result},
+        {"quantity_id": quantity_id, "check": napkin.check_for_page(result)},
     )
 
 
@@ -320,7 +325,8 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
         status = 429 if isinstance(exc, LimitExceeded) else 422
         context = {"error": str(exc), "lines": []}
         return _fragment("interview/attempt_step.html#worksheet-lines", context, status)
-    return _fragment("interview/attempt_step.html#worksheet-lines", {"error": "", "lines": lines})
+    context = {"error": napkin.worksheet_clipped(text), "lines": lines}
+    return _fragment("interview/attempt_step.html#worksheet-lines", context)
 
 
 @login_required

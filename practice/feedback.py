@@ -22,6 +22,7 @@ from practice.models import Attempt, StepAnswer, Submission
 from practice.scoring import grade_label, primary_grade, submission_score
 from practice.self_check import self_check_view
 from practice.services import step_spec
+from practice.slo import unread_figures
 from questions import selectors
 
 # How long a submission may wait in the queue or in grading before the panel says it is late:
@@ -167,12 +168,23 @@ def feedback_context(
         "injection_suspected": main is not None
         and main.grader == "llm"
         and any(str(w).startswith("injection suspected") for w in main.warnings or ()),
-        "slo_review": by["slo"].slo_review if "slo" in by else None,
+        "slo_review": _slo_review(by["slo"].slo_review, submission.fields)
+        if "slo" in by and by["slo"].slo_review
+        else None,
         "checks": by["checker"].points if "checker" in by else [],
         "feedback_url": feedback_url,
         "planner_url": planner_url,
         **review_notice(submission, main, graded=done and main is not None),
     }
+
+
+def _slo_review(stored: dict, card: dict) -> dict:
+    """The SLO card's stored review, with the figures it could not read as numbers listed as
+    unread (what was typed, and why) rather than among the missed."""
+    unread = unread_figures(card)
+    labels = {u["label"] for u in unread}
+    missed = [label for label in stored.get("missed", []) if label not in labels]
+    return {**stored, "missed": missed, "unread": unread}
 
 
 def _picture(text: str, *, evidence: Sequence[str] = ()):

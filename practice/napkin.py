@@ -9,8 +9,10 @@ from planner.engine import (
     NapkinError,
     check_quantity,
     evaluate_text,
+    format_number,
     givens_from_estimate,
 )
+from planner.engine.worksheet import MAX_LINES
 from practice.errors import FlowError
 from practice.models import Attempt, StepAnswer
 from practice.slo import review_card
@@ -66,6 +68,17 @@ def _evaluated(attempt: Attempt, text: str) -> list[LineResult]:
         raise FlowError(f"This question's givens do not evaluate: {exc.message}") from None
 
 
+def worksheet_clipped(text: str) -> str:
+    """What the page says when the worksheet is longer than the engine works out (its lines
+    past MAX_LINES are left out of the results and of the checks); empty otherwise."""
+    if len(text.replace("\r\n", "\n").split("\n")) <= MAX_LINES:
+        return ""
+    return (
+        f"A worksheet holds at most {MAX_LINES} lines: only the first {MAX_LINES} are worked "
+        "out, and the checks read only those. Shorten it to use the rest."
+    )
+
+
 def worksheet_lines(*, attempt: Attempt, text: str) -> list[LineResult]:
     """The evaluated worksheet, one result per line that is not blank (each with its input,
     value as displayed, MathML, or error and column)."""
@@ -111,6 +124,15 @@ def quantity_verdict(
         "unit": result.unit,
         "hint": result.hint or "",
     }
+
+
+def check_for_page(check: dict | None) -> dict | None:
+    """A quantity's check as the page shows it: with `shown`, the candidate's value written
+    as the worksheet writes values ("21.54 ms", "1e-5 GB"), where a fixed number of decimals
+    pads some and rounds others to nothing."""
+    if not check or check.get("value") is None:
+        return check
+    return {**check, "shown": f"{format_number(check['value'])} {check.get('unit') or ''}".strip()}
 
 
 def typed_answer(fields: dict, quantity_id: str) -> str:

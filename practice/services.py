@@ -31,7 +31,7 @@ from practice.autosave import versioned_save
 from practice.diagram import diagram_text
 from practice.errors import FlowError
 from practice.models import Attempt, Grade, StepAnswer, Submission
-from practice.slo import card_as_text, review_card
+from practice.slo import QPS_KIND, card_as_text, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
 from questions.models import QuestionRevision
 from rate_limits import check_daily_quota, check_rate, user_client
@@ -210,7 +210,9 @@ def step_submit(
     the answer it is asked to grade. `enforce_limits=False` is for the app's own submissions
     (a mock session's end submits the answers as they stand, once), not a candidate's.
     """
-    if not (text.strip() or any(str(v).strip() for v in fields.values())):
+    # The SLO card's peak/mean choice always has a value: alone it is no answer.
+    written = (str(v).strip() for name, v in fields.items() if name != QPS_KIND)
+    if not (text.strip() or any(written)):
         raise FlowError("There is nothing to submit yet: write your answer first.")
     extensions.before_submit(answer)  # e.g. a mock interviewer's question is answered first
     if answer.follow_up_id and not extensions.is_extension_follow_up(answer.follow_up_id):

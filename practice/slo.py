@@ -148,6 +148,19 @@ def review_card(card: dict, brief: Brief) -> CardReview:
     return CardReview(pinned, differs, missed, errors, names, round(score, 3))
 
 
+def unread_figures(card: dict) -> list[dict]:
+    """The card's number fields that hold text which is not a number ("300ms", "fifty"):
+    {label, theirs, message} each. The review counts them as missed; the candidate did
+    write something, so the page says what it could not read and why."""
+    unread = []
+    for f in NUMBER_FIELDS:
+        try:
+            parse_number(card.get(f.name))
+        except ValueError as exc:
+            unread.append({"label": f.label, "theirs": str(card.get(f.name)), "message": str(exc)})
+    return unread
+
+
 def card_as_text(card: dict) -> str:
     """The card as the graders read it: its values under their labels in a form values block
     (`grading.text.form_block`), then the candidate's notes.

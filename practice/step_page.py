@@ -16,7 +16,13 @@ from practice.diagram import (
 )
 from practice.feedback import feedback_context
 from practice.models import Attempt, StepAnswer, Submission
-from practice.napkin import card_in_panel, typed_answer, worksheet_lines
+from practice.napkin import (
+    card_in_panel,
+    check_for_page,
+    typed_answer,
+    worksheet_clipped,
+    worksheet_lines,
+)
 from practice.selectors import attempt_number
 from practice.services import FlowError, follow_ups_open
 from practice.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
@@ -128,7 +134,11 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         checks = answer.fields.get("checks") or {}
         context["givens"] = spec.givens
         context["quantities"] = [
-            {"spec": q, "check": checks.get(q.id), "typed": typed_answer(answer.fields, q.id)}
+            {
+                "spec": q,
+                "check": check_for_page(checks.get(q.id)),
+                "typed": typed_answer(answer.fields, q.id),
+            }
             for q in spec.quantities
         ]
         context["worksheet_text"] = answer.fields.get("worksheet", "")
@@ -137,6 +147,7 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
             context["worksheet_lines"] = worksheet_lines(
                 attempt=attempt, text=context["worksheet_text"]
             )
+            context["worksheet_error"] = worksheet_clipped(context["worksheet_text"])
         except FlowError as exc:
             context["worksheet_error"] = str(exc)
     if not answer.follow_up_id and step_has_diagram(spec):

@@ -136,3 +136,20 @@ def test_the_largest_diagram_allowed_lays_out_within_the_default_limit():
     edges = "\n".join(f"  n{i % 150} --> n{(i * 7 + 1) % 150}" for i in range(300))
     markup = render_svg(parse_diagram(f"flowchart LR\n{nodes}\n{edges}"))
     assert len(re.findall(r'class="node"', markup)) == 150
+
+
+def test_a_preview_error_and_the_kept_picture_note_read_as_two_sentences():
+    # The engine's messages end without a full stop: "…only flowcharts are read The picture
+    # shows your last diagram that worked." ran the two together.
+    from django.template.loader import render_to_string
+
+    body = render_to_string(
+        "interview/_diagram.html#preview",
+        {"picture": None, "error": "Line 1, column 1: only flowcharts are read"},
+    )
+    assert "only flowcharts are read. The picture shows your last diagram" in body
+    body = render_to_string(
+        "interview/_diagram.html#preview",
+        {"picture": None, "error": "Too many previews. Wait a minute."},
+    )
+    assert "Wait a minute. The picture shows" in body
