@@ -15,6 +15,7 @@ or GRADER_BASE_URL set explicitly. `python -m config.serve --grader-status` prin
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -126,11 +127,24 @@ def grader_status(environ: dict[str, str]) -> tuple[str, str]:
     return f"Grader: {why} — candidates self-check; run `make grader` in another terminal", ""
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    # Parsed before anything starts: `--help` or a mistyped option must not start servers.
+    parser = argparse.ArgumentParser(
+        prog="python -m config.serve",
+        description="Run the web server and the grading worker (make run); Ctrl-C stops both. "
+        "Listens on 127.0.0.1:$PORT (default 8000).",
+    )
+    parser.add_argument(
+        "--grader-status", action="store_true", help="print which grader is active, then exit"
+    )
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     line, grader_url = grader_status(dict(os.environ))
     print(line, flush=True)
-    if "--grader-status" in argv:
+    if args.grader_status:
         return 0
     if grader_url:
         os.environ["GRADER_BASE_URL"] = grader_url  # the web server and the worker inherit it

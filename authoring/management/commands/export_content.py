@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from authoring.services import content_export
 
@@ -16,5 +16,10 @@ class Command(BaseCommand):
         parser.add_argument("dir", help="the directory to write into (created if missing)")
 
     def handle(self, *args, dir: str, **options):
-        written = content_export(root=Path(dir))
+        try:
+            written = content_export(root=Path(dir))
+        except OSError as exc:
+            raise CommandError(
+                f"cannot write under {dir}: {exc.strerror or exc}; give a directory you can write"
+            ) from None
         self.stdout.write(f"wrote {len(written)} file(s) under {dir}")

@@ -10,7 +10,7 @@
                                                   "answer_unit" and "mistake" (or null)
 
 A refused input (unknown kind, bad seed, an answer that does not evaluate) prints
-{"error": "..."} with --json, a sentence without, and exits with status 2.
+{"error": "..."} on stdout with --json, a sentence on stderr without, and exits with status 2.
 """
 
 from __future__ import annotations
@@ -36,7 +36,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print JSON")
 
     def refuse(self, message: str, as_json: bool) -> None:
-        self.stdout.write(json.dumps({"error": message}) if as_json else message)
+        # A script reads one JSON object on stdout; a person reads the sentence on stderr.
+        if as_json:
+            self.stdout.write(json.dumps({"error": message}))
+        else:
+            self.stderr.write(message)
         sys.exit(2)
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -69,6 +69,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         as_json = options["json"]
         if options["batch"]:
+            if options["expr"] is not None or options["check"] or options["solve"]:
+                raise CommandError(
+                    "--batch reads its expressions from FILE: give no EXPR, --check or --solve."
+                )
             self.batch(Path(options["batch"]), options["to_unit"], as_json)
             return
         expr = options["expr"]
@@ -88,7 +92,7 @@ class Command(BaseCommand):
         elif result.ok:
             self.stdout.write(result.display)
         else:
-            self.stdout.write(_error_text(expr, result.error, result.position))
+            self.stderr.write(_error_text(expr, result.error, result.position))
         if not result.ok:
             sys.exit(2)
 
@@ -96,9 +100,16 @@ class Command(BaseCommand):
         try:
             if path.stat().st_size > MAX_BATCH_BYTES:
                 raise CommandError(f"{path} is larger than {MAX_BATCH_BYTES} bytes.")
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
         except OSError as error:
             raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+        except UnicodeDecodeError as error:
+            raise CommandError(
+                f"{path} is not UTF-8 text (byte {error.start}): give one expression per line."
+            ) from None
+        lines = text.splitlines()
+        if not any(line.strip() for line in lines):
+            raise CommandError(f"{path} has no expressions: give one expression per line.")
         scope: dict[str, Quantity] = {}  # names defined by earlier lines, as on the page
         for line in lines:
             started = time.perf_counter()
@@ -136,7 +147,7 @@ class Command(BaseCommand):
         elif result.ok:
             self.stdout.write(f"{unknown} = {result.display}")
         else:
-            self.stdout.write(result.error or "")
+            self.stderr.write(result.error or "")
         if not result.ok:
             sys.exit(2)
 
@@ -163,7 +174,7 @@ class Command(BaseCommand):
                     )
                 )
             else:
-                self.stdout.write(_error_text(expr, error.message, error.position))
+                self.stderr.write(_error_text(expr, error.message, error.position))
             sys.exit(2)
         if as_json:
             self.stdout.write(json.dumps(verdict.as_json(reveal=reveal), ensure_ascii=False))

@@ -14,10 +14,10 @@ Per point, "evidence_source" says whether the "diagram" or the "prose" gave the 
 for none), and "diagram_evidence" lists the diagram's node labels and edge lines that did.
 "advisory" is true when the offline keyword matcher answered (grader "rubric"): its verdicts
 point at sentences, they do not decide, and "note" says so in one line ("" for the model).
-Bad input (unknown question, step or
-follow-up, an unreadable or non-UTF-8 file, two ```mermaid blocks, a diagram on a step without
-one) is one line on stderr and exit status 2. A diagram with a syntax error is graded
-without it, and a warning says where the error is.
+Bad input (unknown question, step or follow-up, an unreadable or non-UTF-8 file, two ```mermaid
+blocks, a diagram on a step without one, --grader llm with no GRADER_BASE_URL) is one line on
+stderr and exit status 2. A diagram with a syntax error is graded without it, and a warning says
+where the error is.
 """
 
 from __future__ import annotations
@@ -139,6 +139,12 @@ class Command(BaseCommand):
             config = GraderConfig.from_settings(settings.GRADER)
         except ValueError as exc:
             raise _fail(str(exc)) from None
+        if options["grader"] == "llm" and not config.configured:
+            # Asked for the model by name: an offline grade with exit 0 would pass for its grade.
+            raise _fail(
+                "--grader llm: the model grader is not configured (set GRADER_BASE_URL to an "
+                "OpenAI-compatible endpoint); grade with --grader rubric instead"
+            )
 
         context = {
             "slug": slug,

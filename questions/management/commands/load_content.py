@@ -21,6 +21,9 @@ class Command(BaseCommand):
             for problem in report.problems:
                 self.stderr.write(str(problem))
             raise CommandError(f"{len(report.problems)} problem(s); nothing was loaded")
+        if not (report.created or report.unchanged or report.behind or report.concepts_saved):
+            # As check_content says: a path holding no content files is a mistyped path.
+            raise CommandError(f"{root}: no content files found; give content/ or a .md file")
         for label in report.created:
             self.stdout.write(f"published {label}")
         for label in report.behind:

@@ -24,9 +24,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from grading import GraderConfig
 from grading.calibration import LabelledAnswer, point_agreement, read_labels
+from grading.health import probe_model
 from grading.types import VERDICTS
 from questions.models import Question
 from review.calibration_sets import (
@@ -119,6 +122,19 @@ class Command(BaseCommand):
                 f"step {step_key!r} has no calibration set (free-text steps: "
                 f"{', '.join(CALIBRATED_STEPS)})"
             )
+        if options["grader"] == "llm":
+            try:
+                config = GraderConfig.from_settings(settings.GRADER)
+            except ValueError as exc:
+                raise _fail(str(exc)) from None
+            up, why = probe_model(config) if config.configured else (True, "")
+            if not up:
+                # Measured now, every answer would fall back and the step's stored figures
+                # would be replaced by an empty run.
+                raise _fail(
+                    f"--grader llm: the model at {config.endpoint} does not answer ({why}); "
+                    "start it (make grader) or calibrate with --grader rubric"
+                )
         if options["labels"]:
             entries = read_labels_file(options["labels"])
             problems = labels_check(question=question, entries=entries)

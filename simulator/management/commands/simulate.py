@@ -87,6 +87,19 @@ class Command(BaseCommand):
             design = replace(
                 design, plan_kwargs={**design.plan_kwargs, "knee_tok_s": options["knee"]}
             )
+        # fleet_run checks what the page can send; these options only this command has.
+        for flag, value in (("--prefix-groups", options["prefix_groups"]),
+                            ("--prefix-tokens", options["prefix_tokens"])):  # fmt: skip
+            if value < 0:
+                raise RunRefused(f"{flag} must be 0 or more.")
+        restart_after = options["restart_after"]
+        if restart_after is not None:
+            if options["kill_at"] is None:
+                raise RunRefused(
+                    "--restart-after needs --kill-replica-at T (the replica it brings back)."
+                )
+            if not 0 <= restart_after <= 3600:  # NaN fails too (and would print as invalid JSON)
+                raise RunRefused("--restart-after must be between 0 and 3600 s.")
         burst_at, burst_factor = None, 2.0
         if options["burst"]:
             match = BURST.match(options["burst"])
