@@ -274,6 +274,12 @@ def calibration_measure(
                         "answer": entry.answer[:600],
                     }
                 )
+    if entries and fallbacks == len(entries):
+        # Nothing was measured: stored, the empty run would replace the step's figures.
+        raise CalibrationError(
+            f"the {grader} grader graded none of the {len(entries)} labelled answers (each fell "
+            "back to the offline grader): is the model server up? Nothing was stored."
+        )
     measured = Measured(
         question=question.slug,
         step=step_key,

@@ -23,7 +23,7 @@ from grading.fake_server import (
 )
 from grading.types import VERDICTS
 from questions.models import Question
-from review.calibration_sets import calibration_measure
+from review.calibration_sets import CalibrationError, calibration_measure
 from review.models import CalibrationLabel, CalibrationRun
 
 SLUG = "chat-api-50qps"
@@ -292,3 +292,22 @@ def test_the_model_grades_several_labelled_answers_at_once_and_keeps_each_ones_l
     assert measured.fallbacks == 1
     kept = [labels for text, labels in ANSWERS if "Prometheus" not in text]
     assert [human for human, _ in measured.pairs] == kept
+
+
+def test_a_model_that_grades_nothing_stores_no_run(content_loaded, settings):
+    """A server that fails every answer mid-run leaves the step's stored figures as they were."""
+    entries = [LabelledAnswer(SLUG, "architecture", text, labels) for text, labels in ANSWERS]
+    with FakeChatServer(lambda request: ScriptedReply(status=500)) as server:
+        settings.GRADER = {
+            **settings.GRADER,
+            "GRADER_BASE_URL": server.base_url,
+            "GRADER_MAX_RETRIES": "0",
+        }
+        with pytest.raises(CalibrationError, match="graded none of the"):
+            calibration_measure(
+                question=Question.objects.get(slug=SLUG),
+                step_key="architecture",
+                grader="llm",
+                entries=entries,
+            )
+    assert not CalibrationRun.objects.filter(grader="llm").exists()
