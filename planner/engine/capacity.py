@@ -648,6 +648,12 @@ def plan(
             f"{format_number(out_len)} tokens do not fit in a context of {context} tokens.",
             "prompt_len",
         )
+    if mean_qps is not None and mean_qps > qps:
+        raise PlanError(
+            f"A mean of {format_number(mean_qps)} QPS is above the peak of "
+            f"{format_number(qps)} QPS: the peak is the busiest the load gets.",
+            "mean_qps",
+        )
     by_prefix = prefix_len is not None
     if prefix_hit and not by_prefix and prefix_hit >= 1:
         raise PlanError(

@@ -129,6 +129,14 @@ def test_kv_is_held_for_the_tokens_in_flight_capped_by_the_context() -> None:
         plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", prompt_len=8000)
 
 
+def test_a_mean_above_the_peak_is_refused_on_its_own_input() -> None:
+    with pytest.raises(PlanError, match="A mean of 100 QPS is above the peak of 50 QPS") as refused:
+        plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", qps=50, mean_qps=100)
+    assert refused.value.field == "mean_qps"
+    # A mean equal to the peak is a flat load, and plans.
+    assert plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", qps=50, mean_qps=50)
+
+
 # --- cost ------------------------------------------------------------------------------------
 
 
