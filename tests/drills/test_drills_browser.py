@@ -121,11 +121,14 @@ def test_a_set_answered_with_the_keyboard_alone(browser, live_server_url, fixed_
     errors: list[str] = []
     page = watched_page(context, errors)
     page.goto(f"{live_server_url}/drills/sets/{drill_set.pk}/")
-    page.locator("#answer-1").focus()
+    expect(page.locator("#answer-1")).to_be_focused()  # the set opens in its answer box
     for position in range(1, 6):
+        page.locator("html[data-ready]").wait_for(state="attached")  # the last swap settled
         page.keyboard.type("3")
         page.keyboard.press("Enter")
-        expect(page.locator(f"#drill-{position} [data-testid=verdict]")).to_be_visible()
+        # A check runs the napkin engine; on a loaded machine it can take seconds.
+        verdict = page.locator(f"#drill-{position} [data-testid=verdict]")
+        expect(verdict).to_be_visible(timeout=15_000)
         if position < 5:
             expect(page.locator(f"#drill-{position} [data-testid=verdict]")).to_be_focused()
             page.keyboard.press("Tab")
