@@ -62,6 +62,7 @@ from grading.types import (
     RubricPointVerdict,
     Usage,
     cap_contradicted,
+    injection_warning,
     rubric_points,
     step_misconceptions,
     weighted_score,
@@ -774,7 +775,7 @@ def grade_llm(
     injection = checked.injection_suspected or bool(cues)
     if injection:
         reasons = cues or ["flagged by the model"]
-        warnings.append(f"injection suspected ({', '.join(reasons)})")
+        warnings.append(injection_warning(reasons))
     return GradeResult(
         points=checked.verdicts,
         score=weighted_score(points, checked.verdicts),

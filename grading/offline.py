@@ -74,6 +74,7 @@ from grading.types import (
     RubricPointVerdict,
     Usage,
     cap_contradicted,
+    injection_warning,
     rubric_points,
     step_misconceptions,
     weighted_score,
@@ -787,8 +788,7 @@ def grade_offline(step: dict[str, Any], answer: str, *, diagram: str = "") -> Gr
             injection_reasons.append(reason)
     if injection_reasons:
         warnings.append(
-            "injection suspected (" + ", ".join(injection_reasons) + "): "
-            "sentences addressed to the grader earned nothing"
+            injection_warning(injection_reasons, "sentences addressed to the grader earned nothing")
         )
     return GradeResult(
         points=verdicts,

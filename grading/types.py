@@ -8,7 +8,7 @@ authored weights, never taken from a model.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -23,6 +23,24 @@ GradedStep = StepSpec | FollowUp | Mapping[str, Any]
 VERDICTS: tuple[Verdict, ...] = ("hit", "partial", "miss")
 # Credit per verdict, the one table every score is computed with (hit 1, partial 0.5).
 VERDICT_CREDIT: dict[str, float] = {"hit": 1.0, "partial": 0.5, "miss": 0.0}
+
+
+# The warning a grader adds to its result when the answer addresses the grader. The feedback
+# panel finds it among a stored grade's warnings by this opening, so its wording lives here
+# only: build it with `injection_warning`, recognise it with `is_injection_warning`.
+INJECTION_WARNING = "injection suspected"
+
+
+def injection_warning(reasons: Iterable[str], consequence: str = "") -> str:
+    """The injection warning: INJECTION_WARNING, its reasons in brackets, then what followed
+    from it when given."""
+    warning = f"{INJECTION_WARNING} ({', '.join(reasons)})"
+    return f"{warning}: {consequence}" if consequence else warning
+
+
+def is_injection_warning(warning: object) -> bool:
+    """Whether one stored warning is the injection warning."""
+    return str(warning).startswith(INJECTION_WARNING)
 
 
 # Where a verdict's evidence came from: the candidate's architecture diagram, the prose, or

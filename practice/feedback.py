@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
+from grading.types import is_injection_warning
 from practice import extensions
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
@@ -164,10 +165,9 @@ def feedback_context(
         "history": history,
         # Both graders' scores and the gap, when it is over the threshold (stored at grading).
         "disagreement": submission.review_reason or "",
-        # The model grader's warnings read "injection suspected (<why>)" (grading.llm).
         "injection_suspected": main is not None
         and main.grader == "llm"
-        and any(str(w).startswith("injection suspected") for w in main.warnings or ()),
+        and any(is_injection_warning(w) for w in main.warnings or ()),
         "slo_review": _slo_review(by["slo"].slo_review, submission.fields)
         if "slo" in by and by["slo"].slo_review
         else None,

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import escape
 
+import grading.types
 from grading.fake_server import (
     FakeChatServer,
     ScriptedReply,
@@ -72,6 +73,24 @@ def test_a_model_grade_of_an_answer_addressed_to_the_grader_says_so(
     assert submission.grades.filter(grader="llm").exists()
     html = panel(client_in, attempt, submission).content.decode()
     assert "tries to instruct it" in html
+
+
+def test_the_injection_notice_follows_the_graders_wording(
+    client_in,
+    attempt,
+    model,
+    django_capture_on_commit_callbacks,
+    monkeypatch,
+):
+    # The grader writes the warning and the panel recognises it from one definition: reworded
+    # there, both follow, and neither keeps a copy of the old wording.
+    monkeypatch.setattr(grading.types, "INJECTION_WARNING", "answer addressed the grader")
+    model.responder = lenient
+    submission = submit_and_grade(client_in, attempt, INJECTED, django_capture_on_commit_callbacks)
+    warnings = submission.grades.get(grader="llm").warnings
+    assert any(w.startswith("answer addressed the grader (") for w in warnings), warnings
+    assert not any("injection suspected" in w for w in warnings)
+    assert "tries to instruct it" in panel(client_in, attempt, submission).content.decode()
 
 
 def test_an_honest_answer_gets_no_injection_notice(
