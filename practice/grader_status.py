@@ -2,21 +2,29 @@
 the model server's own state.
 
 The public part is read from the stored health answer and our database only, so a slow or
-hung model server never holds a web worker for a visitor. The details (endpoint, served
-models, vLLM's /version and /metrics) are asked of the server through the one model client,
-with a short timeout, for staff only: they name internal hosts.
+hung model server never holds a web worker for a visitor. The health answer is stored by
+whichever process asked the model (mostly the grading worker); only a cache shared between
+processes (Redis, REDIS_URL) carries it to the web server, so without one the page says so and
+shows what the database tells: who graded the newest answer, and when.
+
+The details (endpoint, served models, vLLM's /version and /metrics) are asked of the server
+through the one model client, with a short timeout, for staff only: they name internal hosts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 import openai
+from django.core.cache import cache as default_cache
+from django.core.cache import caches
+from django.core.cache.backends.dummy import DummyCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.db.models import Count
 from django.utils import timezone
 
-from grading import GraderConfig, HealthCache, check_health, last_health
+from grading import GraderConfig, HealthCache, TTLCache, check_health, last_health
 from grading.client import client_for, server_root
 from grading.metrics import parse_metrics, prefix_cache_counters
 from grading.stats import percentile
@@ -29,7 +37,11 @@ DETAILS_TIMEOUT_S = 2.0
 class PublicStatus:
     """What anyone may see: is the model grading, as of when, and how long is our queue.
 
-    `state` is "up", "down", "offline" (no model configured) or "unknown" (not checked yet).
+    `state` is "up", "down", "offline" (no model configured) or "unknown" (no health answer in
+    the cache). `shared_cache` False: the cache lives in each process's memory, so the grading
+    worker's health answers never reach this page. For "unknown", the database stands in:
+    `newest_graded_at` and `newest_graded_by` ("model" or "offline", None when nothing is
+    graded yet) for the newest graded answer, `model_graded_at` for the model's newest grade.
     """
 
     state: str
@@ -37,6 +49,11 @@ class PublicStatus:
     queued: int
     grading: int
     offline: int
+    oldest_queued_at: datetime | None = None
+    shared_cache: bool = True
+    newest_graded_at: datetime | None = None
+    newest_graded_by: str | None = None
+    model_graded_at: datetime | None = None
 
 
 @dataclass
@@ -70,6 +87,12 @@ def public_status(config: GraderConfig | None, *, cache: HealthCache) -> PublicS
         .values_list("grade_status")
         .annotate(n=Count("pk"))
     )
+    oldest_queued_at = (
+        Submission.objects.filter(grade_status=Submission.GradeStatus.QUEUED)
+        .order_by("status_changed_at")
+        .values_list("status_changed_at", flat=True)
+        .first()
+    )
     state, checked_at = "offline", None
     if config is None:
         state = "down"
@@ -80,13 +103,54 @@ def public_status(config: GraderConfig | None, *, cache: HealthCache) -> PublicS
         else:
             state = "up" if last.up else "down"
             checked_at = datetime.fromtimestamp(last.checked_at, tz=UTC)
-    return PublicStatus(
+    status = PublicStatus(
         state=state,
         checked_at=checked_at,
         queued=counts.get(Submission.GradeStatus.QUEUED, 0),
         grading=counts.get(Submission.GradeStatus.GRADING, 0),
         offline=counts.get(Submission.GradeStatus.OFFLINE, 0),
+        oldest_queued_at=oldest_queued_at,
+        shared_cache=shared_between_processes(cache),
     )
+    if state == "unknown":
+        status = replace(status, **_graded_lately())
+    return status
+
+
+def shared_between_processes(cache: HealthCache) -> bool:
+    """Whether what one process stores in `cache` is seen by the others: not for Django's
+    local-memory or dummy caches, nor for the in-process TTLCache."""
+    backend = caches["default"] if cache is default_cache else cache
+    return not isinstance(backend, LocMemCache | DummyCache | TTLCache)
+
+
+def _graded_lately() -> dict:
+    """Who graded the newest graded answer and when, and when the model last graded: what the
+    database says of the grader when no health answer is at hand (read only)."""
+    newest = (
+        Submission.objects.filter(
+            grade_status__in=[Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE]
+        )
+        .order_by("-status_changed_at")
+        .values_list("pk", "status_changed_at")
+        .first()
+    )
+    # Newest by primary key: there is no index on the grade's time, and ids grow with it.
+    model_graded_at = (
+        Grade.objects.filter(grader="llm")
+        .order_by("-pk")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    if newest is None:
+        return {"model_graded_at": model_graded_at}
+    pk, graded_at = newest
+    by_model = Grade.objects.filter(submission_id=pk, grader="llm").exists()
+    return {
+        "newest_graded_at": graded_at,
+        "newest_graded_by": "model" if by_model else "offline",
+        "model_graded_at": model_graded_at,
+    }
 
 
 def server_status(config: GraderConfig, *, cache: HealthCache) -> ServerStatus:

@@ -4,16 +4,19 @@ The public part must come from the stored health answer without asking the model
 (a hung server must not hold a web worker per visit), and must not name internal hosts.
 """
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
+from django.utils import timezone
 
 from grading import GraderConfig, mark_model_down
 from grading.fake_server import FakeChatServer
 from grading.stats import percentile
 from practice import services as flow
-from practice.models import Grade
+from practice.models import Grade, Submission
 from questions.models import Question
 
 
@@ -54,8 +57,74 @@ def test_without_a_model_the_page_says_grading_is_offline(client, settings):
 def test_the_public_page_never_asks_the_model_server(client, model_server):
     model_server.latency_s = 30  # a hung server: any request from the view would hang too
     html = client.get("/grader/").content.decode()
-    assert "not checked yet" in html
+    assert "no live check seen by this web process" in html
     assert model_server.get_paths == [] and model_server.requests == []
+
+
+@pytest.mark.django_db
+def test_without_a_shared_cache_the_page_shows_what_the_database_says(
+    client, model_server, settings, content_loaded, django_capture_on_commit_callbacks
+):
+    # The test settings' cache is local memory, as under `make run` without REDIS_URL: the
+    # worker's health answers live in the worker, and this process has none.
+    assert settings.CACHES["default"]["BACKEND"].endswith("LocMemCache")
+    with django_capture_on_commit_callbacks(execute=False):
+        graded, waiting = submit("First answer."), submit("Second answer.")
+    now = timezone.now()
+    Submission.objects.filter(pk=graded.pk).update(
+        grade_status=Submission.GradeStatus.DONE, status_changed_at=now - timedelta(minutes=5)
+    )
+    Grade.objects.create(submission=graded, grader="llm", score=0.5)
+    Submission.objects.filter(pk=waiting.pk).update(status_changed_at=now - timedelta(hours=2))
+
+    html = client.get("/grader/").content.decode()
+
+    assert "not checked yet" not in html
+    assert "not shared between processes without a shared cache" in html
+    assert "REDIS_URL" in html
+    assert "<dt>Newest graded answer</dt><dd>by the model, <time" in html
+    assert ">5\xa0minutes ago</time>" in html
+    assert "<dt>Last graded by the model</dt><dd><time" in html
+    assert "<dt>Queued</dt><dd>1</dd>" in html
+    assert ">2\xa0hours</time>" in html  # how long the oldest queued answer has waited
+    assert model_server.requests == [] and model_server.get_paths == []
+
+
+@pytest.mark.django_db
+def test_an_answer_graded_offline_is_shown_as_such(
+    client, model_server, content_loaded, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=False):
+        sub = submit()
+    Submission.objects.filter(pk=sub.pk).update(grade_status=Submission.GradeStatus.OFFLINE)
+    Grade.objects.create(submission=sub, grader="rubric", score=0.0)
+    html = client.get("/grader/").content.decode()
+    assert "<dt>Newest graded answer</dt><dd>offline, not by the model, <time" in html
+    assert "<dt>Last graded by the model</dt><dd>never</dd>" in html
+
+
+@pytest.mark.django_db
+def test_a_stored_health_answer_replaces_the_database_figures(client, model_server):
+    mark_model_down(GraderConfig(base_url=model_server.base_url), "timed out", cache=cache)
+    html = client.get("/grader/").content.decode()
+    assert "down: answers are graded offline" in html
+    assert "Newest graded answer" not in html
+
+
+@pytest.mark.django_db
+def test_with_a_shared_cache_the_page_does_not_claim_it_is_missing(
+    client, model_server, settings, tmp_path
+):
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(tmp_path / "cache"),
+        },
+    }
+    html = client.get("/grader/").content.decode()
+    assert "not checked yet" in html
+    assert "not shared between processes" not in html
 
 
 @pytest.mark.django_db
