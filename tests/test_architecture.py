@@ -52,9 +52,11 @@ ALLOWED = {
         "rate_limits",
         "diagrams",
     },  # fmt: skip
-    # Drills and progress: built on the planner's engine and on practice's verdicts (read).
+    # Drills and progress: built on the planner's engine and on practice's verdicts (read);
+    # the drill command refuses bad input by the planner's command contract.
     "drills": {
         "accounts",
+        "planner",
         "planner.engine",
         "practice",
         "questions",

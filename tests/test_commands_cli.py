@@ -116,15 +116,9 @@ def test_calibrate_with_no_model_answering_exits_2_and_stores_nothing(content_lo
 def test_napkin_batch_refuses_a_binary_or_empty_file(tmp_path, content, message):
     batch = tmp_path / "lines.txt"
     batch.write_bytes(content)
-    with pytest.raises(CommandError, match=message):
-        call_command("napkin", "--batch", str(batch), "--json", stdout=StringIO())
-
-
-def test_napkin_batch_with_an_expression_too_is_refused(tmp_path):
-    batch = tmp_path / "lines.txt"
-    batch.write_text("1 GB\n")
-    with pytest.raises(CommandError, match="--batch reads its expressions from FILE"):
-        call_command("napkin", "--batch", str(batch), "2 GB", stdout=StringIO())
+    obj, code = run_json("napkin", "--batch", str(batch), "--json")
+    assert code == 2
+    assert obj["error"].startswith("--batch: ") and message in obj["error"]
 
 
 @pytest.mark.parametrize(
@@ -140,3 +134,88 @@ def test_a_refusal_without_json_is_on_stderr(args, message):
         call_command(*args, stdout=out, stderr=err)
     assert exit_.value.code == 2
     assert out.getvalue() == "" and message in err.getvalue()
+
+
+def run_command(capsys, *args: str) -> tuple[int, str, str]:
+    """A command's exit status, stdout and stderr as a shell would see them, run in this process
+    (no stdout= here: a usage error is written before call_command's streams are in place)."""
+    code = 0
+    try:
+        call_command(*args)
+    except SystemExit as exit_:
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# Bad input to the commands scripts call, and the option the refusal must name. Cheap cases
+# only: each is refused before any simulation or file of consequence is read.
+REFUSALS = [
+    (("napkin", "1 GB", "--to", "xyz"), "--to"),
+    (("napkin", "1 GB", "--to", "ms"), "--to"),
+    (("napkin", "--batch", "no-such-file.txt"), "--batch"),
+    (("napkin", "--batch", "lines.txt", "2 GB"), "--batch"),
+    (("napkin", "--check", "no-such-question", "n_inst", "9"), "--check"),
+    (("napkin", "--check", "chat-api-50qps", "no_such_quantity", "9"), "--check"),
+    (("napkin", "--solve", "no-such-question", "n_inst", "qps_peak", "10"), "--solve"),
+    (("plan", "--mem-util", "2"), "--mem-util"),
+    (("plan", "--knee-tok-s", "nan"), "--knee-tok-s"),
+    (("plan", "--tp", "3"), "--tp"),
+    (("plan", "--context", "10000000"), "--context"),
+    (("plan", "--mean-qps", "100"), "--mean-qps"),
+    (("plan", "--model", "gpt-5"), "--model"),
+    (("plan", "--gpu", "nope"), "--gpu"),
+    (("simulate", "--question", "no-such-question"), "--question"),
+    (("simulate", "--question", "chat-api-50qps", "--seconds", "99999"), "--seconds"),
+    (("simulate", "--question", "chat-api-50qps", "--seconds", "20", "--knee", "0"), "--knee"),
+    (("simulate", "--question", "chat-api-50qps", "--burst", "20x@10"), "--burst"),
+    (("drill", "--kind", "nope", "--seed", "1"), "--kind"),
+    (("drill", "--kind", "weights", "--seed", "x"), "--seed"),
+    (("drill", "--kind", "weights", "--seed", "-3"), "--seed"),
+    (("drill", "--kind", "weights", "--seed", "1", "--answer", "3 GB +"), "--answer"),
+]
+# Refused by argparse before the command runs: with --json the same JSON object and status.
+USAGE_ERRORS = [
+    (("napkin", "1 GB", "--bogus"), "--bogus"),
+    (("plan", "--qps", "abc"), "--qps"),
+    (("simulate", "--seconds", "20"), "--question"),
+    (("drill", "--kind", "weights", "--seed"), "--seed"),
+]
+
+
+def _ids(cases):
+    return [" ".join(args) for args, _option in cases]
+
+
+@pytest.fixture
+def scripted(request, capsys):
+    """run_command for REFUSALS: simulate reads its question from the database, so the content
+    is loaded for its cases alone (the tests are marked django_db for them)."""
+
+    def run(*args):
+        if args[0] == "simulate":
+            request.getfixturevalue("content_loaded")
+        return run_command(capsys, *args)
+
+    return run
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("args", "option"), REFUSALS + USAGE_ERRORS, ids=_ids(REFUSALS + USAGE_ERRORS)
+)
+def test_a_refusal_with_json_is_one_object_naming_the_option_and_exit_2(scripted, args, option):
+    code, out, err = scripted(*args, "--json")
+    assert code == 2
+    obj = json.loads(out)  # one object and nothing else on stdout
+    assert isinstance(obj, dict) and option in obj["error"], obj
+    assert err == ""
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("args", "option"), REFUSALS, ids=_ids(REFUSALS))
+def test_a_refusal_without_json_is_one_line_on_stderr_and_exit_2(scripted, args, option):
+    code, out, err = scripted(*args)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and option in err and "Traceback" not in err

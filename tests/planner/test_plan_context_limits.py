@@ -67,7 +67,7 @@ def test_plan_json_refusal_is_json_on_stdout_with_exit_status_2() -> None:
 def test_plan_json_unknown_model_is_json_on_stdout_too() -> None:
     out, _err, code = _plan_command("--model", "gpt-5", "--json")
     assert code == 2
-    assert json.loads(out)["error"].startswith("Unknown model 'gpt-5'")
+    assert json.loads(out)["error"].startswith("--model: Unknown model 'gpt-5'")
 
 
 @pytest.mark.django_db

@@ -10,22 +10,23 @@
                                                   "answer_unit" and "mistake" (or null)
 
 A refused input (unknown kind, bad seed, an answer that does not evaluate) prints
-{"error": "..."} on stdout with --json, a sentence on stderr without, and exits with status 2.
+{"error": "..."} on stdout with --json, a sentence on stderr without, and exits with status 2;
+the sentence names the option at fault (planner/management/scripting.py).
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from drills import engine
 from planner.engine import NapkinError
+from planner.management.scripting import ScriptedCommand
 
 
-class Command(BaseCommand):
+class Command(ScriptedCommand):
     help = "Draw a napkin drill from its kind and seed; check an answer to it."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -34,14 +35,6 @@ class Command(BaseCommand):
         parser.add_argument("--seed", help="a whole number: the same seed, the same drill")
         parser.add_argument("--answer", help='an answer to check, e.g. "56 KiB"')
         parser.add_argument("--json", action="store_true", help="print JSON")
-
-    def refuse(self, message: str, as_json: bool) -> None:
-        # A script reads one JSON object on stdout; a person reads the sentence on stderr.
-        if as_json:
-            self.stdout.write(json.dumps({"error": message}))
-        else:
-            self.stderr.write(message)
-        sys.exit(2)
 
     def handle(self, *args: Any, **options: Any) -> None:
         as_json = options["json"]
@@ -61,21 +54,28 @@ class Command(BaseCommand):
                     self.stdout.write(f"{k['kind']}: {k['title']}{note}")
             return
         if not options["kind"] or options["seed"] is None:
-            self.refuse("Give --kind KIND and --seed N, or --list.", as_json)
+            raise CommandError("Give --kind KIND and --seed N, or --list.")
+        # The engine refuses the kind before the seed; asked apart, each names its option.
+        try:
+            engine.drill_kind(options["kind"])
+        except engine.DrillError as error:
+            raise CommandError(f"--kind: {error}") from None
         try:
             seed = int(options["seed"])
         except ValueError:
-            self.refuse(f"A seed is a whole number from 0 to {engine.MAX_SEED}.", as_json)
+            raise CommandError(
+                f"--seed: A seed is a whole number from 0 to {engine.MAX_SEED}."
+            ) from None
         try:
             drill = engine.drill_generate(options["kind"], seed)
         except engine.DrillError as error:
-            self.refuse(str(error), as_json)
+            raise CommandError(f"--seed: {error}") from None
         out = drill.as_json()
         if options["answer"] is not None:
             try:
                 result = engine.drill_check(drill, options["answer"])
             except NapkinError as error:
-                self.refuse(f"The answer could not be read: {error.message}", as_json)
+                raise CommandError(f"--answer could not be read: {error.message}") from None
             out |= {
                 "answer": options["answer"],
                 "verdict": result.verdict,

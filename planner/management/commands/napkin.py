@@ -10,6 +10,10 @@ napkin --solve SLUG QUANTITY_ID GIVEN "TARGET" --json
                                       the GIVEN that makes the quantity equal TARGET, e.g.
                                       --solve chat-api-50qps n_inst qps_peak "10": what peak
                                       load do 10 instances sustain?
+
+Bad input exits with status 2: with --json one JSON object with "error" on stdout (an
+expression's also has "input" and "position"), without it the error on stderr (under the
+expression, a caret at the position). planner/management/scripting.py has the contract.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from planner.engine import (
     FormulaError,
@@ -32,6 +36,8 @@ from planner.engine import (
     givens_from_estimate,
     solve_for,
 )
+from planner.engine.parser import parse_units
+from planner.management.scripting import USAGE_ERROR, ScriptedCommand
 from planner.questions import (
     QuestionFileError,
     estimate_step,
@@ -44,7 +50,7 @@ from planner.questions import (
 MAX_BATCH_BYTES = 5 * 1024 * 1024
 
 
-class Command(BaseCommand):
+class Command(ScriptedCommand):
     help = "Evaluate napkin-math expressions, or check an answer to a question's quantity."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -68,6 +74,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         as_json = options["json"]
+        if options["to_unit"] is not None:
+            # Checked on its own: evaluated with an expression, its error would point a caret
+            # into the expression.
+            try:
+                parse_units(options["to_unit"])
+            except NapkinError as error:
+                raise CommandError(f"--to: {error.message}") from None
         if options["batch"]:
             if options["expr"] is not None or options["check"] or options["solve"]:
                 raise CommandError(
@@ -87,6 +100,9 @@ class Command(BaseCommand):
             self.check_answer(content_dir, *options["check"], expr, options["reveal"], as_json)
             return
         result = evaluate_expression(expr, to_unit=options["to_unit"])
+        if not result.ok and options["to_unit"] is not None and evaluate_expression(expr).ok:
+            # The expression is sound: its value does not convert to the unit --to asks for.
+            raise CommandError(f"--to: {result.error}")
         if as_json:
             self.stdout.write(json.dumps(result.as_json(), ensure_ascii=False))
         elif result.ok:
@@ -94,22 +110,23 @@ class Command(BaseCommand):
         else:
             self.stderr.write(_error_text(expr, result.error, result.position))
         if not result.ok:
-            sys.exit(2)
+            sys.exit(USAGE_ERROR)
 
     def batch(self, path: Path, to_unit: str | None, as_json: bool) -> None:
         try:
             if path.stat().st_size > MAX_BATCH_BYTES:
-                raise CommandError(f"{path} is larger than {MAX_BATCH_BYTES} bytes.")
+                raise CommandError(f"--batch: {path} is larger than {MAX_BATCH_BYTES} bytes.")
             text = path.read_bytes().decode("utf-8").removeprefix("\ufeff")
         except OSError as error:
-            raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+            raise CommandError(f"--batch: Cannot read {path}: {error.strerror}.") from None
         except UnicodeDecodeError as error:
             raise CommandError(
-                f"{path} is not UTF-8 text (byte {error.start}): give one expression per line."
+                f"--batch: {path} is not UTF-8 text (byte {error.start}): give one expression "
+                "per line."
             ) from None
         lines = text.splitlines()
         if not any(line.strip() for line in lines):
-            raise CommandError(f"{path} has no expressions: give one expression per line.")
+            raise CommandError(f"--batch: {path} has no expressions: give one expression per line.")
         scope: dict[str, Quantity] = {}  # names defined by earlier lines, as on the page
         for line in lines:
             started = time.perf_counter()
@@ -137,7 +154,7 @@ class Command(BaseCommand):
             quantity = find_quantity(estimate, quantity_id)
             givens = givens_from_estimate(estimate, upto=quantity_id)
         except QuestionFileError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(f"--solve: {error}") from None
         formula = str(quantity["formula"])
         if quantity.get("rounding"):
             formula = f"{quantity['rounding']}({formula})"
@@ -149,7 +166,7 @@ class Command(BaseCommand):
         else:
             self.stderr.write(result.error or "")
         if not result.ok:
-            sys.exit(2)
+            sys.exit(USAGE_ERROR)
 
     def check_answer(
         self, content_dir: Path, slug: str, quantity_id: str, expr: str, reveal: bool, as_json: bool
@@ -162,9 +179,9 @@ class Command(BaseCommand):
                 quantity, expr, givens, reveal=reveal, given_labels=given_labels(estimate)
             )
         except QuestionFileError as error:
-            raise CommandError(str(error)) from None
+            raise CommandError(f"--check: {error}") from None
         except FormulaError as error:
-            raise CommandError(f"{slug}: {error.message}") from None
+            raise CommandError(f"--check: {slug}: {error.message}") from None
         except NapkinError as error:
             if as_json:
                 self.stdout.write(
@@ -175,7 +192,7 @@ class Command(BaseCommand):
                 )
             else:
                 self.stderr.write(_error_text(expr, error.message, error.position))
-            sys.exit(2)
+            sys.exit(USAGE_ERROR)
         if as_json:
             self.stdout.write(json.dumps(verdict.as_json(reveal=reveal), ensure_ascii=False))
         else:

@@ -1,23 +1,27 @@
-"""`manage.py plan`: size a fleet from a model, a GPU and an SLO, every step shown."""
+"""`manage.py plan`: size a fleet from a model, a GPU and an SLO, every step shown.
+
+A refused input exits with status 2 and names the option at fault: with --json
+{"error": "..."} on stdout, without it the sentence on stderr (planner/management/scripting.py).
+"""
 
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
-from planner.engine import PlanError, format_number, plan
+from planner.engine import PlanError, format_number, load_catalog, plan
 from planner.engine.capacity import (
     DEFAULT_PREFILL_EFF,
     DEFAULT_SPEC_ACCEPT,
     DEFAULT_SPEC_DRAFT_COST,
     DEFAULT_SPEC_TOKENS,
 )
+from planner.management.scripting import ScriptedCommand, naming_option
 
 
-class Command(BaseCommand):
+class Command(ScriptedCommand):
     help = (
         "Capacity plan: weights, KV, VRAM gate, TPOT at the planned batch, TTFT from prefill "
         "FLOPs, the decode, prefill and memory bounds, r_inst, N_inst, N_GPU and cost."
@@ -98,6 +102,19 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # The catalogue's KeyError does not say which input it looked up: look each up here.
+        catalog = load_catalog()
+        lookups = {
+            "--model": catalog.model,
+            "--gpu": catalog.gpu,
+            "--weights": catalog.weight_dtype,
+            "--kv": catalog.kv_dtype,
+        }
+        for option, find in lookups.items():
+            try:
+                find(options[option.removeprefix("--")])
+            except KeyError as error:
+                raise CommandError(f"{option}: {error.args[0]}") from None
         try:
             result = plan(
                 model=options["model"],
@@ -129,12 +146,12 @@ class Command(BaseCommand):
                 spec_draft_cost=options["spec_draft_cost"],
                 pd_disagg=options["pd"],
             )
-        except (PlanError, KeyError) as error:
-            message = str(error).strip("\"'")
-            if options["json"]:
-                # Like `napkin --json`: a script reads one JSON object on stdout either way.
-                self.stdout.write(json.dumps({"error": message}, ensure_ascii=False))
-                sys.exit(2)
+        except PlanError as error:
+            message = str(error)
+            if error.field:
+                # The engine names its argument (mem_util); this command's option is the same
+                # with dashes (--mem-util). The page shows the sentence beside its own field.
+                message = naming_option(message, "--" + error.field.replace("_", "-"), error.field)
             raise CommandError(message) from None
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))

@@ -1,18 +1,22 @@
 """`manage.py simulate --question SLUG [...] --json`: load-test a question's seed design (or
-the fleet given) in the discrete-event simulator and print the figures."""
+the fleet given) in the discrete-event simulator and print the figures.
+
+A refused input exits with status 2 and names the option at fault: with --json
+{"error": "..."} on stdout, without it the sentence on stderr (planner/management/scripting.py).
+"""
 
 from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import replace
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import DatabaseError
 from django.http import Http404
 
+from planner.management.scripting import ScriptedCommand, naming_option
 from questionbank import ContentError, load_question_spec
 from questions.selectors import question_current_revision
 from simulator.engine import AUTOSCALERS, ROUTERS
@@ -20,8 +24,33 @@ from simulator.services import RunRefused, RunSpec, design_from_brief, fleet_run
 
 BURST = re.compile(r"^\s*(\d+(?:\.\d+)?)x@(\d+(?:\.\d+)?)\s*$")
 
+# fleet_run words its refusals for the simulator page, which has no options; the command names
+# the option that set the value, by the words the refusal starts with.
+REFUSAL_OPTIONS = {
+    "The simulated window": "--seconds",
+    "The load": "--qps",
+    "The number of replicas": "--replicas",
+    "The burst": "--burst",
+    "The cold start": "--cold-start",
+    "The kill time": "--kill-replica-at",
+    "That run would send": "--seconds and --qps",
+}
+# The planner names its own inputs; --knee is the one of them this command sets directly.
+PLANNER_OPTIONS = {"knee_tok_s": "--knee"}
 
-class Command(BaseCommand):
+
+def naming_options(message: str) -> str:
+    """A refusal of fleet_run or the planner, naming this command's option."""
+    for start, option in REFUSAL_OPTIONS.items():
+        if message.startswith(start):
+            return naming_option(message, option)
+    for name, option in PLANNER_OPTIONS.items():
+        if message.startswith(f"{name} "):
+            return naming_option(message, option, name)
+    return message
+
+
+class Command(ScriptedCommand):
     help = "Simulate a question's fleet under open-loop load and print p50/p99 TTFT, TPOT, goodput."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -49,11 +78,7 @@ class Command(BaseCommand):
         try:
             out = self._run(options)
         except (RunRefused, ValueError) as error:
-            message = str(error)
-            if options["json"]:
-                self.stdout.write(json.dumps({"error": message}, ensure_ascii=False))
-                sys.exit(2)
-            raise CommandError(message) from None
+            raise CommandError(naming_options(str(error))) from None
         if options["json"]:
             self.stdout.write(json.dumps(out, ensure_ascii=False))
             return
@@ -75,13 +100,15 @@ class Command(BaseCommand):
         try:
             question = question_current_revision(slug).question_spec
         except Http404:
-            raise RunRefused(f"No published question {options['question']!r}.") from None
+            raise RunRefused(
+                f"--question: No published question {options['question']!r}."
+            ) from None
         except DatabaseError:
             # No database yet (before `make run` or `migrate`): the shipped question file.
             try:
                 question = load_question_spec(slug)
             except ContentError as error:
-                raise RunRefused(str(error)) from None
+                raise RunRefused(f"--question: {error}") from None
         design = design_from_brief(question.brief, slug=question.slug)
         if options["knee"] is not None:
             design = replace(
