@@ -277,25 +277,12 @@ def submission_self_check(
 @require_POST
 def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt, answer = _own_answer(request, attempt_id, "estimate")
+    if not request.htmx:
+        return _quantity_check_without_javascript(request, attempt, answer)
     quantity_id = request.POST.get("quantity", "")
-    expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
     try:
-        if extensions.feedback_withheld(attempt.pk):
-            raise flow.FlowError(
-                "In a mock interview the numbers are checked at the end: the report has them."
-            )
-        with calculation_budget(request, action="check"):
-            result = napkin.quantity_verdict(
-                attempt=attempt,
-                quantity_id=quantity_id,
-                expression=expression,
-                # Without JavaScript the check form carries no worksheet: use the saved draft's.
-                worksheet=request.POST.get("worksheet", answer.fields.get("worksheet", "")),
-            )
+        result = _quantity_verdict(request, attempt, answer, quantity_id)
     except (flow.FlowError, LimitExceeded) as exc:
-        if not request.htmx:
-            messages.error(request, str(exc))
-            return redirect(step_page.step_url(attempt, "estimate") + f"#q-{quantity_id}")
         return render(
             request,
             "interview/attempt_step.html#check-result",
@@ -303,14 +290,70 @@ def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
             status=429 if isinstance(exc, LimitExceeded) else 422,
         )
     flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=result)
-    if not request.htmx:
-        # Without JavaScript: back to the step page, which shows the stored check.
-        return redirect(step_page.step_url(attempt, "estimate") + f"#check-{quantity_id}")
     return render(
         request,
         "interview/attempt_step.html#check-result",
         {"quantity_id": quantity_id, "check": napkin.check_for_page(result)},
     )
+
+
+def _quantity_verdict(
+    request: HttpRequest, attempt: Attempt, answer: StepAnswer, quantity_id: str
+) -> dict:
+    """The checker's verdict on the posted expression for one quantity (`napkin.quantity_verdict`),
+    within the candidate's calculation budget. FlowError or LimitExceeded when refused."""
+    expression = request.POST.get(f"expr_{quantity_id}", request.POST.get("expression", ""))[:500]
+    if extensions.feedback_withheld(attempt.pk):
+        raise flow.FlowError(
+            "In a mock interview the numbers are checked at the end: the report has them."
+        )
+    with calculation_budget(request, action="check"):
+        return napkin.quantity_verdict(
+            attempt=attempt,
+            quantity_id=quantity_id,
+            expression=expression,
+            # A post without the worksheet (a bare check form) uses the saved draft's.
+            worksheet=request.POST.get("worksheet", answer.fields.get("worksheet", "")),
+        )
+
+
+def _quantity_check_without_javascript(
+    request: HttpRequest, attempt: Attempt, answer: StepAnswer
+) -> HttpResponse:
+    """A check from the page without JavaScript: its Check button posts the whole answer form
+    here, which is saved first, so the step page it returns to keeps everything typed. The
+    button names its quantity; Enter in a box (the form's default button) names none, and
+    every box filled in is checked. A refused save is told on the step page, and nothing is
+    checked."""
+    if "base_version" in request.POST:  # the answer form (a bare check form carries none)
+        try:
+            answer = flow.draft_save(answer=answer, **_posted_answer(request, "estimate"))
+        except flow.FlowError as exc:  # a stale tab's (StaleDraft) included
+            stale = isinstance(exc, StaleDraft)
+            if stale:
+                answer = exc.current
+            else:
+                answer.refresh_from_db()
+            context = step_page.step_context(attempt=attempt, answer=answer)
+            context["form_error"] = str(exc)
+            status = 409 if stale else 422
+            return render(request, "interview/attempt_step.html", context, status=status)
+    if "quantity" in request.POST:
+        quantity_ids = [request.POST["quantity"]]
+    else:
+        spec = attempt.revision.question_spec.step("estimate")
+        quantity_ids = [
+            q.id for q in spec.quantities if request.POST.get(f"expr_{q.id}", "").strip()
+        ]
+    url = step_page.step_url(attempt, "estimate")
+    for quantity_id in quantity_ids:
+        try:
+            result = _quantity_verdict(request, attempt, answer, quantity_id)
+        except (flow.FlowError, LimitExceeded) as exc:
+            messages.error(request, str(exc))
+            return redirect(url + f"#q-{quantity_id}")
+        flow.quantity_check_store(answer=answer, quantity_id=quantity_id, check=result)
+    return redirect(url + (f"#check-{quantity_ids[0]}" if quantity_ids else ""))
 
 
 @login_required

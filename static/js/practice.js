@@ -13,6 +13,19 @@
   let activeSeconds = 0;
   let lastInput = 0;
 
+  // Without JavaScript a quantity's box and Check button belong to the answer form, so a check
+  // posts (and saves) everything typed. Here each pair belongs to the quantity's own check
+  // form: htmx checks that quantity alone, and Enter in the box checks it without submitting
+  // the step. This runs before htmx reads the page (scripts are deferred, htmx starts on
+  // DOMContentLoaded); the answer form's requests still include the boxes (its hx-include).
+  document.querySelectorAll(".quantity-input").forEach((row) => {
+    const check = row.querySelector("button[name=quantity]");
+    row.querySelectorAll("input, button").forEach((el) => el.setAttribute("form", "check-form-" + check.value));
+  });
+  // Drafts save as you type only with JavaScript: the page says so only here.
+  const autosaveHelp = document.getElementById("autosave-help");
+  if (autosaveHelp) autosaveHelp.hidden = false;
+
   function wordCount() {
     const el = document.getElementById("word-count");
     if (!el || !text) return;
