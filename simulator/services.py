@@ -58,6 +58,7 @@ SEED_DESIGNS: dict[str, dict[str, Any]] = {
     "offline-batch-summaries": {"weights": "fp8"},
     "pd-disaggregation-long-prompts": {"weights": "fp8", "kv": "fp8"},
     "quantize-to-cut-cost": {"weights": "fp8", "kv": "fp8", "tp": 2},
+    "reasoning-model-long-outputs": {"tp": 2, "overhead_gib": 4},
     "spec-decoding-assistant": {
         "spec_decode": True,
         "spec_accept": 0.8,
