@@ -160,8 +160,10 @@ def step_submit(
 ) -> HttpResponse:
     attempt, answer = _own_answer(request, attempt_id, step, follow_up)
     status = 200
+    posted = None
     try:
-        outcome = flow.step_submit(answer=answer, **_posted_answer(request, step))
+        posted = _posted_answer(request, step)
+        outcome = flow.step_submit(answer=answer, **posted)
         answer.refresh_from_db()
         context = {
             "answer": answer,
@@ -172,6 +174,8 @@ def step_submit(
         # the follow-up list opens the next follow-up as the next action.
         context |= step_page.after_submit_context(attempt=attempt, answer=answer)
     except StaleDraft as exc:
+        if not request.htmx:
+            return _refused_page(request, attempt, exc.current, posted, exc)
         context, status = {"answer": exc.current, "conflict": str(exc)}, 409
     except LimitExceeded as exc:
         # The draft was saved before the limit was checked: the status says so, and the
@@ -181,15 +185,17 @@ def step_submit(
         status = 429
     except flow.FlowError as exc:
         answer.refresh_from_db()
+        if not request.htmx:
+            return _refused_page(request, attempt, answer, posted, exc)
         context, status = {"answer": answer, "error": str(exc)}, 422
     if not request.htmx:
-        # Without JavaScript: back to the step page, where the feedback (or error) shows.
+        # Without JavaScript: back to the step page, where the feedback shows; or, past the
+        # rate limit, the refusal beside the draft, which was saved before the limit was
+        # checked and so is exactly what was posted.
         if status == 200:
             return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
         full = step_page.step_context(attempt=attempt, answer=answer)
-        full["form_error"] = (
-            context.get("error") or context.get("conflict") or context.get("refused")
-        )
+        full["form_error"] = context["refused"]
         return render(request, "interview/attempt_step.html", full, status=status)
     context.update(
         feedback.feedback_context(
@@ -197,6 +203,30 @@ def step_submit(
         )
     )
     return render(request, "interview/attempt_step.html#submit-result", context, status=status)
+
+
+def _refused_page(
+    request: HttpRequest,
+    attempt: Attempt,
+    answer: StepAnswer,
+    posted: dict | None,
+    refused: flow.FlowError,
+) -> HttpResponse:
+    """The step page after a post from the page without JavaScript (a Submit or a Check)
+    whose save was refused: a stale tab's (StaleDraft, 409) or any other (422). Nothing was
+    stored, and the page is all the candidate has of what they typed, so its boxes show the
+    posted form (`step_page.step_context`'s `typed`) at the version that form had: a stale
+    tab's next post is refused again, never written over the newer draft. `posted` is None
+    when the form itself was unreadable; then the stored draft shows."""
+    stale = isinstance(refused, StaleDraft)
+    context = step_page.step_context(attempt=attempt, answer=answer, typed=posted)
+    context["form_error"] = str(refused)
+    # Reloading this page would post the form again (and be refused again): the newer
+    # version is a link away.
+    context["newer_url"] = (
+        step_page.step_url(attempt, answer.step_key, answer.follow_up_id) if stale else ""
+    )
+    return render(request, "interview/attempt_step.html", context, status=409 if stale else 422)
 
 
 @login_required
@@ -323,21 +353,16 @@ def _quantity_check_without_javascript(
     """A check from the page without JavaScript: its Check button posts the whole answer form
     here, which is saved first, so the step page it returns to keeps everything typed. The
     button names its quantity; Enter in a box (the form's default button) names none, and
-    every box filled in is checked. A refused save is told on the step page, and nothing is
-    checked."""
+    every box filled in is checked. A refused save is told on the step page, with what was
+    posted still in its boxes (`_refused_page`), and nothing is checked."""
     if "base_version" in request.POST:  # the answer form (a bare check form carries none)
+        posted = None
         try:
-            answer = flow.draft_save(answer=answer, **_posted_answer(request, "estimate"))
+            posted = _posted_answer(request, "estimate")
+            answer = flow.draft_save(answer=answer, **posted)
         except flow.FlowError as exc:  # a stale tab's (StaleDraft) included
-            stale = isinstance(exc, StaleDraft)
-            if stale:
-                answer = exc.current
-            else:
-                answer.refresh_from_db()
-            context = step_page.step_context(attempt=attempt, answer=answer)
-            context["form_error"] = str(exc)
-            status = 409 if stale else 422
-            return render(request, "interview/attempt_step.html", context, status=status)
+            answer.refresh_from_db()
+            return _refused_page(request, attempt, answer, posted, exc)
     if "quantity" in request.POST:
         quantity_ids = [request.POST["quantity"]]
     else:

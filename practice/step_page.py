@@ -3,6 +3,8 @@ follow-ups, and everything the page shows (prompt, editor, worksheet, feedback s
 
 from __future__ import annotations
 
+import copy
+
 from django.urls import reverse
 
 from practice import extensions
@@ -105,8 +107,14 @@ def progress_context(
     }
 
 
-def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
-    """Everything the step page shows: the prompt, the editor, feedback so far, navigation."""
+def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = None) -> dict:
+    """Everything the step page shows: the prompt, the editor, feedback so far, navigation.
+
+    `typed` is an answer form whose save was refused (its `text`, `fields` and
+    `base_version`): the boxes show it instead of the stored draft (`answer_as_typed`)."""
+    stored = answer
+    if typed is not None:
+        answer = answer_as_typed(answer, typed)
     revision = attempt.revision
     submitted = _submitted_keys(attempt)
     context = progress_context(attempt=attempt, step_key=answer.step_key, submitted=submitted)
@@ -152,11 +160,30 @@ def step_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
             context["worksheet_error"] = str(exc)
     if not answer.follow_up_id and step_has_diagram(spec):
         context["diagram"] = diagram_box(answer.fields)
-    latest = answer.submissions.order_by("-number").first()
-    context.update(feedback_context(attempt=attempt, answer=answer, submission=latest))
+    # The save status says the boxes hold text that is not saved (`answer.version` alone
+    # would read as "Draft saved.").
+    context["unsaved"] = typed is not None
+    latest = stored.submissions.order_by("-number").first()
+    context.update(feedback_context(attempt=attempt, answer=stored, submission=latest))
     # A feature's live panels (a mock interview's clock, nudges and follow-ups).
     context["panels"] = extensions.step_panels(attempt, answer.step_key)
     return context
+
+
+def answer_as_typed(answer: StepAnswer, typed: dict) -> StepAnswer:
+    """The draft as a refused answer form had it, for the page to show and never to save:
+    the posted text and fields (the stored quantity checks added, which the form does not
+    post, as a save would add them) at the version that form was loaded at. Without
+    JavaScript the page is all the candidate has, so what they typed must come back in its
+    boxes; and a stale tab's page keeps its old version, so its next post is refused again
+    instead of overwriting the newer draft."""
+    shown = copy.copy(answer)
+    shown.text = typed["text"]
+    shown.fields = dict(typed["fields"])
+    if "checks" in answer.fields:
+        shown.fields["checks"] = answer.fields["checks"]
+    shown.version = typed["base_version"]
+    return shown
 
 
 def diagram_box(fields: dict) -> dict:

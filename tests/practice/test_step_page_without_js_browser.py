@@ -71,6 +71,33 @@ def test_enter_in_a_box_without_javascript_checks_and_keeps_everything_typed(
     assert not attempt.answers.get(step_key="estimate").submissions.exists()
 
 
+def test_a_check_refused_as_stale_without_javascript_keeps_everything_typed(
+    estimate_page_without_js,
+):
+    page, attempt = estimate_page_without_js
+    page.locator("#worksheet").fill(WORKSHEET)
+    page.locator("#q-r_inst").fill("r")
+    page.locator("#q-tpot_floor").fill("t")
+    page.locator("#answer-text").fill(NOTES)
+    # Meanwhile another tab saves the draft, so this page's version is stale.
+    answer = attempt.answers.get(step_key="estimate")
+    flow.draft_save(answer=answer, text="From the other tab.", fields={}, base_version=0)
+    check = page.get_by_role(
+        "button", name="Check Requests per second one instance sustains at its knee"
+    )
+    with page.expect_navigation():
+        check.click()
+    assert "changed in another tab" in page.locator(".message-error[role=alert]").inner_text()
+    assert page.locator("#worksheet").input_value().replace("\r\n", "\n") == WORKSHEET
+    assert page.locator("#q-r_inst").input_value() == "r"
+    assert page.locator("#q-tpot_floor").input_value() == "t"
+    assert page.locator("#answer-text").input_value() == NOTES
+    assert page.locator("#base-version").input_value() == "0"  # still the stale version
+    answer.refresh_from_db()
+    assert answer.text == "From the other tab." and answer.version == 1
+    assert "checks" not in answer.fields
+
+
 def test_without_javascript_the_help_says_the_answer_saves_on_submit(estimate_page_without_js):
     page, _attempt = estimate_page_without_js
     help_line = page.locator("#answer-help").inner_text()
