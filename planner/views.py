@@ -17,6 +17,7 @@ from django.utils.cache import patch_vary_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
+from planner.briefs import plan_inputs_from_brief
 from planner.charts import bounds_chart, fleet_chart, kv_chart
 from planner.engine import (
     LineResult,
@@ -157,32 +158,10 @@ def evaluate(request: HttpRequest) -> HttpResponse:
 
 
 def _brief_defaults(slug: str) -> dict[str, Any]:
-    """Planner inputs prefilled from a question's brief (?question=SLUG)."""
+    """Planner inputs prefilled from a question's brief and its design (?question=SLUG): the
+    fleet the simulator tests for the same question."""
     spec = _published(slug)
-    if spec is None:
-        return {}
-    brief = spec.brief
-    catalog = load_catalog()
-    out: dict[str, Any] = {}
-    for field, table in (("model", catalog.models), ("gpu", catalog.gpus)):
-        text = str(brief.value_of(field) or "").lower()
-        # The longest catalogue name found in the brief's wording ("RTX 4090 (24 GB)").
-        matches = [k for k, e in table.items() if e.name.lower() in text]
-        if matches:
-            out[field] = max(matches, key=lambda k: len(table[k].name))
-    for field, key in (
-        ("context", "context_length"),
-        ("qps", "peak_qps"),
-        ("out_len", "output_tokens"),
-        ("tpot_slo_ms", "tpot_p99_ms"),
-        ("ttft_slo_ms", "ttft_p99_ms"),
-        ("prompt_len", "input_tokens"),
-        ("mean_qps", "mean_qps"),
-    ):
-        value = brief.value_of(key)
-        if isinstance(value, int | float):
-            out[field] = value
-    return out
+    return {} if spec is None else plan_inputs_from_brief(spec.brief, slug=slug)
 
 
 @require_safe

@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.engine import PlanError, load_catalog, plan
+from planner.briefs import QUESTION_DESIGNS, plan_inputs_from_brief
+from planner.engine import PlanError, plan
 from questionbank import Brief
 from simulator.engine import (
     Scenario,
@@ -24,50 +25,6 @@ from simulator.engine import (
     simulate,
     verdict,
 )
-
-# The seed designs' choices the brief leaves out (content/questions and the seed text):
-# AWQ weights on the 4090, the 1.5 GiB reserve, the measured 2000 tok/s knee, rho 0.7.
-SEED_DESIGNS: dict[str, dict[str, Any]] = {
-    "chat-api-50qps": {
-        "weights": "awq-int4",
-        "kv": "bf16",
-        "knee_tok_s": 2000,
-        "overhead_gib": 1.5,
-        "rho": 0.7,
-    },
-    "multi-tenant-lora": {
-        "weights": "awq-int4",
-        "kv": "bf16",
-        "knee_tok_s": 2000,
-        "overhead_gib": 1.5,
-        "rho": 0.7,
-    },
-    # Most prompts share the knowledge-base prefix; about 2k tokens of each are its own.
-    "long-context-rag": {
-        "weights": "awq-int4",
-        "kv": "fp8",
-        "overhead_gib": 1.5,
-        "rho": 0.7,
-        "prefix_hit": 0.9,
-        "prefix_len": 28000,
-    },
-    # The bank's designs: the choices each question's reference answer settles on.
-    "agentic-prefix-sharing": {"weights": "fp8", "prefix_hit": 0.92},
-    "metered-gateway-overload": {"tp": 2},
-    "moe-mixtral-serving": {"tp": 2},
-    "offline-batch-summaries": {"weights": "fp8"},
-    "pd-disaggregation-long-prompts": {"weights": "fp8", "kv": "fp8"},
-    "quantize-to-cut-cost": {"weights": "fp8", "kv": "fp8", "tp": 2},
-    "reasoning-model-long-outputs": {"tp": 2, "overhead_gib": 4},
-    "spec-decoding-assistant": {
-        "spec_decode": True,
-        "spec_accept": 0.8,
-        "spec_tokens": 4,
-        "spec_draft_cost": 0.05,
-        "overhead_gib": 4.5,
-    },
-    "tensor-parallel-70b-midrange": {"weights": "awq-int4", "tp": 4, "overhead_gib": 3.5},
-}
 
 
 @dataclass(frozen=True)
@@ -126,31 +83,15 @@ class RunRefused(ValueError):
     """A run out of bounds or a design that cannot be planned, in one sentence."""
 
 
-def _catalog_key(kind: str, text: str) -> str:
-    """The catalogue key a brief's wording names (`Catalog.in_brief`); RunRefused when it
-    names none."""
-    entry = load_catalog().in_brief(kind, text)
-    if entry is None:
-        raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
-    return entry.key
-
-
 def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
-    """The seed design of a question: its brief's model, GPU, context, peak QPS, SLO and
-    lengths, the seed's choices (SEED_DESIGNS), and the planner's fleet size for them."""
-    inputs = brief.input_tokens or 512
-    outputs = brief.output_tokens or 256
-    kwargs: dict[str, Any] = {
-        "model": _catalog_key("model", brief.model),
-        "gpu": _catalog_key("gpu", brief.gpu or "rtx-4090"),
-        "context": int(brief.context_length or 8192),
-        "prompt_len": inputs,
-        "out_len": outputs,
-        "qps": brief.peak_qps or 10,
-        "tpot_slo_ms": brief.tpot_p99_ms,
-        "ttft_slo_ms": brief.ttft_p99_ms,
-        **SEED_DESIGNS.get(slug, {}),
-    }
+    """The design of a question: the planner's inputs for its brief and the design its
+    reference settles on (`planner.briefs`, as the planner page shows it), the simulator's
+    defaults for what the brief leaves out, and the planner's fleet size for them."""
+    kwargs = plan_inputs_from_brief(brief, slug=slug)
+    for kind, text in (("model", brief.model), ("gpu", brief.gpu)):
+        if kind not in kwargs:
+            raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
+    kwargs = {"context": 8192, "prompt_len": 512, "out_len": 256, "qps": 10} | kwargs
     result = _plan(kwargs)
     return Design(
         plan_kwargs=kwargs,
@@ -158,9 +99,9 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
         qps=kwargs["qps"],
         ttft_slo_ms=brief.ttft_p99_ms or 1000.0,
         tpot_slo_ms=brief.tpot_p99_ms or 100.0,
-        input_tokens=inputs,
-        output_tokens=outputs,
-        source=f"the seed design of {slug}" if slug in SEED_DESIGNS else "the brief",
+        input_tokens=kwargs["prompt_len"],
+        output_tokens=kwargs["out_len"],
+        source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else "the brief",
     )
 
 

@@ -9,7 +9,8 @@ from django.core.cache import cache
 from django.test import Client
 
 import planner.views
-from questionbank import load_question, parse_file
+from planner.forms import DEFAULTS
+from questionbank import load_question, load_question_spec, parse_file
 from questions.services import question_revision_publish
 
 EVALUATE = "/planner/evaluate/"
@@ -238,3 +239,28 @@ def test_capacity_form_runs_the_what_ifs(client: Client) -> None:
     html = client.get("/planner/capacity/", query).content.decode()
     assert "Speculative decoding (what-if)" in html and "PD disaggregation (what-if)" in html
     assert 'id="step-N_pre"' in html and 'id="step-ttft_hit"' in html
+
+
+BANK_SLUGS = sorted(p.stem for p in (settings.BASE_DIR / "content" / "questions").glob("*.md"))
+
+
+@pytest.mark.parametrize("slug", BANK_SLUGS)
+def test_the_planner_opened_from_a_question_plans_the_fleet_the_simulator_tests(
+    client: Client, content_loaded, slug: str
+) -> None:
+    # The estimate step's feedback offers the planner "prefilled from the brief", and the
+    # bottlenecks step load-tests the question's design: both must be the same fleet, with
+    # the dtypes and parallelism the question's design settles on (not the page's defaults).
+    from simulator.services import RunRefused, design_from_brief
+
+    page = client.get("/planner/capacity/", {"question": slug}).context
+    try:
+        design = design_from_brief(load_question_spec(slug).brief, slug=slug)
+    except RunRefused:  # no catalogue model (the embedding question): the page's own defaults
+        assert page["form"].cleaned_data["model"] == DEFAULTS["model"]
+        return
+    assert page["result"] is not None, slug
+    planned = {key: page["form"].cleaned_data[key] for key in ("model", "gpu", "weights", "kv")}
+    assert planned == {key: design.plan_kwargs[key] for key in planned}
+    assert page["form"].cleaned_data["tp"] == design.plan_kwargs["tp"]
+    assert page["result"]["n_inst"] == design.replicas
