@@ -43,6 +43,7 @@ QUESTION_DESIGNS: dict[str, dict[str, Any]] = {
     },
     # The bank's designs: the choices each question's reference answer settles on.
     "agentic-prefix-sharing": {"weights": "fp8", "prefix_hit": 0.92},
+    "first-model-one-gpu": {"knee_tok_s": 750},
     "metered-gateway-overload": {"tp": 2},
     "moe-mixtral-serving": {"tp": 2},
     "offline-batch-summaries": {"weights": "fp8"},
