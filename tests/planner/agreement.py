@@ -11,12 +11,14 @@ loads the question (from content/questions/<slug>.md, no database) and gives:
 - `assert_covers(compared, not_modelled)`: every quantity of the step is either compared or
   listed as not modelled, and none is both;
 - `assert_agrees(figures, id)`: the planner's figure agrees with the question's within the
-  quantity's tolerance (an exact match where the tolerance is zero).
+  quantity's tolerance (an exact match where the tolerance is zero);
+- `agreement_tests(planner_figures, not_modelled)`: the two tests every module runs, built
+  from those two.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import pytest
 
@@ -74,4 +76,25 @@ class QuestionFigures:
         assert planner == pytest.approx(expected, rel=max(tolerance, 1e-9)), (
             f"{self.slug}: {quantity_id}: the planner's {planner!r} against the question's "
             f"{expected!r} (tolerance {tolerance})"
+        )
+
+    def agreement_tests(
+        self,
+        planner_figures: Callable[[], Mapping[str, float]],
+        not_modelled: Iterable[str] = (),
+    ) -> tuple[Callable[[], None], Callable[[str], None]]:
+        """The two tests of a module, to assign to test_* names: every quantity is compared or
+        listed as not modelled, and each compared one agrees (one test per quantity)."""
+        not_modelled = tuple(not_modelled)
+
+        def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
+            self.assert_covers(planner_figures(), not_modelled)
+
+        @pytest.mark.parametrize("quantity_id", sorted(planner_figures()))
+        def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
+            self.assert_agrees(planner_figures(), quantity_id)
+
+        return (
+            test_every_quantity_is_compared_or_listed_as_not_modelled,
+            test_the_planner_agrees_with_the_question,
         )

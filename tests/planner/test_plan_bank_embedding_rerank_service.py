@@ -74,13 +74,10 @@ def test_the_backbone_is_the_catalogues_qwen2_7b_shape() -> None:
     assert m.vocab_size != given("vocab")  # only the vocabulary differs, outside the prefill
 
 
-def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
-
-
-@pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures, NOT_MODELLED)
 
 
 def test_one_searchs_rerank_on_one_gpu_fills_the_whole_latency_budget() -> None:

@@ -17,8 +17,6 @@ Not modelled by the planner, so not compared:
   from the dashboards; the planner takes no measured queue or latency.
 """
 
-import pytest
-
 from planner.engine import plan
 from tests.planner.agreement import GiB, QuestionFigures
 
@@ -62,13 +60,10 @@ def planner_figures() -> dict[str, float]:
     }
 
 
-def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
-
-
-@pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures, NOT_MODELLED)
 
 
 def test_the_context_cap_leaves_the_paged_pool_unchanged() -> None:

@@ -16,8 +16,6 @@ leads to (the planner only reports its fixed 8192-token chunk; a separate test c
 finds that chunk over the TPOT SLO, which is the question's argument).
 """
 
-import pytest
-
 from planner.engine import plan
 from tests.planner.agreement import GiB, QuestionFigures
 
@@ -56,13 +54,10 @@ def planner_figures() -> dict[str, float]:
     }
 
 
-def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
-
-
-@pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures, NOT_MODELLED)
 
 
 def test_disaggregation_holds_the_tpot_slo_with_one_gpu_more_than_colocated() -> None:

@@ -18,8 +18,6 @@ GPU), within the quantity's tolerance:
 think_budget (the p99 deadline over the p99 pace, t_vis / tpot_slo) has no planner figure.
 """
 
-import pytest
-
 from planner.engine import plan
 from tests.planner.agreement import GiB, QuestionFigures
 
@@ -65,13 +63,10 @@ def planner_figures() -> dict[str, float]:
 NOT_MODELLED = {"think_budget"}
 
 
-def test_every_quantity_of_the_estimate_step_is_compared() -> None:
-    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
-
-
-@pytest.mark.parametrize("quantity_id", [q for q in FIGURES.quantity_ids if q not in NOT_MODELLED])
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures, NOT_MODELLED)
 
 
 def test_one_card_fails_both_gates_and_the_pair_meets_the_slo() -> None:

@@ -75,13 +75,10 @@ def planner_figures() -> dict[str, float]:
     }
 
 
-def test_every_quantity_of_the_estimate_step_is_compared() -> None:
-    FIGURES.assert_covers(planner_figures())
-
-
-@pytest.mark.parametrize("quantity_id", FIGURES.quantity_ids)
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures)
 
 
 def test_without_speculation_the_floor_misses_the_tpot_slo_and_with_it_the_slo_holds() -> None:

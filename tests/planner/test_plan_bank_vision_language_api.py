@@ -80,13 +80,10 @@ def test_the_decode_knee_the_question_gives_is_the_planners() -> None:
     assert capped["knee_tok_s"] == pytest.approx(given("T_dec"), rel=0.01)
 
 
-def test_every_quantity_is_compared_or_listed_as_not_modelled() -> None:
-    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
-
-
-@pytest.mark.parametrize("quantity_id", sorted(set(planner_figures())))
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures, NOT_MODELLED)
 
 
 def test_an_uncapped_photo_misses_the_ttft_target_on_the_language_model_alone() -> None:

@@ -63,13 +63,10 @@ def planner_figures() -> dict[str, float]:
     }
 
 
-def test_the_compared_and_unmodelled_quantities_cover_the_estimate_step() -> None:
-    FIGURES.assert_covers(planner_figures(), NOT_MODELLED)
-
-
-@pytest.mark.parametrize("quantity_id", sorted(planner_figures()))
-def test_the_planner_agrees_with_the_question(quantity_id: str) -> None:
-    FIGURES.assert_agrees(planner_figures(), quantity_id)
+(
+    test_every_quantity_is_compared_or_listed_as_not_modelled,
+    test_the_planner_agrees_with_the_question,
+) = FIGURES.agreement_tests(planner_figures, NOT_MODELLED)
 
 
 def test_the_givens_are_the_catalogues_model_and_gpu() -> None:
