@@ -50,6 +50,10 @@ QUESTION_DESIGNS: dict[str, dict[str, Any]] = {
     "pd-disaggregation-long-prompts": {"weights": "fp8", "kv": "fp8"},
     "quantize-to-cut-cost": {"weights": "fp8", "kv": "fp8", "tp": 2},
     "reasoning-model-long-outputs": {"tp": 2, "overhead_gib": 4},
+    # Eight samples of each prompt share its prefill; rollouts run hotter than a chat fleet.
+    "rl-rollout-generation": {"prefix_hit": 0.875, "prefix_len": 500, "rho": 0.8},
+    # The shared 1,500-token instructions lead every prompt; nearly every prompt hits them.
+    "structured-extraction-api": {"prefix_hit": 0.95, "prefix_len": 1500},
     "spec-decoding-assistant": {
         "spec_decode": True,
         "spec_accept": 0.8,
