@@ -15,8 +15,8 @@ from typing import Any
 from planner.engine import load_catalog
 from questionbank import Brief
 
-# The seed designs' choices the brief leaves out (content/questions and the seed text):
-# AWQ weights on the 4090, the 1.5 GiB reserve, the measured 2000 tok/s knee, rho 0.7.
+# Each question's design, where its reference answer settles on choices the brief leaves out
+# (the seeds: AWQ weights on the 4090, the 1.5 GiB reserve, the measured 2000 tok/s knee).
 QUESTION_DESIGNS: dict[str, dict[str, Any]] = {
     "chat-api-50qps": {
         "weights": "awq-int4",

@@ -80,7 +80,13 @@ class RunSpec:
 
 
 class RunRefused(ValueError):
-    """A run out of bounds or a design that cannot be planned, in one sentence."""
+    """A run out of bounds or a design that cannot be planned, in one sentence; `field` names
+    the input at fault when it is one (a RunSpec field, a planner input, or "requests" for a
+    window and load that together send too many), so a caller can name its own control."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
@@ -124,15 +130,15 @@ def _plan(kwargs: dict[str, Any]) -> dict[str, Any]:
     try:
         result = plan(**kwargs)
     except (PlanError, KeyError) as error:
-        raise RunRefused(str(error).strip("\"'")) from None
+        raise RunRefused(str(error).strip("\"'"), getattr(error, "field", None)) from None
     if not result["fits"]:
         raise RunRefused(result["reason"] or "Nothing fits on this GPU.")
     return result
 
 
-def _check(value: float, low: float, high: float, what: str) -> None:
+def _check(value: float, low: float, high: float, what: str, field: str) -> None:
     if not (low <= value <= high) or math.isnan(value):
-        raise RunRefused(f"{what} must be between {low:g} and {high:g}.")
+        raise RunRefused(f"{what} must be between {low:g} and {high:g}.", field)
 
 
 def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS) -> dict:
@@ -141,19 +147,20 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
     run past `limits` or a design the planner refuses."""
     replicas = spec.replicas if spec.replicas is not None else design.replicas
     qps = spec.qps if spec.qps is not None else design.qps
-    _check(spec.seconds, 1, limits.seconds, "The simulated window (s)")
-    _check(qps, 0.001, limits.qps, "The load (QPS)")
-    _check(replicas, 1, limits.replicas, "The number of replicas")
-    _check(spec.burst_factor, 1, 10, "The burst factor")
-    _check(spec.cold_start_s, 0, 3600, "The cold start (s)")
+    _check(spec.seconds, 1, limits.seconds, "The simulated window (s)", "seconds")
+    _check(qps, 0.001, limits.qps, "The load (QPS)", "qps")
+    _check(replicas, 1, limits.replicas, "The number of replicas", "replicas")
+    _check(spec.burst_factor, 1, 10, "The burst factor", "burst_factor")
+    _check(spec.cold_start_s, 0, 3600, "The cold start (s)", "cold_start_s")
     for name, at in (("kill", spec.kill_at), ("burst", spec.burst_at)):
         if at is not None:
-            _check(at, 0, spec.seconds, f"The {name} time (s)")
+            _check(at, 0, spec.seconds, f"The {name} time (s)", f"{name}_at")
     expected = qps * spec.seconds * (spec.burst_factor if spec.burst_at is not None else 1)
     if expected > limits.requests:
         raise RunRefused(
             f"That run would send about {expected:,.0f} requests; the limit here is "
-            f"{limits.requests:,}. Shorten the window or lower the load."
+            f"{limits.requests:,}. Shorten the window or lower the load.",
+            "requests",
         )
     result = _plan({**design.plan_kwargs, "qps": qps})
     calibration = replica_from_plan(

@@ -24,30 +24,25 @@ from simulator.services import RunRefused, RunSpec, design_from_brief, fleet_run
 
 BURST = re.compile(r"^\s*(\d+(?:\.\d+)?)x@(\d+(?:\.\d+)?)\s*$")
 
-# fleet_run words its refusals for the simulator page, which has no options; the command names
-# the option that set the value, by the words the refusal starts with.
-REFUSAL_OPTIONS = {
-    "The simulated window": "--seconds",
-    "The load": "--qps",
-    "The number of replicas": "--replicas",
-    "The burst": "--burst",
-    "The cold start": "--cold-start",
-    "The kill time": "--kill-replica-at",
-    "That run would send": "--seconds and --qps",
+# The option that sets each input a refusal names (RunRefused.field): the simulator page words
+# its refusals for its own controls, the command names its options.
+OPTIONS = {
+    "seconds": "--seconds",
+    "qps": "--qps",
+    "replicas": "--replicas",
+    "burst_factor": "--burst",
+    "burst_at": "--burst",
+    "cold_start_s": "--cold-start",
+    "kill_at": "--kill-replica-at",
+    "requests": "--seconds and --qps",
+    "knee_tok_s": "--knee",
 }
-# The planner names its own inputs; --knee is the one of them this command sets directly.
-PLANNER_OPTIONS = {"knee_tok_s": "--knee"}
 
 
-def naming_options(message: str) -> str:
+def naming_options(error: RunRefused) -> str:
     """A refusal of fleet_run or the planner, naming this command's option."""
-    for start, option in REFUSAL_OPTIONS.items():
-        if message.startswith(start):
-            return naming_option(message, option)
-    for name, option in PLANNER_OPTIONS.items():
-        if message.startswith(f"{name} "):
-            return naming_option(message, option, name)
-    return message
+    option = OPTIONS.get(error.field or "")
+    return naming_option(str(error), option, error.field) if option else str(error)
 
 
 class Command(ScriptedCommand):
@@ -77,8 +72,10 @@ class Command(ScriptedCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             out = self._run(options)
-        except (RunRefused, ValueError) as error:
-            raise CommandError(naming_options(str(error))) from None
+        except RunRefused as error:
+            raise CommandError(naming_options(error)) from None
+        except ValueError as error:
+            raise CommandError(str(error)) from None
         if options["json"]:
             self.stdout.write(json.dumps(out, ensure_ascii=False))
             return
