@@ -205,14 +205,16 @@ def test_reload_keeps_the_draft_and_a_second_tab_does_not_overwrite(browser, pag
     url = page.url.replace("/clarify/", "/architecture/")
     page.goto(url)
     page.locator("#answer-text").fill("My first thoughts on the router.")
-    page.locator("#save-status", has_text="Draft saved").wait_for()
+    # "Draft saved at" is the autosave's answer; a page loaded with a saved draft already says
+    # "Draft saved." and would not wait for anything.
+    page.locator("#save-status", has_text="Draft saved at").wait_for()
     page.reload()
     assert page.locator("#answer-text").input_value() == "My first thoughts on the router."
 
     second = page.context.new_page()
     second.goto(url)
     second.locator("#answer-text").fill("Second tab rewrites everything.")
-    second.locator("#save-status", has_text="Draft saved").wait_for()
+    second.locator("#save-status", has_text="Draft saved at").wait_for()
 
     # The first tab still holds the older version; its next save is refused, not applied.
     page.locator("#answer-text").fill("First tab keeps typing.")
