@@ -70,6 +70,18 @@ SQUEEZED = """() => Array.from(document.querySelectorAll('th, td'))
     .filter(([text, width]) => text.length >= 12 && width > 0 && width < 48)
     .map(([text, width]) => `${Math.round(width)} px: ${text.slice(0, 40)}`)"""
 
+# A bordered fieldset draws its top border through the middle of its legend: through the text
+# itself once the legend wraps onto a second line (a long rubric point on a phone).
+CROSSED_LEGENDS = """() => Array.from(document.querySelectorAll('fieldset > legend'))
+    .filter(l => {
+        const fs = getComputedStyle(l.parentElement), style = getComputedStyle(l);
+        if (fs.borderTopStyle === 'none' || parseFloat(fs.borderTopWidth) === 0) return false;
+        if (style.float !== 'none' || l.offsetParent === null) return false;
+        const line = parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize);
+        return l.getBoundingClientRect().height > 1.5 * line;
+    })
+    .map(l => l.innerText.trim().slice(0, 40))"""
+
 
 @pytest.fixture(scope="module")
 def site(django_db_setup, django_db_blocker):
@@ -185,6 +197,8 @@ def test_the_page_fits_a_phone_and_passes_axe(site, contexts, site_db, path, vie
             if width > PHONE["width"]:
                 problems.append(f"{path} scrolls sideways at 360 px: {width} px wide")
             problems += [f"{path}: a table cell squeezed to {c}" for c in page.evaluate(SQUEEZED)]
+            crossed = page.evaluate(CROSSED_LEGENDS)
+            problems += [f"{path}: a border runs through the legend {t!r}" for t in crossed]
         problems += [f"{path} [{viewport}]: {v}" for v in _axe_serious(page)]
     finally:
         page.close()
