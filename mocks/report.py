@@ -4,6 +4,7 @@ and the session's event log; nothing here writes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from datetime import datetime
 
@@ -365,29 +366,48 @@ def transcript(session: MockSession, *, grades_for: Collection[str] | None = Non
     )
     for e in events:
         title = selectors.STEP_TITLES.get(e.step_key, "")
+        # Someone's own words (a nudge, a question, an answer): `lead`, then the words, then
+        # `tail`. The export quotes words of several lines under the entry (`_said_md`).
+        lead, words, tail = "", "", ""
         if e.kind == Kind.JOINED:
             text = f"{e.payload.get('interviewer', 'The interviewer')} joined as interviewer."
         elif e.kind == Kind.STARTED:
             text = "The candidate started without the interviewer."
         elif e.kind == Kind.NUDGE:
-            text = f"Nudge ({title}): {e.payload.get('text', '')}"
+            lead, words = f"Nudge ({title})", e.payload.get("text", "")
         elif e.kind == Kind.TIME_WARNING:
             text = f"Time warning: past the {e.payload.get('minutes'):g} minutes for {title}."
         elif e.kind == Kind.FOLLOW_UP_ASKED:
             who = "The app" if e.payload.get("by") == "app" else "The interviewer"
             aim = f" (aimed at {e.payload['point']})" if e.payload.get("point") else ""
-            text = f"{who} asked ({title}){aim}: {e.payload.get('prompt', '')}"
+            lead, words = f"{who} asked ({title}){aim}", e.payload.get("prompt", "")
         elif e.kind == Kind.FOLLOW_UP_ANSWERED:
-            graded = (
+            tail = (
                 _graded_as(e, submissions) if grades_for is None or e.step_key in grades_for else ""
             )
-            text = f"Answer ({title}): {e.payload.get('text', '')}{graded}"
+            lead, words = f"Answer ({title})", e.payload.get("text", "")
         else:
             text = "The session ended" + (
                 " when its time was up." if e.payload.get("reason") == "time" else "."
             )
-        rows.append({"at": offset(session, e.at), "kind": e.kind, "text": text})
+        if lead:
+            text = f"{lead}: {words}{tail}"
+            md = _said_md(lead, words, tail)
+        else:
+            md = text
+        rows.append({"at": offset(session, e.at), "kind": e.kind, "text": text, "md": md})
     return rows
+
+
+def _said_md(lead: str, words: str, tail: str) -> str:
+    """A transcript entry of the export (a Markdown list item) with someone's words: on the
+    entry's line when they are one line, else quoted under it, indented into the item, so
+    that nothing they typed (a heading, a list, a table) leaves the entry."""
+    lines = str(words).splitlines()
+    if len(lines) <= 1:
+        return f"{lead}: {words}{tail}"
+    quoted = "\n".join(f"  > {line}".rstrip() for line in lines)
+    return f"{lead}{tail}:\n\n{quoted}\n"
 
 
 def steps_awaiting_score(session: MockSession) -> set[str]:
@@ -468,6 +488,14 @@ def report_context(
                     matcher_quote="",
                     disagree=False,
                 )
+        for row in points:  # the export's table cells: one line each, pipes escaped
+            row["says_md"] = _cell(row["says"])
+            for grader in ("model", "matcher"):
+                row[f"{grader}_quote_md"] = _cell(row[f"{grader}_quote"])
+                row[f"{grader}_diagram_md"] = ", ".join(map(_code_cell, row[f"{grader}_diagram"]))
+        wrong_ideas = [] if hidden else _wrong_ideas(session, key, submission)
+        for idea in wrong_ideas:
+            idea["evidence_md"] = _cell(idea.get("evidence", ""))
         grades = list(submission.grades.all()) if submission else []
         budget = float(session.step_minutes.get(key, 0)) * 60
         used = clock.used_by_step.get(key, 0.0)
@@ -496,7 +524,7 @@ def report_context(
                 ),
                 "points": points,
                 "hidden": hidden,
-                "wrong_ideas": [] if hidden else _wrong_ideas(session, key, submission),
+                "wrong_ideas": wrong_ideas,
                 "reference_html": (rendered.get(key) or {}).get("reference", ""),
                 "reference_md": spec.step(key).reference.strip(),
                 "feedback": feedback.get(key, ""),
@@ -541,6 +569,22 @@ def report_context(
         "ended": session.ended_at is not None,
         "show_matcher": show_matcher,
     }
+
+
+def _cell(text: str) -> str:
+    """Text for one cell of a Markdown table (or one line of a list item): on one line, its
+    pipes escaped, so whatever a quote holds stays in its cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _code_cell(text: str) -> str:
+    """A code span in a table cell: on one line, pipes escaped (GitHub's tables split cells
+    before reading code spans), fenced with more backticks than any run inside."""
+    text = _cell(text)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _quoted(text: str) -> str:

@@ -481,9 +481,17 @@ def share_resolve(token: str) -> MockSession:
 # --- the interviewer -----------------------------------------------------------------------
 
 
-def _running(session: MockSession) -> None:
+def _running(session: MockSession, *, now: datetime | None = None) -> None:
+    """Refuse what only a running session takes: one that has ended, or is past its time
+    and about to (the next poll or sweep ends it; the candidate can answer nothing now)."""
     if session.ended_at is not None:
         raise MockError("This session has ended.")
+    end = session.started_at and session.started_at + timedelta(minutes=session.total_minutes)
+    if end and (now or timezone.now()) >= end:
+        raise MockError(
+            "Time is up for this mock interview, so this was not sent: the session ends now "
+            "and the report follows."
+        )
 
 
 def _note(text: str, what: str) -> str:

@@ -34,10 +34,13 @@
     }
   });
 
-  // A nudge or follow-up that was sent leaves an empty box for the next one.
+  // A nudge or follow-up that was sent leaves an empty box for the next one. One the server
+  // refused (a 422 with the reason, which htmx swaps in and counts as "successful") keeps
+  // its text as typed, to fix and send again.
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const form = event.detail.elt;
-    if (form && form.classList && form.classList.contains("mock-reset") && event.detail.successful) {
+    const sent = event.detail.xhr && event.detail.xhr.status === 200;
+    if (form && form.classList && form.classList.contains("mock-reset") && sent) {
       form.querySelectorAll("textarea").forEach((t) => { t.value = ""; });
     }
   });

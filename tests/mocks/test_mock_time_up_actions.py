@@ -1,0 +1,39 @@
+"""Past the session's time, before any poll or sweep has ended it, the interviewer's nudge or
+follow-up is refused with the reason (the candidate could no longer answer it), and the
+typed text is not logged into a session that is over."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from mocks import services as mock
+from mocks.log import Kind
+from mocks.models import MockSession
+from questions.models import Question
+from tests.mocks.conftest import client_for
+
+
+@pytest.fixture
+def session(content_loaded):
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    candidate = User.objects.create(username="candidate")
+    interviewer = User.objects.create(username="interviewer")
+    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
+    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
+    session.refresh_from_db()
+    return session
+
+
+@pytest.mark.parametrize("name", ["mock_nudge", "mock_ask"])
+def test_a_nudge_or_follow_up_past_the_time_is_refused_with_the_reason(session, name):
+    MockSession.objects.filter(pk=session.pk).update(
+        started_at=session.started_at - timedelta(minutes=session.total_minutes + 1)
+    )
+    us = client_for(session.interviewer)
+    url = reverse(name, kwargs={"session_id": session.pk})
+    response = us.post(url, {"text": "One more thing?"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 422
+    assert "Time is up" in response.content.decode()
+    assert not session.events.filter(kind__in=[Kind.NUDGE, Kind.FOLLOW_UP_ASKED]).exists()
