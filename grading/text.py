@@ -424,9 +424,12 @@ _INJECTION_CUES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "note to the grader",
-            r"\b(?:note|message|instructions?|reminder) (?:to|for) (?:the )?"
-            r"(?:grader|evaluator|model|ai|llm|assistant|marker)\b|\bdear (?:grader|evaluator|"
-            r"model|ai|marker)\b|\b(?:grader|evaluator|marker)\s*[,:]\s*(?:please|you must)",
+            # A design sends messages and instructions to the model all the time: only a note
+            # or reminder is addressed to it, or anything to whoever grades.
+            r"\b(?:note|reminder) (?:to|for) (?:the )?(?:grader|evaluator|model|ai|llm|assistant"
+            r"|marker)\b|\b(?:message|instructions?) (?:to|for) (?:the )?(?:grader|evaluator"
+            r"|marker)\b|\bdear (?:grader|evaluator|model|ai|marker)\b"
+            r"|\b(?:grader|evaluator|marker)\s*[,:]\s*(?:please|you must)",
         ),
         (
             "talks to the grader",

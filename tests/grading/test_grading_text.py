@@ -314,6 +314,10 @@ def test_text_addressed_to_the_grader_is_flagged(text):
         "The system prompt is shared by every chat, so prefix caching pays off.",
         "Give each tenant a quota and score replicas by queue depth.",
         "The deploy shipped a new system prompt that starts with a timestamp, so no prefix hits.",
+        # A serving design sends messages and instructions to the model all the time.
+        "The agent sends the latest message to the model and streams the reply back.",
+        "The system prompt holds the instructions for the model, shared by every tenant.",
+        "Each tool result is appended as a message for the assistant before the next turn.",
     ],
 )
 def test_ordinary_design_talk_is_not_flagged(text):
