@@ -6,13 +6,16 @@
 Three kinds of test (content/README.md, "Tests"):
 - answer tests, per step or tradeoffs follow-up: an answer and the verdict a human expert
   gives on each rubric point (`expect`), with `offline` naming the verdicts the offline grader
-  is known to give instead (a paraphrase its phrase lists cannot see: the model grader's job);
+  is known to give instead (a paraphrase its phrase lists cannot see: the model grader's job),
+  and `flags` the step's misconceptions the answer states (the offline grader must flag each
+  and hit no point it contradicts);
 - napkin tests, under `estimate`: an expression for a quantity and the checker's verdict, the
   known mistake's kind and words of its hint, exactly as the worksheet's Check button judges it;
 - built in, for every step and follow-up with no authoring: the reference answer (with its
   reference diagram) scores at least 0.8 offline, an empty answer and an off-topic one at
-  most 0.2; and where the step has a reference diagram and diagram rules, the reference
-  diagram alone (no prose) earns a hit on every point with a diagram rule.
+  most 0.2; where the step has a reference diagram and diagram rules, the reference
+  diagram alone (no prose) earns a hit on every point with a diagram rule; and every
+  misconception of a step is stated by one of its answer tests (`flags`).
 
 With grader "rubric" answer tests expect the offline verdicts (`expect` overlaid with
 `offline`); with "llm" they go through the model grader and expect the human verdicts. Every
@@ -30,7 +33,7 @@ from typing import Any, Literal
 from grading.config import GraderConfig
 from grading.inflight import each_inflight
 from grading.offline import RUBRIC_GRADER_VERSION, grade_offline
-from grading.types import GradeResult
+from grading.types import GradeResult, step_misconceptions
 from questionbank.files import ContentFile, parse_file, question_spec, read_tree
 from questionbank.spec import FollowUp, QuestionSpec, StepSpec
 
@@ -308,6 +311,7 @@ def _answer_test(
     wrong = [pid for pid in wanted if got.get(pid, "miss") != wanted[pid]]
     name = _test_name(key, index, entry)
     failure = None
+    unflagged = _unflagged(part, result, entry) if grader != "llm" else None
     if result.fallback_reason and grader == "llm":
         failure = QuestionTestFailure(
             cf.path,
@@ -328,6 +332,8 @@ def _answer_test(
             ", ".join(f"{pid}: {wanted[pid]}" for pid in wrong),
             ", ".join(f"{pid}: {got.get(pid, 'miss')}" for pid in wrong),
         )
+    elif unflagged:
+        failure = QuestionTestFailure(cf.path, cf.line_of(*tpath, "flags"), name, *unflagged)
     return QuestionTestResult(
         test=name,
         part=key,
@@ -340,6 +346,68 @@ def _answer_test(
         score=result.score,
         verdicts=got,
         fallback_reason=result.fallback_reason,
+        failure=failure,
+    )
+
+
+def _unflagged(
+    part: StepSpec | FollowUp, result: GradeResult, entry: dict[str, Any]
+) -> tuple[str, str] | None:
+    """(expected, got) where the offline grade misses a wrong idea the test's answer states
+    (its `flags`), or still hits a point that idea contradicts; None when it holds."""
+    flags = [str(f) for f in entry.get("flags") or () if isinstance(f, str)]
+    if not flags:
+        return None
+    found = {m.id for m in result.misconceptions}
+    missed = [f for f in flags if f not in found]
+    if missed:
+        return (
+            "flags " + ", ".join(missed),
+            "flagged " + (", ".join(sorted(found)) or "nothing"),
+        )
+    contradicted = {
+        point for m in step_misconceptions(part) if m.id in flags for point in m.contradicts
+    }
+    hit = sorted(p.id for p in result.points if p.id in contradicted and p.verdict == "hit")
+    if hit:
+        return ("no hit on a point a flagged idea contradicts", ", ".join(f"{p}: hit" for p in hit))
+    return None
+
+
+def _wrong_ideas_builtin(
+    cf: ContentFile, key: str, step: StepSpec, entries: list, path: tuple
+) -> QuestionTestResult:
+    """Every wrong idea a step ships is stated by at least one of its answer tests (`flags`),
+    so each recogniser is seen to fire on a candidate's own words."""
+    stated = {
+        str(f)
+        for entry in entries
+        if isinstance(entry, dict)
+        for f in entry.get("flags") or ()
+        if isinstance(f, str)
+    }
+    unstated = [m.id for m in step.misconceptions if m.id not in stated]
+    name = f"{key}: built-in, every misconception is stated by a test's flags"
+    line = cf.line_of(*path, "misconceptions")
+    failure = None
+    if unstated:
+        failure = QuestionTestFailure(
+            cf.path,
+            line,
+            name,
+            "an answer test flagging each misconception",
+            "none flags " + ", ".join(unstated),
+        )
+    return QuestionTestResult(
+        test=name,
+        part=key,
+        kind="builtin",
+        file=cf.path,
+        line=line,
+        grader="rubric",
+        model=None,
+        prompt_version=RUBRIC_GRADER_VERSION,
+        verdicts={m.id: "stated" if m.id in stated else "unstated" for m in step.misconceptions},
         failure=failure,
     )
 
@@ -449,6 +517,9 @@ def question_tests_run(
     for key, part, path in _parts(spec):
         results += _builtins(cf, key, part, path)
         entries = tests.get(key)
+        if isinstance(part, StepSpec) and part.misconceptions:
+            stated_in = entries if isinstance(entries, list) else []
+            results.append(_wrong_ideas_builtin(cf, key, part, stated_in, path))
         for index, entry in enumerate(entries if isinstance(entries, list) else ()):
             if not isinstance(entry, dict):
                 continue

@@ -53,7 +53,7 @@ MISTAKE_KEYS = {"formula", "replace", "hint", "kind"}  # planner.engine.checker.
 FOLLOW_UP_KEYS = {"id", "prompt", "rubric", "reference", "concepts"}
 MISCONCEPTION_KEYS = {"id", "idea", "contradicts", "explanation", "concepts", "recognise"}
 CONCEPT_KEYS = {"slug", "title", "summary", "related"}
-ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline", "diagram"}
+ANSWER_TEST_KEYS = {"name", "answer", "expect", "offline", "flags", "diagram"}
 NAPKIN_TEST_KEYS = {"name", "quantity", "answer", "worksheet", "verdict", "mistake", "hint"}
 RUBRIC_VERDICTS = ("hit", "partial", "miss")  # grading.types.VERDICTS
 
@@ -605,10 +605,18 @@ def _rubric_ids(part: Any) -> list[str]:
     return [str(p["id"]) for p in rubric if isinstance(p, dict) and "id" in p]
 
 
+def _misconception_ids(part: Any) -> list[str]:
+    items = part.get("misconceptions") if isinstance(part, dict) else None
+    if not isinstance(items, list):
+        return []
+    return [str(m["id"]) for m in items if isinstance(m, dict) and "id" in m]
+
+
 def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
     """The `tests:` key: per step key or tradeoffs follow-up id, a list of answer tests
-    (answer, expect, offline) and, under `estimate`, napkin tests (quantity, answer, verdict,
-    mistake, hint). Rubric ids and quantity ids must exist where the test points them."""
+    (answer, expect, offline, flags) and, under `estimate`, napkin tests (quantity, answer,
+    verdict, mistake, hint). Rubric, misconception and quantity ids must exist where the test
+    points them."""
     from planner.engine.checker import VERDICTS as NAPKIN_VERDICTS
 
     path = ("tests",)
@@ -616,6 +624,7 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
         cf.problem(path, "tests must be a mapping of step keys (or follow-up ids) to lists")
         return
     parts: dict[str, list[str]] = {k: _rubric_ids(steps.get(k)) for k in STEP_KEYS}
+    wrong_ideas = {k: _misconception_ids(steps.get(k)) for k in STEP_KEYS}
     tradeoffs = steps.get("tradeoffs")
     follow_ups = tradeoffs.get("follow_ups") if isinstance(tradeoffs, dict) else None
     for fu in follow_ups if isinstance(follow_ups, list) else ():
@@ -670,9 +679,17 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
                         f"a napkin verdict is one of {', '.join(NAPKIN_VERDICTS)}",
                     )
                 continue
-            _check_keys(cf, tpath, entry, ANSWER_TEST_KEYS, {"answer", "expect"}, "test")
+            _check_keys(cf, tpath, entry, ANSWER_TEST_KEYS, {"answer"}, "test")
+            if "expect" not in entry and "flags" not in entry:
+                cf.problem(
+                    tpath,
+                    "a test needs expect (the verdict on each rubric point) or flags (the "
+                    "wrong ideas its answer states)",
+                )
             if "answer" in entry and not isinstance(entry["answer"], str):
                 cf.problem((*tpath, "answer"), "'answer' must be text")
+            if "flags" in entry:
+                _check_flags(cf, (*tpath, "flags"), entry["flags"], key, wrong_ideas.get(key))
             if "diagram" in entry:
                 _check_test_diagram(cf, (*tpath, "diagram"), entry["diagram"], key, steps)
             for verdicts_key in ("expect", "offline"):
@@ -706,6 +723,24 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
                             f"offline names '{point_id}', which expect does not: give the "
                             "human verdict in expect first",
                         )
+
+
+def _check_flags(cf: ContentFile, path: tuple, flags: Any, key: str, known: list | None) -> None:
+    """An answer test's `flags`: ids of the step's misconceptions its answer states. A
+    follow-up has no wrong ideas of its own (`known` is None)."""
+    if known is None:
+        cf.problem(path, f"'{key}' is a follow-up: it has no misconceptions to flag")
+        return
+    if not isinstance(flags, list) or not flags or not all(isinstance(f, str) for f in flags):
+        cf.problem(path, "flags must be a non-empty list of misconception ids of the step")
+        return
+    for index, misconception_id in enumerate(flags):
+        if misconception_id not in known:
+            cf.problem(
+                (*path, index),
+                f"no misconception '{misconception_id}' in '{key}' "
+                f"(misconceptions: {', '.join(known) or 'none'})",
+            )
 
 
 def _check_test_diagram(cf: ContentFile, path: tuple, text: Any, key: str, steps: dict) -> None:

@@ -1,10 +1,12 @@
 """Misconceptions against the offline grader.
 
-The answers are in misconception_answers.yaml, written before the recognisers were tuned:
-each shipped misconception stated in a candidate's own words must be flagged, with none of the
-points it contradicts a hit; a confidently wrong answer of five or more wrong ideas scores at
-most 0.25 on every free-text step; the references state no misconception; and a sentence that
-rejects a wrong idea is not taken for it.
+Each question file states every misconception it ships in a candidate's own words (answer
+tests with `flags`, run by test_content: the idea is flagged and no point it contradicts is a
+hit). Here, over those answers in the whole bank: a flagged idea quotes the candidate's own
+sentence. And, in misconception_answers.yaml (written before the recognisers were tuned), a
+confidently wrong answer of five or more wrong ideas scores at most 0.25 on every free-text
+step of the seed questions; no reference states a misconception; and a sentence that rejects
+a wrong idea is not taken for it.
 """
 
 from __future__ import annotations
@@ -16,49 +18,61 @@ import yaml
 
 from grading import grade
 from questionbank import load_question_spec
+from questionbank.files import CONTENT_DIR
+
+from .conftest import read_front_matter
 
 ANSWERS = yaml.safe_load(
     (Path(__file__).resolve().parent / "misconception_answers.yaml").read_text(encoding="utf-8")
 )
-SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
+SEED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
+BANK_SLUGS = sorted(p.stem for p in (CONTENT_DIR / "questions").glob("*.md"))
 FREE_TEXT_STEPS = ("clarify", "architecture", "bottlenecks", "tradeoffs")
 WRONG_ANSWER_CEILING = 0.25
 
-STATED = [
-    (slug, step, miscon_id, answer)
-    for slug, steps in ANSWERS["stated"].items()
-    for step, by_id in steps.items()
-    for miscon_id, answer in by_id.items()
-]
+
+def stated_answers() -> list[tuple[str, str, str, str]]:
+    """(slug, step, misconception id, answer) of every answer test in the bank flagging one."""
+    out = []
+    for slug in BANK_SLUGS:
+        tests = read_front_matter(CONTENT_DIR / "questions" / f"{slug}.md")["tests"]
+        for step, entries in tests.items():
+            out += [
+                (slug, step, e["flags"][0], e["answer"])
+                for e in entries
+                if len(e.get("flags") or ()) == 1
+            ]
+    return out
+
+
+STATED = stated_answers()
 
 
 def flagged(result) -> set[str]:
     return {m.id for m in result.misconceptions}
 
 
-@pytest.mark.parametrize("slug", SHIPPED_SLUGS)
-def test_every_free_text_step_ships_at_least_four_misconceptions_each_with_a_stated_answer(slug):
+@pytest.mark.parametrize("slug", SEED_SLUGS)
+def test_every_free_text_step_of_a_seed_question_ships_at_least_four_misconceptions(slug):
     spec = load_question_spec(slug)
     for key in FREE_TEXT_STEPS:
-        shipped = {m.id for m in spec.step(key).misconceptions}
-        assert len(shipped) >= 4, (slug, key, shipped)
-        assert shipped == set(ANSWERS["stated"][slug][key]), (slug, key)
+        assert len(spec.step(key).misconceptions) >= 4, (slug, key)
+
+
+def test_the_bank_states_its_misconceptions_in_answer_tests():
+    """The stated answers below are the bank's own (test_content requires one per idea)."""
+    assert {s[0] for s in STATED} >= set(SEED_SLUGS)
+    assert len(STATED) >= 49
 
 
 @pytest.mark.parametrize(
-    ("slug", "step_key", "miscon_id", "answer"), STATED, ids=[s[2] for s in STATED]
+    ("slug", "step_key", "miscon_id", "answer"), STATED, ids=[f"{s[0]}-{s[2]}" for s in STATED]
 )
-def test_a_misconception_stated_in_other_words_is_flagged_and_its_point_not_hit(
-    slug, step_key, miscon_id, answer
-):
-    step = load_question_spec(slug).step(step_key)
-    result = grade(step, answer, mode="rubric")
-    assert miscon_id in flagged(result), (answer, flagged(result))
-    found = next(m for m in result.misconceptions if m.id == miscon_id)
-    assert found.evidence and found.evidence in " ".join(answer.split())
-    contradicted = next(m for m in step.misconceptions if m.id == miscon_id).contradicts
-    verdicts = {p.id: p.verdict for p in result.points}
-    assert all(verdicts[point] != "hit" for point in contradicted), verdicts
+def test_a_flagged_idea_quotes_the_candidates_own_sentence(slug, step_key, miscon_id, answer):
+    result = grade(load_question_spec(slug).step(step_key), answer, mode="rubric")
+    found = {m.id: m for m in result.misconceptions}
+    assert miscon_id in found, (answer, set(found))
+    assert found[miscon_id].evidence and found[miscon_id].evidence in " ".join(answer.split())
 
 
 WRONG = [
@@ -79,10 +93,10 @@ def test_a_confidently_wrong_answer_scores_at_most_a_quarter(slug, step_key, ans
 
 
 def test_every_wrong_answer_set_covers_each_question_and_step():
-    assert {(w[0], w[1]) for w in WRONG} == {(s, k) for s in SHIPPED_SLUGS for k in FREE_TEXT_STEPS}
+    assert {(w[0], w[1]) for w in WRONG} == {(s, k) for s in SEED_SLUGS for k in FREE_TEXT_STEPS}
 
 
-@pytest.mark.parametrize("slug", SHIPPED_SLUGS)
+@pytest.mark.parametrize("slug", BANK_SLUGS)
 def test_the_reference_answers_state_no_misconception(slug):
     spec = load_question_spec(slug)
     for step in spec.steps:
@@ -149,6 +163,13 @@ def test_the_reference_answers_state_no_misconception(slug):
             "tradeoffs",
             "FP8 KV is not lossless, so long-context evals must check it.",
             "t3-fp8-lossless",
+        ),
+        # The idea's own correction, in the words of its explanation.
+        (
+            "rl-rollout-generation",
+            "bottlenecks",
+            "More GPUs shorten the bulk, not the longest sample.",
+            "rl-b-more-gpus-fix-tail",
         ),
         # A counterfactual weighs the idea: "if we did X, we would ...".
         (

@@ -118,7 +118,9 @@ def test_results_carry_the_grader_and_its_version(shipped_reports):
         else:
             assert result.grader == "rubric" and result.model is None
             assert result.prompt_version.startswith("rubric-v")
-            assert result.score is not None and result.verdicts
+            assert result.verdicts
+            # Graded, with a score; or the static check that each wrong idea is stated.
+            assert result.score is not None or set(result.verdicts.values()) == {"stated"}
     gib = next(r for r in report.results if "GiB instead of GB" in r.test)
     assert gib.verdicts["mistake"] == "gb-vs-gib" and "15.2 GB" in gib.verdicts["hint"]
 
@@ -307,6 +309,55 @@ tests:
     assert len(found) == 9, found
 
 
+def test_flags_name_misconceptions_of_the_step_and_a_test_needs_expect_or_flags():
+    found = problems_of(
+        """
+tests:
+  clarify:
+    - answer: We size for the mean.
+      flags: [c1-size-for-mean, no-such-idea]
+    - answer: Nothing to check.
+    - answer: x
+      flags: c1-size-for-mean
+  fu-one-big-instance:
+    - answer: One instance over all ten cards.
+      flags: [t1-tp-always-better]
+"""
+    )
+    assert any(line == 3 and "no misconception 'no-such-idea'" in m for line, m in found)
+    assert any(line == 4 and "needs expect (the verdict" in m for line, m in found)
+    assert any(line == 6 and "flags must be a non-empty list" in m for line, m in found)
+    assert any(line == 9 and "'fu-one-big-instance' is a follow-up" in m for line, m in found)
+    assert len(found) == 4, found
+
+
+def test_a_stated_idea_not_flagged_fails_at_its_flags_and_an_unstated_one_fails_its_step():
+    """The chat question with one stated answer reworded so it states nothing, and another's
+    test removed: the first fails at its `flags` line, the second's step says which idea no
+    test states."""
+    text = CHAT.read_text()
+    stated = "    - name: states c1-size-for-mean\n      answer: |\n"
+    start = text.index(stated) + len(stated)
+    end = text.index("      flags: [c1-size-for-mean]", start)
+    text = text[:start] + "        We plan for the busiest minute at 50 QPS.\n" + text[end:]
+    removed = text.index("    - name: states c1-mean-latency\n")
+    flags_line = "      flags: [c1-mean-latency]\n"
+    end = text.index(flags_line, removed) + len(flags_line)
+    text = text[:removed] + text[end:]
+    cf = parse_file(CHAT, text)
+    assert not cf.problems and not load_question(CHAT, text)[1]
+    failures = [r.failure for r in question_tests_run(cf, question_spec(cf)).results if r.failure]
+    lines = text.split("\n")
+    by_test = {f.test: f for f in failures}
+    assert len(failures) == 2, failures
+    missed = by_test["clarify test 6 (states c1-size-for-mean)"]
+    assert missed.expected == "flags c1-size-for-mean" and missed.got.startswith("flagged ")
+    assert lines[missed.line - 1].strip() == "flags: [c1-size-for-mean]"
+    unstated = by_test["clarify: built-in, every misconception is stated by a test's flags"]
+    assert unstated.got == "none flags c1-mean-latency"
+    assert lines[unstated.line - 1].strip() == "misconceptions:"
+
+
 def test_check_content_reports_a_bad_test_at_its_line(tmp_path):
     copy = tmp_path / "questions" / "chat-api-50qps.md"
     copy.parent.mkdir()
@@ -426,4 +477,9 @@ def test_an_unvalidated_tests_key_does_not_crash_the_runner():
     assert "a: hit" == failed["clarify test 3"].expected
     assert failed["estimate test 1: nope"].got.startswith("verdict an error")
     cf.meta["tests"] = ["not", "a", "mapping"]
-    assert question_tests_run(cf, spec).passed
+    # Nothing runs but the built-ins; with no test stating them, each step's wrong ideas fail.
+    failed = {f.test for f in question_tests_run(cf, spec).failures}
+    assert failed == {
+        f"{key}: built-in, every misconception is stated by a test's flags"
+        for key in FREE_TEXT_STEPS
+    }
