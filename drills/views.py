@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.instructors import instructor_required
@@ -77,6 +78,9 @@ def _set_context(request: HttpRequest, set_id: int) -> dict:
 
 @login_required
 @require_safe
+# Answers arrive by htmx without a new address: Back or Forward must fetch the set again, since
+# the browser's copy shows an answered drill's box still open (its answer then refused, 409).
+@never_cache
 def drill_set_page(request: HttpRequest, set_id: int) -> HttpResponse:
     response = render(request, "drills/set.html", _set_context(request, set_id))
     patch_vary_headers(response, ["HX-Request"])

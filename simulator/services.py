@@ -162,7 +162,12 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             f"{limits.requests:,}. Shorten the window or lower the load.",
             "requests",
         )
-    result = _plan({**design.plan_kwargs, "qps": qps})
+    kwargs = {**design.plan_kwargs, "qps": qps}
+    if (kwargs.get("mean_qps") or 0) > qps:
+        # Testing a lighter load than the brief's mean is fair: the mean only prices the
+        # autoscaled month, which no run reads, and the planner refuses a mean above the peak.
+        kwargs["mean_qps"] = None
+    result = _plan(kwargs)
     calibration = replica_from_plan(
         result, model=design.plan_kwargs["model"], output_tokens=design.output_tokens
     )
@@ -229,8 +234,21 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         ),
         "series": [list(row) for row in run.series],
         "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
-        "note": calibration.note,
+        "note": calibration.note + _prefix_caveat(design, spec),
     }
+
+
+def _prefix_caveat(design: Design, spec: RunSpec) -> str:
+    """What a run leaves out of a plan that counts prefix-cache hits: the engine caches a
+    prefix only when requests share one (`prefix_groups`), and then only in the KV that
+    running streams leave, so a run without shared prefixes prefills every prompt whole."""
+    hit = design.plan_kwargs.get("prefix_hit") or 0
+    if not hit or spec.prefix_groups:
+        return ""
+    return (
+        f" The plan counts {hit * 100:.0f}% prefix-cache hits; this run shares no prefix, so "
+        "every prompt is prefilled whole and each replica serves fewer requests than planned."
+    )
 
 
 def _bins(run: Any) -> list:

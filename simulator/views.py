@@ -61,11 +61,31 @@ def _estimated_replicas(attempt: Attempt) -> int | None:
     return replicas if 1 <= replicas <= PAGE_LIMITS.replicas else None
 
 
-def _number(text: str, default: float, kind: type = float) -> float:
-    try:
-        return kind(text)
-    except (TypeError, ValueError):
+def _number(text: str | None, default: float, kind: type = float) -> float:
+    """`text` read as a `kind` (int: a whole number), `default` when blank. RunRefused (its
+    field named) for anything else, so a typo is told rather than replaced by the default."""
+    text = (text or "").strip()
+    if not text:
         return default
+    try:
+        value = float(text)
+        if kind is int:
+            if not value.is_integer():
+                raise ValueError(text)
+            return int(value)
+        return value
+    except (OverflowError, ValueError):
+        if kind is int:
+            raise RunRefused(
+                f"The number of replicas must be a whole number from 1 to "
+                f"{PAGE_LIMITS.replicas}, not {text[:20]!r}.",
+                "replicas",
+            ) from None
+        raise RunRefused(
+            f"The load (QPS) must be a number from 0.001 to {PAGE_LIMITS.qps:g}, "
+            f"not {text[:20]!r}.",
+            "qps",
+        ) from None
 
 
 def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:
@@ -112,18 +132,29 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
     prediction = request.POST.get("prediction", "").strip()[:MAX_PREDICTION]
     key = request.POST.get("scenario", "")
-    replicas = int(_number(request.POST.get("replicas", ""), design.replicas, int))
-    qps = _number(request.POST.get("qps", ""), design.qps)
+    replicas_text = request.POST.get("replicas", "").strip()[:40]
+    qps_text = request.POST.get("qps", "").strip()[:40]
     scenarios = page_scenarios(design)
-    extra = {"prediction": prediction, "replicas": replicas, "qps": qps}
-    if key not in scenarios:
-        extra["error"] = "Choose one of the scenarios."
-    elif not prediction:
-        extra["error"] = (
-            "Write what you expect first (p99 TTFT, whether the SLO holds, how long it takes "
-            "to recover): the comparison is part of the answer."
-        )
-    if extra.get("error"):
+    # What was typed goes back into the boxes when the run is refused.
+    extra: dict[str, Any] = {
+        "prediction": prediction,
+        "replicas_text": replicas_text,
+        "qps_text": qps_text,
+    }
+    try:  # a box that does not read as a number is told first
+        replicas = int(_number(replicas_text, design.replicas, int))
+        qps = _number(qps_text, design.qps)
+    except RunRefused as error:
+        extra["error"] = str(error)
+    else:
+        if key not in scenarios:
+            extra["error"] = "Choose one of the scenarios."
+        elif not prediction:
+            extra["error"] = (
+                "Write what you expect first (p99 TTFT, whether the SLO holds, how long it "
+                "takes to recover): the comparison is part of the answer."
+            )
+    if "error" in extra:
         context = _panel_context(attempt, design, **extra)
         return render(request, "simulator/panel.html", context, status=422)
     try:
@@ -187,8 +218,8 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
             design = design_from_plan_inputs(form.cleaned_data)
             scenarios = page_scenarios(design)
             key = key if key in scenarios else "baseline"
-            replicas = int(_number(request.GET.get("replicas", ""), design.replicas, int))
-            if replicas > PAGE_LIMITS.replicas:
+            replicas = int(_number(request.GET.get("replicas"), design.replicas, int))
+            if not request.GET.get("replicas", "").strip() and replicas > PAGE_LIMITS.replicas:
                 raise RunRefused(
                     f"This plan needs {replicas} replicas; this page simulates up to "
                     f"{PAGE_LIMITS.replicas}. A large fleet behaves like copies of a smaller "

@@ -236,3 +236,15 @@ def test_every_mistake_phrase_reads_after_one_answer_and_after_several(candidate
     _answered(candidate, "weights", ["factor-1000"], NOW)
     sentence = selectors.recommendation(user=candidate, now=NOW).sentence
     assert "Weight sizing: your last answer missed by a factor of 1000;" in sentence
+
+
+def test_the_set_page_is_fetched_again_on_back_not_taken_from_the_browser_cache(candidate):
+    # Answers arrive by htmx at the same address: Forward (or Back from the progress page)
+    # showed the set as first loaded, an answered drill's box still open, its answer a 409.
+    client = Client()
+    client.force_login(candidate)
+    set_url = client.post("/drills/sets/", {"kind": "n_gpu"})["Location"]
+    client.post(f"{set_url}drills/1/answer/", {"answer": "3"}, HTTP_HX_REQUEST="true")
+    response = client.get(set_url)
+    assert "no-store" in response["Cache-Control"]
+    assert 'id="answer-1"' not in response.content.decode()

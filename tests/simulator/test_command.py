@@ -66,6 +66,12 @@ def test_events_and_choices_are_taken_from_the_command_line(content_loaded):
     assert len(figs["series"]) >= 100
 
 
+def test_a_load_below_the_briefs_mean_is_simulated(content_loaded):
+    # Below the chat brief's 20 QPS mean the planner's "mean above the peak" refused the run.
+    figs = simulate("--question", "chat-api-50qps", "--qps", "10", "--seconds", "60")
+    assert figs["qps"] == 10 and figs["verdict"].startswith("Holds the SLO at 10 QPS")
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
@@ -109,3 +115,12 @@ def test_before_any_migrate_the_command_reads_the_shipped_question(tmp_path):
     missing = run("no-such-question")
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
     assert "no-such-question" in json.loads(missing.stdout)["error"]
+
+
+def test_a_run_that_leaves_out_the_plans_prefix_hits_says_so(content_loaded):
+    # long-context-rag's design counts 90% prefix-cache hits; the run shares no prefix and its
+    # fleet collapses (p99 TTFT over a minute) with nothing on the page to say why.
+    figs = simulate("--question", "long-context-rag", "--seconds", "20")
+    assert "counts 90% prefix-cache hits; this run shares no prefix" in figs["replica"]
+    chat = simulate("--question", "chat-api-50qps", "--seconds", "20")
+    assert "prefix" not in chat["replica"]

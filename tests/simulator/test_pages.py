@@ -93,6 +93,39 @@ def test_a_page_run_is_bounded(candidate):
     assert "replicas must be between 1 and 64" in response.content.decode()
 
 
+def test_a_load_below_the_briefs_mean_is_simulated_not_refused(candidate):
+    # The chat brief's mean is 20 QPS: a run at 10 was refused with "A mean of 20 QPS is
+    # above the peak of 10 QPS", a mean the candidate never typed.
+    client, attempt = candidate
+    post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "10"}
+    response = client.post(run_url(attempt), post)
+    assert response.status_code == 200, response.content.decode()
+    verdict = SimulationRun.objects.get().runs[0]["verdict"]
+    assert verdict.startswith("Holds the SLO at 10 QPS on 10 replicas")
+
+
+@pytest.mark.parametrize(
+    ("box", "typed", "words"),
+    [
+        ("replicas", "2.5", "The number of replicas must be a whole number from 1 to 64"),
+        ("replicas", "ten", "The number of replicas must be a whole number from 1 to 64"),
+        ("replicas", "1e5", "The number of replicas must be between 1 and 64"),
+        ("qps", "fifty", "The load (QPS) must be a number from 0.001 to 400"),
+    ],
+)
+def test_a_box_that_is_not_a_number_is_told_and_keeps_what_was_typed(candidate, box, typed, words):
+    # Such a box was silently replaced by the design's figure, and the run went ahead on it.
+    client, attempt = candidate
+    post = {"scenario": "baseline", "prediction": PREDICTION, box: typed}
+    response = client.post(run_url(attempt), post)
+    assert response.status_code == 422
+    page = html.unescape(response.content.decode())
+    assert words in re.search(r'id="sim-error">([^<]+)<', page)[1]
+    assert re.search(rf'id="sim-{box}" name="{box}"[^>]* value="{re.escape(typed)}"', page)
+    assert PREDICTION in page
+    assert not SimulationRun.objects.exists()
+
+
 def test_a_run_is_saved_with_the_answer_and_shown_in_its_feedback(candidate):
     client, attempt = candidate
     response = client.post(
@@ -166,3 +199,29 @@ def test_a_fleet_larger_than_the_page_simulates_is_refused_with_what_to_do(clien
 def test_the_simulate_page_refuses_bad_planner_inputs(client, content_loaded):
     response = client.get(f"{reverse('simulator:page')}?model=qwen2.5-7b-instruct&qps=-1")
     assert response.status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("replicas", "words"),
+    [
+        ("abc", "The number of replicas must be a whole number from 1 to 64"),
+        # Asked for, not planned: "This plan needs 100 replicas" was not so.
+        ("100", "The number of replicas must be between 1 and 64."),
+    ],
+)
+def test_the_simulate_page_tells_a_bad_replicas_in_its_address(
+    client, content_loaded, replicas, words
+):
+    response = client.get(f"{reverse('simulator:page')}?replicas={replicas}")
+    assert response.status_code == 422
+    assert words in html.unescape(response.content.decode())
+
+
+def test_the_simulate_page_says_which_slo_it_judges_by(client, content_loaded):
+    # "The SLO breaks" was shown with no SLO on the page; a blank planner TTFT SLO is judged
+    # against a default the candidate never typed.
+    query = "qps=10&prompt_len=512&tpot_slo_ms=40"
+    page = client.get(f"{reverse('simulator:page')}?{query}").content.decode()
+    assert re.search(r"Holds the SLO|the SLO breaks", page)
+    assert "Judged against the SLO p99 TTFT ≤ 1000 ms (the planner's TTFT SLO is blank" in page
+    assert "p99 TPOT ≤ 40 ms." in page
