@@ -37,7 +37,8 @@ def problem_report(request: HttpRequest, attempt_id: int, step: str) -> HttpResp
     }
     if request.method != "POST":
         return render(request, "authoring/report.html", context)
-    context["message"] = request.POST.get("message", "")[: services.REPORT_MESSAGE_MAX + 100]
+    # Kept whole, as typed, so a refused report loses nothing (the request's size is bounded).
+    context["message"] = services.draft_text_normalise(request.POST.get("message", ""))
     context["share_answer"] = request.POST.get("share_answer") == "on"
     try:
         services.problem_report_create(

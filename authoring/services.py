@@ -114,8 +114,10 @@ def test_failure_sentence(failure: QuestionTestFailure) -> str:
 
 
 def draft_text_normalise(text: str) -> str:
-    """A textarea posts its lines with CRLF (the HTML spec says so): store LF, as files do."""
-    return text.replace("\r\n", "\n")
+    """A textarea posts its lines with CRLF (the HTML spec says so): store LF, as files do.
+    A leading byte order mark (pasted from a file a Windows editor saved) is not text: the
+    published file drops it, so a draft keeping it would never match what was published."""
+    return text.replace("\r\n", "\n").removeprefix("\ufeff")
 
 
 @dataclass(frozen=True)
@@ -210,12 +212,13 @@ def draft_save(*, kind: str, slug: str, text: str, base_version: int, user) -> D
 
 
 def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) -> Draft:
-    """An uploaded .md file becomes the draft, byte for byte (its text is checked on the
-    editor page like any other). AuthoringError for a file that is too large or not UTF-8."""
+    """An uploaded .md file becomes the draft, byte for byte but for a leading byte order
+    mark, which the published file would drop (its text is checked on the editor page like
+    any other). AuthoringError for a file that is too large or not UTF-8."""
     if len(data) > MAX_FILE_BYTES:
         raise AuthoringError(f"The file is larger than {MAX_FILE_BYTES // 1024} KiB.")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise AuthoringError(f"The file is not UTF-8 text (line {line}).") from exc
@@ -461,7 +464,8 @@ def problem_report_create(
     """
     if step_key not in STEP_KEYS:
         raise AuthoringError("No such step.")
-    message = (message or "").strip()
+    # A form sends a line break as CRLF; the browser's maxlength counts it as one character.
+    message = draft_text_normalise(message or "").strip()
     if not message:
         raise AuthoringError("Say what is wrong with this step, in a sentence or two.")
     if len(message) > REPORT_MESSAGE_MAX:

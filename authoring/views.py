@@ -134,8 +134,11 @@ def _editor(
         "conflict": conflict,
         "base_version": draft.version if base_version is None else base_version,
         "urls": {
-            action: reverse(f"authoring:{kind}_{action}", args=[slug])
-            for action in ("save", "preview", "publish", "upload", "download")
+            "editor": reverse(f"authoring:{kind}", args=[slug]),
+            **{
+                action: reverse(f"authoring:{kind}_{action}", args=[slug])
+                for action in ("save", "preview", "publish", "upload", "download")
+            },
         },
         **_preview_context(kind, slug, text),
     }
@@ -311,8 +314,14 @@ def question_try(request: HttpRequest, slug: str) -> HttpResponse:
 @require_safe
 def revision_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
     revision = selectors.question_revision(slug, number)
-    previous, diff = selectors.revision_diff(revision)
-    context = {"slug": slug, "revision": revision, "previous": previous, "diff": diff}
+    previous, diff, coarse = selectors.revision_diff(revision)
+    context = {
+        "slug": slug,
+        "revision": revision,
+        "previous": previous,
+        "diff": diff,
+        "coarse": coarse,
+    }
     return render(request, "authoring/revision.html", context)
 
 

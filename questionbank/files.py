@@ -9,6 +9,7 @@ Django imports: `load_content` and `check_content` are thin commands over this m
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,9 +213,30 @@ def _to_python(node: yaml.Node, path: tuple, cf: ContentFile, constructor: Any) 
     if isinstance(node, yaml.SequenceNode):
         return [_to_python(item, (*path, i), cf, constructor) for i, item in enumerate(node.value)]
     try:
-        return constructor.construct_object(node, deep=True)
+        value = constructor.construct_object(node, deep=True)
     except yaml.YAMLError:
         return node.value
+    except (ValueError, OverflowError):
+        # A scalar YAML reads but Python cannot hold: a date that does not exist (2024-02-30),
+        # an integer past the digit limit of int().
+        shown = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        cf.problems.append(
+            Problem(
+                cf.path,
+                node.start_mark.line + 2,
+                f"the value '{shown}' cannot be read: write a valid number or date, or put it "
+                "in quotes to keep it as text",
+            )
+        )
+        return node.value
+    if isinstance(value, float) and not math.isfinite(value):
+        # YAML's .nan and .inf: no content needs one, and a revision stores its front matter
+        # as JSON, which has neither.
+        name = next((p for p in reversed(path) if isinstance(p, str)), "value")
+        cf.problems.append(
+            Problem(cf.path, node.start_mark.line + 2, f"'{name}' must be a finite number")
+        )
+    return value
 
 
 # --- validation -------------------------------------------------------------------------
