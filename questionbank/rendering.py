@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 from functools import lru_cache
+from html import escape as html_escape
 from typing import Any
 
 import markdown
@@ -35,6 +36,13 @@ _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
 _INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?!\s)([^$\n]+?)(?<!\s)\$(?![\w$])")
 _CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.DOTALL)
 _MAX_SOURCE_CHARS = 200_000
+# Python-Markdown's inline pass costs the square of some characters' number: every unclosed
+# "[" scans the rest of its paragraph for its end, and every escape ("\[") or entity is a
+# placeholder replaced one by one (2,000 "[" took 0.55 s, 50,000 minutes, for one preview on a
+# worker). A source with more of them than any page needs (a field of the bank has at most 9) is
+# shown as plain text instead.
+_MAX_COSTLY_CHARS = 1000
+_COSTLY_CHARS = re.compile(r"[\[\\&]")
 
 
 def sanitise(html: str) -> str:
@@ -84,6 +92,10 @@ def _render_markdown(text: str) -> str:
             pieces[i],
         )
         pieces[i] = _INLINE_MATH.sub(lambda m: stash(latex_to_mathml(m.group(1))), piece)
+    # Counted outside code and math, where Markdown reads them.
+    costly = sum(len(_COSTLY_CHARS.findall(pieces[i])) for i in range(0, len(pieces), 2))
+    if costly > _MAX_COSTLY_CHARS:
+        return f'<pre class="unrendered">{html_escape(text)}</pre>'
     html = markdown.markdown("".join(pieces), extensions=["tables", "fenced_code", "sane_lists"])
     html = sanitise(html)
     return re.sub(token + r"x(\d+)x", lambda m: maths[int(m.group(1))], html)

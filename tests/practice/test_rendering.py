@@ -48,3 +48,16 @@ def test_safe_links_survive_with_rel():
     html = render_markdown("[vLLM](https://docs.vllm.ai)")
     assert 'href="https://docs.vllm.ai"' in html
     assert "noopener" in html
+
+
+def test_a_source_of_thousands_of_brackets_or_escapes_is_shown_as_plain_text():
+    """Markdown's cost grows with the square of unclosed "[" (each scans the rest of its
+    paragraph), escapes and entities: 50,000 "[" held a worker for minutes. Past a thousand,
+    which no page comes near, the source is shown as escaped plain text."""
+    for source in ("See [the docs](https://docs.vllm.ai/) " + "[a](" * 3000, "\\[" * 2000):
+        html = render_markdown(source)
+        assert html.startswith('<pre class="unrendered">') and "<a " not in html
+    assert "&lt;script&gt;" in render_markdown("<script>x</script>" + "&" * 1001)
+    # Brackets in code and backslashes in math do not count; ordinary links render.
+    assert render_markdown("`" + "[" * 2000 + "` and $" + "\\alpha " * 300 + "$").startswith("<p>")
+    assert render_markdown("[a](https://a.example/) " * 50).count("<a ") == 50
