@@ -169,14 +169,23 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         kwargs["mean_qps"] = None
     result = _plan(kwargs)
     calibration = replica_from_plan(
-        result, model=design.plan_kwargs["model"], output_tokens=design.output_tokens
+        result,
+        model=design.plan_kwargs["model"],
+        output_tokens=design.output_tokens,
+        prefix_len=design.plan_kwargs.get("prefix_len"),
     )
+    # The plan's prefix-cache hits are the traffic's, unless the run sends prefixes of its own
+    # (the routing scenario's conversations), which then decide what hits.
+    if spec.prefix_groups:
+        cache = {"prefix_groups": spec.prefix_groups, "prefix_tokens": spec.prefix_tokens}
+    else:
+        cache = calibration.prefix.workload_fields()
     workload = Workload(
         qps=qps,
         input_tokens=design.input_tokens,
         output_tokens=design.output_tokens,
-        prefix_groups=spec.prefix_groups,
-        prefix_tokens=spec.prefix_tokens,
+        context=int(design.plan_kwargs.get("context") or 0),
+        **cache,
     )
     scenario = Scenario(
         replicas=replicas,
@@ -234,20 +243,17 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         ),
         "series": [list(row) for row in run.series],
         "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
-        "note": calibration.note + _prefix_caveat(design, spec),
+        "note": calibration.note + _prefix_override(calibration, spec),
     }
 
 
-def _prefix_caveat(design: Design, spec: RunSpec) -> str:
-    """What a run leaves out of a plan that counts prefix-cache hits: the engine caches a
-    prefix only when requests share one (`prefix_groups`), and then only in the KV that
-    running streams leave, so a run without shared prefixes prefills every prompt whole."""
-    hit = design.plan_kwargs.get("prefix_hit") or 0
-    if not hit or spec.prefix_groups:
+def _prefix_override(calibration: Any, spec: RunSpec) -> str:
+    """Said when the run's own shared prefixes replace the hits the plan counts."""
+    if not spec.prefix_groups or not calibration.prefix.workload_fields():
         return ""
     return (
-        f" The plan counts {hit * 100:.0f}% prefix-cache hits; this run shares no prefix, so "
-        "every prompt is prefilled whole and each replica serves fewer requests than planned."
+        f" This run's {spec.prefix_groups} shared prefixes replace the plan's prefix-cache "
+        "hits: what hits is what the router keeps cached."
     )
 
 

@@ -3,7 +3,7 @@ inference fleet (fleet.simulate), the figures and verdict of a run (figures), th
 the planner's numbers make (design.replica_from_plan) and the queueing theory it is checked
 against (queueing)."""
 
-from .design import Calibration, replica_from_plan, saturated_rate
+from .design import Calibration, PlanPrefix, plan_prefix, replica_from_plan, saturated_rate
 from .figures import figures, percentile, ttft_bins, verdict
 from .fleet import (
     AUTOSCALERS,
@@ -21,6 +21,7 @@ __all__ = [
     "AUTOSCALERS",
     "ROUTERS",
     "Calibration",
+    "PlanPrefix",
     "ReplicaModel",
     "Result",
     "Scenario",
@@ -30,6 +31,7 @@ __all__ = [
     "figures",
     "mmc_waits",
     "percentile",
+    "plan_prefix",
     "replica_from_plan",
     "saturated_rate",
     "simulate",

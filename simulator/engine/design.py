@@ -14,11 +14,16 @@ use the same numbers.
   for it.
 - KV budget: the planner's KV pool in tokens; what running streams do not hold is the prefix
   cache.
+- Prefix-cache hits (`plan_prefix`): a plan's hit rate becomes the traffic's. With a shared
+  prefix (`prefix_len`), that share of the requests opens with it; each replica caches its KV
+  once and a hit prefills only the rest of the prompt, attending to the cached prefix (the
+  planner's F_hit). Without one, the rate is the share of every prompt that is cached (the
+  planner's token hit rate).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from planner.engine.capacity import prefill_flops, ttft_s
@@ -32,19 +37,68 @@ class Calibration:
     replica: ReplicaModel
     saturated_req_s: float  # what one replica carries with its batch full
     note: str
+    prefix: PlanPrefix = field(default_factory=lambda: NO_PREFIX)  # the plan's cache hits
 
 
-def saturated_rate(replica: ReplicaModel, *, prompt: float, output: float) -> float:
+@dataclass(frozen=True)
+class PlanPrefix:
+    """What a plan's prefix-cache hit rate makes of the traffic (fleet.Workload's fields):
+    `share` of the requests open with one shared prefix of `tokens` tokens, or (a token hit
+    rate) `cached_share` of every prompt is cached."""
+
+    share: float = 0.0
+    tokens: int = 0
+    cached_share: float = 0.0
+
+    def workload_fields(self) -> dict[str, Any]:
+        if self.share and self.tokens:
+            return {"prefix_groups": 1, "prefix_tokens": self.tokens, "prefix_share": self.share}
+        if self.cached_share:
+            return {"cached_share": self.cached_share}
+        return {}
+
+    def mean_prefill_s(self, replica: ReplicaModel, prompt: float) -> float:
+        """Mean prefill time of a prompt of `prompt` tokens under these hits."""
+        if self.share and self.tokens:
+            cached = min(self.tokens, prompt - 1)
+            hit = replica.prefill_s(prompt, cached)
+            return self.share * hit + (1 - self.share) * replica.prefill_s(prompt)
+        return replica.prefill_s(prompt, self.cached_share * prompt)
+
+
+NO_PREFIX = PlanPrefix()
+
+
+def plan_prefix(plan: dict[str, Any], *, prefix_len: float | None) -> PlanPrefix:
+    """The prefix-cache hits a `planner.engine.plan()` result counts: `prefix_hit` of the
+    requests hit a `prefix_len`-token shared prefix (min(prefix_len, prompt - 1) tokens
+    cached, the planner's n_cached), or without `prefix_len` that share of every prompt."""
+    hit = plan.get("prefix_hit") or 0.0
+    if hit <= 0:
+        return NO_PREFIX
+    if prefix_len is not None:
+        return PlanPrefix(share=hit, tokens=int(min(prefix_len, plan["prompt_tokens"] - 1)))
+    return PlanPrefix(cached_share=hit)
+
+
+def saturated_rate(
+    replica: ReplicaModel, *, prompt: float, output: float, prefix: PlanPrefix = NO_PREFIX
+) -> float:
     """Requests per second one replica sustains with its batch full: each request takes its
-    prefill on the whole GPU and 1/B of each of its `output` decode steps."""
+    prefill (after its prefix-cache hit, if any) on the whole GPU and 1/B of each of its
+    `output` decode steps."""
     b = replica.max_batch
-    per_request = replica.prefill_s(prompt) + output * replica.step_s(b) / b
+    per_request = prefix.mean_prefill_s(replica, prompt) + output * replica.step_s(b) / b
     return 1 / per_request
 
 
-def replica_from_plan(plan: dict[str, Any], *, model: str, output_tokens: float) -> Calibration:
+def replica_from_plan(
+    plan: dict[str, Any], *, model: str, output_tokens: float, prefix_len: float | None = None
+) -> Calibration:
     """A ReplicaModel from a `planner.engine.plan()` result (`model`: the catalogue key the
-    plan was made for; `output_tokens`: mean output tokens)."""
+    plan was made for; `output_tokens`: mean output tokens; `prefix_len`: the plan's shared
+    prefix, the planner input, for a plan that counts prefix-cache hits)."""
+    prefix = plan_prefix(plan, prefix_len=prefix_len)
     m = load_catalog().model(model)
     tp = plan["tp"]
     n = plan["prompt_tokens"]
@@ -82,36 +136,53 @@ def replica_from_plan(plan: dict[str, Any], *, model: str, output_tokens: float)
 
     if plan["knee_source"] != "measured":
         replica = model_at(batch)
-        rate = saturated_rate(replica, prompt=n, output=output_tokens)
+        rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
         note = (
             f"Batch {batch} (the planner's, from the TPOT SLO or the streams that fit); "
             f"decode step {base * 1000:.2f} + {per_stream * 1000:.4f} ms per stream; prefill "
             f"{t1 * 1000:.1f} ms at {n:g} tokens."
         )
-        return Calibration(replica, rate, note)
+        return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
     target = plan["knee_tok_s"] / output_tokens
     lo, hi = 1, max_seqs
-    if saturated_rate(model_at(hi), prompt=n, output=output_tokens) < target:
+    if saturated_rate(model_at(hi), prompt=n, output=output_tokens, prefix=prefix) < target:
         replica = model_at(hi)
-        rate = saturated_rate(replica, prompt=n, output=output_tokens)
+        rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
         note = (
             f"The measured knee ({plan['knee_tok_s']:g} tok/s) is more than these step times "
             f"give with every stream that fits ({max_seqs}): the replica runs at "
             f"{rate * output_tokens:.0f} tok/s."
         )
-        return Calibration(replica, rate, note)
+        return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
     while lo < hi:
         mid = (lo + hi) // 2
-        if saturated_rate(model_at(mid), prompt=n, output=output_tokens) >= target:
+        if saturated_rate(model_at(mid), prompt=n, output=output_tokens, prefix=prefix) >= target:
             hi = mid
         else:
             lo = mid + 1
     replica = model_at(lo)
-    rate = saturated_rate(replica, prompt=n, output=output_tokens)
+    rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
     note = (
         f"Batch {lo}: the smallest whose saturated rate, prefill included, reaches the measured "
         f"knee of {plan['knee_tok_s']:g} tok/s ({rate:.2f} req/s); decode step "
         f"{replica.step_s(lo) * 1000:.2f} ms at that batch, prefill {t1 * 1000:.1f} ms at "
         f"{n:g} tokens."
     )
-    return Calibration(replica, rate, note)
+    return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
+
+
+def _prefix_note(prefix: PlanPrefix, replica: ReplicaModel, prompt: float) -> str:
+    if prefix.share and prefix.tokens:
+        hit = replica.prefill_s(prompt, min(prefix.tokens, prompt - 1))
+        return (
+            f" Prefix cache as the plan counts it: {prefix.share * 100:.0f}% of requests open "
+            f"with a {prefix.tokens:,}-token shared prefix, whose KV each replica holds once; "
+            f"a hit prefills the rest of its prompt in {hit * 1000:.1f} ms."
+        )
+    if prefix.cached_share:
+        hit = replica.prefill_s(prompt, prefix.cached_share * prompt)
+        return (
+            f" Prefix cache as the plan counts it: {prefix.cached_share * 100:.0f}% of every "
+            f"prompt is cached, so each prefills the rest in {hit * 1000:.1f} ms."
+        )
+    return ""

@@ -76,9 +76,23 @@ class ReplicaModel:
 class Workload:
     """Open-loop traffic: qps (req/s), mean input and output tokens and their spread
     ("fixed", "uniform" over ±50% of the mean, "exponential"), Poisson or bursty arrivals
-    (gamma gaps with a squared coefficient of variation of 4), and a shared-prefix mix:
-    each request opens with one of `prefix_groups` prefixes of `prefix_tokens` tokens (drawn
-    uniformly; 0 groups: nothing shared)."""
+    (gamma gaps with a squared coefficient of variation of 4), and what the prefix cache can
+    serve:
+
+    - a shared-prefix mix: a `prefix_share` of the requests (all by default) open with one
+      of `prefix_groups` prefixes of `prefix_tokens` tokens (drawn uniformly; 0 groups:
+      nothing shared). Such a prompt is its prefix, then its own tokens with the length
+      spread (their mean: the mean prompt less the prefix), so a mix keeps the mean prompt.
+      A replica holds a prefix's KV once, shared by every stream that uses it (vLLM's
+      automatic prefix caching shares blocks by reference), and keeps it after they finish
+      until it needs the room;
+    - `cached_share`: the share of every other prompt a cache of its own serves (an agent's
+      or a chat's earlier turns, kept between its requests): only the rest is prefilled,
+      and the stream holds all its KV, as a plan's token hit rate counts it.
+
+    `context` (0: none): no request is longer than the context (max-model-len): a prompt the
+    spread would draw longer is cut to the context less its output, as a client must.
+    """
 
     qps: float
     input_tokens: float
@@ -87,6 +101,9 @@ class Workload:
     arrivals: str = "poisson"
     prefix_groups: int = 0
     prefix_tokens: int = 0
+    prefix_share: float = 1.0
+    cached_share: float = 0.0
+    context: int = 0
 
 
 @dataclass(frozen=True)
@@ -160,6 +177,7 @@ class _Replica:
         "version",
         "cache",
         "cache_tokens",
+        "users",
         "busy_area",
         "busy_since",
         "reserved",
@@ -180,10 +198,11 @@ class _Replica:
         self.admitted: list[int] = []
         self.version = 0
         self.cache: OrderedDict[int, None] = OrderedDict()  # prefix ids, least recent first
-        self.cache_tokens = 0
+        self.cache_tokens = 0  # KV tokens the cached prefixes hold, once each
+        self.users: dict[int, int] = {}  # prefix id -> streams admitted or running on it
         self.busy_area = 0.0  # integral of running streams over time (for utilisation)
         self.busy_since = 0.0
-        self.reserved = 0  # KV tokens reserved by running and admitted streams
+        self.reserved = 0  # KV tokens of running and admitted streams, their prefixes apart
 
     def load(self) -> int:
         return len(self.running) + len(self.admitted) + len(self.waiting)
@@ -256,6 +275,8 @@ def _validate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> 
         raise SimulationError("The window and the load must be positive.")
     if min(replica.step_base_s + replica.step_per_stream_s, replica.step_base_s) <= 0:
         raise SimulationError("A decode step must take some time.")
+    if not 0 <= workload.prefix_share <= 1 or not 0 <= workload.cached_share < 1:
+        raise SimulationError("A prefix share must be between 0 and 1 (a cached share below 1).")
 
 
 def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> Result:
@@ -270,8 +291,32 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     in_tok = _lengths(rng, workload.input_tokens, workload.length_dist, n)
     out_tok = _lengths(rng, workload.output_tokens, workload.length_dist, n)
     groups = workload.prefix_groups
-    prefix = [rng.randrange(groups) for _ in range(n)] if groups else [-1] * n
     shared = min(workload.prefix_tokens, int(workload.input_tokens) - 1) if groups else 0
+    if groups and shared <= 0:
+        groups = 0
+    prefix = [rng.randrange(groups) for _ in range(n)] if groups else [-1] * n
+    if groups and workload.prefix_share < 1:
+        prefix = [p if rng.random() < workload.prefix_share else -1 for p in prefix]
+    if groups:
+        # A prompt with a prefix: the prefix, then its own tokens with the same spread.
+        own_mean = workload.input_tokens - shared
+        scale = own_mean / workload.input_tokens
+        for i in range(n):
+            if prefix[i] >= 0:
+                in_tok[i] = shared + max(1, round(in_tok[i] * scale))
+    if workload.context:
+        for i in range(n):
+            out_tok[i] = min(out_tok[i], workload.context - 2)
+            least = shared + 1 if prefix[i] >= 0 else 1
+            in_tok[i] = max(min(in_tok[i], workload.context - out_tok[i]), least)
+    # Tokens of each prompt the cache serves, and the KV its stream holds on its own.
+    cached_tok = [
+        shared if p >= 0 else min(int(workload.cached_share * k), k - 1)
+        for p, k in zip(prefix, in_tok, strict=True)
+    ]
+    own_kv = [
+        k - (shared if p >= 0 else 0) + o for p, k, o in zip(prefix, in_tok, out_tok, strict=True)
+    ]
     nan = math.nan
     first = [nan] * n
     finish = [nan] * n
@@ -280,9 +325,6 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     admitted_at = [nan] * n  # when its prefill began
     left = [nan] * n
     patience_set = [False] * n
-    prefix_cache_cap = max(
-        replica.kv_tokens - replica.max_batch * (workload.input_tokens + workload.output_tokens), 0
-    )
 
     end = scenario.seconds
     reps = [_Replica(i, True) for i in range(scenario.replicas)]
@@ -377,21 +419,44 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
                 r.phase_end = boundary
                 wake_at(r, boundary)
 
+    def kv_room(r: _Replica, i: int) -> int:
+        """KV tokens request i needs on r beyond what r holds: its own, and its prefix's
+        unless r has it cached."""
+        p = prefix[i]
+        return own_kv[i] + (shared if p >= 0 and p not in r.cache else 0)
+
+    def evict(r: _Replica, need: int, keep: int) -> None:
+        """Drop cached prefixes no stream uses, least recent first, until `need` tokens
+        are free (or none is left to drop); `keep`, the newcomer's own, stays."""
+        for p in list(r.cache):
+            if r.reserved + r.cache_tokens + need <= replica.kv_tokens:
+                return
+            if p != keep and not r.users.get(p):
+                del r.cache[p]
+                r.cache_tokens -= shared
+
+    def release(r: _Replica, i: int) -> None:
+        r.reserved -= own_kv[i]
+        p = prefix[i]
+        if p >= 0:
+            r.users[p] -= 1
+
     def prefill_time(r: _Replica, i: int) -> float:
+        """Seat i's KV on r (its prefix cached once, shared) and return its prefill time."""
         nonlocal prefill_tokens
         p = prefix[i]
         cached = 0
-        if p >= 0 and shared > 0:
+        if p >= 0:
             if p in r.cache:
                 r.cache.move_to_end(p)
                 cached = shared
-                hit[i] = True
-            elif prefix_cache_cap >= shared:
+            else:  # a miss prefills the whole prompt and leaves its prefix cached
                 r.cache[p] = None
                 r.cache_tokens += shared
-                while r.cache_tokens > prefix_cache_cap:
-                    r.cache.popitem(last=False)
-                    r.cache_tokens -= shared
+            r.users[p] = r.users.get(p, 0) + 1
+        else:
+            cached = cached_tok[i]
+        hit[i] = cached > 0
         prefill_tokens += in_tok[i] - cached
         return replica.prefill_s(in_tok[i], cached)
 
@@ -409,7 +474,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         while r.running and r.running[0][0] <= r.steps:
             _, i = heapq.heappop(r.running)
             running_total -= 1
-            r.reserved -= in_tok[i] + out_tok[i]
+            release(r, i)
             depart(i, t, DONE)
         if r.admitted:  # mid-chunk: a stream finished, the chunked phase goes on
             dt = r.phase_dt
@@ -419,21 +484,26 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             wake_at(r, nxt)
             return
         admit: list[int] = []
+        prefills: list[float] = []
         while r.waiting and len(r.running) + len(admit) < replica.max_batch:
             i = r.waiting[0]
             if status[i] != PENDING:  # timed out while waiting
                 r.waiting.popleft()
                 continue
-            need = in_tok[i] + out_tok[i]
-            if r.reserved + need > replica.kv_tokens and (r.running or admit):
-                break
+            need = kv_room(r, i)
+            if r.reserved + r.cache_tokens + need > replica.kv_tokens:
+                evict(r, need, prefix[i])
+                if r.reserved + r.cache_tokens + need > replica.kv_tokens and (r.running or admit):
+                    break
             r.waiting.popleft()
             waiting_total -= 1
-            r.reserved += need
+            r.reserved += own_kv[i]
             admitted_at[i] = t
             admit.append(i)
+            prefill_s = prefill_time(r, i)  # seats its prefix, so the next one sees it
+            prefills.append(prefill_s)
         if admit:
-            prefill = sum(prefill_time(r, i) for i in admit)
+            prefill = sum(prefills)
             r.admitted = admit
             if scenario.chunked_prefill and r.running:
                 chunks = max(1, math.ceil(sum(in_tok[i] for i in admit) / scenario.chunk_tokens))
