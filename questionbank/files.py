@@ -265,7 +265,7 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
     if "tags" in meta and not _is_str_list(meta["tags"]):
         cf.problem(("tags",), "tags must be a list of words")
     if "minutes" in meta:
-        _check_number(cf, ("minutes",), meta["minutes"], positive=True)
+        _check_minutes(cf, ("minutes",), meta["minutes"])
     if "sources" in meta:
         _check_sources(cf, meta["sources"])
     brief = meta.get("brief")
@@ -314,7 +314,7 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
         required |= {"givens", "quantities"}
     _check_keys(cf, path, step, allowed, required, f"step '{key}'")
     if "minutes" in step:
-        _check_number(cf, (*path, "minutes"), step["minutes"], positive=True)
+        _check_minutes(cf, (*path, "minutes"), step["minutes"])
     for text_key in ("prompt", "reference", "interviewer_notes"):
         if text_key in step:
             _check_text(cf, (*path, text_key), step[text_key])
@@ -872,6 +872,17 @@ def _check_probe(cf, path, value) -> None:
 def _check_number(cf, path, value, *, positive: bool) -> None:
     if not isinstance(value, int | float) or isinstance(value, bool) or (positive and value <= 0):
         cf.problem(path, f"'{path[-1]}' must be a positive number")
+
+
+# A mock interview runs for the question's minutes, paced by its steps': a clock of days
+# is a typo, and past timedelta's range it could not be started at all.
+MAX_MINUTES = 240
+
+
+def _check_minutes(cf, path, value) -> None:
+    _check_number(cf, path, value, positive=True)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > MAX_MINUTES:
+        cf.problem(path, f"'minutes' must be at most {MAX_MINUTES} (a mock interview's length)")
 
 
 def _check_concepts(cf, path, value, concepts: set | None) -> None:

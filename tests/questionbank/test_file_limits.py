@@ -30,3 +30,22 @@ def test_a_number_that_is_not_finite_is_a_problem_at_its_line() -> None:
         (4, "'weight' must be a finite number"),
         (5, "'qps' must be a finite number"),
     ]
+
+
+def test_minutes_past_a_mock_interviews_length_are_a_problem_at_their_line() -> None:
+    """A question's minutes set its mock interview's clock: 10**22 minutes is past timedelta's
+    range, so starting the mock failed with a server error."""
+    from questionbank.files import CONTENT_DIR, validate_question
+
+    text = (CONTENT_DIR / "questions" / "chat-api-50qps.md").read_text()
+    assert "\nminutes: 45\n" in text and "\n    minutes: 5\n" in text
+    text = text.replace("\nminutes: 45\n", "\nminutes: 10000000000000000000000\n", 1)
+    text = text.replace("\n    minutes: 5\n", "\n    minutes: 300\n", 1)
+    cf = parse_file("chat-api-50qps.md", text)
+    problems = [(p.line, p.message) for p in validate_question(cf, concept_slugs=None)]
+    lines = text.split("\n")
+    assert [lines[line - 1].strip() for line, _ in problems] == [
+        "minutes: 10000000000000000000000",
+        "minutes: 300",
+    ]
+    assert all("at most 240" in message for _, message in problems)
