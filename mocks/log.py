@@ -208,10 +208,23 @@ class FollowUpPending(FlowError):
         )
 
 
+class FollowUpAnswered(FlowError):
+    """A follow-up asked in a session is answered once: the log and the report hold that one."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "This follow-up is answered already (from another tab, or before going back): "
+            "your first answer stands."
+        )
+
+
 def follow_up_gate(answer: StepAnswer) -> None:
     """Flow hook before a submission: while the session runs, a pending follow-up of the
-    interviewer's must be answered before any other answer is submitted."""
+    interviewer's must be answered before any other answer is submitted; and a follow-up
+    asked in a session takes one answer."""
     if is_mock_follow_up(answer.follow_up_id):
+        if answer.submissions.exists():
+            raise FollowUpAnswered()
         return
     session = MockSession.objects.running().for_attempt(answer.attempt_id).first()
     if session is not None and pending_follow_up(session) is not None:
