@@ -165,7 +165,8 @@ def drill_kind(key: str) -> DrillKind:
     """The kind named `key`; DrillError for an unknown or unavailable one."""
     kind = KINDS.get(key)
     if kind is None:
-        raise DrillError(f"Unknown drill kind {key!r}; known: {', '.join(AVAILABLE)}.")
+        shown = key if len(key) <= 40 else key[:37] + "..."  # the message repeats what was typed
+        raise DrillError(f"Unknown drill kind {shown!r}; known: {', '.join(AVAILABLE)}.")
     if not kind.available:
         raise DrillError(f"{kind.title} is not available yet: it {kind.why_unavailable}.")
     return kind

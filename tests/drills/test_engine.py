@@ -251,3 +251,9 @@ def test_cost_per_mtok_worked_solution_shows_the_hourly_bill_and_tokens():
     assert any("3600 s/h" in line and "Mtok/h" in line for line in drill.solution)
     result = engine.drill_check(drill, f"{drill.expected} USD/Mtok")
     assert result.verdict == "correct"
+
+
+def test_an_unknown_kind_is_named_short_in_the_refusal():
+    with pytest.raises(engine.DrillError) as refused:
+        engine.drill_kind("x" * 10_000)
+    assert "'xxxxx" in str(refused.value) and len(str(refused.value)) < 400
