@@ -167,6 +167,22 @@ def test_polling_stops_when_the_session_ends(live):
     assert session.events.filter(kind=Kind.ENDED).count() == 1
 
 
+def test_the_session_page_polls_while_the_clock_runs_and_says_when_it_ended(live):
+    """A candidate who stays on the session page saw the countdown stop at 0:00 and nothing
+    more: the page polled only until the interviewer joined."""
+    session, them, _ = live
+    running = them.get(url("mock_session", session)).content.decode()
+    live_div = running.split('id="mock-session-live"')[1][:400]
+    assert "data-seconds-left" in running and "hx-trigger" in live_div
+    MockSession.objects.filter(pk=session.pk).update(
+        started_at=session.started_at - timedelta(minutes=46)
+    )
+    ended = them.get(url("mock_session", session), HTTP_HX_REQUEST="true").content.decode()
+    live_div = ended.split('id="mock-session-live"')[1]
+    assert "This session has ended" in live_div and "Read the report" in live_div
+    assert "hx-trigger" not in live_div[:300]
+
+
 def test_the_candidate_sees_no_verdicts_until_the_end(live):
     session, them, us = live
     step = reverse(
