@@ -155,6 +155,7 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
     context = {
         "submission": submission,
         "question": revision.question,
+        "revision": revision,  # the one answered, whose title and rubric the page shows
         "step_title": selectors.STEP_TITLES.get(answer.step_key, answer.step_key),
         "follow_up_id": answer.follow_up_id,
         "answer_text": review.submission_graded_text(submission),
@@ -205,6 +206,7 @@ def grade_audit(request: HttpRequest, grade_id: int) -> HttpResponse:
             "grader_title": GRADER_NAMES.get(grade.grader, grade.grader),
             "submission": submission,
             "question": answer.attempt.revision.question,
+            "revision": answer.attempt.revision,
             "step_title": selectors.STEP_TITLES.get(answer.step_key, answer.step_key),
             "answer_text": review.submission_graded_text(submission),
             "points": points,

@@ -143,3 +143,18 @@ def test_an_answer_without_a_diagram_shows_no_figure(content_loaded, candidate, 
     client.force_login(instructor)
     html = client.get(reverse("review:submission", args=[submission.pk])).content.decode()
     assert "Prose only." in html and "diagram-figure" not in html
+
+
+def test_the_review_pages_name_the_revision_answered_not_the_current_one(
+    content_loaded, candidate, client, instructor
+):
+    submission = make_submission(user=candidate, text="Prose only.")
+    answered = submission.answer.attempt.revision
+    newer = Question.objects.get(pk=answered.question_id).revisions.get(pk=answered.pk)
+    newer.pk, newer.number, newer.title = None, answered.number + 1, "A retitled question"
+    newer.save()
+    Question.objects.filter(pk=answered.question_id).update(current_revision=newer)
+    client.force_login(instructor)
+    html = client.get(reverse("review:submission", args=[submission.pk])).content.decode()
+    assert f"{answered.title} (revision {answered.number})" in html
+    assert "A retitled question" not in html
