@@ -50,7 +50,9 @@ def test_contradicting_a_point_of_another_step_is_reported_at_its_line():
 
 def test_an_id_used_twice_in_the_question_is_reported():
     found = problems_after("      - id: c1-mean-latency\n", "      - id: c1-size-for-mean\n")
-    assert len(found) == 1 and "duplicate id 'c1-size-for-mean' (first used on line" in found[0]
+    assert "duplicate id 'c1-size-for-mean' (first used on line" in found[0]
+    # ...and the answer test stating the renamed idea now names a misconception that is gone.
+    assert len(found) == 2 and "no misconception 'c1-mean-latency' in 'clarify'" in found[1]
 
 
 @pytest.mark.parametrize(
