@@ -8,7 +8,7 @@ Three kinds of test (content/README.md, "Tests"):
   gives on each rubric point (`expect`), with `offline` naming the verdicts the offline grader
   is known to give instead (a paraphrase its phrase lists cannot see: the model grader's job),
   and `flags` the step's misconceptions the answer states (the offline grader must flag each
-  and hit no point it contradicts);
+  and hit no point it contradicts; a test of flags alone is not sent to the model);
 - napkin tests, under `estimate`: an expression for a quantity and the checker's verdict, the
   known mistake's kind and words of its hint, exactly as the worksheet's Check button judges it;
 - built in, for every step and follow-up with no authoring: the reference answer (with its
@@ -525,6 +525,8 @@ def question_tests_run(
                 continue
             if "quantity" in entry and isinstance(part, StepSpec):
                 results.append(_napkin_test(cf, part, index, entry))
+            elif grader == "llm" and not entry.get("expect"):
+                continue  # flags alone: checked offline; the model would grade for nothing
             else:
                 answer_tests.append((len(results), (key, part, index, entry)))
                 results.append(None)

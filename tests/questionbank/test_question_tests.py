@@ -414,6 +414,12 @@ def test_the_llm_grader_runs_the_answer_tests_against_the_human_verdicts():
     assert strong.failure.line == cf.line_of("tests", "clarify", 0, "expect", "clarify-peak-qps")
     assert re.fullmatch(r"clarify-peak-qps: miss.*", strong.failure.got)
     assert server.requests, "the model was never asked"
+    # A test of stated wrong ideas alone (flags, no expect) is checked offline, never sent.
+    with_verdicts = sum(
+        1 for entries in cf.meta["tests"].values() for t in entries if "expect" in t
+    )
+    assert len(answers) == len(server.requests) == with_verdicts
+    assert not any(r.test.startswith("clarify test") and "states" in r.test for r in answers)
 
 
 def test_the_model_grades_several_answer_tests_at_once_and_each_result_keeps_its_answer():
@@ -440,7 +446,12 @@ def test_the_model_grades_several_answer_tests_at_once_and_each_result_keeps_its
         report = question_tests_run(cf, spec, grader="llm", config=config)
     assert server.max_concurrent == 3
     offline = question_tests_run(cf, spec)
-    assert [r.test for r in report.results] == [r.test for r in offline.results]
+    # The same tests, in the same order, but those of stated wrong ideas alone (offline only).
+    stated_only = {r.test for r in offline.results if r.kind == "answer" and "states " in r.test}
+    assert stated_only
+    assert [r.test for r in report.results] == [
+        r.test for r in offline.results if r.test not in stated_only
+    ]
     tests = cf.meta["tests"]
     entries = {
         cf.line_of("tests", key, i): entry
@@ -453,7 +464,7 @@ def test_the_model_grades_several_answer_tests_at_once_and_each_result_keeps_its
         cf.line_of("tests", key, i)
         for key in parts
         for i, entry in enumerate(tests.get(key, ()))
-        if "quantity" not in entry
+        if "expect" in entry
     ]
     assert [r.line for r in answers] == in_order, "each part's tests, in the file's order"
     failed = {r.test: first_word_has_an_a(entries[r.line]["answer"]) for r in answers}
