@@ -231,10 +231,12 @@ def _builtin_result(
     key: str,
     name: str,
     line: int,
-    grade: GradeResult,
+    grade: GradeResult | None,
     failure: QuestionTestFailure | None,
+    verdicts: dict[str, str] | None = None,
 ) -> QuestionTestResult:
-    """A built-in test's result: graded offline, with the verdict of every point."""
+    """A built-in test's result, offline: a graded answer's score and the verdict of every
+    point, or (no `grade`) what a static check found, in `verdicts`."""
     return QuestionTestResult(
         test=name,
         part=key,
@@ -244,8 +246,8 @@ def _builtin_result(
         grader="rubric",
         model=None,
         prompt_version=RUBRIC_GRADER_VERSION,
-        score=grade.score,
-        verdicts={p.id: p.verdict for p in grade.points},
+        score=grade.score if grade else None,
+        verdicts={p.id: p.verdict for p in grade.points} if grade else verdicts or {},
         failure=failure,
     )
 
@@ -398,18 +400,8 @@ def _wrong_ideas_builtin(
             "an answer test flagging each misconception",
             "none flags " + ", ".join(unstated),
         )
-    return QuestionTestResult(
-        test=name,
-        part=key,
-        kind="builtin",
-        file=cf.path,
-        line=line,
-        grader="rubric",
-        model=None,
-        prompt_version=RUBRIC_GRADER_VERSION,
-        verdicts={m.id: "stated" if m.id in stated else "unstated" for m in step.misconceptions},
-        failure=failure,
-    )
+    verdicts = {m.id: "stated" if m.id in stated else "unstated" for m in step.misconceptions}
+    return _builtin_result(cf, key, name, line, None, failure, verdicts)
 
 
 def napkin_check(step: StepSpec, quantity_id: str, expression: str, worksheet: str = "") -> dict:
