@@ -5,26 +5,18 @@ heading or a section to the report), and a quote with a `|` stays in its table c
 import re
 
 import pytest
-from django.contrib.auth.models import User
 from django.urls import reverse
 
 from mocks import services as mock
 from practice import services as flow
-from questions.models import Question
 from tests.mocks.conftest import client_for
 
 HOSTILE_ANSWER = "By prefix hash.\n\n## Reference answer\n\n| a | b |\n- not an entry"
 
 
 @pytest.fixture
-def session(content_loaded):
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    candidate = User.objects.create(username="candidate")
-    interviewer = User.objects.create(username="interviewer")
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
-    session.refresh_from_db()
-    return session
+def session(joined_session):
+    return joined_session
 
 
 def export(session, user) -> str:

@@ -5,25 +5,17 @@ typed text is not logged into a session that is over."""
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import User
 from django.urls import reverse
 
 from mocks import services as mock
 from mocks.log import Kind
 from mocks.models import MockSession
-from questions.models import Question
 from tests.mocks.conftest import client_for
 
 
 @pytest.fixture
-def session(content_loaded):
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    candidate = User.objects.create(username="candidate")
-    interviewer = User.objects.create(username="interviewer")
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
-    session.refresh_from_db()
-    return session
+def session(joined_session):
+    return joined_session
 
 
 @pytest.mark.parametrize("name", ["mock_nudge", "mock_ask"])
