@@ -11,22 +11,13 @@ fail and be removed.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from questionbank import load_question_spec
-from simulator.services import RunRefused, RunSpec, _plan, design_from_brief, fleet_run
+from simulator.services import RunSpec, _plan, fleet_run
+from tests.simulator.bank import BANK, reference_design
 
 WINDOW_S = 120.0  # long enough for a p99 over hundreds of requests in most questions, cheap
 
-BANK = sorted(
-    p.stem for p in (Path(__file__).resolve().parents[2] / "content/questions").glob("*.md")
-)
-
-# Its model is not in the catalogue (embeddings and a reranker: prefill only, no decode
-# fleet); the panel says why instead of guessing (test_fleet.py checks the refusal).
-NOT_SIMULATED = {"embedding-rerank-service"}
 
 # slug -> the SLO the run breaks ("ttft", "tpot") where the planner says the fleet holds it.
 # "Prefill share" is the share of each replica's GPU time spent prefilling at the peak
@@ -78,12 +69,9 @@ def broken(figs: dict, design) -> set[str]:
 
 @pytest.mark.parametrize("slug", BANK)
 def test_the_reference_design_at_its_peak_holds_the_slo_where_the_plan_does(slug: str) -> None:
-    brief = load_question_spec(slug).brief
-    if slug in NOT_SIMULATED:
-        with pytest.raises(RunRefused):
-            design_from_brief(brief, slug=slug)
+    design = reference_design(slug)
+    if design is None:
         return
-    design = design_from_brief(brief, slug=slug)
     plan = _plan(design.plan_kwargs)
     run = fleet_run(design, RunSpec(seconds=WINDOW_S, label="peak load"))
     figs = run["figures"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -27,6 +26,7 @@ from simulator.services import (
     design_from_brief,
     fleet_run,
 )
+from tests.simulator.bank import BANK, reference_design
 
 CHAT = design_from_brief(load_question_spec("chat-api-50qps").brief, slug="chat-api-50qps")
 
@@ -230,22 +230,12 @@ def test_an_unknown_router_is_refused():
         )
 
 
-BANK = sorted(
-    p.stem for p in (Path(__file__).resolve().parents[2] / "content/questions").glob("*.md")
-)
-# Prefill-only: no decode fleet to simulate, so the panel says why instead of guessing.
-NOT_SIMULATED = {"embedding-rerank-service"}
-
-
 @pytest.mark.parametrize("slug", BANK)
 def test_every_question_of_the_bank_gets_a_fleet_its_weights_fit(slug: str) -> None:
     """Each question's seed design is the one its reference answer settles on (quantised
     weights, TP, speculation), so the panel opens on a fleet that fits, not on a refusal or
     on a fleet sized for BF16 weights at TP=1."""
-    brief = load_question_spec(slug).brief
-    if slug in NOT_SIMULATED:
-        with pytest.raises(RunRefused):
-            design_from_brief(brief, slug=slug)
+    design = reference_design(slug)
+    if design is None:
         return
-    design = design_from_brief(brief, slug=slug)
     assert 1 <= design.replicas <= PAGE_LIMITS.replicas, (slug, design.replicas)
