@@ -248,6 +248,10 @@ def review_store(
     revision = answer.attempt.revision
     step = step_spec(revision, answer.step_key, answer.follow_up_id)
     points = list(step.rubric)
+    typed = [labels.get(p.id) or "" for p in points]  # "": a point left unlabelled
+    unknown = [f"{label!r:.40}" for label in typed if label and label not in VERDICTS]
+    if unknown:
+        raise FlowError("A verdict is hit, partial or miss, not " + ", ".join(unknown) + ".")
     missing = [p.says for p in points if labels.get(p.id) not in VERDICTS]
     if missing:
         raise FlowError(

@@ -5,6 +5,7 @@ trail stored with every grade."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 from django.contrib.auth.models import User
@@ -267,6 +268,12 @@ def test_labelling_is_blind_and_the_instructor_verdict_wins(
     assert partial.status_code == 422
     assert "7 missing" in partial.content.decode()
     assert 'value="hit" checked' in partial.content.decode()
+    # A verdict no form offers (a hand-made request) is named, not counted as missing.
+    odd = client.post(
+        url, {f"point-{k}": "HIT" if k == "arch-gateway" else v for k, v in ALL_MISS.items()}
+    )
+    assert odd.status_code == 422
+    assert "A verdict is hit, partial or miss, not 'HIT'." in unescape(odd.content.decode())
 
     labels = {**ALL_MISS, "arch-gateway": "hit", "arch-autoscale-queue": "partial"}
     response = client.post(url, {f"point-{k}": v for k, v in labels.items()})
