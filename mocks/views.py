@@ -66,6 +66,9 @@ def _party_session(request: HttpRequest, session_id: int) -> MockSession:
 PANEL_KINDS = (*CANDIDATE_KINDS, Kind.JOINED, Kind.STARTED)
 
 
+RUNNING_SESSION_POLL_MS = 10_000
+
+
 def _poll_ms() -> int:
     return int(settings.MOCK_POLL_SECONDS * 1000)
 
@@ -109,7 +112,11 @@ def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
         else "",
         "share_url": _absolute(request, "mock_shared", token=share) if share else "",
         "step_url": step_url(session.attempt, clock.step_key),
-        "poll_ms": _poll_ms(),
+        # While a person is awaited the page changes as they join; once the clock runs it
+        # counts down by itself, and the page is polled only to see the session end.
+        "poll_ms": _poll_ms()
+        if not clock.started or (session.mode == "human" and not session.interviewer_id)
+        else max(_poll_ms(), RUNNING_SESSION_POLL_MS),
         **mock_report.clock_context(clock),
     }
     return render(request, "mock/session.html", context)

@@ -174,6 +174,7 @@ def test_the_session_page_polls_while_the_clock_runs_and_says_when_it_ended(live
     running = them.get(url("mock_session", session)).content.decode()
     live_div = running.split('id="mock-session-live"')[1][:400]
     assert "data-seconds-left" in running and "hx-trigger" in live_div
+    assert 'hx-trigger="every 10000ms"' in live_div  # the clock counts down by itself
     MockSession.objects.filter(pk=session.pk).update(
         started_at=session.started_at - timedelta(minutes=46)
     )

@@ -25,9 +25,11 @@ def rag_replica(kv_tokens: int) -> ReplicaModel:
     )
 
 
-def rag_run(kv_tokens: int, **workload) -> tuple:
+def rag_run(kv_tokens: int, *, qps: float = 200.0, seconds: float = 5.0, **workload) -> tuple:
+    """One replica under the long-context mix (one shared prefix): the result and the most
+    streams that ran at once."""
     w = Workload(
-        qps=200.0,
+        qps=qps,
         input_tokens=PROMPT,
         output_tokens=OUT,
         length_dist="fixed",
@@ -35,7 +37,7 @@ def rag_run(kv_tokens: int, **workload) -> tuple:
         prefix_tokens=PREFIX,
         **workload,
     )
-    result = simulate(rag_replica(kv_tokens), w, Scenario(replicas=1, seconds=5.0))
+    result = simulate(rag_replica(kv_tokens), w, Scenario(replicas=1, seconds=seconds))
     return result, max(running for _, _, running, _ in result.series)
 
 
@@ -62,17 +64,7 @@ def test_a_pool_without_room_for_the_prefix_and_a_stream_serves_one_at_a_time():
 
 
 def test_hits_come_in_the_share_the_workload_states_and_a_miss_prefills_whole():
-    kv = 10**7
-    w = Workload(
-        qps=50.0,
-        input_tokens=PROMPT,
-        output_tokens=OUT,
-        length_dist="fixed",
-        prefix_groups=1,
-        prefix_tokens=PREFIX,
-        prefix_share=0.9,
-    )
-    result = simulate(rag_replica(kv), w, Scenario(replicas=1, seconds=40.0))
+    result, _ = rag_run(10**7, qps=50.0, seconds=40.0, prefix_share=0.9)
     seated = [i for i, a in enumerate(result.admitted_at) if not math.isnan(a)]
     hits = sum(result.prefix_hit[i] for i in seated)
     assert hits / len(seated) == pytest.approx(0.9, abs=0.03)
