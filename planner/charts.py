@@ -196,6 +196,7 @@ def bounds_chart(
         "memory": "the memory bound binds",
         "tpot": "the speed bound binds",
         "ttft": "prefill binds",
+        "stall": "prefill stalls bind",
     }.get(binding or "", "nothing fits")
     chart = Chart(
         title=f"Requests per instance: speed bound and memory bound ({binds})",

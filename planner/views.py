@@ -157,17 +157,26 @@ def evaluate(request: HttpRequest) -> HttpResponse:
         return _worksheet_page(request, slug=slug, text=text, status=429, problem=str(spent))
 
 
-def _brief_defaults(slug: str) -> dict[str, Any]:
+def _brief_defaults(slug: str) -> tuple[dict[str, Any], str | None]:
     """Planner inputs prefilled from a question's brief and its design (?question=SLUG): the
-    fleet the simulator tests for the same question."""
+    fleet the simulator tests for the same question; and, for a slug no published question
+    has (a hand-edited or stale link), the sentence that says the defaults are planned."""
     spec = _published(slug)
-    return {} if spec is None else plan_inputs_from_brief(spec.brief, slug=slug)
+    if spec is None:
+        problem = (
+            f"There is no question {slug!r}; the planner starts from its defaults."
+            if slug
+            else None
+        )
+        return {}, problem
+    return plan_inputs_from_brief(spec.brief, slug=slug), None
 
 
 @require_safe
 def capacity(request: HttpRequest) -> HttpResponse:
     """The capacity planner: the form, every derived number with its formula, the charts."""
     submitted = any(name in request.GET for name in CapacityForm.base_fields)
+    question_problem = None
     if submitted:
         # A link made before an input existed plans with that input's default.
         data = request.GET.copy()
@@ -176,8 +185,8 @@ def capacity(request: HttpRequest) -> HttpResponse:
                 data[name] = str(DEFAULTS[name])
         form = CapacityForm(data)
     else:
-        initial = {**DEFAULTS, **_brief_defaults(request.GET.get("question", "")[:80])}
-        form = CapacityForm(initial)
+        brief, question_problem = _brief_defaults(request.GET.get("question", "")[:80])
+        form = CapacityForm({**DEFAULTS, **brief})
     result, charts, problem, status = None, [], None, 200
     try:
         with cpu_budget(client=client_key(request)):
@@ -190,6 +199,14 @@ def capacity(request: HttpRequest) -> HttpResponse:
                     if field in form.fields:  # shown beside the input at fault instead
                         form.add_error(field, problem)
                         problem = None
+                except NapkinError as error:
+                    # A figure inside the plan out of the engine's range (not one input's
+                    # fault, so beside no field): said, not a 500.
+                    problem = (
+                        "The planner could not compute this plan: one of its figures falls "
+                        f"outside the range it computes ({error.message.rstrip('.')}). A "
+                        "tighter TPOT SLO or fewer GPUs per instance plans a smaller batch."
+                    )
             if result is not None:
                 charts = _charts(form, result)
     except LimitExceeded as spent:
@@ -200,6 +217,7 @@ def capacity(request: HttpRequest) -> HttpResponse:
         "charts": charts,
         "problem": problem,
         "plan_query": plan_query(form),
+        "question_problem": question_problem,
     }
     template = "planner/capacity.html#plan-result" if request.htmx else "planner/capacity.html"
     if status == 200 and result is None and request.htmx:

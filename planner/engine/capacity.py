@@ -77,7 +77,8 @@ class Formula:
 # measured slot-holding time, hit the prefix-cache hit rate, n_shared the shared prefix,
 # lambda_peak / lambda_mean peak and mean QPS, rho utilisation target, price USD per GPU-hour,
 # month 730 h, E_x / k_x routed experts and experts per token, alpha / k_spec / c_draft the
-# speculative decoding what-if.
+# speculative decoding what-if, t_1 the decode step of one stream, r_stall the largest load per
+# instance whose p99 TPOT, prefill stalls counted, meets the SLO (searched).
 _ALL: list[Formula] = [
     Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
     # A decode step gathers one row of the input embedding table per sequence but reads
@@ -108,9 +109,11 @@ _ALL: list[Formula] = [
     Formula("N_batch", "Planned batch: streams that fit, or fewer when the TPOT SLO allows "
             "fewer", "max(min(N_seq, N_slo), 1)", ""),
     # The expected share of the not-routed experts a batch touches: each of the N_batch tokens
-    # picks k_x of E_x experts, so an expert stays untouched with (1 - k_x/E_x)^N_batch.
+    # picks k_x of E_x experts, so an expert stays untouched with (1 - k_x/E_x)^N_batch. Past
+    # 50 E_x/k_x tokens that is below e^-50, nothing: the power stops there rather than run
+    # below the smallest number the calculator keeps (a batch of 800 on Mixtral would).
     Formula("f_exp", "Share of the other experts' weights a step at this batch reads",
-            "(E_x * (1 - (1 - k_x / E_x)^N_batch) - k_x) / (E_x - k_x)", ""),
+            "(E_x * (1 - (1 - k_x / E_x)^min(N_batch, 50 * E_x / k_x)) - k_x) / (E_x - k_x)", ""),
     Formula("W_batch", "Weights read per decode step at the planned batch",
             "W_step + (P - P_act) * b_w * f_exp", "GB"),
     Formula("t_mem", "Decode step, memory time: weights and every stream's KV read once",
@@ -144,6 +147,31 @@ _ALL: list[Formula] = [
     Formula("r_inst", "Requests per instance: prefill and decode share the GPU's time, the "
             "memory bound caps it", "min(1 / (1 / r_speed + 1 / r_prefill), r_memory)", "req/s"),
     Formula("N_inst", "Instances", "ceil(lambda_peak / (rho * r_inst))", ""),
+    # Prefill stalls. r_inst has each instance prefill and decode in turn, but a stream that is
+    # decoding waits out every other request's prefill on its GPU: at a load of lambda_r an
+    # instance prefills a share lambda_r * t_pre of the time and its streams' KV reads take a
+    # share lambda_r * n_out * s_str, so a step's fixed part (the weights) gets only what is
+    # left. The stalls a request meets are a count of random arrivals, so its own TPOT spreads
+    # around that mean (a Poisson count of prefills over its n_out tokens); its p99 is 2.33
+    # standard deviations up. The fleet is then sized so the peak's load per instance keeps
+    # that p99 within the TPOT SLO.
+    Formula("s_str", "Decode step cost per stream (its KV read): the step's growth from one "
+            "stream to the planned batch", "(t_tok - t_1) / max(N_batch - 1, 1)", "ms"),
+    Formula("t_0", "Decode step's fixed part (the weights)", "t_1 - s_str", "ms"),
+    Formula("r_load", "Load an instance carries: rho x r_inst, or less where prefill stalls "
+            "would break the TPOT SLO (r_stall)", "min(rho * r_inst, r_stall)", "req/s"),
+    Formula("lambda_r", "Requests per instance at the peak", "lambda_peak / N_inst", "req/s"),
+    Formula("u_pre", "Share of each instance's time spent prefilling at the peak",
+            "lambda_r * t_pre / (1 req)", ""),
+    Formula("u_kv", "Share of each instance's time its streams' KV reads take at the peak",
+            "lambda_r * o_bar * s_str / tok", ""),
+    Formula("tpot_load", "Mean TPOT at the peak: the step's fixed part over the time prefills "
+            "and KV reads leave", "t_0 / (1 - u_pre - u_kv)", "ms"),
+    Formula("k_pre", "Prefills that arrive in one token's time at the peak",
+            "lambda_r * tpot_load / (1 req)", ""),
+    Formula("tpot_p99", "p99 TPOT at the peak: 2.33 standard deviations of a Poisson count of "
+            "stalls over a request's tokens",
+            "tpot_load + 2.33 * t_pre * sqrt(k_pre * tok / n_out)", "ms"),
     Formula("N_GPU", "GPUs", "N_inst * TP", ""),
     Formula("cost_h", "Fleet cost per hour", "N_GPU * price", "USD/h"),
     Formula("monthly", "Monthly cost, the peak fleet around the clock", "cost_h * month", "USD"),
@@ -159,6 +187,8 @@ _ALL: list[Formula] = [
             "USD"),
 ]  # fmt: skip
 FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL}
+# What an instance sees at the peak, in order (lambda_r first: the search sets it).
+LOAD_NAMES = ["lambda_r", "u_pre", "u_kv", "tpot_load", "k_pre", "tpot_p99"]
 
 # Variants chosen by the inputs. The name is the symbol they define; the key says when.
 _VARIANTS: dict[str, Formula] = {
@@ -202,6 +232,12 @@ _VARIANTS: dict[str, Formula] = {
                           "ceil(lambda_peak * t_pre / (rho * 1 req))", "")),
         ("N_inst_pd", Formula("N_inst", "Instances: prefill pool + decode pool",
                               "N_pre + N_dec", "")),
+        ("r_load_rate", Formula("r_load", "Load an instance carries: rho x r_inst",
+                                "rho * r_inst", "req/s")),
+        ("N_inst_load", Formula("N_inst", "Instances", "ceil(lambda_peak / r_load)", "")),
+        ("N_GPU_mean_load", Formula("N_GPU_mean", "GPUs for the mean load (autoscaled, the "
+                                    "same load per instance)", "ceil(lambda_mean / r_load) * TP",
+                                    "")),
     ]
 }  # fmt: skip
 # The seed's simple floor, every weight read every step: shown where a question asks for it.
@@ -519,6 +555,12 @@ INPUT_LIMITS: dict[str, tuple[float, float, str]] = {
 }
 
 
+# An input that may be 0 (a hit rate, a price, an overhead, a speculation share) but is a hair
+# above it (1e-200) means 0 for every figure, and would underflow the calculator's floor
+# (1e-100) deep inside the plan: it is refused with the smallest value that plans.
+SMALLEST_NONZERO = 0.001
+
+
 def _check_inputs(**values: float | None) -> None:
     for name, value in values.items():
         if value is None:
@@ -526,6 +568,12 @@ def _check_inputs(**values: float | None) -> None:
         low, high, unit = INPUT_LIMITS[name]
         if not low <= value <= high:
             raise PlanError(f"{name} must be between {low} and {high} {unit}".rstrip() + ".", name)
+        if low == 0 and 0 < value < SMALLEST_NONZERO:
+            raise PlanError(
+                f"{name} must be 0 or at least {SMALLEST_NONZERO:g}: a smaller one is 0 for "
+                "every figure of the plan.",
+                name,
+            )
 
 
 def _step(formula: Formula, value: Quantity) -> dict[str, Any]:
@@ -724,21 +772,30 @@ def plan(
         names.append("t_hold")
     names.append("r_memory")
     names += ["r_inst_measured"] if measured_knee else ["r_prefill", "r_inst"]
+    # A measured knee already counts the stalls it was measured with, and a PD decode pool
+    # does not prefill: only a derived, colocated plan counts prefill stalls.
+    stalls = not measured_knee and not pd_disagg
     fleet = ["N_inst", "N_GPU"]
     if pd_disagg:
         fleet = ["t_dec", "r_dec", "N_dec", "N_pre", "N_inst_pd", "N_GPU"]
+    elif stalls:
+        fleet = ["s_str", "t_0", "r_load" if tpot_slo_ms is not None else "r_load_rate",
+                 "N_inst_load", *LOAD_NAMES, "N_GPU"]  # fmt: skip
     names += fleet
     if price is not None:
         env["price"] = _q(price, "USD/h")
         names += ["cost_h", "monthly", "cost_mtok"]
         if mean_qps is not None and not pd_disagg:
             env["lambda_mean"] = _q(mean_qps, "req/s")
-            names += ["N_GPU_mean", "monthly_mean", "cost_mtok_mean", "saving"]
+            names += ["N_GPU_mean_load" if stalls else "N_GPU_mean", "monthly_mean",
+                      "cost_mtok_mean", "saving"]  # fmt: skip
     formulas = [FORMULAS.get(name) or _VARIANTS[name] for name in names]
     fleet_names = {
         "N_inst", "N_GPU", "t_dec", "r_dec", "N_dec", "N_pre", "cost_h", "monthly", "cost_mtok",
-        "N_GPU_mean", "monthly_mean", "cost_mtok_mean", "saving",
+        "N_GPU_mean", "monthly_mean", "cost_mtok_mean", "saving", "s_str", "t_0", "r_load",
+        *LOAD_NAMES,
     }  # fmt: skip
+    load_formulas = [f for f in formulas if f.name in LOAD_NAMES[1:]]
     decode_names = [f for f in formulas if f.name in ("f_exp", "W_batch", "t_mem", "t_cmp",
                                                       "t_step", "E_tok", "t_tok")]  # fmt: skip
 
@@ -751,6 +808,42 @@ def plan(
 
     def tpot_at(batch: int) -> float:
         return float(decode_at(batch)["t_tok"].magnitude)
+
+    def number(name: str) -> float:
+        return float(env[name].magnitude)
+
+    def at_load(load: float) -> dict[str, float] | None:
+        """What an instance sees at `load` req/s, by the same formulas: {req_s,
+        prefill_share, kv_share, tpot_ms, tpot_p99_ms}; None where prefills and KV reads
+        leave the weights no time."""
+        trial = dict(env, lambda_r=_q(load, "req/s"))
+        for formula in load_formulas:
+            if (
+                formula.name == "tpot_load"
+                and trial["u_pre"].magnitude + trial["u_kv"].magnitude >= 1
+            ):
+                return None
+            trial[formula.name] = Evaluator(trial).eval(_parsed_expr(formula.expr))
+        figures = {name: float(trial[name].magnitude) for name in LOAD_NAMES}
+        return {
+            "req_s": figures["lambda_r"], "prefill_share": figures["u_pre"],
+            "kv_share": figures["u_kv"], "tpot_ms": figures["tpot_load"] * 1000,
+            "tpot_p99_ms": figures["tpot_p99"] * 1000,
+        }  # fmt: skip
+
+    def p99_at(load: float) -> float:
+        figures = at_load(load)
+        return math.inf if figures is None else figures["tpot_p99_ms"] / 1000
+
+    def stall_limit(limit_s: float) -> float:
+        """The largest load per instance (req/s) whose p99 TPOT meets `limit_s`, searched
+        to a part in a million below the load at which the weights get no time at all."""
+        per_request = number("t_pre") + number("o_bar") * number("s_str")
+        lo, hi = 0.0, 1 / per_request
+        for _ in range(20):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if p99_at(mid) <= limit_s else (lo, mid)
+        return lo
 
     def planned_batch(upper: int) -> tuple[int, str]:
         """The batch the plan runs, at most `upper` streams, and what set it: the measured
@@ -777,6 +870,14 @@ def plan(
         if formula.name == "N_batch":
             slots, batch_source = planned_batch(max(int(env["N_seq"].magnitude), 1))
             env["N_slo"] = _q(slots)
+        if formula.name == "s_str":
+            env["t_1"] = decode_at(1)["t_tok"]
+        if formula.name == "r_load" and "r_stall" in formula.expr:
+            assert tpot_slo_ms is not None
+            if number("t_0") * 1000 >= tpot_slo_ms:  # the floor breaks it: no load helps
+                formula = _VARIANTS["r_load_rate"]
+            else:
+                env["r_stall"] = _q(stall_limit(tpot_slo_ms / 1000), "req/s")
         line = _parsed_line(formula.expr)
         try:
             value = Evaluator(env).eval(line.expr)
@@ -797,9 +898,6 @@ def plan(
         values_latex[name] = _value_latex(env[name], target)
     for step in steps:
         step["substituted"] = to_latex(parsed[step["name"]].expr, values_latex)
-
-    def number(name: str) -> float:
-        return float(env[name].magnitude)
 
     tpot_floor_ms = number("tpot") * 1000
     tpot_ms = number("t_tok") * 1000
@@ -963,6 +1061,8 @@ def plan(
         r_memory, r_speed = number("r_memory"), number("r_speed")
         if ttft_slo_ms is not None and ttft_p99_ms > ttft_slo_ms:
             binding = "ttft"
+        elif "r_stall" in env and number("N_inst") > _run("N_inst", env).magnitude:
+            binding = "stall"  # the stalls, not the rate, set the fleet
         elif measured_knee:
             binding = "memory" if r_memory < r_speed else "tpot"
         elif r_memory <= number("r_inst"):
@@ -977,6 +1077,12 @@ def plan(
     def maybe(name: str, scale: float = 1.0) -> float | None:
         return number(name) * scale if name in env and fits else None
 
+    # What one instance of the planned fleet sees at the peak, prefill stalls counted.
+    at_peak = at_rate_fleet = None
+    if "tpot_p99" in env and fits:
+        at_peak = at_load(number("lambda_r"))
+        # The same at the fleet r_inst alone asks for: what the stalls would do to it.
+        at_rate_fleet = at_load(qps / _run("N_inst", env).magnitude)
     result: dict[str, Any] = {
         "model": m.name,
         "gpu": g.name,
@@ -1022,6 +1128,14 @@ def plan(
         "r_inst_req_s": number("r_inst"),
         "binding": binding,
         "n_inst": int(number("N_inst")) if fits else None,
+        # The fleet r_inst alone asks for, before prefill stalls are counted.
+        "n_inst_rate": (int(_run("N_inst", env).magnitude) if stalls else int(number("N_inst")))
+        if fits
+        else None,
+        "r_stall_req_s": maybe("r_stall"),
+        "r_load_req_s": maybe("r_load"),
+        "at_peak": at_peak,
+        "at_rate_fleet": at_rate_fleet,
         "n_gpu": int(number("N_GPU")) if fits else None,
         "usd_per_gpu_hour": price,
         "price_date": g.usd_per_hour_date if usd_per_gpu_hour is None else None,
@@ -1068,6 +1182,27 @@ def plan(
             f"{format_number(number('kv_stream') / GiB)} GiB of KV between them, not counted "
             "in TTFT here."
         )
+    if "tpot_p99" in env and fits:
+        text = (
+            f"At the peak each instance takes {format_number(number('lambda_r'))} req/s. "
+            f"Prefills fill {format_number(number('u_pre') * 100)}% of its time and its "
+            f"streams' KV reads {format_number(number('u_kv') * 100)}%; a decoding stream waits "
+            f"through both, so its TPOT averages {format_number(number('tpot_load') * 1000)} ms "
+            f"and reaches about {format_number(number('tpot_p99') * 1000)} ms at p99 (a step "
+            f"at the full batch of {batch} takes {format_number(tpot_ms)} ms)."
+        )
+        if binding == "stall":
+            text += (
+                f" Prefill stalls set the fleet: at r_inst's {result['n_inst_rate']} instances "
+                f"each would prefill {format_number(at_rate_fleet['prefill_share'] * 100)}% of "
+                f"the time and the p99 TPOT would be about "
+                f"{format_number(at_rate_fleet['tpot_p99_ms'])} ms, over the "
+                f"{format_number(tpot_slo_ms or 0)} ms SLO, so each "
+                f"instance carries at most {format_number(number('r_stall'))} req/s and the "
+                f"fleet is {result['n_inst']}. Chunked prefill spreads the same prefill compute "
+                "over the steps rather than removing it; disaggregating prefill removes it."
+            )
+        notes.append(text)
     if price is not None and fits and mean_qps is None and not pd_disagg:
         notes.append("Give the mean QPS to see the monthly cost autoscaled to it.")
     return result

@@ -92,3 +92,15 @@ def test_an_uncapped_photo_misses_the_ttft_target_on_the_language_model_alone() 
     # Linear layers alone already put the uncapped photo at twice the 800 ms target.
     ratio = question("t_photo") * 1000 / FIGURES.brief.value_of("ttft_p99_ms")
     assert math.isclose(ratio, 2, rel_tol=0.05)
+
+
+def test_prefill_stalls_size_the_fleet_past_the_throughputs_nine() -> None:
+    # "The planner, which leaves the encoder out, already needs 12 L40S to hold a 50 ms p99
+    # TPOT": the language model's prefill alone fills most of each GPU at the peak.
+    capped = planned(question("tok_cap") + TEXT, context=4096)
+    assert capped["binding"] == "stall"
+    assert capped["n_inst"] == 12 > question("n_gpu")
+    assert capped["at_rate_fleet"]["tpot_ms"] > FIGURES.brief.value_of("tpot_p99_ms")
+    # At the question's 9 (prefill 139.5 ms with the encoder) prefill fills 62% of a GPU.
+    share = given("qps_peak") / question("n_gpu") * question("t_cap") / 1000
+    assert share == pytest.approx(0.62, abs=0.01)

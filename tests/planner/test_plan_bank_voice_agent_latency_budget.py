@@ -6,7 +6,7 @@ kv_stream (its KV per stream), kv_pool, tpot_floor, batch_max (its planned batch
 SLO), t_out (its derived knee), the three prefill times (ttft_cold with no cache, ttft_sys with
 prefix_hit = 1 and the system prompt as prefix_len, ttft_hit with the system prompt plus the
 call's history as prefix_len), r_inst_hit, n_inst_hit (with the history cached) and n_inst_cold
-(no cache).
+(no cache, the fleet by throughput: n_inst_rate, before the planner counts prefill stalls).
 
 Not modelled by the planner, and why:
 - qps: live calls turned into turns per second by Little's law; the planner takes QPS as input.
@@ -59,7 +59,7 @@ def planner_figures() -> dict[str, float]:
         "ttft_hit": hit["ttft_ms"],
         "r_inst_hit": hit["r_inst_req_s"],
         "n_inst_hit": hit["n_inst"],
-        "n_inst_cold": cold["n_inst"],
+        "n_inst_cold": cold["n_inst_rate"],
     }
 
 
@@ -88,5 +88,20 @@ def test_only_the_system_prompt_cached_needs_about_25_gpus() -> None:
     # Random routing finds the call's history about one turn in N, so most turns pay the
     # system-prompt-only prefill: the fleet sits between the cached 7 and the cold 58.
     system = plan(**BASE, prefix_hit=1, prefix_len=SYSTEM)
-    assert system["n_inst"] == 25
-    assert question("n_inst_hit") < system["n_inst"] < question("n_inst_cold")
+    assert system["n_inst_rate"] == 25
+    assert question("n_inst_hit") < system["n_inst_rate"] < question("n_inst_cold")
+
+
+def test_the_stalls_of_long_prefills_grow_the_fleets_the_reference_names() -> None:
+    # "the planner puts the p99 TPOT at about 32 ms ... and holds it only with about 85
+    # replicas (29 with only the system prompt cached) ... the 7 replicas keep the p99 TPOT
+    # near 13 ms."
+    cold = plan(**BASE)
+    system = plan(**BASE, prefix_hit=1, prefix_len=SYSTEM)
+    hit = plan(**BASE, prefix_hit=1, prefix_len=CACHED)
+    assert cold["at_rate_fleet"]["prefill_share"] == pytest.approx(0.63, abs=0.01)
+    assert cold["at_rate_fleet"]["tpot_p99_ms"] == pytest.approx(32, abs=1)
+    assert (cold["n_inst"], system["n_inst"], hit["n_inst"]) == (85, 29, 7)
+    assert hit["binding"] != "stall"
+    assert hit["at_peak"]["prefill_share"] == pytest.approx(0.09, abs=0.01)
+    assert hit["at_peak"]["tpot_p99_ms"] == pytest.approx(13, abs=0.5)

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from planner.engine import PlanError, format_number, load_catalog, plan
+from planner.engine import NapkinError, PlanError, format_number, load_catalog, plan
 from planner.engine.capacity import (
     DEFAULT_PREFILL_EFF,
     DEFAULT_SPEC_ACCEPT,
@@ -153,6 +153,10 @@ class Command(ScriptedCommand):
                 # with dashes (--mem-util). The page shows the sentence beside its own field.
                 message = naming_option(message, "--" + error.field.replace("_", "-"), error.field)
             raise CommandError(message) from None
+        except NapkinError as error:  # a figure out of the engine's range, not one input's
+            raise CommandError(
+                f"The planner could not compute this plan: {error.message}"
+            ) from None
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
             return

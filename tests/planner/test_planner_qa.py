@@ -1,0 +1,118 @@
+"""The capacity planner as an engineer sizing a fleet meets it: hostile numbers, a mixture of
+experts at a large batch, a hand-edited question in the address, a phone-width page."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from planner.forms import DEFAULTS
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPACITY = "/planner/capacity/"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    cache.clear()
+
+
+def _query(**changes: object) -> dict[str, str]:
+    """The default plan's inputs as the form submits them, with `changes`."""
+    query = {
+        name: ("on" if value is True else str(value))
+        for name, value in DEFAULTS.items()
+        if value is not None and value is not False
+    }
+    query.update({name: str(value) for name, value in changes.items()})
+    return query
+
+
+@pytest.mark.parametrize(
+    ("field", "extra"),
+    [
+        ("prefix_hit", {}),
+        ("usd_per_gpu_hour", {}),
+        ("overhead_gib", {}),
+        ("spec_accept", {"spec_decode": "on"}),
+        ("spec_draft_cost", {"spec_decode": "on"}),
+    ],
+)
+def test_a_tiny_nonzero_input_is_refused_beside_its_field_not_a_500(
+    client: Client, field: str, extra: dict
+) -> None:
+    """1e-200 passed the form's 0 lower bound and the engine refused it deep inside with a
+    NapkinError nobody caught: a 500."""
+    response = client.get(CAPACITY, _query(**{field: "1e-200"}, **extra))
+    assert response.status_code == 200
+    form = response.context["form"]
+    assert field in form.errors
+    assert "0 or at least 0.001" in form.errors[field][0]
+    assert response.context["result"] is None
+
+
+def test_the_smallest_nonzero_input_plans(client: Client) -> None:
+    response = client.get(
+        CAPACITY, _query(prefix_hit="0.001", usd_per_gpu_hour="0.001", spec_decode="on",
+                         spec_accept="0.001", spec_draft_cost="0.001", overhead_gib="0.001"),
+    )  # fmt: skip
+    assert response.status_code == 200
+    assert response.context["result"] is not None, response.context["form"].errors
+
+
+def test_a_mixture_of_experts_at_a_large_batch_is_not_a_500(client: Client) -> None:
+    """Mixtral on eight RTX 4090s with FP8 weights plans a batch of over a thousand streams;
+    the engine's share of experts touched, (1 - 2/8)^N_batch, fell under its 1e-100 floor and
+    its NapkinError escaped the view: a 500. The power now stops where it is nothing anyway,
+    so the plan is made: every expert is read."""
+    response = client.get(
+        CAPACITY,
+        _query(model="mixtral-8x7b-instruct", weights="fp8", kv="fp8", tp=8),
+    )
+    assert response.status_code == 200
+    result = response.context["result"]
+    assert result is not None and result["batch"] > 800
+    assert {s["name"]: s["value"] for s in result["steps"]}["f_exp"] == 1
+
+
+def test_the_plan_command_refuses_a_tiny_input_naming_its_option() -> None:
+    out = subprocess.run(
+        [sys.executable, "manage.py", "plan", "--prefix-hit", "1e-200", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr[-2000:]
+    error = json.loads(out.stdout)["error"]
+    assert error.startswith("--prefix-hit ") and "0 or at least 0.001" in error
+
+
+def test_an_unknown_question_in_the_address_is_named(client: Client, content_loaded) -> None:
+    """?question=typo silently planned the defaults, as if the question had been read."""
+    response = client.get(CAPACITY, {"question": "chat-api-5oqps"})
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "There is no question &#x27;chat-api-5oqps&#x27;" in html
+    assert "planner starts from its defaults" in html
+    known = client.get(CAPACITY, {"question": "chat-api-50qps"}).content.decode()
+    assert "There is no question" not in known
+
+
+@pytest.mark.browser
+@pytest.mark.one_database
+def test_the_bounds_stay_readable_at_phone_width(browser, live_server_url) -> None:
+    """At 360 px the four bounds sat in three columns, breaking '22.33 req/s' and
+    'throughput' in the middle of words."""
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server_url}{CAPACITY}")
+    values = page.locator("#plan-bounds .pl-bound-value")
+    assert values.count() >= 3
+    for index in range(values.count()):
+        box = values.nth(index).bounding_box()
+        assert box is not None and box["height"] < 40, (index, box)  # one line, not three
+    context.close()
