@@ -13,7 +13,7 @@ urlpatterns = [
     path("logout/", views.LogoutView.as_view(), name="logout"),
     path(
         "password/",
-        auth_views.PasswordChangeView.as_view(template_name="accounts/password_change.html"),
+        views.PasswordChangeView.as_view(),
         name="password_change",
     ),
     path(

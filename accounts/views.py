@@ -1,8 +1,9 @@
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import UserCreationForm
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.middleware.csrf import get_token
@@ -118,11 +119,48 @@ def login_view(request: HttpRequest) -> HttpResponse:
 
 class LogoutView(auth_views.LogoutView):
     """Django's log-out, which is a POST. A GET (a typed or bookmarked address) would get a
-    blank 405: a signed-in visitor gets the log-out button instead, anyone else the home page."""
+    blank 405: a signed-in visitor gets the log-out button instead, anyone else the home page.
+
+    The POST always redirects, to `next` only when it is a path on this site: Django's own
+    redirected to a bare word as it was (relative to this page: a 404), and rendered the
+    admin's "Logged out" page when `next` named this page itself."""
 
     http_method_names = ["get", "head", "post", "options"]
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        logout(request)
+        return HttpResponseRedirect(_next_path(request) or reverse("home"))
 
     def get(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if not request.user.is_authenticated:
             return HttpResponseRedirect(reverse("home"))
         return render(request, "accounts/log_out.html")
+
+
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """Django's change-password page, with the old password's wrong guesses counted per account
+    as log-in counts them: Django checks it with no limit, so anyone at a signed-in browser
+    could try passwords there without end. After LOCKOUT_LIMITS[0] wrong ones the page is
+    paused for axes' cool-off; a mistyped new password is no guess and does not count."""
+
+    template_name = "accounts/password_change.html"
+
+    def _key(self) -> str:
+        return f"password-change:wrong-old:{self.request.user.pk}"
+
+    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if cache.get(self._key(), 0) >= settings.LOCKOUT_LIMITS[0]:
+            return render(
+                request, settings.AXES_LOCKOUT_TEMPLATE, {"password_change": True}, status=429
+            )
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form) -> HttpResponse:
+        if form.has_error("old_password", "password_incorrect"):
+            cool_off = int(settings.AXES_COOLOFF_TIME * 3600)
+            if not cache.add(self._key(), 1, cool_off):
+                try:
+                    cache.incr(self._key())
+                except ValueError:  # expired between add and incr
+                    cache.add(self._key(), 1, cool_off)
+        return super().form_invalid(form)
