@@ -34,6 +34,7 @@ install: $(VENV)/.installed
 # again when it starts the worker.
 run: install graphviz
 	@$(PY) -m config.serve --grader-status
+	@$(PY) -m config.serve --check
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) manage.py load_content

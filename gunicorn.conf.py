@@ -7,6 +7,7 @@ WEB_CONCURRENCY (worker processes; one per core by default), WEB_THREADS (2).
 
 import gc
 import os
+import socket
 
 wsgi_app = "config.wsgi:application"
 bind = [f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"]
@@ -28,6 +29,32 @@ reuse_port = True
 graceful_timeout = 10
 # Behind a TLS proxy, trust its X-Forwarded-* headers only from these addresses.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+
+
+def _answers(host: str, port: int) -> bool:
+    """Whether something accepts connections at host:port (a wildcard host: on loopback)."""
+    host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1", "[::]": "::1"}.get(host, host)
+    try:
+        with socket.create_connection((host.strip("[]"), port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def on_starting(server) -> None:
+    """Refuse a port another server already listens on. With reuse_port each worker binds the
+    port itself, and the kernel lets any other SO_REUSEPORT socket share it: a second
+    `make run` on the same PORT started without a word and took half the connections, with
+    its own database. Skipped when gunicorn re-executes itself or systemd passes the sockets."""
+    if os.environ.get("GUNICORN_FD") or os.environ.get("LISTEN_FDS"):
+        return
+    for address in bind:
+        host, _, port = address.rpartition(":")
+        if port.isdigit() and _answers(host, int(port)):
+            raise RuntimeError(  # gunicorn prints "Error: ..." and exits 1
+                f"{host}:{port} is already served by another process (another `make run` or "
+                "gunicorn?); stop it, or set PORT to a free port"
+            )
 
 
 def post_worker_init(worker) -> None:

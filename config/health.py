@@ -1,20 +1,42 @@
+from django.core.cache import caches
+from django.core.cache.backends.dummy import DummyCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 
+def _cache_answers() -> bool | None:
+    """Whether the shared cache (REDIS_URL) answers; None when the cache is each process's
+    own memory, which cannot be down. Sessions, log-in throttling and rate limits live there,
+    so without it no one can sign in."""
+    cache = caches["default"]
+    if isinstance(cache, LocMemCache | DummyCache):
+        return None
+    try:
+        cache.get("healthz")
+    except Exception:  # the Redis client's ConnectionError, a timeout, ...
+        return False
+    return True
+
+
 @require_safe
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 {"status": "ok", "database": "ok"} when the app can query its database, else 503."""
+    """200 {"status": "ok", "database": "ok"} when the app can query its database (and, with
+    a shared cache configured, `"cache": "ok"` when that answers too), else 503 naming what
+    does not answer."""
+    body: dict[str, str] = {"status": "ok", "database": "ok"}
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except DatabaseError as exc:
-        return JsonResponse(
-            {"status": "error", "database": "unreachable", "detail": type(exc).__name__},
-            status=503,
-        )
-    return JsonResponse({"status": "ok", "database": "ok"})
+        body.update(status="error", database="unreachable", detail=type(exc).__name__)
+    shared = _cache_answers()
+    if shared is not None:
+        body["cache"] = "ok" if shared else "unreachable"
+        if not shared:
+            body["status"] = "error"
+    return JsonResponse(body, status=200 if body["status"] == "ok" else 503)

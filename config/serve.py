@@ -19,10 +19,12 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +129,67 @@ def grader_status(environ: dict[str, str]) -> tuple[str, str]:
     return f"Grader: {why} — candidates self-check; run `make grader` in another terminal", ""
 
 
+def port_answers(host: str, port: str) -> bool:
+    """Whether something already accepts connections at host:port (a wildcard: loopback)."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    try:
+        with socket.create_connection((host, int(port)), timeout=0.5):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def _where(url: str) -> str:
+    """A database or cache URL without its password, for a message on the terminal."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    user = f"{parts.username}@" if parts.username else ""
+    host = parts.hostname or ""
+    netloc = f"{user}{host}:{parts.port}" if parts.port else f"{user}{host}"
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def preflight() -> list[str]:
+    """What stops the app from starting here, one sentence each: settings that do not load,
+    a database or a shared cache that does not answer. Empty when all is well."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    try:
+        import django
+
+        django.setup()
+    except Exception as exc:  # ImproperlyConfigured and anything else settings raise
+        return [f"the settings do not load: {_first_line(exc)}"]
+    from django.core.cache import cache
+    from django.db import connection
+
+    problems = []
+    database = os.environ.get("DATABASE_URL") or ""
+    try:
+        connection.ensure_connection()
+    except Exception as exc:
+        where = f"DATABASE_URL={_where(database)}" if database else "the SQLite file"
+        problems.append(
+            f"cannot reach the database ({where}): {_first_line(exc)}; start it, or fix "
+            "DATABASE_URL (unset: a SQLite file db.sqlite3)"
+        )
+    redis = os.environ.get("REDIS_URL") or ""
+    if redis:
+        try:
+            cache.get("serve:preflight")
+        except Exception as exc:
+            problems.append(
+                f"cannot reach the cache (REDIS_URL={_where(redis)}): {_first_line(exc)}; "
+                "start Redis, or unset REDIS_URL for a cache in each process's memory"
+            )
+    return problems
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     # Parsed before anything starts: `--help` or a mistyped option must not start servers.
     parser = argparse.ArgumentParser(
@@ -137,11 +200,27 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--grader-status", action="store_true", help="print which grader is active, then exit"
     )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="check the settings, the database and the cache answer (one line each "
+        "problem), then exit: 0 when all is well, 1 otherwise",
+    )
     return parser.parse_args(argv)
+
+
+def check_or_say() -> int:
+    """`--check`: 0 when the app can start here, else 1 after one line per problem."""
+    problems = preflight()
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr, flush=True)
+    return 1 if problems else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.check:
+        return check_or_say()
     line, grader_url = grader_status(dict(os.environ))
     print(line, flush=True)
     if args.grader_status:
@@ -149,7 +228,20 @@ def main(argv: list[str] | None = None) -> int:
     if grader_url:
         os.environ["GRADER_BASE_URL"] = grader_url  # the web server and the worker inherit it
     port = os.environ.setdefault("PORT", "8000")
+    host = os.environ.get("HOST") or "127.0.0.1"
+    if port_answers(host, port):
+        # gunicorn refuses it too (gunicorn.conf.py), but here it would be restarted forever.
+        message = (
+            f"error: {host}:{port} is already served by another process (another `make run`?); "
+            "stop it, or set PORT to a free port"
+        )
+        print(message, file=sys.stderr, flush=True)
+        return 1
     python = sys.executable
+    # Settings, database and cache first, in a process of their own (this one stays free of
+    # Django): a supervisor restarting a web server that cannot start helps nobody.
+    if subprocess.run([python, "-m", "config.serve", "--check"], cwd=ROOT).returncode != 0:
+        return 1
     # No worker runs yet, so anything left "grading" was orphaned by a crash: queue it again.
     subprocess.run([python, "manage.py", "requeue_grading", "--older-than", "0"], check=False)
     web = Supervised("web server", web_command() + ["--access-logfile", "-"])

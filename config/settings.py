@@ -13,15 +13,48 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-ENV = os.environ.get("DJANGO_ENV", "development")
+
+
+def _env_number(name: str, default: str, kind: type = int) -> int | float:
+    """A number from the environment; a malformed one stops start-up with a sentence naming
+    the variable, not a ValueError traceback from deep in the import."""
+    raw = os.environ.get(name, "").strip() or default
+    try:
+        return kind(raw)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise ImproperlyConfigured(f"{name}={raw!r} is not {what}") from None
+
+
+# Only these two: a mistyped "prod" must not quietly run development settings (DEBUG on, the
+# public development key) on a deployed machine.
+ENV = os.environ.get("DJANGO_ENV", "").strip() or "development"
+if ENV not in ("development", "production"):
+    raise ImproperlyConfigured(f"DJANGO_ENV={ENV!r}: use production or development (the default)")
 PRODUCTION = ENV == "production"
 
 if PRODUCTION:
     try:
-        SECRET_KEY = os.environ["SECRET_KEY"]
+        SECRET_KEY = os.environ["SECRET_KEY"].strip()
         ALLOWED_HOSTS = [h.strip() for h in os.environ["ALLOWED_HOSTS"].split(",") if h.strip()]
     except KeyError as missing:
         raise ImproperlyConfigured(f"DJANGO_ENV=production needs {missing} to be set") from None
+    # What `check --deploy` only warns about, refused at start: an empty key fails every
+    # request that signs anything, a weak one lets sessions be forged, and no host answers
+    # every request with 400.
+    if (
+        len(SECRET_KEY) < 50
+        or len(set(SECRET_KEY)) < 5
+        or SECRET_KEY.startswith("django-insecure-")
+    ):
+        raise ImproperlyConfigured(
+            "DJANGO_ENV=production needs SECRET_KEY to be a long random value (50 characters "
+            "or more), e.g. python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured(
+            "DJANGO_ENV=production needs ALLOWED_HOSTS: the site's host names, comma-separated"
+        )
     DEBUG = False
 else:
     SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-do-not-use-in-production")
@@ -122,6 +155,9 @@ if os.environ.get("REDIS_URL"):
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": os.environ["REDIS_URL"],
+            # A Redis host that drops packets instead of refusing them must not hang every
+            # request (sessions and rate limits read it) and /healthz: give up after 2 s.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:
@@ -176,13 +212,13 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 # is ignored, so a client cannot pick a fresh address for every guess. Every per-address limit
 # (log-ins, sign-ups, the planner) reads the address this way. Counting more proxies than
 # there are lets a client choose its own address.
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+TRUSTED_PROXY_COUNT = _env_number("TRUSTED_PROXY_COUNT", "0")
 # Our own function, not ipware's proxy count: ipware wants the last proxy's own address in the
 # header too, so behind one TLS proxy that writes "client" it finds no address at all, and
 # every client would share one lock-out and one sign-up allowance.
 AXES_CLIENT_IP_CALLABLE = "rate_limits.client_address"
 # Sign-ups per address per hour: each costs a password hash and creates a row.
-SIGNUPS_PER_ADDRESS_PER_HOUR = int(os.environ.get("SIGNUPS_PER_ADDRESS_PER_HOUR", "10"))
+SIGNUPS_PER_ADDRESS_PER_HOUR = _env_number("SIGNUPS_PER_ADDRESS_PER_HOUR", "10")
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_RESET_ON_SUCCESS = True
 
@@ -244,33 +280,37 @@ GRADER = {
     )
 }
 # Per-user limits on the expensive endpoints (a rate limit is not a budget: hence the quota).
-GRADING_RATE_PER_MINUTE = int(os.environ.get("GRADING_RATE_PER_MINUTE", "12"))
-GRADING_DAILY_QUOTA = int(os.environ.get("GRADING_DAILY_QUOTA", "300"))
+GRADING_RATE_PER_MINUTE = _env_number("GRADING_RATE_PER_MINUTE", "12")
+GRADING_DAILY_QUOTA = _env_number("GRADING_DAILY_QUOTA", "300")
 # Each dispute asks an instructor for their time: a few a day per candidate (review.services).
-GRADE_DISPUTES_PER_DAY = int(os.environ.get("GRADE_DISPUTES_PER_DAY", "3"))
+GRADE_DISPUTES_PER_DAY = _env_number("GRADE_DISPUTES_PER_DAY", "3")
 # The calculator is cheap but not free: per-user caps on worksheet evaluations and checks.
-NAPKIN_RATE_PER_MINUTE = int(os.environ.get("NAPKIN_RATE_PER_MINUTE", "240"))
-PLANNER_RATE_LIMIT_PER_MINUTE = int(os.environ.get("PLANNER_RATE_LIMIT_PER_MINUTE", "120"))
+NAPKIN_RATE_PER_MINUTE = _env_number("NAPKIN_RATE_PER_MINUTE", "240")
+PLANNER_RATE_LIMIT_PER_MINUTE = _env_number("PLANNER_RATE_LIMIT_PER_MINUTE", "120")
 # ...and a request count does not bound work: CPU seconds per client per minute, across the
 # planner's worksheet and capacity pages and the practice worksheet (rate_limits.cpu_budget).
-CPU_SECONDS_PER_MINUTE = float(os.environ.get("CPU_SECONDS_PER_MINUTE", "5"))
+CPU_SECONDS_PER_MINUTE = _env_number("CPU_SECONDS_PER_MINUTE", "5", float)
 # New attempts per user per UTC day: each is a row, and history pages over them.
-ATTEMPTS_PER_DAY = int(os.environ.get("ATTEMPTS_PER_DAY", "50"))
+ATTEMPTS_PER_DAY = _env_number("ATTEMPTS_PER_DAY", "50")
 # Attempts per /history/ page, and how many recent attempts the trends and most-missed read.
 HISTORY_PAGE_SIZE = 20
 HISTORY_TREND_WINDOW = 30
 # A model that stays down: re-grade with backoff (seconds), up to this many tries.
-GRADING_RETRY_BACKOFF_S = [
-    float(s) for s in os.environ.get("GRADING_RETRY_BACKOFF_S", "30,120,600,1800,3600").split(",")
-]
+_backoff = os.environ.get("GRADING_RETRY_BACKOFF_S", "").strip() or "30,120,600,1800,3600"
+try:
+    GRADING_RETRY_BACKOFF_S = [float(step) for step in _backoff.split(",")]
+except ValueError:
+    raise ImproperlyConfigured(
+        f"GRADING_RETRY_BACKOFF_S={_backoff!r}: seconds, comma-separated, e.g. 30,120,600"
+    ) from None
 # After the backoff steps, this many more tries at the longest interval (a day at 1 h).
-GRADING_RETRY_TAIL = int(os.environ.get("GRADING_RETRY_TAIL", "24"))
+GRADING_RETRY_TAIL = _env_number("GRADING_RETRY_TAIL", "24")
 # The largest answer we store; larger ones are refused with a message, the draft kept.
 ANSWER_MAX_CHARS = 20_000
 # Mock interviews: how long an invite link stays valid, and how often the live pages poll
 # the session's event log (seconds; the tests shorten it).
-MOCK_INVITE_HOURS = float(os.environ.get("MOCK_INVITE_HOURS", "24"))
-MOCK_POLL_SECONDS = float(os.environ.get("MOCK_POLL_SECONDS", "2"))
+MOCK_INVITE_HOURS = _env_number("MOCK_INVITE_HOURS", "24", float)
+MOCK_POLL_SECONDS = _env_number("MOCK_POLL_SECONDS", "2", float)
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the page, not the cookie
@@ -282,7 +322,7 @@ if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = os.environ.get("SECURE_SSL_REDIRECT", "1") == "1"
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
+    SECURE_HSTS_SECONDS = _env_number("SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365))
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -3,8 +3,10 @@
 `python -m config.worker` (what `make run` starts; run any number of them, on any machines
 that share the database). The stock `db_worker` exits on the first database error; this one
 logs it, waits (1 s, doubling to 30 s) and goes on, so a database that comes back needs no
-human. Before each start, and every RECLAIM_EVERY_S, it reclaims task rows left RUNNING by a
-worker that is gone, and queues their tasks again (grading is safe to run twice):
+human. Every RECLAIM_EVERY_S (and at start) it also asks the model server how it is and
+stores the answer for /grader/. Before each start, and every RECLAIM_EVERY_S, it reclaims
+task rows left RUNNING by a worker that is gone, and queues their tasks again (grading is
+safe to run twice):
 - a worker on this machine whose process no longer exists, at once;
 - any worker, once its row has been running longer than TASK_LEASE_S (another machine's
   worker cannot be asked whether it is alive).
@@ -96,6 +98,38 @@ def housekeeping() -> None:
         )
 
 
+def grader_check() -> None:
+    """Ask the model server whether it serves our model and store the answer in the cache
+    the web processes read (/grader/, and the grading task's routing). Without it only a
+    grading asks, so a server that died after its last grade stayed "up" on the page, and one
+    down when the app started stayed "not checked yet", until someone submitted an answer."""
+    from django.conf import settings
+    from django.core.cache import cache
+
+    from grading import GraderConfig, check_health
+
+    try:
+        config = GraderConfig.from_settings(settings.GRADER)
+    except ValueError:
+        return  # the grading task says so on every grade, and /grader/ to staff
+    if config.configured:
+        check_health(config, cache=cache)
+
+
+def periodic(last_sweep: float) -> float:
+    """One round of the reclaim thread: reclaim lost tasks, check the model server, and sweep
+    once SWEEP_EVERY_S has passed since `last_sweep`. Returns when the last sweep ran."""
+    tasks_reclaim()
+    try:
+        grader_check()
+    except Exception as exc:  # a shared cache that is down: the next round tries again
+        log.warning("could not store the model server's health (%s)", type(exc).__name__)
+    if time.monotonic() - last_sweep >= SWEEP_EVERY_S:
+        housekeeping()
+        last_sweep = time.monotonic()
+    return last_sweep
+
+
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
@@ -117,13 +151,14 @@ def main() -> int:
 
     def reclaim_forever() -> None:
         last_sweep = time.monotonic()
+        try:
+            grader_check()  # at once: /grader/ knows how the model server is from the start
+        except Exception as exc:
+            log.warning("could not store the model server's health (%s)", type(exc).__name__)
         while True:
             time.sleep(RECLAIM_EVERY_S)
             try:
-                tasks_reclaim()
-                if time.monotonic() - last_sweep >= SWEEP_EVERY_S:
-                    housekeeping()
-                    last_sweep = time.monotonic()
+                last_sweep = periodic(last_sweep)
             except DatabaseError:
                 log.warning("could not reclaim tasks or sweep: database unavailable")
             finally:

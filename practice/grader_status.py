@@ -163,7 +163,7 @@ def server_status(config: GraderConfig, *, cache: HealthCache) -> ServerStatus:
         endpoint=config.endpoint, model=config.model, configured=config.configured
     )
     if not config.configured:
-        status.reason = "No GRADER_BASE_URL is set: every answer is graded offline."
+        status.reason = "No GRADER_BASE_URL is set: candidates self-check every answer."
         return status
     health = check_health(config, cache=cache)
     status.reachable, status.reason = health.up, health.reason

@@ -50,7 +50,7 @@ def submit(text: str = "A prefix-aware router."):
 def test_without_a_model_the_page_says_grading_is_offline(client, settings):
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": ""}
     html = client.get("/grader/").content.decode()
-    assert "not configured: every answer is graded offline" in html
+    assert "not configured: candidates self-check every answer" in html
 
 
 @pytest.mark.django_db
@@ -107,7 +107,7 @@ def test_an_answer_graded_offline_is_shown_as_such(
 def test_a_stored_health_answer_replaces_the_database_figures(client, model_server):
     mark_model_down(GraderConfig(base_url=model_server.base_url), "timed out", cache=cache)
     html = client.get("/grader/").content.decode()
-    assert "down: answers are graded offline" in html
+    assert "down: candidates self-check for now" in html
     assert "Newest graded answer" not in html
 
 
@@ -132,7 +132,7 @@ def test_the_public_page_shows_the_stored_health_answer_without_details(client, 
     config = GraderConfig(base_url=model_server.base_url)
     mark_model_down(config, "model timed out after 60s", cache=cache)
     html = client.get("/grader/").content.decode()
-    assert "down: answers are graded offline" in html
+    assert "down: candidates self-check for now" in html
     assert "Last checked" in html
     assert model_server.base_url not in html and "127.0.0.1" not in html
     assert "timed out" not in html  # the reason is for staff

