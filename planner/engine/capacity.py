@@ -927,11 +927,13 @@ def plan(
         f"embedding table: {format_number(tpot_floor_ms)} ms. Counting every weight, as the "
         f"simple napkin figure does, gives {format_number(number('tpot_simple') * 1000)} ms."
     )
-    notes.append(
-        f"At the planned batch of {batch} streams a decode step also reads each stream's "
-        f"{format_number(number('kv_stream') / GiB)} GiB of KV: TPOT {format_number(tpot_ms)} ms "
-        f"(one stream alone: {format_number(one_stream_ms)} ms)."
-    )
+    if fits:  # with no stream that fits there is no step to time
+        notes.append(
+            f"At the planned batch of {batch} stream{'s' if batch != 1 else ''} a decode step "
+            f"also reads each stream's {format_number(number('kv_stream') / GiB)} GiB of KV: "
+            f"TPOT {format_number(tpot_ms)} ms (one stream alone: "
+            f"{format_number(one_stream_ms)} ms)."
+        )
     overhead_given = overhead_gb is not None or overhead_gib is not None
     notes.append(
         f"Non-KV memory per GPU: {format_number(number('overhead') / GiB)} GiB"

@@ -116,3 +116,14 @@ def test_the_bounds_stay_readable_at_phone_width(browser, live_server_url) -> No
         box = values.nth(index).bounding_box()
         assert box is not None and box["height"] < 40, (index, box)  # one line, not three
     context.close()
+
+
+def test_a_plan_where_nothing_fits_times_no_decode_step(client: Client) -> None:
+    """A 70B model in BF16 on one L4 holds no stream: the page showed '663 ms TPOT at a batch of
+    1' beside '0 concurrent streams', and a note about 'the planned batch of 1 streams'."""
+    response = client.get(CAPACITY, _query(model="llama-3.1-70b-instruct", gpu="l4", tp=1))
+    result = response.context["result"]
+    assert result is not None and not result["fits"]
+    html = response.content.decode()
+    assert "TPOT: no stream fits" in html and "ms TPOT at a batch of" not in html
+    assert not any("planned batch of" in note for note in result["notes"])
