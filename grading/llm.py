@@ -637,7 +637,10 @@ def call_model(
     except openai.OpenAIError as exc:
         raise ModelCallFailed(f"model call failed: {type(exc).__name__}") from exc
     except ValueError as exc:  # a 200 whose body is not JSON: the client does not wrap it
-        raise ModelCallFailed("model server answered with a body that is not JSON") from exc
+        # Something other than the model server (a proxy's error page) is answering there.
+        raise ModelCallFailed(
+            "model server answered with a body that is not JSON", server_down=True
+        ) from exc
     return _reply_text(response, max_tokens)
 
 

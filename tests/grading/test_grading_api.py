@@ -205,3 +205,17 @@ def test_a_full_gate_falls_back_instead_of_waiting_forever(fixture_question):
             second = grade(step, "x", mode="llm", config=config)
             first.result()
     assert second.fallback_reason.startswith("grader busy")
+
+
+def test_a_page_that_is_not_json_marks_the_model_down(fixture_question):
+    # A proxy's error page answered with 200 where the model should be: the next gradings go
+    # offline at once instead of each waiting on it, and /grader/ says why.
+    step = fixture_question["steps"]["architecture"]
+    page = "<html><body>502 Bad Gateway</body></html>"
+    with FakeChatServer(lambda request: ScriptedReply(raw_body=page)) as server:
+        config = GraderConfig(base_url=server.base_url, max_retries=0)
+        cache = TTLCache()
+        result = grade(step, "x", mode="llm", config=config, cache=cache)
+        assert "not JSON" in result.fallback_reason
+        last = last_health(config, cache=cache)
+        assert last is not None and not last.up and "not JSON" in last.reason
