@@ -6,11 +6,15 @@ only ever reach their own attempts.
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
@@ -30,6 +34,7 @@ from practice.autosave import StaleDraft
 from practice.history import candidate_history
 from practice.models import Attempt, StepAnswer, Submission
 from practice.scorecard import scorecard
+from practice.slo import NUMBER_FIELDS, TEXT_FIELDS
 from questionbank import STEP_KEYS
 from questions import selectors
 from rate_limits import LimitExceeded, calculation_budget
@@ -83,6 +88,76 @@ def _posted_answer(request: HttpRequest, step: str) -> dict:
         "base_version": base_version,
         "seconds": seconds,
     }
+
+
+def _step_page(attempt_id: int, step: str = "estimate", follow_up: str = "", **_) -> str:
+    kwargs = {"attempt_id": attempt_id, "step": step}
+    if follow_up:
+        return reverse("attempt_follow_up", kwargs=kwargs | {"follow_up": follow_up})
+    return reverse("attempt_step", kwargs=kwargs)
+
+
+def _attempt_page(attempt_id: int, **_) -> str:
+    return reverse("attempt", kwargs={"attempt_id": attempt_id})
+
+
+# What a step's answer form posts that a candidate typed, with the name the kept-text page
+# gives each (the quantity boxes, expr_<id>, are named by their quantity).
+_TYPED_FIELDS = {
+    "text": "Your answer",
+    "diagram": "Diagram (Mermaid text)",
+    "worksheet": "Worksheet",
+    **{f.name: f"SLO card: {f.label}" for f in TEXT_FIELDS + NUMBER_FIELDS},
+}
+
+
+def _form_post(back):
+    """An endpoint that a step page's forms post to (login_required and require_POST, for
+    the candidate who has no JavaScript, or whose session ran out).
+
+    A post from a signed-out browser without htmx (the session expired while they typed) gets
+    a page with everything they typed, to copy, and a link to sign in again that leads back
+    to `back` (a function of the URL's arguments) rather than here: a redirect to the log-in
+    page would drop the text. htmx's posts still get that redirect, which practice.js reads
+    as "your session has expired" (it keeps the text in the page). A GET or HEAD of the
+    address (the log-in's `next`, a reload, a bookmark) goes to `back`: the address takes
+    posts only, and Django's 405 is a blank page."""
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request: HttpRequest, **kwargs) -> HttpResponse:
+            if request.method not in ("GET", "HEAD", "POST"):
+                return HttpResponseNotAllowed(["POST"])
+            if not request.user.is_authenticated:
+                if request.method == "POST" and not request.htmx:
+                    return _session_expired(request, back(**kwargs))
+                return redirect_to_login(request.get_full_path())
+            if request.method != "POST":
+                _own_attempt(request, kwargs["attempt_id"])  # anyone else's: 404, as ever
+                return redirect(back(**kwargs))
+            return view(request, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
+def _session_expired(request: HttpRequest, back: str) -> HttpResponse:
+    """The page for a form posted after the session expired: nothing was saved, here is
+    what was typed (each field in a box to copy from), and a way to sign in again."""
+    typed = []
+    for name, value in request.POST.items():
+        value = str(value)
+        if not value.strip():
+            continue
+        if name in _TYPED_FIELDS:
+            typed.append({"label": _TYPED_FIELDS[name], "value": value})
+        elif name.startswith("expr_"):
+            typed.append({"label": f"Check box: {name.removeprefix('expr_')}", "value": value})
+    for row in typed:
+        row["rows"] = min(16, max(2, row["value"].count("\n") + 2))
+    context = {"typed": typed, "back": back}
+    return render(request, "interview/session_expired.html", context, status=403)
 
 
 def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
@@ -140,8 +215,7 @@ def attempt_step(
     return page_cache.respond(request, attempt, build, shows)
 
 
-@login_required
-@require_POST
+@_form_post(_step_page)
 def draft_autosave(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -153,8 +227,7 @@ def draft_autosave(
     return _save_status(answer)
 
 
-@login_required
-@require_POST
+@_form_post(_step_page)
 def step_submit(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -262,8 +335,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
     return page_cache.respond(request, attempt, build)
 
 
-@login_required
-@require_POST
+@_form_post(_attempt_page)
 def submission_self_check(
     request: HttpRequest, attempt_id: int, submission_id: int
 ) -> HttpResponse:
@@ -303,8 +375,7 @@ def submission_self_check(
     )
 
 
-@login_required
-@require_POST
+@_form_post(_step_page)
 def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt, answer = _own_answer(request, attempt_id, "estimate")
     if not request.htmx:
@@ -381,8 +452,7 @@ def _quantity_check_without_javascript(
     return redirect(url + (f"#check-{quantity_ids[0]}" if quantity_ids else ""))
 
 
-@login_required
-@require_POST
+@_form_post(_step_page)
 def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     try:
@@ -397,8 +467,7 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     return _fragment("interview/attempt_step.html#worksheet-lines", context)
 
 
-@login_required
-@require_POST
+@_form_post(_attempt_page)
 def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     elsewhere = extensions.attempt_finished(attempt)  # e.g. a mock interview's report

@@ -98,9 +98,22 @@ class Bank:
 
 def fold(text: str) -> str:
     """`text` for matching: compatibility-decomposed, accents dropped, case folded
-    ("Qwen2.5 Résumé" -> "qwen2.5 resume")."""
+    ("Qwen2.5 Résumé" -> "qwen2.5 resume"), every dash a hyphen ("7B–8B" -> "7b-8b", as a
+    keyboard types it), and invisible format characters (a zero-width space, a soft hyphen,
+    a direction mark, pasted with a word) dropped."""
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return "".join(_folded_char(c) for c in decomposed).casefold()
+
+
+def _folded_char(c: str) -> str:
+    if unicodedata.combining(c):
+        return ""
+    category = unicodedata.category(c)
+    if category == "Cf":
+        return ""
+    if category == "Pd" or c == "\u2212":  # a dash, or the minus sign
+        return "-"
+    return c
 
 
 def search_words(query: str) -> list[str]:

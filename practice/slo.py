@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grading.text import form_block
+from planner.engine import evaluate_expression
 from questionbank import Brief
 
 
@@ -69,23 +70,39 @@ class CardReview:
         }
 
 
-def parse_number(raw: object) -> float | None:
-    """A positive figure from a form field ('50', '1,000', '32k'); None when empty.
+# The card's units as the napkin calculator spells them, in the order a figure is tried.
+CALCULATOR_UNITS = {"QPS": ("req/s",), "tok/req": ("tok/req", "tok")}
+
+
+def parse_number(raw: object, unit: str = "") -> float | None:
+    """A positive figure from a form field ('50', '1,000', '32k'); None when empty. The figure
+    may carry a unit the napkin calculator reads ('300 ms', '0.3 s', '50 QPS', '8k tokens'):
+    it is converted to the field's `unit`, and a unit of another kind is refused.
 
     Raises ValueError with a sentence for the candidate when the text is not a number.
     """
     text = str(raw or "").strip().replace(",", "").replace("_", "")
     if not text:
         return None
-    scale = 1.0
-    if text[-1] in "kK":
-        scale, text = 1e3, text[:-1]
-    elif text[-1] == "M":
-        scale, text = 1e6, text[:-1]
-    try:
-        value = float(text) * scale
-    except ValueError:
-        raise ValueError("Enter a number, like 50 or 32k.") from None
+    wanted = f" in {unit}" if unit else ""
+    refusal = f"Enter a number{wanted}, like 50 or 32k."
+    if len(text) > 80:
+        raise ValueError(refusal)
+    read = evaluate_expression(text)
+    if read.error is None and read.unit and unit:
+        # A figure with its own unit, converted to the field's ("256 tokens" is per request).
+        for target in CALCULATOR_UNITS.get(unit, (unit,)):
+            converted = evaluate_expression(text, to_unit=target)
+            if converted.error is None:
+                read = converted
+                break
+        else:
+            raise ValueError(f"That is not a figure in {unit}. {refusal}")
+    if read.error is not None or read.value is None or read.name is not None:
+        raise ValueError(refusal)
+    if read.unit and not unit:
+        raise ValueError(refusal)
+    value = float(read.value)
     if not (0 < value < MAX_NUMBER):
         raise ValueError("Enter a positive number of a realistic size.")
     return value
@@ -103,7 +120,7 @@ def review_card(card: dict, brief: Brief) -> CardReview:
     relevant = 0
     for f in NUMBER_FIELDS:
         try:
-            theirs = parse_number(card.get(f.name))
+            theirs = parse_number(card.get(f.name), f.unit)
         except ValueError as exc:
             errors[f.name] = str(exc)
             theirs = None
@@ -155,7 +172,7 @@ def unread_figures(card: dict) -> list[dict]:
     unread = []
     for f in NUMBER_FIELDS:
         try:
-            parse_number(card.get(f.name))
+            parse_number(card.get(f.name), f.unit)
         except ValueError as exc:
             unread.append({"label": f.label, "theirs": str(card.get(f.name)), "message": str(exc)})
     return unread

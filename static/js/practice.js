@@ -196,6 +196,63 @@
   document.body.addEventListener("htmx:timeout", (event) => {
     if (ours(event.detail)) showProblem("The server took too long to answer; it saves on your next edit.", null);
   });
+  // A napkin Check, the worksheet's working-out and the diagram preview each answer into a
+  // place of their own. A request of theirs that fails says so there: otherwise Check did
+  // nothing at all, and the worksheet or the picture went on showing results for text that is
+  // no longer in the box. (Their text is part of the answer form, saved as above.)
+  function resultPlace(detail) {
+    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
+    if (!elt || elt === form || elt.id === "autosave") return null;
+    if (elt.id === "worksheet") {
+      return { el: document.getElementById("worksheet-lines"), what: "Not worked out", className: "message message-error" };
+    }
+    if (elt.id === "diagram-text") {
+      return { el: document.getElementById("diagram-error"), what: "The picture was not updated", inline: true };
+    }
+    if (elt.classList && elt.classList.contains("check-form")) {
+      const target = (elt.getAttribute("hx-target") || "").replace(/^#/, "");
+      return { el: document.getElementById(target), what: "Not checked", className: "verdict verdict-error" };
+    }
+    return null;
+  }
+  function whyFailed(code) {
+    if (code === 0) return "the connection was lost. Try again when it is back.";
+    if (code === 400 || code === 413) return "the text is too large to send. Shorten it.";
+    if (code === 403) return "your session changed since this page loaded. Sign in again in a new tab, then try again.";
+    if (code === 502 || code === 503 || code === 504) return "the server is unavailable right now (" + code + "). Try again shortly.";
+    return "the server had an error (" + code + "). Try again.";
+  }
+  function sayFailed(detail, why) {
+    const place = resultPlace(detail);
+    if (!place || !place.el) return false;
+    const message = place.what + ": " + why;
+    if (place.inline) {
+      place.el.textContent = message;
+      return true;
+    }
+    const p = document.createElement("p");
+    p.className = place.className;
+    p.setAttribute("role", "alert");
+    p.textContent = message;
+    place.el.replaceChildren(p);
+    return true;
+  }
+  document.body.addEventListener("htmx:beforeSwap", (event) => {
+    const xhr = event.detail.xhr;
+    if (!xhr || !xhr.responseURL || !new URL(xhr.responseURL).pathname.startsWith(loginPath)) return;
+    // Signed out: the log-in page the redirect led to is no result to show.
+    if (sayFailed(event.detail, "you were signed out. Sign in again in a new tab, then try again.")) {
+      event.detail.shouldSwap = false;
+      event.detail.isError = false;
+    }
+  });
+  document.body.addEventListener("htmx:responseError", (event) => {
+    sayFailed(event.detail, whyFailed(event.detail.xhr ? event.detail.xhr.status : 0));
+  });
+  document.body.addEventListener("htmx:sendError", (event) => { sayFailed(event.detail, whyFailed(0)); });
+  document.body.addEventListener("htmx:timeout", (event) => {
+    sayFailed(event.detail, "the server took too long to answer. Try again.");
+  });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
