@@ -105,3 +105,12 @@ def test_the_stalls_of_long_prefills_grow_the_fleets_the_reference_names() -> No
     assert hit["binding"] != "stall"
     assert hit["at_peak"]["prefill_share"] == pytest.approx(0.09, abs=0.01)
     assert hit["at_peak"]["tpot_p99_ms"] == pytest.approx(13, abs=0.5)
+
+
+def test_the_15k_calls_follow_up_fleets() -> None:
+    # fu-vc-15k-calls: 1,000 turns a second, "17 H100s with the history cached against 145 by
+    # throughput if every turn were cold (about 211 once the cold prefills' stalls are counted)".
+    cold = plan(**{**BASE, "qps": 1000})
+    hit = plan(**{**BASE, "qps": 1000}, prefix_hit=1, prefix_len=CACHED)
+    assert (hit["n_inst_rate"], hit["n_inst"]) == (17, 17)
+    assert (cold["n_inst_rate"], cold["n_inst"]) == (145, 211)
