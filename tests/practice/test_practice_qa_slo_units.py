@@ -10,23 +10,18 @@ kind is refused with a message that names the one the field wants."""
 import pytest
 
 from practice.slo import parse_number, review_card
-from questionbank import load_question_spec
 from tests.practice.test_practice import (  # noqa: F401 - fixtures
     attempt,
     candidate,
     client_in,
     step_url,
 )
+from tests.practice.test_slo import BRIEF, FULL_CARD
 
-BRIEF = load_question_spec("chat-api-50qps").brief
-CARD = {
-    "peak_qps": "50 req/s",
-    "ttft_p99_ms": "0.3 s",
-    "tpot_p99_ms": "50 ms",
-    "input_tokens": "512 tok/req",
-    "output_tokens": "256 tokens",
-    "context_length": "8k tok",
-}
+# The figures of the full card, each written with a unit of its kind.
+CARD = {**FULL_CARD, "peak_qps": "50 req/s", "ttft_p99_ms": "0.3 s", "tpot_p99_ms": "50 ms",
+        "input_tokens": "512 tok/req", "output_tokens": "256 tokens",
+        "context_length": "8k tok"}  # fmt: skip
 
 
 def test_a_figure_written_with_its_fields_unit_is_read():
