@@ -78,3 +78,16 @@ def test_a_session_miss_costs_six_times_a_hit() -> None:
     figures = planner_figures()
     assert figures["ttft_static"] / figures["ttft_hit"] == pytest.approx(6.1, abs=0.2)
     assert figures["ttft_cold"] > figures["ttft_static"] > figures["ttft_hit"]
+
+
+def test_the_router_chooses_among_the_planners_fleet_for_the_peak() -> None:
+    # The hit-rate step routes over `replicas`, which must be the fleet that carries the
+    # 40 QPS peak: with session affinity (92% of tokens cached) each H100 holds about 17
+    # sessions and completes about 2 turns a second, so the peak needs 30, and random routing
+    # over 30 finds the history one time in 30, a hit rate near 35%.
+    # Every turn back on its replica finds the previous context (prefix_hit = 1 over it).
+    fleet = plan(**BASE, prefix_hit=1, prefix_len=PREVIOUS)
+    assert fleet["binding"] == "memory"
+    assert fleet["r_inst_req_s"] == pytest.approx(1.97, abs=0.05)
+    assert fleet["n_gpu"] == given("replicas") == 30
+    assert question("hit_random") == pytest.approx(0.35, abs=0.01)

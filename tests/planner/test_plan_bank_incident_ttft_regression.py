@@ -78,3 +78,16 @@ def test_the_new_config_cannot_carry_the_peak_on_prefill_alone() -> None:
     after = plan(**AFTER)
     assert given("qps_peak") / given("replicas") > after["r_prefill_req_s"]
     assert given("qps_peak") / given("replicas") < plan(**BEFORE)["r_prefill_req_s"]
+
+
+def test_scaling_out_instead_of_rolling_back_means_roughly_quadrupling_the_fleet() -> None:
+    # The scale-out misconception's figures: at the 24 QPS peak the old config fits on the
+    # 9 replicas, the new one needs about 27 A100s by throughput and about 34 once its
+    # prefills' stalls hold the 50 ms p99 TPOT.
+    slo = dict(tpot_slo_ms=50, ttft_slo_ms=1000)
+    before, after = plan(**BEFORE, **slo), plan(**AFTER, **slo)
+    assert before["n_gpu"] == given("replicas")
+    assert after["n_inst_rate"] == 27
+    assert after["binding"] == "stall"
+    assert after["n_gpu"] == 34
+    assert 3.5 < after["n_gpu"] / before["n_gpu"] < 4

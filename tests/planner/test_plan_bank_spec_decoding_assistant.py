@@ -102,3 +102,21 @@ def test_past_the_crossover_batch_speculation_makes_a_step_slower() -> None:
     assert plain["batch"] > 4 * question("b_ridge")
     assert spec["tpot_ms"] > plain["tpot_ms"]
     assert plan(**SPECULATE)["tpot_ms"] < plan(**BASE)["tpot_ms"] / 2
+
+
+def test_about_one_request_in_eight_waits_for_a_kv_slot_on_the_throughput_fleet() -> None:
+    # The reference's slot paragraph: 5 slots per replica, each held for the prefill plus 512
+    # speculative steps (about 5.9 s); at 3 QPS over the planner's 7 replicas the Erlang-C
+    # chance that every slot is taken is about one in eight, which is why the design runs 8.
+    import math
+
+    p = plan(**SPECULATE)
+    slots, replicas = p["max_seqs"], p["n_inst"]
+    assert (slots, replicas) == (5, 7)
+    hold_s = p["ttft_ms"] / 1000 + given("o_bar") * p["tpot_ms"] / 1000
+    assert hold_s == pytest.approx(5.9, abs=0.15)
+    load = given("qps_peak") / replicas * hold_s
+    assert load == pytest.approx(2.5, abs=0.1)
+    top = load**slots / math.factorial(slots) * slots / (slots - load)
+    wait = top / (sum(load**k / math.factorial(k) for k in range(slots)) + top)
+    assert 0.1 < wait < 0.16

@@ -80,3 +80,16 @@ def test_past_eight_gpus_the_kv_heads_replicate() -> None:
     at_8, at_16 = plan(**BASE, tp=8), plan(**BASE, tp=16)
     assert at_8["kv_heads_per_gpu"] == at_16["kv_heads_per_gpu"] == 1
     assert at_16["kv_bytes_per_token"] == 2 * at_8["kv_bytes_per_token"]
+
+
+def test_prefills_fill_much_of_each_box_at_the_peak_so_requests_queue_behind_them() -> None:
+    # The reference's queueing paragraph: at 0.5 req/s per box prefill compute alone fills
+    # about 42% of each box's time, and with the all-reduce about two thirds, so a request
+    # often waits behind another's prefill and the p99 TTFT passes 1.5 s on two boxes.
+    split = plan(**BASE, tp=TP, tpot_slo_ms=50, ttft_slo_ms=1500)
+    per_box = FIGURES.brief.value_of("peak_qps") / 2
+    assert split["n_inst"] == 2
+    assert split["at_peak"]["prefill_share"] == pytest.approx(0.42, abs=0.02)
+    with_allreduce = split["ttft_ms"] / 1000 + question("t_ar_prefill")
+    assert with_allreduce == pytest.approx(1.35, abs=0.05)
+    assert per_box * with_allreduce == pytest.approx(0.67, abs=0.03)

@@ -88,3 +88,24 @@ def test_without_a_measured_knee_prefill_compute_binds_below_the_questions_r_ins
     assert derived["binding"] == "ttft"
     assert derived["r_inst_req_s"] < question("r_inst") / 2
     assert derived["n_inst"] > question("n_inst")
+
+
+def test_prefill_compute_not_the_slots_binds_the_fleet() -> None:
+    # "What the 4 leaves out": the slot count gives 4 GPUs, but a cached request's 0.6 s
+    # suffix prefill caps one GPU near 1.7 req/s, and with decode beside it the planner (no
+    # measured hold time or knee) needs about 12 GPUs even with every request hitting. With one
+    # prompt in ten missing, the p99 TTFT is a cold prefill of about 6.9 s at 30k and the plan
+    # is infeasible.
+    prompt, prefix = FIGURES.brief.value_of("input_tokens"), CTX - given("suffix_len")
+    hit = plan(**BASE, kv="fp8", prompt_len=prompt, prefix_hit=1, prefix_len=prompt - 2000,
+               ttft_slo_ms=2000)  # fmt: skip
+    assert question("n_inst") == 4
+    assert hit["r_prefill_req_s"] == pytest.approx(1.7, abs=0.05)
+    assert hit["n_inst"] == 12 and hit["feasible"]
+    full = plan(**BASE, kv="fp8", prompt_len=CTX - 128, prefix_hit=1, prefix_len=prefix,
+                ttft_slo_ms=2000)  # fmt: skip
+    assert full["n_inst"] == 12
+    miss = plan(**BASE, kv="fp8", prompt_len=prompt, prefix_hit=0.9, prefix_len=prompt - 2000,
+                ttft_slo_ms=2000)  # fmt: skip
+    assert miss["ttft_p99_ms"] == pytest.approx(6900, rel=0.02)
+    assert miss["n_inst"] == 21 and not miss["feasible"]
