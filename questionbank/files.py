@@ -588,7 +588,14 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
         formula = qty.get("formula")
         if isinstance(formula, str | int | float) and not isinstance(formula, bool):
             error = formula_error(str(formula), known, to_unit=qty.get("unit"))
-            if error:
+            if error and error.startswith("Cannot convert") and "unit" in qty:
+                # The formula evaluates; it is the `unit` that does not fit it.
+                cf.problem(
+                    (*qpath, "unit"),
+                    f"quantity '{qid}': {error} Or fix the formula on line "
+                    f"{cf.line_of(*qpath, 'formula')}.",
+                )
+            elif error:
                 cf.problem((*qpath, "formula"), f"quantity '{qid}': {error}")
         elif "formula" in qty:
             cf.problem((*qpath, "formula"), "formula must be a napkin-math expression")
@@ -606,7 +613,11 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
                 cf.problem(mpath, "a mistake needs exactly one of formula or replace")
             if isinstance(mistake.get("replace"), dict):
                 for name, text in mistake["replace"].items():
-                    error = None if name in known else f"'{name}' is not a given"
+                    error = (
+                        None
+                        if name in known
+                        else f"'{name}' is not a given (the givens: {', '.join(names) or 'none'})"
+                    )
                     error = error or formula_error(str(text), known)
                     if error:
                         cf.problem((*mpath, "replace", name), f"mistake of '{qid}': {error}")
@@ -789,19 +800,47 @@ def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> 
     try:
         results = evaluate_worksheet([*lines, formula], {})
     except NapkinError as exc:
-        return str(exc)
+        return _with_names(str(exc), givens)
     last = results[-1]
     if last.error:
-        return str(last.error)
+        return _with_names(str(last.error), givens)
     if not to_unit:
         return None
     scope = {row.name: row.quantity for row in results[:-1] if row.name and row.quantity}
     converted = evaluate_expression(formula, scope, to_unit=str(to_unit))
     if converted.error and converted.error.startswith("Cannot convert"):
-        return converted.error
+        return f"{converted.error} {_what_it_gives(last)}"
     if converted.error:
         return f"the unit {str(to_unit)!r}: {converted.error}"
     return None
+
+
+def _with_names(message: str, givens: dict[str, str]) -> str:
+    """An unknown name's message with the names the formula may use (a typo's fix)."""
+    if not message.startswith("Unknown name "):
+        return message
+    if not givens:
+        return f"{message} No names are defined before it."
+    return f"{message} Names it may use: {', '.join(givens)}."
+
+
+def _what_it_gives(row: Any) -> str:
+    """What a formula that evaluated gives, in words and as a unit to write, e.g. "The formula
+    gives time (15.08 ms with these givens): write `unit` as a unit of time, such as ms." """
+    from planner.engine.units import describe_dim
+
+    if getattr(row, "quantity", None) is None:
+        return ""
+    kind = describe_dim(row.quantity.dim)
+    unit = row.unit or ""
+    value = (
+        f" ({row.value:.4g} {unit}".rstrip() + " with these givens)"
+        if row.value is not None
+        else ""
+    )
+    if not unit:
+        return f'The formula gives {kind}{value}: write unit: "" for it.'
+    return f"The formula gives {kind}{value}: write `unit` as a unit of {kind}, such as {unit}."
 
 
 def _check_keys(cf, path, mapping, allowed, required, what) -> None:

@@ -13,7 +13,9 @@ from review.models import GradeDispute
 class ReviewHooks(AttemptExtension):
     def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:
         dispute = GradeDispute.objects.filter(submission=submission).first()
-        if not graded and dispute is None:
+        if dispute is None and (not graded or submission.answer.attempt.is_preview):
+            # A preview attempt never reaches the review queue: a dispute sent from one would
+            # be confirmed and then seen by nobody, so none is offered.
             return []
         context = {
             "dispute": dispute,

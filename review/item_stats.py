@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from grading.types import VERDICT_CREDIT
@@ -32,7 +32,7 @@ from practice.scoring import (
     submission_score,
 )
 from questionbank import STEP_KEYS, RubricPoint
-from questions.models import Question
+from questions.models import Question, QuestionRevision
 from questions.selectors import STEP_TITLES
 
 EASY_ABOVE = 0.95
@@ -73,26 +73,38 @@ def _correlation(xs: Sequence[float], ys: Sequence[float]) -> float | None:
 
 
 def point_statistics(
-    points: Sequence[RubricPoint], responses: Sequence[Mapping[str, str]]
+    points: Sequence[RubricPoint],
+    responses: Sequence[Mapping[str, str]],
+    asked: Sequence[Collection[str]] | None = None,
 ) -> list[PointStats]:
     """Statistics of each rubric point over responses ({point id: verdict}, one per candidate;
     a point without a verdict is a miss). Credit: hit 1, partial 0.5, miss 0; the rest score
-    is the weighted share of credit on the step's other points."""
+    is the weighted share of credit on the step's other points.
+
+    `asked`, when given, holds per response the point ids of the rubric it was graded against
+    (its attempt's revision): a point counts only over the responses that were asked it, so a
+    point added in a later revision is not a miss of every answer made before it existed."""
+    if asked is None:
+        asked = [{p.id for p in points}] * len(responses)
     credit = [
         {p.id: VERDICT_CREDIT.get(r.get(p.id, "miss"), 0.0) for p in points} for r in responses
     ]
     out = []
     for point in points:
-        n = len(responses)
-        others = [q for q in points if q.id != point.id]
-        other_weight = sum(q.weight for q in others)
-        mine = [c[point.id] for c in credit]
-        rest = [
-            sum(q.weight * c[q.id] for q in others) / other_weight if other_weight else 0.0
-            for c in credit
-        ]
-        hits = sum(r.get(point.id) == "hit" for r in responses)
-        partials = sum(r.get(point.id) == "partial" for r in responses)
+        mine_rows = [i for i, ids in enumerate(asked) if point.id in ids]
+        n = len(mine_rows)
+        mine, rest = [], []
+        for i in mine_rows:
+            others = [q for q in points if q.id != point.id and q.id in asked[i]]
+            other_weight = sum(q.weight for q in others)
+            mine.append(credit[i][point.id])
+            rest.append(
+                sum(q.weight * credit[i][q.id] for q in others) / other_weight
+                if other_weight
+                else 0.0
+            )
+        hits = sum(responses[i].get(point.id) == "hit" for i in mine_rows)
+        partials = sum(responses[i].get(point.id) == "partial" for i in mine_rows)
         hit_rate = round(hits / n, 4) if n else None
         flag = ""
         if hit_rate is not None and hit_rate > EASY_ABOVE:
@@ -125,7 +137,7 @@ def _best_submissions(
             answer__attempt__is_preview=False,
             answer__follow_up_id="",
         )
-        .select_related("answer")
+        .select_related("answer__attempt")
         .prefetch_related("grades")
     )
     per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
@@ -164,17 +176,34 @@ def graded_by(entries: Sequence[ScoredSubmission]) -> list[tuple[str, int]]:
 
 def question_item_stats(*, question: Question) -> dict:
     """The item statistics page of a question: per step its points, for napkin math its
-    quantities too. Figures over the current revision's rubric."""
+    quantities too. The points are the current revision's, each counted over the answers whose
+    own revision asked it."""
     spec = question.current_revision.question_spec
     best, waiting = _best_submissions(question)
+    # The rubric each answer was graded against is its attempt's revision's (a point added or
+    # removed since is not held against it).
+    revision_ids = {e.item.answer.attempt.revision_id for entries in best.values() for e in entries}
+    specs = {
+        r.pk: r.question_spec
+        for r in QuestionRevision.objects.filter(pk__in=revision_ids).only(
+            "pk", "content_hash", "spec", "scenario_markdown"
+        )
+    }
     steps = []
     for step_key in STEP_KEYS:
         step = spec.step(step_key)
         entries = best.get(step_key, [])
         responses = []
+        asked = []
         for entry in entries:
             main = primary_grade(entry.grades)
             responses.append({p["id"]: p.get("verdict", "miss") for p in main.points})
+            own = specs.get(entry.item.answer.attempt.revision_id)
+            asked.append(
+                {p.id for p in own.step(step_key).rubric}
+                if own is not None
+                else {p.id for p in step.rubric}
+            )
         quantities = []
         if step_key == "estimate":
             checks = [
@@ -191,7 +220,7 @@ def question_item_stats(*, question: Question) -> dict:
                 "n": len(responses),
                 "graded_by": graded_by(entries),
                 "awaiting_self_check": waiting[step_key],
-                "points": point_statistics(step.rubric, responses),
+                "points": point_statistics(step.rubric, responses, asked),
                 "quantities": quantities,
             }
         )

@@ -79,6 +79,11 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
             f"Keep the reason under {DISPUTE_MAX_CHARS} characters (it has {len(reason)}): "
             "one or two sentences are enough; nothing was sent."
         )
+    if submission.answer.attempt.is_preview:
+        raise FlowError(
+            "This is a preview attempt, which never reaches the review queue, so nobody would "
+            "see a dispute of it; nothing was sent. To review a grade, use the review queue."
+        )
     if submission.grade_status not in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE):
         raise FlowError("This answer is still being graded; dispute it once the grade is in.")
     if submission.grades.filter(grader=INSTRUCTOR).exists():
