@@ -203,8 +203,8 @@ class FollowUpPending(FlowError):
 
     def __init__(self) -> None:
         super().__init__(
-            "Answer the interviewer's follow-up first (in the panel above): your draft here "
-            "is saved, and you can submit it once that is answered."
+            "Answer the interviewer's follow-up first (in the panel above), then submit this "
+            "answer: what you wrote here stays in its box."
         )
 
 

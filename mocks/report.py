@@ -32,7 +32,7 @@ from practice.diagram import (
     mermaid_block,
     step_has_diagram,
 )
-from practice.extensions import is_extension_follow_up
+from practice.extensions import is_extension_follow_up, scorecard_fragments
 from practice.misconceptions import misconceptions_found
 from practice.models import Grade, StepAnswer, Submission
 from practice.scoring import (
@@ -45,6 +45,7 @@ from practice.scoring import (
     step_scores,
 )
 from practice.services import grading_text
+from practice.step_page import step_url
 from questionbank import STEP_KEYS
 from questions import selectors
 
@@ -433,6 +434,32 @@ def _score_label(best: dict, step_key: str) -> str:
     return ", ".join(label for name, label in GRADE_LABELS.items() if name in given)
 
 
+def _numbers(grades: list[Grade]) -> list[dict]:
+    """The napkin checker's verdict on each quantity of the step (none on other steps): what
+    the candidate wrote, the verdict, the expected value and any hint, as the practice
+    feedback lists them; `line_md` is the export's line."""
+    checker = next((g for g in grades if g.grader == "checker"), None)
+    rows = []
+    for point in (checker.points or []) if checker else []:
+        row = {
+            "label": point.get("label", ""),
+            "verdict": point.get("verdict") or "unchecked",
+            "answer": point.get("answer", ""),
+            "expected": point.get("expected", ""),
+            "hint": point.get("hint", ""),
+        }
+        line = f"{row['label']}: {row['verdict'].replace('_', ' ')}"
+        if row["answer"]:
+            line += f" ({_code_cell(row['answer'])})"
+        if row["expected"]:
+            line += f", expected {row['expected']}"
+        if row["hint"]:
+            line += f"; {row['hint']}"
+        row["line_md"] = _cell(line)
+        rows.append(row)
+    return rows
+
+
 def _awaits_self_check(grades: list[Grade]) -> bool:
     """Graded by the matcher alone: no score until the candidate self-checks it."""
     return primary_grade(grades) is None and any(g.grader == "rubric" for g in grades)
@@ -501,6 +528,11 @@ def report_context(
         used = clock.used_by_step.get(key, 0.0)
         diagram = diagram_text(submission.fields) if submission else ""
         reference_diagram = spec.step(key).reference_diagram
+        # The napkin checker's verdicts: withheld while the session ran, reported here.
+        numbers = [] if hidden else _numbers(grades)
+        worksheet = (
+            (submission.fields.get("worksheet") or "").strip() if submission and numbers else ""
+        )
         steps.append(
             {
                 "key": key,
@@ -510,6 +542,8 @@ def report_context(
                 "awaits_self_check": not hidden
                 and per_step[key] is None
                 and _awaits_self_check(grades),
+                # Where the candidate rates it (the page links it for them alone).
+                "self_check_url": step_url(attempt, key) + "#self-check",
                 "human_score": _human_score(session, key),
                 "answer": submission.text if submission else "",
                 # The export keeps the answer too (the page has it): the candidate's own words,
@@ -523,6 +557,9 @@ def report_context(
                     mermaid_block(reference_diagram) if reference_diagram.strip() else ""
                 ),
                 "points": points,
+                "numbers": numbers,
+                "worksheet": worksheet,
+                "worksheet_md": _quoted(worksheet),
                 "hidden": hidden,
                 "wrong_ideas": wrong_ideas,
                 "reference_html": (rendered.get(key) or {}).get("reference", ""),
@@ -568,6 +605,8 @@ def report_context(
         "total_budget": minutes_seconds(session.total_minutes * 60),
         "ended": session.ended_at is not None,
         "show_matcher": show_matcher,
+        # What features keep with the attempt, as its scorecard shows them (the load tests).
+        "attempt_fragments": scorecard_fragments(attempt),
     }
 
 

@@ -261,6 +261,10 @@ def step_submit(
         if not request.htmx:
             return _refused_page(request, attempt, answer, posted, exc)
         context, status = {"answer": answer, "error": str(exc)}, 422
+        if _draft_holds(answer, posted):
+            # The refusal is of the submission, not of the text: the autosave already has
+            # what was posted, so the status says saved and the refusal is told beside it.
+            context = {"answer": answer, "refused": str(exc)}
     if not request.htmx:
         # Without JavaScript: back to the step page, where the feedback shows; or, past the
         # rate limit, the refusal beside the draft, which was saved before the limit was
@@ -276,6 +280,17 @@ def step_submit(
         )
     )
     return render(request, "interview/attempt_step.html#submit-result", context, status=status)
+
+
+def _draft_holds(answer: StepAnswer, posted: dict | None) -> bool:
+    """Whether the stored draft is exactly the posted answer form (its text and every posted
+    field), at the version that form was loaded at."""
+    if not posted or not answer.version or answer.version != posted["base_version"]:
+        return False
+    fields = answer.fields or {}
+    return answer.text == posted["text"] and all(
+        fields.get(name) == value for name, value in posted["fields"].items()
+    )
 
 
 def _refused_page(

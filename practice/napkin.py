@@ -3,6 +3,8 @@ givens (and their own SLO card's figures) predefined, and a required quantity ch
 
 from __future__ import annotations
 
+import re
+
 from grading.text import form_block
 from planner.engine import (
     LineResult,
@@ -58,6 +60,9 @@ def _givens(attempt: Attempt) -> dict[str, str]:
     return {**{k: v for k, v in card_names(attempt).items() if k not in givens}, **givens}
 
 
+_ASSIGNED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
+
+
 def _evaluated(attempt: Attempt, text: str) -> list[LineResult]:
     """The candidate's worksheet evaluated line by line with the question's givens predefined
     (lines past the engine's limit are left out). Raises FlowError when the givens themselves
@@ -101,9 +106,18 @@ def quantity_verdict(
     givens = givens_from_estimate(spec.estimate_dict(), upto=quantity_id)
     labels = {g.name: g.label for g in spec.givens}
     env = {}
+    broken: dict[str, int] = {}  # a name whose latest line has an error -> that line
     for line in _evaluated(attempt, worksheet):
         if line.name and line.quantity is not None:
             env[line.name] = line.quantity
+            broken.pop(line.name, None)
+        elif line.error:
+            # A line too broken to parse still reads as "name = ..." to the candidate.
+            assigned = _ASSIGNED.match(line.input or "")
+            name = line.name or (assigned.group(1) if assigned else "")
+            if name:
+                env.pop(name, None)
+                broken[name] = line.line_no
     try:
         result = check_quantity(
             quantity.as_dict(),
@@ -116,6 +130,13 @@ def quantity_verdict(
             worksheet_lines=worksheet.replace("\r\n", "\n").split("\n"),
         )
     except NapkinError as exc:
+        # A name the candidate defined on a line that failed is not "unknown": say which line.
+        for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expression):
+            if name in broken:
+                raise FlowError(
+                    f"'{name}' has no value: its line in your worksheet (line {broken[name]}) "
+                    "has an error. Fix that line, then check again."
+                ) from None
         raise FlowError(str(exc)) from None
     return {
         "answer": expression,

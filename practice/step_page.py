@@ -131,6 +131,8 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
         "follow_up": None,
     }
     if answer.follow_up_id:
+        # A follow-up follows its step's own answer: back leads there, not a step earlier.
+        context["previous"] = current
         context["follow_up"] = {
             "id": answer.follow_up_id,
             "prompt_html": revision.html(answer.step_key, answer.follow_up_id)["prompt"],
@@ -149,6 +151,9 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
             }
             for q in spec.quantities
         ]
+        # A running mock interview checks the numbers only at its end (the report has them):
+        # the page offers no Check it would refuse, and says so.
+        context["checks_withheld"] = extensions.feedback_withheld(attempt.pk)
         context["worksheet_text"] = answer.fields.get("worksheet", "")
         context["predefined"], context["card_differs"] = card_in_panel(attempt)
         try:

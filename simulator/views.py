@@ -8,6 +8,7 @@ evaluations are.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -16,7 +17,9 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST, require_safe
 
+from planner.briefs import QUESTION_DESIGNS
 from planner.forms import DEFAULTS, CapacityForm, plan_query
+from practice.extensions import feedback_withheld
 from practice.models import Attempt, StepAnswer
 from practice.services import answer_open, attempt_touch
 from rate_limits import LimitExceeded, client_key, cpu_budget
@@ -49,16 +52,30 @@ def _attempt_design(attempt: Attempt) -> Design:
     return design_from_brief(revision.question_spec.brief, slug=revision.question.slug)
 
 
-def _estimated_replicas(attempt: Attempt) -> int | None:
-    """The fleet size the candidate checked on the napkin-math step, when they did."""
+def _estimated_replicas(attempt: Attempt, design: Design) -> int | None:
+    """The fleet size the candidate checked on the napkin-math step, when they did: their
+    instances (n_inst), else their GPUs (n_gpu, the name most questions give the fleet) over
+    the design's tensor parallelism, since a replica is one instance of TP GPUs."""
     answer = StepAnswer.objects.filter(attempt=attempt, step_key="estimate", follow_up_id="")
     fields = answer.values_list("fields", flat=True).first() or {}
-    value = ((fields.get("checks") or {}).get("n_inst") or {}).get("value")
+    checks = fields.get("checks") or {}
+    per_replica = 1
+    value = (checks.get("n_inst") or {}).get("value")
+    if value is None:
+        value = (checks.get("n_gpu") or {}).get("value")
+        per_replica = max(int(design.plan_kwargs.get("tp") or 1), 1)
     try:
-        replicas = int(round(float(value)))
-    except (TypeError, ValueError):
+        replicas = math.ceil(round(float(value)) / per_replica)
+    except (TypeError, ValueError, OverflowError):
         return None
     return replicas if 1 <= replicas <= PAGE_LIMITS.replicas else None
+
+
+def _reference_source(attempt: Attempt) -> str:
+    """The words for the fleet the planner sizes for the question, in the panel's sentence."""
+    slug = attempt.revision.question.slug
+    what = "the reference design" if slug in QUESTION_DESIGNS else "the brief"
+    return f"{what}, as the capacity planner sizes it"
 
 
 def _number(text: str | None, default: float, kind: type = float) -> float:
@@ -88,16 +105,36 @@ def _number(text: str | None, default: float, kind: type = float) -> float:
         ) from None
 
 
-def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:
+def _fleet_offered(attempt: Attempt, design: Design) -> tuple[int | None, float, str]:
+    """The replicas and load the panel offers, and where they come from: those of the last
+    run saved with the answer, else the candidate's napkin-math fleet, else the reference
+    design's; in a running mock interview never the reference design's (nothing of the
+    grading shows while it runs: the candidate types their own fleet), so None."""
     answer = StepAnswer.objects.filter(attempt=attempt, step_key=STEP, follow_up_id="").first()
     latest = SimulationRun.objects.for_answer(answer.pk).first() if answer else None
-    estimated = _estimated_replicas(attempt)
+    last = (latest.design or {}) if latest else {}
+    if last.get("replicas") and last.get("qps"):
+        return last["replicas"], last["qps"], "your last run"
+    estimated = _estimated_replicas(attempt, design)
+    if estimated:
+        return estimated, design.qps, "your estimate"
+    if feedback_withheld(attempt.pk):
+        return None, design.qps, ""
+    return design.replicas, design.qps, _reference_source(attempt)
+
+
+def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:
+    """The panel: the fleet offered (`_fleet_offered`), the scenarios and the last saved run;
+    `extra`, what was typed, over them."""
+    answer = StepAnswer.objects.filter(attempt=attempt, step_key=STEP, follow_up_id="").first()
+    latest = SimulationRun.objects.for_answer(answer.pk).first() if answer else None
+    replicas, qps, source = _fleet_offered(attempt, design)
     context = {
         "attempt": attempt,
         "design": design,
-        "replicas": estimated or design.replicas,
-        "replicas_source": "your estimate" if estimated else design.source,
-        "qps": design.qps,
+        "replicas": replicas,
+        "replicas_source": source,
+        "qps": qps,
         "scenarios": page_scenarios(design),
         "latest": latest,
         "charts": run_charts(latest.runs) if latest else [],
@@ -141,9 +178,16 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "replicas_text": replicas_text,
         "qps_text": qps_text,
     }
+    offered, offered_qps, _ = _fleet_offered(attempt, design)
     try:  # a box that does not read as a number is told first
-        replicas = int(_number(replicas_text, design.replicas, int))
-        qps = _number(qps_text, design.qps)
+        if offered is None and not replicas_text:
+            raise RunRefused(
+                "Type the number of replicas in your design first: during a mock interview "
+                "the panel does not offer the reference design's fleet.",
+                "replicas",
+            )
+        replicas = int(_number(replicas_text, offered or design.replicas, int))
+        qps = _number(qps_text, offered_qps)
     except RunRefused as error:
         extra["error"] = str(error)
     else:
@@ -182,7 +226,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         runs=runs,
     )
     attempt_touch(attempt.pk)  # the cached feedback of this step shows saved runs
-    context = _panel_context(attempt, design, replicas=replicas, qps=qps)
+    context = _panel_context(attempt, design)  # the run just saved sets the fleet shown
     return render(request, "simulator/panel.html", context)
 
 

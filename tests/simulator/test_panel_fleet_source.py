@@ -1,0 +1,126 @@
+"""Where the load-test panel's fleet comes from, and what it says about it: the candidate's own
+napkin-math fleet whichever name the question gives it, the replicas they typed for a run, and
+the reference design only when the number is the reference design's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from practice import services as flow
+from questions.models import Question
+
+PREDICTION = "Four replicas hold the rate but prefill stalls push p99 TPOT over 12 ms."
+
+
+@pytest.fixture
+def start(content_loaded, client):
+    user = User.objects.create_user("fleet", password="a-long-Passphrase-42")
+    client.force_login(user)
+
+    def _start(slug: str):
+        revision = Question.objects.get(slug=slug).current_revision
+        return flow.attempt_start(user=user, revision=revision)
+
+    return client, _start
+
+
+def panel(client, attempt) -> str:
+    url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
+    return client.get(url).content.decode()
+
+
+def replicas_box(page: str) -> str:
+    return re.search(r'id="sim-replicas"[^>]*value="([^"]*)"', page).group(1)
+
+
+def check(attempt, quantity_id: str, value: float) -> None:
+    estimate = flow.answer_open(attempt=attempt, step_key="estimate")
+    flow.quantity_check_store(
+        answer=estimate,
+        quantity_id=quantity_id,
+        check={"answer": str(value), "verdict": "correct", "value": value},
+    )
+
+
+def test_a_checked_gpu_count_is_the_candidates_fleet(start):
+    # structured-extraction-api asks for the fleet as n_gpu (TP 1: one GPU a replica). The
+    # panel ignored it and offered the reference design's 7 replicas as "your fleet".
+    client, begin = start
+    attempt = begin("structured-extraction-api")
+    check(attempt, "n_gpu", 4.0)
+    page = panel(client, attempt)
+    assert replicas_box(page) == "4"
+    assert "4 replicas (your estimate)" in page
+
+
+def test_a_gpu_count_at_tensor_parallel_two_is_read_as_replicas_of_two(start):
+    # moe-mixtral-serving's design runs TP 2: its n_gpu of 4 is 2 replicas.
+    client, begin = start
+    attempt = begin("moe-mixtral-serving")
+    check(attempt, "n_gpu", 4.0)
+    page = panel(client, attempt)
+    assert replicas_box(page) == "2"
+    assert "2 replicas (your estimate)" in page
+
+
+def test_without_an_estimate_the_reference_fleet_is_named_in_plain_words(start):
+    client, begin = start
+    attempt = begin("structured-extraction-api")
+    page = panel(client, attempt)
+    assert replicas_box(page) == "7"
+    assert "the seed design of structured-extraction-api" not in page
+    assert "7 replicas (the reference design, as the capacity planner sizes it)" in page
+
+
+def test_a_run_on_typed_replicas_is_not_credited_to_the_reference_design(start):
+    # A run on 4 typed replicas said "4 replicas (the seed design of ...)": the seed is 7.
+    client, begin = start
+    attempt = begin("structured-extraction-api")
+    url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+    post = {"scenario": "baseline", "prediction": PREDICTION, "replicas": "4", "qps": "24"}
+    page = client.post(url, post).content.decode()
+    assert "4 replicas (your last run) at 24 QPS" in page
+    assert "reference design" not in page
+
+
+def test_the_panel_opened_again_keeps_the_fleet_of_the_last_run(start):
+    # Back on the step after a run on 4 replicas, the boxes showed 7 again beside the 4-replica
+    # result, and the next scenario ran on 7 without the candidate asking.
+    client, begin = start
+    attempt = begin("structured-extraction-api")
+    url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+    post = {"scenario": "baseline", "prediction": PREDICTION, "replicas": "4", "qps": "20"}
+    assert client.post(url, post).status_code == 200
+    page = panel(client, attempt)
+    assert replicas_box(page) == "4"
+    assert re.search(r'id="sim-qps"[^>]*value="20"', page)
+    assert "4 replicas (your last run) at 20 QPS" in page
+
+
+def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(content_loaded, client):
+    # In a mock the napkin checker is withheld so that nothing of the grading leaks, yet the
+    # panel offered "7 replicas (the reference design)": the fleet the rubric asks for.
+    from mocks import services as mock
+
+    user = User.objects.create_user("mocked", password="a-long-Passphrase-42")
+    client.force_login(user)
+    revision = Question.objects.get(slug="structured-extraction-api").current_revision
+    session = mock.mock_session_start(user=user, revision=revision, mode="app")
+    attempt = session.attempt
+    page = panel(client, attempt)
+    assert replicas_box(page) == ""
+    assert "reference design" not in page and "your design's replicas" in page
+    url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+    post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "24"}
+    refused = client.post(url, post)
+    assert refused.status_code == 422
+    assert "Type the number of replicas in your design" in refused.content.decode()
+    ran = client.post(url, post | {"replicas": "4"})
+    assert ran.status_code == 200 and "4 replicas (your last run)" in ran.content.decode()
+    # Once the session ends, the panel offers the reference fleet again.
+    mock.session_end(session=session, reason="ended early")
+    assert "4 replicas (your last run)" in panel(client, attempt)
