@@ -146,3 +146,13 @@ def test_with_the_encoder_counted_the_stalls_size_the_design_at_eighteen() -> No
     assert capped["monthly_usd"] == pytest.approx(18 * 1.40 * 730) == 18_396
     # Seventeen would not hold: the fleet is the smallest that does.
     assert 40 / 17 > capped["r_load_req_s"]
+
+
+def test_the_planner_page_opens_on_the_questions_design_with_the_encoder_counted() -> None:
+    # planner.briefs.QUESTION_DESIGNS counts the encoder as a lower prefill efficiency, so the
+    # planner page and the simulator panel open on the question's 9 by throughput and 18 L40S.
+    from planner.briefs import plan_inputs_from_brief
+
+    opened = plan(**plan_inputs_from_brief(FIGURES.brief, slug="vision-language-api"))
+    assert opened["ttft_ms"] == pytest.approx(question("t_cap"), rel=0.01)
+    assert (opened["n_inst_rate"], opened["n_inst"]) == (question("n_gpu"), 18)
