@@ -37,6 +37,8 @@ from questions.selectors import STEP_TITLES
 
 EASY_ABOVE = 0.95
 HARD_BELOW = 0.05
+# Below this many candidates every point is hit by all or by none of them: no flag says so.
+FLAG_FROM = 5
 TOP_WRONG = 5
 
 
@@ -107,7 +109,9 @@ def point_statistics(
         partials = sum(responses[i].get(point.id) == "partial" for i in mine_rows)
         hit_rate = round(hits / n, 4) if n else None
         flag = ""
-        if hit_rate is not None and hit_rate > EASY_ABOVE:
+        if n < FLAG_FROM:
+            pass
+        elif hit_rate is not None and hit_rate > EASY_ABOVE:
             flag = f"hit by more than {EASY_ABOVE:.0%}: it tells candidates apart little"
         elif hit_rate is not None and hit_rate < HARD_BELOW:
             flag = f"hit by fewer than {HARD_BELOW:.0%}: too hard, or unclear to candidates"

@@ -28,7 +28,7 @@ from review.calibration_sets import (
     labels_import,
     shipped_labels,
 )
-from review.item_stats import question_item_stats
+from review.item_stats import FLAG_FROM, question_item_stats
 from review.services import CALIBRATED_STEPS
 
 # Who gave a grade, in the one verdict order (practice.scoring), then the keyword matcher:
@@ -270,7 +270,8 @@ def item_stats_page(request: HttpRequest, slug: str) -> HttpResponse:
     question = _question(slug)
     if question.current_revision is None:
         raise Http404("No published revision.")
-    return render(request, "review/items.html", question_item_stats(question=question))
+    context = question_item_stats(question=question) | {"flag_from": FLAG_FROM}
+    return render(request, "review/items.html", context)
 
 
 @login_required

@@ -169,3 +169,15 @@ def test_the_matcher_alone_never_counts_and_each_step_says_who_graded(cohort):
     assert step["n"] == 6 and step["awaiting_self_check"] == 0
     assert step["graded_by"] == [("Instructor-reviewed", 1), ("Self-checked", 5)]
     assert points["arch-observability"].hit_rate == 0.0  # the self-check said nothing was hit
+
+
+def test_a_point_is_not_flagged_before_five_candidates_answered_it():
+    # One candidate hits a point or misses it: 100% or 0%, which says nothing about the point.
+    from questionbank import load_question_spec
+    from review.item_stats import FLAG_FROM, point_statistics
+
+    rubric = load_question_spec("chat-api-50qps").step("architecture").rubric
+    one = point_statistics(rubric, [verdicts("hit", "miss", 0)])
+    assert FLAG_FROM == 5 and all(p.flag == "" for p in one)
+    five = point_statistics(rubric, [verdicts("hit", "miss", 0)] * 5)
+    assert "more than 95%" in {p.id: p for p in five}["arch-replicas"].flag
