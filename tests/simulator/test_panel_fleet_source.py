@@ -46,25 +46,20 @@ def check(attempt, quantity_id: str, value: float) -> None:
     )
 
 
-def test_a_checked_gpu_count_is_the_candidates_fleet(start):
-    # structured-extraction-api asks for the fleet as n_gpu (TP 1: one GPU a replica). The
+@pytest.mark.parametrize(
+    ("slug", "replicas"),
+    # structured-extraction-api asks for the fleet as n_gpu at TP 1 (one GPU a replica): the
     # panel ignored it and offered the reference design's 7 replicas as "your fleet".
-    client, begin = start
-    attempt = begin("structured-extraction-api")
-    check(attempt, "n_gpu", 4.0)
-    page = panel(client, attempt)
-    assert replicas_box(page) == "4"
-    assert "4 replicas (your estimate)" in page
-
-
-def test_a_gpu_count_at_tensor_parallel_two_is_read_as_replicas_of_two(start):
     # moe-mixtral-serving's design runs TP 2: its n_gpu of 4 is 2 replicas.
+    [("structured-extraction-api", 4), ("moe-mixtral-serving", 2)],
+)
+def test_a_checked_gpu_count_is_the_candidates_fleet_in_replicas_of_tp(start, slug, replicas):
     client, begin = start
-    attempt = begin("moe-mixtral-serving")
+    attempt = begin(slug)
     check(attempt, "n_gpu", 4.0)
     page = panel(client, attempt)
-    assert replicas_box(page) == "2"
-    assert "2 replicas (your estimate)" in page
+    assert replicas_box(page) == str(replicas)
+    assert f"{replicas} replicas (your estimate)" in page
 
 
 def test_without_an_estimate_the_reference_fleet_is_named_in_plain_words(start):
