@@ -7,7 +7,6 @@ WEB_CONCURRENCY (worker processes; one per core by default), WEB_THREADS (2).
 
 import gc
 import os
-import socket
 
 wsgi_app = "config.wsgi:application"
 bind = [f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"]
@@ -31,16 +30,6 @@ graceful_timeout = 10
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
 
-def _answers(host: str, port: int) -> bool:
-    """Whether something accepts connections at host:port (a wildcard host: on loopback)."""
-    host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1", "[::]": "::1"}.get(host, host)
-    try:
-        with socket.create_connection((host.strip("[]"), port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 def on_starting(server) -> None:
     """Refuse a port another server already listens on. With reuse_port each worker binds the
     port itself, and the kernel lets any other SO_REUSEPORT socket share it: a second
@@ -48,9 +37,11 @@ def on_starting(server) -> None:
     its own database. Skipped when gunicorn re-executes itself or systemd passes the sockets."""
     if os.environ.get("GUNICORN_FD") or os.environ.get("LISTEN_FDS"):
         return
+    from config.serve import port_answers  # the app's directory is on the path by now
+
     for address in bind:
         host, _, port = address.rpartition(":")
-        if port.isdigit() and _answers(host, int(port)):
+        if port.isdigit() and port_answers(host, port):
             raise RuntimeError(  # gunicorn prints "Error: ..." and exits 1
                 f"{host}:{port} is already served by another process (another `make run` or "
                 "gunicorn?); stop it, or set PORT to a free port"

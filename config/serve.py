@@ -129,11 +129,12 @@ def grader_status(environ: dict[str, str]) -> tuple[str, str]:
     return f"Grader: {why} — candidates self-check; run `make grader` in another terminal", ""
 
 
-def port_answers(host: str, port: str) -> bool:
-    """Whether something already accepts connections at host:port (a wildcard: loopback)."""
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+def port_answers(host: str, port: str | int) -> bool:
+    """Whether something already accepts connections at host:port (a wildcard: loopback).
+    gunicorn.conf.py asks it too, before its workers bind."""
+    host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1", "[::]": "::1"}.get(host, host)
     try:
-        with socket.create_connection((host, int(port)), timeout=0.5):
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=0.5):
             return True
     except (OSError, ValueError):
         return False

@@ -3,8 +3,6 @@ givens (and their own SLO card's figures) predefined, and a required quantity ch
 
 from __future__ import annotations
 
-import re
-
 from grading.text import form_block
 from planner.engine import (
     LineResult,
@@ -14,7 +12,7 @@ from planner.engine import (
     format_number,
     givens_from_estimate,
 )
-from planner.engine.worksheet import MAX_LINES
+from planner.engine.worksheet import MAX_LINES, name_defined, unknown_name
 from practice.errors import FlowError
 from practice.models import Attempt, StepAnswer
 from practice.slo import review_card
@@ -58,9 +56,6 @@ def _givens(attempt: Attempt) -> dict[str, str]:
     givens = _question_givens(attempt)
     # The card's names come first so a question's own given of the same name wins.
     return {**{k: v for k, v in card_names(attempt).items() if k not in givens}, **givens}
-
-
-_ASSIGNED = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)")
 
 
 def _evaluated(attempt: Attempt, text: str) -> list[LineResult]:
@@ -113,8 +108,7 @@ def quantity_verdict(
             broken.pop(line.name, None)
         elif line.error:
             # A line too broken to parse still reads as "name = ..." to the candidate.
-            assigned = _ASSIGNED.match(line.input or "")
-            name = line.name or (assigned.group(1) if assigned else "")
+            name = line.name or name_defined(line.input or "")
             if name:
                 env.pop(name, None)
                 broken[name] = line.line_no
@@ -131,12 +125,12 @@ def quantity_verdict(
         )
     except NapkinError as exc:
         # A name the candidate defined on a line that failed is not "unknown": say which line.
-        for name in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expression):
-            if name in broken:
-                raise FlowError(
-                    f"'{name}' has no value: its line in your worksheet (line {broken[name]}) "
-                    "has an error. Fix that line, then check again."
-                ) from None
+        name = unknown_name(exc.message)
+        if name in broken:
+            raise FlowError(
+                f"'{name}' has no value: its line in your worksheet (line {broken[name]}) "
+                "has an error. Fix that line, then check again."
+            ) from None
         raise FlowError(str(exc)) from None
     return {
         "answer": expression,

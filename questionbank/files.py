@@ -817,7 +817,9 @@ def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> 
 
 def _with_names(message: str, givens: dict[str, str]) -> str:
     """An unknown name's message with the names the formula may use (a typo's fix)."""
-    if not message.startswith("Unknown name "):
+    from planner.engine.worksheet import unknown_name
+
+    if unknown_name(message) is None:
         return message
     if not givens:
         return f"{message} No names are defined before it."

@@ -105,13 +105,19 @@ def _number(text: str | None, default: float, kind: type = float) -> float:
         ) from None
 
 
-def _fleet_offered(attempt: Attempt, design: Design) -> tuple[int | None, float, str]:
-    """The replicas and load the panel offers, and where they come from: those of the last
-    run saved with the answer, else the candidate's napkin-math fleet, else the reference
-    design's; in a running mock interview never the reference design's (nothing of the
-    grading shows while it runs: the candidate types their own fleet), so None."""
+def _latest_run(attempt: Attempt) -> SimulationRun | None:
+    """The last run saved with the attempt's bottlenecks answer."""
     answer = StepAnswer.objects.filter(attempt=attempt, step_key=STEP, follow_up_id="").first()
-    latest = SimulationRun.objects.for_answer(answer.pk).first() if answer else None
+    return SimulationRun.objects.for_answer(answer.pk).first() if answer else None
+
+
+def _fleet_offered(
+    attempt: Attempt, design: Design, latest: SimulationRun | None
+) -> tuple[int | None, float, str]:
+    """The replicas and load the panel offers, and where they come from: those of the last
+    run (`latest`), else the candidate's napkin-math fleet, else the reference design's; in a
+    running mock interview never the reference design's (nothing of the grading shows while
+    it runs: the candidate types their own fleet), so None."""
     last = (latest.design or {}) if latest else {}
     if last.get("replicas") and last.get("qps"):
         return last["replicas"], last["qps"], "your last run"
@@ -126,9 +132,8 @@ def _fleet_offered(attempt: Attempt, design: Design) -> tuple[int | None, float,
 def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:
     """The panel: the fleet offered (`_fleet_offered`), the scenarios and the last saved run;
     `extra`, what was typed, over them."""
-    answer = StepAnswer.objects.filter(attempt=attempt, step_key=STEP, follow_up_id="").first()
-    latest = SimulationRun.objects.for_answer(answer.pk).first() if answer else None
-    replicas, qps, source = _fleet_offered(attempt, design)
+    latest = _latest_run(attempt)
+    replicas, qps, source = _fleet_offered(attempt, design, latest)
     context = {
         "attempt": attempt,
         "design": design,
@@ -178,7 +183,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "replicas_text": replicas_text,
         "qps_text": qps_text,
     }
-    offered, offered_qps, _ = _fleet_offered(attempt, design)
+    offered, offered_qps, _ = _fleet_offered(attempt, design, _latest_run(attempt))
     try:  # a box that does not read as a number is told first
         if offered is None and not replicas_text:
             raise RunRefused(

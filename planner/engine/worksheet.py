@@ -276,7 +276,7 @@ def evaluate_worksheet(
             result.kind = "error"
             result.error = _explained(error.message, result.notes)
             result.position = error.position
-            missing = _unknown_name(error.message)
+            missing = unknown_name(error.message)
             if missing in broken and error.position is not None:
                 result.error = (
                     f"{missing!r} has no value because its own line has an error "
@@ -286,13 +286,13 @@ def evaluate_worksheet(
                 scope.pop(result.name, None)
                 broken.add(result.name)
             else:
-                tried = _name_defined(text)
+                tried = name_defined(text)
                 if tried in UNITS and tried not in refused:
                     refused[tried] = number
     return results
 
 
-def _name_defined(text: str) -> str | None:
+def name_defined(text: str) -> str | None:
     """The name a `name = ...` line defines, read from its tokens even when it does not parse."""
     try:
         tokens = tokenize(text)
@@ -334,7 +334,7 @@ def evaluate_text(
     return evaluate_worksheet(lines[:MAX_LINES] if clip else lines, givens)
 
 
-def _unknown_name(message: str) -> str | None:
+def unknown_name(message: str) -> str | None:
     if message.startswith("Unknown name '"):
         return message.split("'")[1]
     return None
