@@ -344,6 +344,36 @@ class _Parser:
             )
         if token.text == ")":
             return NapkinError(f"Unmatched ')' at column {token.pos + 1}.", token.pos)
+        following = self.peek(1)
+        digits_around_comma = (
+            token.text == ","
+            and previous is not None
+            and re.fullmatch(r"\d+", previous.text)
+            and following.attached
+            and re.fullmatch(r"\d+", following.text)
+        )
+        if digits_around_comma and len(following.text) != 3:
+            return NapkinError(
+                f"The comma at column {token.pos + 1} is not a decimal point: write "
+                f"{previous.text}.{following.text}.",
+                token.pos,
+            )
+        if digits_around_comma:
+            # `1,000`: a thousands separator, which napkin math does not read (a comma only
+            # separates a function's arguments).
+            groups, k = [previous.text], self.i
+            while (
+                self.tokens[k].text == ","
+                and self.tokens[k + 1].attached
+                and re.fullmatch(r"\d{3}", self.tokens[k + 1].text)
+            ):
+                groups.append(self.tokens[k + 1].text)
+                k += 2
+            return NapkinError(
+                f"The comma at column {token.pos + 1} reads as a thousands separator: write "
+                f"{''.join(groups)} (or {previous.text}e{3 * (len(groups) - 1)}), with no comma.",
+                token.pos,
+            )
         if token.text == "$":
             return NapkinError(
                 f"'$' at column {token.pos + 1} must come straight before a number, as in "

@@ -252,6 +252,7 @@ def evaluate_worksheet(
     # Names a line tried to define but could not because they are units (`hours = 730`), with
     # the line: a later bare `hours` would otherwise silently mean 1 h.
     refused: dict[str, int] = {}
+    defined_at: dict[str, int] = {}  # name -> the worksheet line that last gave it its value
     results: list[LineResult] = []
     for number, text in enumerate(lines, start=1):
         result = LineResult(input=text, line_no=number)
@@ -270,6 +271,10 @@ def evaluate_worksheet(
             quantity, result.value, result.unit = _line_value(text, inputs)
             result.quantity = quantity
             if line.name:
+                earlier = scope.get(line.name)
+                if earlier is not None and earlier != quantity:
+                    result.notes.append(_redefined_note(line.name, defined_at, givens))
+                defined_at[line.name] = number
                 scope[line.name] = quantity
                 broken.discard(line.name)
         except NapkinError as error:
@@ -290,6 +295,24 @@ def evaluate_worksheet(
                 if tried in UNITS and tried not in refused:
                     refused[tried] = number
     return results
+
+
+def _redefined_note(
+    name: str, defined_at: Mapping[str, int], givens: Mapping[str, str] | None
+) -> str:
+    """A line gives a name that already has a value another one: legal (a worksheet may refine
+    an estimate), but a given overwritten by a typo would silently change every later line."""
+    if name in defined_at:
+        return (
+            f"{name} had another value from line {defined_at[name]}; from this line on it means "
+            "this one."
+        )
+    if givens and name in givens:
+        return (
+            f"{name} is one of the question's givens ({givens[name]}); from this line on it "
+            "means this line's value instead."
+        )
+    return f"{name} already had a value; from this line on it means this one."
 
 
 def name_defined(text: str) -> str | None:

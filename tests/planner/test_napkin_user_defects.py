@@ -133,3 +133,38 @@ def test_napkin_json_gives_a_month_of_hours_in_hours() -> None:
     row = json.loads(out.getvalue())
     assert set(row) == {"input", "value", "unit", "latex"}
     assert row["unit"] == "h" and row["value"] == pytest.approx(729.27)
+
+
+# --- commas, and a name given again -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("x = 1,000 tok", "write 1000 (or 1e3), with no comma"),
+        ("x = 12,000,000 tok/s", "write 12000000 (or 12e6), with no comma"),
+        ("x = $1,000", "write 1000 (or 1e3)"),
+        ("x = 2,5 ms", "not a decimal point: write 2.5"),
+    ],
+)
+def test_a_comma_inside_a_number_says_how_to_write_the_number(line: str, says: str) -> None:
+    (row,) = evaluate_text(line)
+    assert row.kind == "error" and says in row.error
+    assert row.position == line.index(",")
+
+
+def test_a_comma_between_a_functions_arguments_is_still_read() -> None:
+    assert [row.display for row in evaluate_text("x = max(2,5)\ny = max(1, 2)")] == ["5", "2"]
+
+
+def test_a_line_that_gives_a_given_another_value_says_so() -> None:
+    rows = evaluate_text("P = 70e9 param\nW = P * 2 B/param in GB", givens={"P": "8e9 param"})
+    assert rows[0].kind == "value" and rows[1].display == "140 GB"
+    assert any("one of the question's givens (8e9 param)" in note for note in rows[0].notes)
+    assert rows[1].notes == []
+
+
+def test_a_worksheet_name_defined_twice_names_the_earlier_line_and_same_value_is_quiet() -> None:
+    rows = evaluate_text("n = 4\nm = 2\nn = 8\nn = 8\nP = 8e9 param", givens={"P": "8e9 param"})
+    assert rows[2].notes == ["n had another value from line 1; from this line on it means this one."]
+    assert rows[3].notes == [] and rows[4].notes == []
