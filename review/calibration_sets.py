@@ -148,15 +148,22 @@ def shipped_labels_missing(*, question: Question, step_key: str) -> int:
 
 
 def labels_export(*, question: Question, step_key: str | None = None) -> list[LabelledAnswer]:
-    """The question's calibration set (main steps), as lines of a labels file."""
+    """The question's calibration set (main steps), as lines of a labels file: the labels of
+    the current rubric's points only. An answer reviewed on an older revision keeps labels of
+    points removed or renamed since, which nothing can measure and `labels_check` refuses;
+    an answer left with none is left out."""
     rows = CalibrationLabel.objects.filter(question=question, follow_up_id="")
     if step_key:
         rows = rows.filter(step_key=step_key)
+    spec = _revision(question).question_spec
+    known = {key: {p.id for p in spec.step(key).rubric} for key in CALIBRATED_STEPS}
     order = {k: i for i, k in enumerate(CALIBRATED_STEPS)}
-    return sorted(
-        (LabelledAnswer(question.slug, r.step_key, r.answer, dict(r.labels)) for r in rows),
-        key=lambda e: order.get(e.step, 99),
-    )
+    entries = []
+    for row in rows:
+        labels = {pid: v for pid, v in row.labels.items() if pid in known.get(row.step_key, ())}
+        if labels:
+            entries.append(LabelledAnswer(question.slug, row.step_key, row.answer, labels))
+    return sorted(entries, key=lambda e: order.get(e.step, 99))
 
 
 # --- measuring ------------------------------------------------------------------------------------

@@ -42,7 +42,13 @@ GRADER_NAMES = {
 
 
 def _question(slug: str) -> Question:
-    return get_object_or_404(Question.objects.select_related("current_revision"), slug=slug)
+    """A published question (a preview of a new question's draft stores one without a
+    published revision: it has no title to show, nothing to review or measure)."""
+    return get_object_or_404(
+        Question.objects.select_related("current_revision"),
+        slug=slug,
+        current_revision__isnull=False,
+    )
 
 
 @instructor_required
@@ -232,6 +238,7 @@ def calibration_page(request: HttpRequest, slug: str, step: str = "") -> HttpRes
         {
             "question": question,
             "step_key": step,
+            "step_title": selectors.STEP_TITLES[step],
             "steps": [(k, selectors.STEP_TITLES[k]) for k in CALIBRATED_STEPS],
             "verdicts": VERDICTS,
             "grader_names": GRADER_NAMES,
@@ -268,8 +275,6 @@ def calibration_load_shipped(request: HttpRequest, slug: str) -> HttpResponse:
 @require_safe
 def item_stats_page(request: HttpRequest, slug: str) -> HttpResponse:
     question = _question(slug)
-    if question.current_revision is None:
-        raise Http404("No published revision.")
     context = question_item_stats(question=question) | {"flag_from": FLAG_FROM}
     return render(request, "review/items.html", context)
 

@@ -311,3 +311,34 @@ def test_a_model_that_grades_nothing_stores_no_run(content_loaded, settings):
                 entries=entries,
             )
     assert not CalibrationRun.objects.filter(grader="llm").exists()
+
+
+def test_labels_of_an_answer_reviewed_on_an_older_revision_still_export_and_calibrate(
+    content_loaded, tmp_path, instructor
+):
+    """An instructor reviews an answer made before the step's gateway point was rewritten
+    (its id renamed): the exported labels file is one `calibrate --labels` reads, with only
+    the current rubric's points in it."""
+    from authoring.services import question_publish
+    from review.services import review_store
+
+    from .conftest import make_submission
+
+    question = Question.objects.get(slug=SLUG)
+    old = question.current_revision
+    old_step = old.question_spec.step("architecture")
+    submission = make_submission(user=instructor, text=ANSWERS[0][0])
+    question_publish(slug=SLUG, text=old.source_text.replace("arch-gateway", "arch-front-door"))
+    review_store(
+        submission=submission,
+        reviewer=instructor,
+        labels={p.id: "hit" for p in old_step.rubric},
+    )
+    exported = tmp_path / "out.jsonl"
+    call_command("export_labels", question=SLUG, output=str(exported), stderr=io.StringIO())
+    (line,) = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert "arch-gateway" not in line["labels"]
+    assert line["labels"]["arch-replicas"] == "hit"
+
+    data, _ = calibrate(question=SLUG, step="architecture", labels=str(exported), json=True)
+    assert data["n"] == 1

@@ -151,3 +151,26 @@ def test_the_offline_version_follows_the_misconceptions_it_caps_by(content_loade
     edited = replace(step, misconceptions=(narrowed, *step.misconceptions[1:]))
     assert rubric_version_for(edited) != rubric_version_for(step)
     assert re.match(r"rubric-v\d+-", rubric_version_for(step))
+
+
+def test_the_calibration_page_says_which_step_it_shows(content_loaded, client, instructor):
+    """The four steps' figures look alike: the heading names the step the figures are of."""
+    client.force_login(instructor)
+    for step, title in [("architecture", "Architecture"), ("tradeoffs", "Trade-offs")]:
+        page = client.get(reverse("review:calibration_step", args=[SLUG, step])).content.decode()
+        heading = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S).group(1)
+        assert title in heading, heading
+
+
+def test_a_question_never_published_has_no_review_pages(content_loaded, client, instructor):
+    """A preview of a new question's draft stores the question without a published revision:
+    its queue, calibration and statistics are not there (no title, nothing to measure)."""
+    from authoring.services import draft_new, preview_start
+
+    draft = draft_new(kind="question", slug="brand-new-question", user=instructor)
+    preview_start(user=instructor, slug="brand-new-question", text=draft.text)
+    client.force_login(instructor)
+    for name in ("queue", "calibration", "items"):
+        assert client.get(reverse(f"review:{name}", args=[draft.slug])).status_code == 404, name
+    load = client.post(reverse("review:calibration_load", args=[draft.slug]))
+    assert load.status_code == 404
