@@ -30,7 +30,17 @@ def _scalar(value: str) -> str:
         "yes", "no", "on", "off", "true", "false", "null", "y", "n",
     ):  # fmt: skip
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return _quoted(value)
+
+
+# Line breaks to YAML and to str.splitlines that JSON leaves as they are: NEL (what "..." becomes
+# when Windows-1252 text is read as Latin-1) and the Unicode line and paragraph separators.
+_BREAKS_JSON_KEEPS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _quoted(text: str) -> str:
+    """A double-quoted YAML scalar on one line (JSON's escapes are YAML's)."""
+    return json.dumps(text, ensure_ascii=False).translate(_BREAKS_JSON_KEEPS)
 
 
 def _block(key: str, text: str, indent: str) -> list[str]:
@@ -47,7 +57,7 @@ def _block(key: str, text: str, indent: str) -> list[str]:
         and not any(line.strip() == "---" for line in lines)
     )
     if not literal_safe:
-        return [f"{indent}{key}: {json.dumps(text, ensure_ascii=False)}"]
+        return [f"{indent}{key}: {_quoted(text)}"]
     chomp = "|" if text.endswith("\n") else "|-"
     return [f"{indent}{key}: {chomp}"] + [
         f"{indent}  {line}" if line else "" for line in body.split("\n")

@@ -34,6 +34,9 @@ def last_test(text: str, part: str) -> dict:
         "a front-matter fence inside\n---\nmust not end the file",
         "Ünïcödé — and: colons, # hashes, {braces} [brackets] 'quotes' \"quotes\"",
         "",
+        # Windows-1252's ellipsis read as Latin-1 (NEL), and the Unicode line separators:
+        # line breaks to YAML though JSON's quoting leaves them as they are.
+        "it waits\x85 then\u2028streams\u2029on",
     ],
 )
 def test_an_answer_reads_back_exactly(answer):
