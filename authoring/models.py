@@ -18,6 +18,10 @@ class Draft(models.Model):
     slug = models.SlugField()
     text = models.TextField(blank=True, default="")
     version = models.PositiveIntegerField(default=0)
+    # The published revision the draft's text began from (a question's; None for a concept
+    # note, a new question, or a draft older than this field): publishing over a revision
+    # published since (by load_content from a release of the files) would silently undo it.
+    base_revision = models.PositiveIntegerField(null=True, blank=True)
     updated_by = models.ForeignKey(
         "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

@@ -72,6 +72,21 @@ class PublishRefused(AuthoringError):
         self.failures = failures
 
 
+class NewerRevision(AuthoringError):
+    """Publishing the draft would replace a revision published after the draft began (by
+    `load_content` from a release of the files, or another instructor): refused until the
+    instructor has seen it and confirms, naming that revision."""
+
+    def __init__(self, *, newer: int, base: int):
+        super().__init__(
+            f"Not published: revision {newer} was published after this draft began from "
+            f"revision {base}, and publishing the draft would undo its changes. Compare them, "
+            "copy into the draft what you want to keep, then publish again and confirm."
+        )
+        self.newer = newer
+        self.base = base
+
+
 # --- checking a question's text --------------------------------------------------------
 
 
@@ -199,7 +214,9 @@ def draft_save(*, kind: str, slug: str, text: str, base_version: int, user) -> D
     """
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
         raise AuthoringError(f"This text is larger than {MAX_FILE_BYTES // 1024} KiB.")
-    draft = Draft.objects.filter(kind=kind, slug=slug).first() or Draft(kind=kind, slug=slug)
+    draft = Draft.objects.filter(kind=kind, slug=slug).first()
+    if draft is None:  # the first save: the text began from the published revision
+        draft = Draft(kind=kind, slug=slug, base_revision=_current_number(kind, slug))
     draft, _written = versioned_save(
         draft,
         key={"kind": kind, "slug": slug},
@@ -343,6 +360,40 @@ def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
         )
         question = Question.objects.select_related("current_revision").get(slug=slug)
     return question.current_revision, created
+
+
+def _current_number(kind: str, slug: str) -> int | None:
+    if kind != Draft.Kind.QUESTION:
+        return None
+    return (
+        Question.objects.filter(slug=slug, current_revision__isnull=False)
+        .values_list("current_revision__number", flat=True)
+        .first()
+    )
+
+
+def question_draft_publish(
+    *, draft: Draft, replace_newer: int | None = None
+) -> tuple[QuestionRevision, bool]:
+    """Publish the saved draft as `question_publish` does, unless a revision was published
+    after the draft began from its base: NewerRevision, until `replace_newer` names that very
+    revision (the instructor saw it; a third one published meanwhile is refused again).
+    Returns (the current revision, whether it is new); the draft's base moves on to it."""
+    current = _current_number(draft.kind, draft.slug)
+    if (
+        draft.base_revision is not None
+        and current is not None
+        and current > draft.base_revision
+        and replace_newer != current
+    ):
+        newer = QuestionRevision.objects.get(
+            question__slug=draft.slug, number=current, is_published=True
+        )
+        if newer.source_text != draft.text:
+            raise NewerRevision(newer=current, base=draft.base_revision)
+    revision, created = question_publish(slug=draft.slug, text=draft.text)
+    Draft.objects.filter(pk=draft.pk).update(base_revision=revision.number)
+    return revision, created
 
 
 # --- concept notes ---------------------------------------------------------------------

@@ -118,6 +118,7 @@ def _editor(
     failures: list[str] | None = None,
     conflict: str = "",
     base_version: int | None = None,
+    newer: int | None = None,
     status: int = 200,
 ) -> HttpResponse:
     text = draft.text if text is None else text
@@ -133,6 +134,7 @@ def _editor(
         # text shown again (`conflict`), the version that tab loaded.
         "conflict": conflict,
         "base_version": draft.version if base_version is None else base_version,
+        "newer": newer,  # a revision published since the draft began, which publishing replaces
         "urls": {
             "editor": reverse(f"authoring:{kind}", args=[slug]),
             **{
@@ -156,6 +158,10 @@ def _editor(
 @require_safe
 def editor(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
     return _editor(request, slug=slug, draft=_draft_or_404(kind, slug))
+
+
+def _posted_number(value: str | None) -> int | None:
+    return int(value) if value and value.isascii() and value.isdigit() and len(value) < 10 else None
 
 
 def _posted(request: HttpRequest) -> str:
@@ -240,7 +246,19 @@ def editor_publish(
             saved = services.concept_publish_text(slug=slug, text=draft.text)
             messages.success(request, "Concept note published." if saved else "No change.")
             return redirect("authoring:concept", slug=slug)
-        revision, created = services.question_publish(slug=slug, text=draft.text)
+        revision, created = services.question_draft_publish(
+            draft=draft, replace_newer=_posted_number(request.POST.get("replace_newer"))
+        )
+    except services.NewerRevision as exc:
+        return _editor(
+            request,
+            slug=slug,
+            draft=draft,
+            text=text,
+            refusal=str(exc),
+            newer=exc.newer,
+            status=409,
+        )
     except services.PublishRefused as exc:
         return _editor(
             request,

@@ -393,6 +393,72 @@ def test_a_release_of_the_files_does_not_undo_a_question_published_in_the_editor
     assert report.created == [f"{CHAT} r3"] and report.behind == []
 
 
+def test_publishing_a_draft_does_not_silently_undo_a_revision_published_since_it_began(
+    content_loaded, instructor_client, tmp_path
+):
+    """An instructor's draft began from r1; a release of the files then published r2 (make
+    run loads them). Publishing the draft is refused, naming r2, with the draft's text kept on
+    the page; confirming for r2 publishes r3, and the draft's base moves on to it."""
+    text = CHAT_FILE.read_text(encoding="utf-8")
+    editor = reverse("authoring:question", args=[CHAT])
+    publish = reverse("authoring:question_publish", args=[CHAT])
+    mine = text.replace("title: Design a chat", "title: Design, in my draft, a chat", 1)
+    save = instructor_client.post(
+        reverse("authoring:question_save", args=[CHAT]), {"text": mine, "base_version": "0"}
+    )
+    assert save.status_code == 302 and Draft.objects.get(slug=CHAT).base_revision == 1
+    (tmp_path / "questions").mkdir()
+    (tmp_path / "questions" / f"{CHAT}.md").write_text(
+        text.replace("title: Design a chat", "title: Design, in git, a chat", 1), encoding="utf-8"
+    )
+    assert content_load(root=tmp_path).created == [f"{CHAT} r2"]
+
+    refused = instructor_client.post(publish, {"text": mine, "base_version": "1"})
+    page = refused.content.decode()
+    assert refused.status_code == 409
+    assert "revision 2 was published after this draft began from revision 1" in page
+    assert "Design, in my draft, a chat" in page  # the text stays in the box
+    assert reverse("authoring:revision", args=[CHAT, 2]) in page
+    assert Question.objects.get(slug=CHAT).current_revision.number == 2
+    # A confirmation naming another revision (a stale page) is refused the same way.
+    stale = instructor_client.post(
+        publish, {"text": mine, "base_version": "1", "replace_newer": "7"}
+    )
+    assert stale.status_code == 409
+
+    confirmed = instructor_client.post(
+        publish, {"text": mine, "base_version": "1", "replace_newer": "2"}
+    )
+    assert confirmed.status_code == 302
+    current = Question.objects.get(slug=CHAT).current_revision
+    assert current.number == 3 and "Design, in my draft, a chat" in current.source_text
+    assert Draft.objects.get(slug=CHAT).base_revision == 3
+    # From its new base the draft publishes with no question asked.
+    again = mine.replace("in my draft", "in my next draft", 1)
+    response = instructor_client.post(publish, {"text": again, "base_version": "2"})
+    assert response.status_code == 302
+    assert Question.objects.get(slug=CHAT).current_revision.number == 4
+    assert instructor_client.get(editor).status_code == 200
+
+
+def test_a_draft_whose_text_is_the_newer_revision_publishes_without_asking(
+    content_loaded, instructor
+):
+    """The instructor copied the newer revision into the draft: nothing would be undone."""
+    text = CHAT_FILE.read_text(encoding="utf-8")
+    draft = services.draft_save(
+        kind="question", slug=CHAT, text=text, base_version=0, user=instructor
+    )
+    newer = text.replace("title: Design a chat", "title: Design, in git, a chat", 1)
+    services.question_publish(slug=CHAT, text=newer)
+    draft = services.draft_save(
+        kind="question", slug=CHAT, text=newer, base_version=draft.version, user=instructor
+    )
+    revision, created = services.question_draft_publish(draft=draft)
+    assert revision.number == 2 and not created
+    assert Draft.objects.get(slug=CHAT).base_revision == 2
+
+
 @pytest.mark.django_db
 def test_an_uploaded_file_downloads_byte_for_byte(content_loaded, instructor_client):
     data = CHAT_FILE.read_bytes().replace(
