@@ -302,6 +302,13 @@ def _weights_fraction(model: Model, w_bytes: float, emb_bytes: float) -> Fractio
     return (model.params - p_emb) * _f(w_bytes) + p_emb * _f(emb_bytes)
 
 
+def _a(number: int) -> str:
+    """The article before `number` as it is read aloud: a 4000-token prompt, an 8000-token one."""
+    digits = str(number)
+    lead = digits[: (len(digits) - 1) % 3 + 1]  # the group read first: 8 of 8000, 11 of 11000
+    return "an" if lead.startswith("8") or lead in ("11", "18") else "a"
+
+
 def _gpu_name(catalog: Catalog, key: str) -> str:
     return catalog.gpus[key].name
 
@@ -792,8 +799,9 @@ def _ttft(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         kind="ttft",
         seed=seed,
         question=(
-            f"How long, in ms, does one {g.name} take to prefill a {prompt}-token prompt for "
-            f"{m.name} ({w.name} weights) with nothing cached: the TTFT before queueing?"
+            f"How long, in ms, does one {g.name} take to prefill {_a(prompt)} {prompt}-token "
+            f"prompt for {m.name} ({w.name} weights) with nothing cached: the TTFT before "
+            "queueing?"
         ),
         givens=tuple(givens),
         quantity=quantity,

@@ -25,8 +25,9 @@ from django.utils import timezone
 from drills import engine
 from drills.models import Assignment, Card, DrillItem, DrillSet
 from drills.services import SET_SIZE, clock
+from practice.bank import BankFilters, question_bank
 from practice.extensions import is_extension_follow_up
-from practice.models import Attempt, Grade
+from practice.models import Grade
 from practice.scoring import GRADE_LABELS, VERDICT_ORDER, primary_grade
 from questions import selectors as question_selectors
 from questions.models import QuestionRevision
@@ -149,7 +150,8 @@ def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
 def recommendation(*, user: User, now: datetime | None = None) -> Recommendation:
     """What to practise next, in this order: a due drill kind the candidate recently got
     wrong (the most missed of their last four answers), a due concept card, the weakest
-    concept, a question not started yet, any due drill kind, and else a mixed set."""
+    concept, a question not started yet (easiest first, as the bank lists them), any due
+    drill kind, and else a mixed set."""
     now = now or clock()
     due = cards_due(user=user, now=now)
     due_kinds = [d for d in due if d.kind]
@@ -190,19 +192,15 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
             url=w.url,
             action="Read the note",
         )
-    started = set(
-        Attempt.objects.owned_by(user)
-        .filter(is_preview=False)
-        .values_list("revision__question_id", flat=True)
-    )
-    for revision in question_selectors.question_list():
-        if revision.question_id not in started:
-            minutes = revision.question_spec.minutes
-            pace = f", about {minutes:g} minutes" if minutes else ""
+    # In the bank's own order, easiest first: a new candidate starts on the intro question.
+    for entry in question_bank(user=user, filters=BankFilters()).entries:
+        if not entry.status.started:
+            revision = entry.revision
+            pace = f", about {entry.minutes:g} minutes" if entry.minutes else ""
             return Recommendation(
                 revision.title,
                 f"You have not tried “{revision.title}” yet: five steps{pace}.",
-                url=reverse("question", args=[revision.question.slug]),
+                url=reverse("question", args=[entry.slug]),
                 action="Open the question",
             )
     if due_kinds:

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from functools import wraps
+
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.contrib.auth.views import redirect_to_login
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    StreamingHttpResponse,
+)
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_vary_headers
@@ -87,8 +96,35 @@ def drill_set_page(request: HttpRequest, set_id: int) -> HttpResponse:
     return response
 
 
-@login_required
-@require_POST
+def _answer_address(view):
+    """login_required and require_POST for the answer address, as a candidate meets them. A
+    post from a signed-out browser (the session expired while the set was open) goes to the
+    log-in page and from there back to the set: htmx by HX-Redirect, since it would follow a
+    redirect itself and swap the log-in page into the set. A GET or HEAD (a reload, a
+    bookmark, an old log-in's `next`) goes to the set: the address takes posts only."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, set_id: int, position: int) -> HttpResponse:
+        if request.method not in ("GET", "HEAD", "POST"):
+            return HttpResponseNotAllowed(["POST"])
+        back = reverse("drills:set", args=[set_id])
+        if not request.user.is_authenticated:
+            to_login = redirect_to_login(back)
+            if request.htmx:
+                response = HttpResponse()
+                response["HX-Redirect"] = to_login.url
+                return response
+            return to_login
+        if request.method != "POST":
+            if not DrillSet.objects.owned_by(request.user).filter(pk=set_id).exists():
+                raise Http404("No such drill set.")
+            return redirect(f"{back}#drill-{position}")
+        return view(request, set_id, position)
+
+    return wrapped
+
+
+@_answer_address
 def drill_answer(request: HttpRequest, set_id: int, position: int) -> HttpResponse:
     try:
         item = selectors.drill_item_owned(user=request.user, set_id=set_id, position=position)

@@ -248,3 +248,60 @@ def test_the_set_page_is_fetched_again_on_back_not_taken_from_the_browser_cache(
     response = client.get(set_url)
     assert "no-store" in response["Cache-Control"]
     assert 'id="answer-1"' not in response.content.decode()
+
+
+def test_a_new_candidate_is_sent_to_the_easiest_question_first(content_loaded):
+    # The bank lists its questions easiest first; the recommendation took the first by slug,
+    # an advanced one, before the bank's intro question.
+    from questions import selectors as question_selectors
+
+    user = User.objects.create_user("brand-new", password="a-long-Passphrase-42")
+    order = {"intro": 0, "core": 1, "advanced": 2}
+    easiest = min(
+        question_selectors.question_list(), key=lambda r: (order[r.difficulty], r.title.lower())
+    )
+    assert easiest.difficulty == "intro"
+    recommendation = selectors.recommendation(user=user, now=NOW)
+    assert recommendation.url == f"/questions/{easiest.question.slug}/"
+    assert f"“{easiest.title}”" in recommendation.sentence
+
+
+def test_an_answer_after_the_session_expired_sends_htmx_to_log_in_and_back_to_the_set(candidate):
+    client = Client()
+    client.force_login(candidate)
+    set_url = client.post("/drills/sets/", {"kind": "n_gpu"})["Location"]
+    client.logout()  # the session expired while the drill was open
+    # htmx followed the log-in redirect and swapped the whole log-in page into the set.
+    response = client.post(f"{set_url}drills/1/answer/", {"answer": "3"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and not response.content
+    assert response["HX-Redirect"] == f"/accounts/login/?next={set_url}"
+    # Without htmx: the log-in page, going on to the set (the answer's address takes posts).
+    response = client.post(f"{set_url}drills/1/answer/", {"answer": "3"})
+    assert response.status_code == 302
+    assert response["Location"] == f"/accounts/login/?next={set_url}"
+    assert not DrillItem.objects.filter(user=candidate, verdict__gt="").exists()
+
+
+def test_opening_an_answer_address_goes_to_its_set(candidate):
+    # The log-in page's old `next`, a reload or a bookmark: a GET was Django's blank 405.
+    client = Client()
+    client.force_login(candidate)
+    set_url = client.post("/drills/sets/", {"kind": "n_gpu"})["Location"]
+    response = client.get(f"{set_url}drills/2/answer/")
+    assert response.status_code == 302 and response["Location"] == f"{set_url}#drill-2"
+    other = User.objects.create_user("someone-else", password="a-long-Passphrase-42")
+    theirs = services.drill_set_start(user=other, now=NOW)
+    assert client.get(f"/drills/sets/{theirs.pk}/drills/1/answer/").status_code == 404
+
+
+def test_each_kinds_start_button_is_named_for_its_kind(candidate, client):
+    # Nine buttons all named "5 drills": a screen reader's list of buttons could not tell
+    # which kind each one starts.
+    client.force_login(candidate)
+    html = client.get("/drills/").content.decode()
+    for kind in engine.AVAILABLE:
+        title = engine.KINDS[kind].title
+        button = re.search(
+            rf'name="kind" value="{kind}">\s*<button[^>]*>(.*?)</button>', html, re.S
+        ).group(1)
+        assert re.sub(r"<[^>]+>", "", button) == f"5 drills: {title}"

@@ -183,3 +183,27 @@ def test_drill_pages_fit_a_phone_and_pass_axe(browser, live_server_url, fixed_cl
         page.close()
     context.close()
     assert problems == []
+
+
+def test_an_answer_refused_for_a_stale_token_says_so_and_goes_through_on_check_again(
+    browser, live_server_url, fixed_clock
+):
+    """A 403 before the view (the page's CSRF token outdated by a sign-in in another tab) was
+    not swapped by htmx: Check did nothing at all. Now the box says so, the page takes the
+    session's current token, and the next Check is taken."""
+    user = User.objects.create_user("stale-token", password="a-long-Passphrase-42")
+    drill_set = services.drill_set_start(user=user, kind="n_inst", now=NOW)
+    context = signed_in_context(browser, live_server_url, user)
+    page = context.new_page()
+    page.goto(f"{live_server_url}/drills/sets/{drill_set.pk}/")
+    page.locator("html[data-ready]").wait_for(state="attached")
+    context.clear_cookies(name="csrftoken")  # the token this page holds no longer matches
+    page.locator("#answer-1").fill("3")
+    page.keyboard.press("Enter")
+    problem = page.locator("#drill-1 [role=alert]")
+    expect(problem).to_contain_text("press Check again")
+    expect(page.locator("#answer-1")).to_have_value("3")
+    page.locator("#drill-1").get_by_role("button", name="Check").click()
+    expect(page.locator("#drill-1 [data-testid=verdict]")).to_be_visible()
+    assert DrillItem.objects.get(drill_set=drill_set, position=1).answer == "3"
+    context.close()

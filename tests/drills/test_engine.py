@@ -257,3 +257,14 @@ def test_an_unknown_kind_is_named_short_in_the_refusal():
     with pytest.raises(engine.DrillError) as refused:
         engine.drill_kind("x" * 10_000)
     assert "'xxxxx" in str(refused.value) and len(str(refused.value)) < 400
+
+
+def test_the_ttft_question_reads_an_8000_token_prompt():
+    seed = next(
+        s for s in range(200) if engine.drill_generate("ttft", s).setting["prompt_len"] == 8000
+    )
+    assert "to prefill an 8000-token prompt" in engine.drill_generate("ttft", seed).question
+    seed = next(
+        s for s in range(200) if engine.drill_generate("ttft", s).setting["prompt_len"] == 4000
+    )
+    assert "to prefill a 4000-token prompt" in engine.drill_generate("ttft", seed).question
