@@ -52,7 +52,7 @@ from .parser import (
     parse_units,
     walk,
 )
-from .units import DIMENSIONLESS, describe_dim
+from .units import DIMENSIONLESS, REQUESTS, TOKENS, Dim, describe_dim, dim_div, dim_mul
 from .worksheet import build_env, evaluate, evaluate_line, format_number, shown_in
 
 VERDICTS = ("correct", "close", "wrong_unit", "not_rounded", "known_mistake", "wrong")
@@ -515,6 +515,15 @@ def _structural_mistake(
     return f"{mistake['hint']} {more}", mistake.get("kind")
 
 
+def _count_apart(have: Dim, want: Dim) -> str | None:
+    """The count ("tokens" or "requests") by which `have` differs from `want`, once, above or
+    below the line; None when they differ otherwise."""
+    for count, name in ((TOKENS, "tokens"), (REQUESTS, "requests")):
+        if have in (dim_div(want, count), dim_mul(want, count)):
+            return name
+    return None
+
+
 def check_quantity(
     quantity_spec: Mapping[str, Any],
     answer_text: str,
@@ -597,6 +606,19 @@ def check_quantity(
                 value, unit = shown_in(answer)
                 return result("known_mistake", str(mistake["hint"]), value, unit,
                               mistake.get("kind"))  # fmt: skip
+        count = _count_apart(answer.dim, judge.dim)
+        if count is not None:
+            # `15.2 ms/tok` for a TPOT asked in ms, `128 KiB/tok` for KV bytes per token asked
+            # in KiB, `2.9 /s` for req/s: the same quantity with its count written out (or
+            # left off). Tokens and requests count 1 each, so the value reads across as it is.
+            value, unit = shown_in(answer)
+            assumed_unit = (
+                f"{assumed_unit} Your {format_number(value)} {unit} is read as "
+                f"{format_number(judge.in_unit(Quantity(answer.magnitude, judge.dim)))} "
+                f"{unit_text or '(a count)'}, the unit asked for: {count} count as 1 here."
+            ).strip()
+            answer = Quantity(answer.magnitude, judge.dim, answer.binary)
+    if answer.dim != judge.dim:
         value, unit = shown_in(answer)
         example = f" (in {unit_text})" if unit_text else ""  # a count has no unit to name
         return result(

@@ -109,3 +109,36 @@ def test_a_count_rounded_up_where_it_must_go_down_says_where_it_goes() -> None:
 def test_a_worksheet_name_defined_from_itself_is_judged_on_its_value() -> None:
     worksheet = "usable = 24 GB * mem_util\nusable = usable * 1"
     assert check(Q3, "kv_pool", "usable - W_awq", worksheet=worksheet).verdict == "correct"
+
+
+# A count of tokens or requests written out, or left off, where the box asks for the quantity
+# without it (drill and question boxes ask for a TPOT in ms, KV bytes per token in KiB).
+TPOT = {"id": "tpot", "label": "TPOT floor", "formula": "W / bw", "unit": "ms"}
+RATE = {"id": "r", "label": "r_inst", "formula": "10 req / (3.4 s)", "unit": "req/s"}
+COUNT_GIVENS = {"W": "16 GB", "bw": "3.35 TB/s"}
+
+
+@pytest.mark.parametrize(
+    ("spec", "answer", "read"),
+    [
+        (TPOT, "4.776 ms/tok", "read as 4.776 ms, the unit asked for: tokens count as 1"),
+        (TPOT, "4.776 ms/req", "read as 4.776 ms, the unit asked for: requests count as 1"),
+        (RATE, "2.94 /s", "read as 2.94 req/s, the unit asked for: requests count as 1"),
+    ],
+)
+def test_a_count_written_out_or_left_off_is_read_in_the_unit_asked_for(spec, answer, read):
+    result = check_quantity(spec, answer, COUNT_GIVENS)
+    assert result.verdict == "correct" and read in result.hint
+
+
+@pytest.mark.parametrize(
+    ("spec", "answer", "verdict"),
+    [
+        (TPOT, "9 ms/tok", "wrong"),  # read across, then judged on its value as ever
+        (TPOT, "4.776 ms/tok^2", "wrong_unit"),  # two counts apart is another quantity
+        (TPOT, "4.776 tok", "wrong_unit"),
+        (RATE, "2.94 tok/s", "wrong_unit"),  # tokens for requests is not a count left off
+    ],
+)
+def test_other_dimensions_are_still_judged_as_before(spec, answer, verdict):
+    assert check_quantity(spec, answer, COUNT_GIVENS).verdict == verdict
