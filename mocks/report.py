@@ -542,6 +542,14 @@ def report_context(
                 "awaits_self_check": not hidden
                 and per_step[key] is None
                 and _awaits_self_check(grades),
+                # Why a step has no score: never submitted, or submitted and not graded yet
+                # (the end submits every answer at once; the worker grades them after).
+                "submitted": submission is not None,
+                "grading": not hidden
+                and per_step[key] is None
+                and submission is not None
+                and submission.grade_status
+                in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING),
                 # Where the candidate rates it (the page links it for them alone).
                 "self_check_url": step_url(attempt, key) + "#self-check",
                 "human_score": _human_score(session, key),
@@ -604,6 +612,7 @@ def report_context(
         "total_used": minutes_seconds(sum(clock.used_by_step.values())),
         "total_budget": minutes_seconds(session.total_minutes * 60),
         "ended": session.ended_at is not None,
+        "grading": any(s["grading"] for s in steps),
         "show_matcher": show_matcher,
         # What features keep with the attempt, as its scorecard shows them (the load tests).
         "attempt_fragments": scorecard_fragments(attempt),

@@ -194,7 +194,9 @@ def session_tick(session: MockSession, *, now: datetime | None = None) -> Clock:
     if session.ended_at is None and session.started_at is not None:
         end = session.started_at + timedelta(minutes=session.total_minutes)
         if now >= end:
-            session_end(session=session, now=now, reason="time")
+            # Dated at the end of its time, however late it is noticed (nobody looking,
+            # no worker sweeping): the report and the transcript say when the time ran out.
+            session_end(session=session, now=end, reason="time")
         else:
             clock = session_clock(session, now=now)
             if clock.step_over:
@@ -278,8 +280,9 @@ def mock_sweep(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     ended = 0
     for session in MockSession.objects.running().started():  # a waiting one has no time due
-        if now >= session.started_at + timedelta(minutes=session.total_minutes):
-            ended += session_end(session=session, now=now, reason="time")
+        end = session.started_at + timedelta(minutes=session.total_minutes)
+        if now >= end:
+            ended += session_end(session=session, now=end, reason="time")
         elif session.mode == MockSession.Mode.APP:
             app_follow_up_ask(session=session)
     for session in MockSession.objects.ended().exclude(events__kind=Kind.ENDED):

@@ -1,22 +1,39 @@
 // Mock interviews: count the server's time left down between polls, copy a link, reset a
 // sent form, and scrub through an answer's saved versions. The time always comes from the
-// server (each panel carries the seconds left when it was rendered); nothing here reads the
-// browser's clock to decide anything.
+// server (each panel carries the seconds left when it was rendered); the browser's clock only
+// measures how long ago that was, for the display, and decides nothing.
 (function () {
   "use strict";
 
-  function show(el) {
-    const left = Math.max(0, Number(el.dataset.secondsLeft) || 0);
+  // Each countdown runs out at the moment its seconds-left says, reckoned from when this page
+  // first saw it; a redraw from the server is a new element with a new deadline. Counting
+  // timer ticks instead would stop the clock whenever the browser skips them (a tab in the
+  // background fires them once a minute, a laptop asleep not at all), and a poll with
+  // nothing new (a 204) does not redraw it.
+  const deadlines = new WeakMap();
+
+  function track(root) {
+    const now = Date.now();
+    (root || document).querySelectorAll("[data-seconds-left]").forEach((el) => {
+      if (!deadlines.has(el)) {
+        deadlines.set(el, now + Math.max(0, Number(el.dataset.secondsLeft) || 0) * 1000);
+      }
+    });
+  }
+
+  function show(el, now) {
+    const left = Math.max(0, Math.ceil((deadlines.get(el) - now) / 1000));
     const m = Math.floor(left / 60);
     const s = String(left % 60).padStart(2, "0");
     el.textContent = m + ":" + s;
   }
 
+  track(document);
+  document.addEventListener("htmx:afterSettle", () => track(document));
   setInterval(() => {
-    document.querySelectorAll("[data-seconds-left]").forEach((el) => {
-      el.dataset.secondsLeft = String(Math.max(0, (Number(el.dataset.secondsLeft) || 0) - 1));
-      show(el);
-    });
+    track(document);
+    const now = Date.now();
+    document.querySelectorAll("[data-seconds-left]").forEach((el) => show(el, now));
   }, 1000);
 
   document.addEventListener("click", (event) => {

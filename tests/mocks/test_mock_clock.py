@@ -101,6 +101,33 @@ def test_at_the_end_the_answers_as_they_stand_are_submitted_and_graded(session):
     assert verdicts["arch-prefix-router"] == verdicts["arch-autoscale-queue"] == "hit"
 
 
+def test_a_session_nobody_looked_at_ends_at_its_time_not_when_it_is_noticed(session):
+    """With no worker sweeping and nobody on the pages, the end is noticed late (the
+    candidate coming back hours later): it is still dated at the end of the 45 minutes, in
+    the session, the attempt and the transcript."""
+    from mocks import report as mock_report
+
+    t0 = session.started_at
+    deadline = t0 + timedelta(minutes=45)
+    write_draft(session, "architecture", ARCHITECTURE_DRAFT)
+    mock.session_tick(session, now=t0 + timedelta(hours=3))
+
+    session.refresh_from_db()
+    assert session.ended_at == deadline
+    assert Attempt.objects.get(pk=session.attempt_id).finished_at == deadline
+    assert session.events.get(kind=Kind.ENDED).at == deadline
+    ended = [t for t in mock_report.transcript(session) if t["kind"] == Kind.ENDED]
+    assert [t["at"] for t in ended] == ["45:00"]
+    assert mock.mock_sweep(now=t0 + timedelta(hours=4)) == 0
+
+
+def test_the_sweep_dates_the_end_at_the_time_too(session):
+    t0 = session.started_at
+    assert mock.mock_sweep(now=t0 + timedelta(minutes=45, seconds=50)) == 1
+    session.refresh_from_db()
+    assert session.ended_at == t0 + timedelta(minutes=45)
+
+
 def test_the_end_happens_once_and_a_later_tick_changes_nothing(session):
     t0 = session.started_at
     write_draft(session, "clarify", "Peak 50 QPS.")
