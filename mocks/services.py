@@ -264,6 +264,7 @@ def answers_submit_as_they_stand(*, attempt_id: int) -> int:
                 fields=answer.fields,
                 base_version=answer.version,
                 enforce_limits=False,
+                as_it_stands=True,
             )
         except FlowError as exc:  # stale (another process), or a follow-up still locked
             log.info("not submitted at the end of the session: answer %s: %s", answer.pk, exc)

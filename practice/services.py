@@ -203,12 +203,15 @@ def step_submit(
     base_version: int,
     seconds: int = 0,
     enforce_limits: bool = True,
+    as_it_stands: bool = False,
 ) -> SubmitOutcome:
     """Save the draft and submit it for grading; a double submit returns the first submission.
 
     The grading task is enqueued only after the transaction commits, so the worker always finds
     the answer it is asked to grade. `enforce_limits=False` is for the app's own submissions
-    (a mock session's end submits the answers as they stand, once), not a candidate's.
+    (a mock session's end submits the answers as they stand, once), not a candidate's; with
+    `as_it_stands` the stored draft is submitted without saving it again, so a tab still open
+    on it is not left one version behind (its next keystroke would read as another tab's).
     """
     # The SLO card's peak/mean choice always has a value: alone it is no answer.
     written = (str(v).strip() for name, v in fields.items() if name != QPS_KIND)
@@ -221,9 +224,10 @@ def step_submit(
         follow_up_check_open(
             attempt=answer.attempt, step_key=answer.step_key, follow_up_id=answer.follow_up_id
         )
-    answer = draft_save(
-        answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
-    )
+    if not as_it_stands:
+        answer = draft_save(
+            answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
+        )
     existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
     if existing:
         return SubmitOutcome(existing, False)

@@ -284,6 +284,23 @@ def test_past_the_end_nothing_more_is_saved_even_before_anything_ends_the_sessio
     assert Submission.objects.get().text == ARCHITECTURE_DRAFT
 
 
+def test_the_end_submits_as_it_stands_so_the_open_tab_is_not_told_of_another_tab(session):
+    """The end submits each draft as it stands, without saving it again: the candidate's tab,
+    still open on the version it loaded, is not one version behind (its next keystroke was
+    refused as "changed in another tab"). What it saves after the end is plain practice: kept,
+    and out of the session's log."""
+    answer = write_draft(session, "architecture", ARCHITECTURE_DRAFT)
+    tab_version = answer.version
+    mock.session_end(session=session, reason="ended")
+    answer.refresh_from_db()
+    assert answer.version == tab_version
+    assert Submission.objects.get().draft_version == tab_version
+    flow.draft_save(answer=answer, text="typed late", fields={}, base_version=tab_version)
+    answer.refresh_from_db()
+    assert answer.text == "typed late"
+    assert not session.events.filter(kind=Kind.DRAFT_SAVED, payload__text="typed late").exists()
+
+
 def test_every_worker_sweeps_sessions_past_their_time(session):
     from config.worker import housekeeping
 
