@@ -45,6 +45,20 @@ _MAX_COSTLY_CHARS = 1000
 _COSTLY_CHARS = re.compile(r"[\[\\&]")
 
 
+# Bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069): in
+# a candidate's plain text they reorder what a reviewer sees on the page while the graders read
+# the characters in order, so a page for someone other than the writer shows them as marks.
+_DIRECTION_CONTROLS = {
+    code: f"[U+{code:04X}]" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+
+
+def direction_controls_shown(text: str) -> str:
+    """`text` with each bidirectional control written out as [U+XXXX] (plain text, to escape
+    as ever)."""
+    return text.translate(_DIRECTION_CONTROLS)
+
+
 def sanitise(html: str) -> str:
     """Sanitised HTML: no scripts, no event handlers, no javascript: links, no hx-* attributes."""
     return nh3.clean(

@@ -174,3 +174,18 @@ def test_a_question_never_published_has_no_review_pages(content_loaded, client, 
         assert client.get(reverse(f"review:{name}", args=[draft.slug])).status_code == 404, name
     load = client.post(reverse("review:calibration_load", args=[draft.slug]))
     assert load.status_code == 404
+
+
+def test_direction_controls_in_an_answer_are_shown_to_the_reviewer_not_obeyed(
+    content_loaded, client, instructor, candidate
+):
+    """U+202E reverses the text after it on the page while the graders read the characters in
+    order: the reviewer sees the control written out, the answer's words in their order."""
+    from .conftest import make_submission
+
+    hidden = "Add replicas.\u202e.sgnihtyreve sehcac ti"
+    submission = make_submission(user=candidate, text=hidden)
+    client.force_login(instructor)
+    page = client.get(reverse("review:submission", args=[submission.pk])).content.decode()
+    assert "\u202e" not in page
+    assert "Add replicas.[U+202E].sgnihtyreve sehcac ti" in page
