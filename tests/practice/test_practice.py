@@ -923,3 +923,12 @@ def test_a_count_checked_without_a_unit_reads_without_a_stray_space(client_in, a
     html = response.content.decode()
     assert "(you have 9)" in html
     assert " )" not in html
+
+
+def test_the_step_pages_attempt_crumb_leads_to_this_attempts_scorecard(client_in, attempt):
+    """The breadcrumb "Attempt 1" named this attempt and led to the whole history."""
+    page = client_in.get(step_url(attempt, "clarify")).content.decode()
+    crumbs = page.split('aria-label="Breadcrumb"', 1)[1].split("</ol>", 1)[0]
+    scorecard = reverse("attempt_scorecard", args=[attempt.pk])
+    assert f'href="{scorecard}"' in crumbs and "Attempt 1" in crumbs
+    assert client_in.get(scorecard).status_code == 200  # an attempt just begun has one too
