@@ -8,17 +8,20 @@ Grammar (one statement per line, or several separated by `;`; `%%` starts a comm
                 | "direction" DIR | ("classDef" | "class" | "style" | "linkStyle" | "click") ...
     chain      := group (edge group)*
     group      := node ("&" node)*                      (an edge joins every pair)
-    node       := ID [shape]
+    node       := ID [shape] [":::" CLASS]                (the class is read and ignored)
     shape      := "[" label "]" | "(" label ")" | "([" label "])" | "[(" label ")]"
                 | "{" label "}" | "((" label "))" | "{{" label "}}" | "[[" label "]]"
     label      := text | "\"" text "\""                  (`<br>` reads as a space)
+                                 (unquoted, it cannot hold its own opener: `a[x [y]]`)
     edge       := ("-->" | "---" | "-.->" | "-.-" | "==>" | "===") ["|" label "|"]
+                | ("--o" | "--x" | "==o" | "==x") ["|" label "|"]    (read as "-->")
                 | "--" text "-->" | "--" text "---" | "-." text ".->" | "==" text "==>"
 
 An ID is letters, digits and `_`, with single inner `-` ("kv-offload"). Styling statements
-(classDef, class, style, linkStyle, click) only change how Mermaid paints, so they are read
-and ignored: the layout here is Graphviz's. A replica count written in a label ("vLLM x10",
-"vLLM ×10", "10x vLLM") becomes `Node.count`.
+(classDef, class, style, linkStyle, click) and a node's `:::class` only change how Mermaid
+paints, so they are read and ignored: the layout here is Graphviz's. Control characters in a
+label read as spaces; a byte order mark or zero-width space pasted in reads as a space. A
+replica count written in a label ("vLLM x10", "vLLM ×10", "10x vLLM") becomes `Node.count`.
 
 Hostile input is bounded by counting, not timing: the text is refused above
 MAX_TEXT_CHARS before anything else is read, every scan moves forward through one line (no
@@ -56,6 +59,12 @@ RESERVED_IDS = ("end", "subgraph", "flowchart", "graph", "direction", *STYLING_K
 
 _BREAK_RE = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _WS_RE = re.compile(r"\s+")
+# Control characters (Graphviz stops at a NUL; XML refuses the others) and lone surrogates
+# (no UTF-8 for them) cannot reach the layout engine: a label shows a space or U+FFFD.
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+_SURROGATE_RE = re.compile(r"[\ud800-\udfff]")
+# Spaces between tokens: a byte order mark and zero-width spaces come with pasted text.
+SPACES = " \t\f\v\u00a0\ufeff\u200b\u2060"
 # A replica count: "vLLM x10", "vLLM ×10", "vLLM (x 4)", "vLLM *3", or before the name, "10x vLLM".
 _COUNT_AFTER_RE = re.compile(r"(?:^|[\s(\[,:])[x×*]\s?(\d{1,5})(?![\d.])", re.IGNORECASE)
 _COUNT_BEFORE_RE = re.compile(r"(?:^|[\s(\[,:])(\d{1,5})\s?[x×](?=\s|$)", re.IGNORECASE)
@@ -121,8 +130,10 @@ def replica_count(label: str) -> int:
 
 
 def clean_label(text: str) -> str:
-    """A label as shown and graded: `<br>` line breaks and runs of whitespace become one space."""
-    return _WS_RE.sub(" ", _BREAK_RE.sub(" ", text)).strip()
+    """A label as shown and graded: `<br>` line breaks, control characters and runs of
+    whitespace become one space; a lone surrogate becomes U+FFFD."""
+    text = _SURROGATE_RE.sub("\ufffd", _CONTROL_RE.sub(" ", _BREAK_RE.sub(" ", text)))
+    return _WS_RE.sub(" ", text).strip()
 
 
 def _is_id_char(char: str) -> bool:
@@ -148,7 +159,7 @@ class _Parser:
 
     def skip_space(self) -> None:
         s, pos = self.s, self.pos
-        while pos < len(s) and s[pos] in " \t\f\v\u00a0":
+        while pos < len(s) and s[pos] in SPACES:
             pos += 1
         self.pos = pos
 
@@ -368,6 +379,11 @@ class _Parser:
                 shape = shape_name
                 self.check_label(label, label_at)
                 break
+        if self.s.startswith(":::", self.pos):  # a class to paint with: read and ignored
+            class_at = self.pos
+            self.pos += 3
+            if not self.read_word():
+                raise self.error("':::' needs a class name after it: 'a:::hot'", class_at)
         current = self.open[-1][0] if self.open else ""
         node = self.nodes.get(node_id)
         if node is None:
@@ -402,7 +418,16 @@ class _Parser:
                 if not last:
                     return None
                 raise self.error(f"{opener!r} is not closed: add {closer!r}", label_at)
-            label = clean_label(self.s[self.pos : end])
+            text = self.s[self.pos : end]
+            if opener in text:
+                # `gw[API gateway --> router[Router]`: the closer found is the next node's;
+                # read as one label, the edge and the next node would vanish into it.
+                raise self.error(
+                    f"{opener!r} is not closed before the next {opener!r}: add {closer!r} "
+                    f'(a label that holds brackets is quoted: a["..."])',
+                    label_at,
+                )
+            label = clean_label(text)
             self.pos = end
         self.pos += len(closer)
         if not label:
@@ -441,6 +466,9 @@ class _Parser:
             style = "solid" if char == "-" else "thick"
             if dashes >= 2 and run < len(s) and s[run] == ">":
                 self.pos, label, directed = run + 1, "", True
+            elif dashes >= 2 and s[run : run + 1] in ("o", "x") and self.edge_end_at(run + 1):
+                # Mermaid's circle and cross ends (`--o`, `--x`): an edge all the same.
+                self.pos, label, directed = run + 1, "", True
             elif dashes >= 3:
                 self.pos, label, directed = run, "", False
             elif dashes == 2:
@@ -466,6 +494,11 @@ class _Parser:
             self.check_label(label, pipe_at)
             self.pos = end + 1
         return label, directed, style
+
+    def edge_end_at(self, pos: int) -> bool:
+        """Whether an edge's arrow may end before `pos`: a space, a `|` label or the line's end
+        follow (`--o b`, not the label of `--oauth-->`)."""
+        return pos >= len(self.s) or self.s[pos] in SPACES or self.s[pos] == "|"
 
     def inline_label(self, char: str) -> tuple[str, bool]:
         """`-- text -->` / `-- text ---` (or `==`): the text up to the closing arrow."""

@@ -31,7 +31,7 @@ PICTURE_CACHE_S = 24 * 3600
 # ...and a layout that ran out of time for ten minutes (the machine may be less busy later).
 FAILED_LAYOUT_CACHE_S = 600
 # Bump when the engine's output changes, so remembered pictures are drawn again.
-PICTURE_CACHE_VERSION = "1"
+PICTURE_CACHE_VERSION = "2"
 
 # The palette: common components of a serving design, each inserted as one Mermaid line (an
 # id and a label) for a candidate who does not know the syntax. The labels use the words the

@@ -399,3 +399,61 @@ def test_no_mermaid_block_means_no_diagram_and_two_are_refused():
     with pytest.raises(DiagramError) as caught:
         split_mermaid_block("```mermaid\nflowchart LR\n```\ntext\n~~~mermaid\ngraph TD\n~~~")
     assert caught.value.line == 5
+
+
+# --- what a candidate pastes or forgets (QA) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "gw[API gateway --> router[Router]",
+        "gw(API gateway --> router(Router)",
+        "gw{API gateway --> router{Router}",
+        "gw([Clients --> router([Router])",
+    ],
+)
+def test_a_bracket_left_open_before_the_next_node_is_an_error_not_one_long_label(text):
+    # The closer found was the next node's: the edge would vanish into the first label.
+    error = error_of(f"flowchart LR\n  {text}")
+    assert (error.line, error.column) == (2, 5), error.message
+    assert "not closed" in error.message
+
+
+def test_a_class_written_on_a_node_is_read_and_ignored():
+    diagram = parse_diagram("flowchart LR\n  gw[API gateway]:::hot --> r:::cold & v:::x-y")
+    assert [(n.id, n.label) for n in diagram.nodes] == [
+        ("gw", "API gateway"),
+        ("r", "r"),
+        ("v", "v"),
+    ]
+    assert diagram.edge_lines() == ["API gateway -> r", "API gateway -> v"]
+    assert "class name" in error_of("flowchart LR\n  a::: --> b").message
+
+
+def test_control_characters_in_a_label_read_as_spaces():
+    assert one_node("a[vLLM\x07 x10\x00replicas\x1b]").label == "vLLM x10 replicas"
+
+
+def test_a_byte_order_mark_and_zero_width_spaces_pasted_in_are_skipped():
+    diagram = parse_diagram("\ufeffflowchart LR\n  gw\u200b --> \u200brouter")
+    assert diagram.edge_lines() == ["gw -> router"]
+
+
+@pytest.mark.parametrize(
+    ("written", "label"),
+    [
+        ("a --o b", ""),
+        ("a --x b", ""),
+        ("a ---o b", ""),
+        ("a --x|health check| b", "health check"),
+        ("a ==o b", ""),
+    ],
+)
+def test_an_edge_ending_in_a_circle_or_a_cross_is_an_edge(written, label):
+    # Mermaid's `--o` and `--x` ends: they read "an edge label after '--' must end with '-->'".
+    [edge] = edges_of(written)
+    assert (edge.source, edge.target, edge.label, edge.directed) == ("a", "b", label, True)
+    # A label that starts with o or x is still a label.
+    [edge] = edges_of("a --oauth token--> b")
+    assert edge.label == "oauth token"

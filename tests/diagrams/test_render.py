@@ -153,3 +153,10 @@ def test_a_preview_error_and_the_kept_picture_note_read_as_two_sentences():
         {"picture": None, "error": "Too many previews. Wait a minute."},
     )
     assert "Wait a minute. The picture shows" in body
+
+
+def test_a_label_with_control_characters_is_drawn():
+    # Graphviz stopped at a NUL ("syntax error in line 5") and wrote a bell as a character
+    # XML refuses, so the candidate read "the layout engine returned markup that is not SVG".
+    _, root = svg_of("flowchart LR\n  a[vLLM\x00 x10\x07] --> b[Router\x1b]")
+    assert {"vLLM x10", "Router"} <= set(texts(root))
