@@ -41,6 +41,8 @@ COMMAND_LIMITS = Limits(seconds=3600, qps=2000, replicas=256, requests=2_000_000
 PAGE_LIMITS = Limits(seconds=300, qps=400, replicas=64, requests=60_000)
 PAGE_WINDOW_S = 240.0
 EVENT_AT_S = 60.0  # when a page scenario's event happens
+# The least a window cut to the request budget keeps after its last event (`page_window`).
+PAGE_TAIL_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
     for name, at in (("kill", spec.kill_at), ("burst", spec.burst_at)):
         if at is not None:
             _check(at, 0, spec.seconds, f"The {name} time (s)", f"{name}_at")
-    expected = qps * spec.seconds * (spec.burst_factor if spec.burst_at is not None else 1)
+    expected = expected_requests(spec, qps=qps)
     if expected > limits.requests:
         raise RunRefused(
             f"That run would send about {expected:,.0f} requests; the limit here is "
@@ -247,6 +249,57 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
     }
 
 
+def expected_requests(spec: RunSpec, *, qps: float) -> float:
+    """About how many requests a run sends: `qps` over its window, times the burst factor
+    from the burst's start (`spec.qps` is not read: the caller says which load)."""
+    if spec.burst_at is None:
+        return qps * spec.seconds
+    before = min(spec.burst_at, spec.seconds)
+    return qps * before + qps * spec.burst_factor * (spec.seconds - before)
+
+
+def page_window(spec: RunSpec, *, limits: Limits = PAGE_LIMITS) -> RunSpec:
+    """A page scenario's run at its load (`spec.qps`), its window cut short when the whole
+    window would send more than `limits.requests`: a page has no box for the window, so
+    "shorten the window" is done for the candidate (400 QPS, the voice-agent brief's peak,
+    runs 150 s instead of 240). The events keep their times and the window keeps at least
+    PAGE_TAIL_S seconds after the last; the label says how long it ran (`page_run` says why).
+    Returned unchanged when it fits, or when no such window does (fleet_run then refuses it)."""
+    qps = spec.qps
+    if qps is None or not (0 < qps < math.inf):
+        return spec
+    budget = limits.requests
+    if expected_requests(spec, qps=qps) <= budget:
+        return spec
+    if spec.burst_at is None or qps * spec.burst_at >= budget:
+        seconds = budget / qps
+    else:
+        seconds = spec.burst_at + (budget - qps * spec.burst_at) / (qps * spec.burst_factor)
+    seconds = float(math.floor(seconds))
+    last_event = max(
+        (spec.kill_at + (spec.restart_after or 0)) if spec.kill_at is not None else 0.0,
+        spec.burst_at or 0.0,
+    )
+    if seconds < last_event + PAGE_TAIL_S:
+        return spec
+    label = f"{spec.label or scenario_text(spec) or 'the run'} over {seconds:g} s"
+    return replace(spec, seconds=seconds, label=label)
+
+
+def page_run(design: Design, spec: RunSpec) -> dict:
+    """A page's run: `fleet_run` within PAGE_LIMITS over the window `page_window` fits, its
+    note saying so when the window was cut. `spec.qps` is the load (set it)."""
+    fitted = page_window(spec)
+    run = fleet_run(design, fitted, limits=PAGE_LIMITS)
+    if fitted.seconds != spec.seconds:
+        run["note"] = (
+            f"Simulated over {fitted.seconds:g} s, not {spec.seconds:g}: a page runs up to "
+            f"{PAGE_LIMITS.requests:,} requests, and {spec.qps:g} QPS sends that many sooner "
+            "(manage.py simulate runs longer windows). " + run["note"]
+        )
+    return run
+
+
 def _prefix_override(calibration: Any, spec: RunSpec) -> str:
     """Said when the run's own shared prefixes replace the hits the plan counts."""
     if not spec.prefix_groups or not calibration.prefix.workload_fields():
@@ -269,7 +322,11 @@ def scenario_text(spec: RunSpec) -> str:
     if spec.kill_at is not None:
         parts.append(
             f"a replica killed at {spec.kill_at:g} s"
-            + (f", back cold after {spec.restart_after:g} s" if spec.restart_after else "")
+            + (
+                f", back cold after {spec.restart_after:g} s"
+                if spec.restart_after is not None
+                else ""
+            )
         )
     if spec.burst_at is not None:
         parts.append(f"{spec.burst_factor:g}× load from {spec.burst_at:g} s")

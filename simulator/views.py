@@ -32,7 +32,7 @@ from simulator.services import (
     RunRefused,
     design_from_brief,
     design_from_plan_inputs,
-    fleet_run,
+    page_run,
     page_scenarios,
 )
 
@@ -55,7 +55,8 @@ def _attempt_design(attempt: Attempt) -> Design:
 def _estimated_replicas(attempt: Attempt, design: Design) -> int | None:
     """The fleet size the candidate checked on the napkin-math step, when they did: their
     instances (n_inst), else their GPUs (n_gpu, the name most questions give the fleet) over
-    the design's tensor parallelism, since a replica is one instance of TP GPUs."""
+    the design's tensor parallelism, since a replica is one instance of TP GPUs. None when
+    they checked neither; it may be more than a page runs, or less than one."""
     answer = StepAnswer.objects.filter(attempt=attempt, step_key="estimate", follow_up_id="")
     fields = answer.values_list("fields", flat=True).first() or {}
     checks = fields.get("checks") or {}
@@ -68,7 +69,21 @@ def _estimated_replicas(attempt: Attempt, design: Design) -> int | None:
         replicas = math.ceil(round(float(value)) / per_replica)
     except (TypeError, ValueError, OverflowError):
         return None
-    return replicas if 1 <= replicas <= PAGE_LIMITS.replicas else None
+    return replicas
+
+
+def _estimate_not_run(replicas: int) -> str:
+    """Why the panel does not offer the candidate's estimated fleet, and what to type."""
+    if replicas < 1:
+        return (
+            f"Your estimate comes to {replicas:,} replicas, which serve nothing. Type the "
+            "replicas your design runs."
+        )
+    return (
+        f"Your estimate comes to {replicas:,} replicas; this panel simulates 1 to "
+        f"{PAGE_LIMITS.replicas}. A large fleet behaves like copies of a smaller one: type a "
+        "share of it, with the same share of the load."
+    )
 
 
 def _reference_source(attempt: Attempt) -> str:
@@ -115,15 +130,19 @@ def _fleet_offered(
     attempt: Attempt, design: Design, latest: SimulationRun | None
 ) -> tuple[int | None, float, str]:
     """The replicas and load the panel offers, and where they come from: those of the last
-    run (`latest`), else the candidate's napkin-math fleet, else the reference design's; in a
-    running mock interview never the reference design's (nothing of the grading shows while
-    it runs: the candidate types their own fleet), so None."""
+    run (`latest`), else the candidate's napkin-math fleet, else the reference design's. None
+    (the candidate types their own fleet), with why when it is not said elsewhere, for an
+    estimate the panel cannot run (never swapped for the reference design's fleet, the figure
+    the estimate got wrong) and in a running mock interview (nothing of the grading shows
+    while it runs)."""
     last = (latest.design or {}) if latest else {}
     if last.get("replicas") and last.get("qps"):
         return last["replicas"], last["qps"], "your last run"
     estimated = _estimated_replicas(attempt, design)
-    if estimated:
-        return estimated, design.qps, "your estimate"
+    if estimated is not None:
+        if 1 <= estimated <= PAGE_LIMITS.replicas:
+            return estimated, design.qps, "your estimate"
+        return None, design.qps, _estimate_not_run(estimated)
     if feedback_withheld(attempt.pk):
         return None, design.qps, ""
     return design.replicas, design.qps, _reference_source(attempt)
@@ -183,12 +202,15 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "replicas_text": replicas_text,
         "qps_text": qps_text,
     }
-    offered, offered_qps, _ = _fleet_offered(attempt, design, _latest_run(attempt))
+    offered, offered_qps, why_not = _fleet_offered(attempt, design, _latest_run(attempt))
     try:  # a box that does not read as a number is told first
         if offered is None and not replicas_text:
             raise RunRefused(
-                "Type the number of replicas in your design first: during a mock interview "
-                "the panel does not offer the reference design's fleet.",
+                why_not
+                or (
+                    "Type the number of replicas in your design first: during a mock "
+                    "interview the panel does not offer the reference design's fleet."
+                ),
                 "replicas",
             )
         replicas = int(_number(replicas_text, offered or design.replicas, int))
@@ -209,7 +231,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
     try:
         with cpu_budget(client=client_key(request)):
             runs = [
-                fleet_run(design, replace(run, replicas=replicas, qps=qps), limits=PAGE_LIMITS)
+                page_run(design, replace(run, replicas=replicas, qps=qps))
                 for run in scenarios[key]["runs"]
             ]
     except (RunRefused, LimitExceeded) as error:
@@ -275,7 +297,7 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
                     "one: plan a share of the load (a lower peak QPS) and simulate that."
                 )
             runs = [
-                fleet_run(design, replace(run, replicas=replicas), limits=PAGE_LIMITS)
+                page_run(design, replace(run, replicas=replicas, qps=design.qps))
                 for run in scenarios[key]["runs"]
             ]
     except (RunRefused, LimitExceeded) as error:

@@ -79,6 +79,22 @@ def test_a_load_below_the_briefs_mean_is_simulated(content_loaded):
         (["--question", "chat-api-50qps", "--burst", "double"], "--burst takes"),
         (["--question", "chat-api-50qps", "--seconds", "99999"], "window"),
         (["--question", "chat-api-50qps", "--replicas", "1000"], "replicas"),
+        # A prefix longer than the prompt ran as a 511-token one; a prefix of no tokens, or
+        # tokens with no prefix, ran with nothing shared, while the verdict said "5 shared
+        # prefixes".
+        (
+            [
+                "--question",
+                "chat-api-50qps",
+                "--prefix-groups",
+                "5",
+                "--prefix-tokens",
+                "100000000",
+            ],
+            "--prefix-tokens must be less than the mean prompt (512 tokens)",
+        ),
+        (["--question", "chat-api-50qps", "--prefix-groups", "5"], "--prefix-tokens"),
+        (["--question", "chat-api-50qps", "--prefix-tokens", "300"], "--prefix-groups"),
     ],
 )
 def test_bad_input_gets_one_sentence_and_exit_status_2(content_loaded, capsys, args, words):
@@ -128,3 +144,13 @@ def test_a_run_counts_the_plans_prefix_hits_and_says_so(content_loaded):
     assert figs["replica_req_s"] == pytest.approx(0.698, rel=0.01)
     chat = simulate("--question", "chat-api-50qps", "--seconds", "20")
     assert "prefix" not in chat["replica"] and chat["prefix_hit_rate"] == 0
+
+
+def test_a_replica_back_at_once_is_said_in_the_verdict(content_loaded):
+    # "--restart-after 0" brings the replica back straight away; the verdict read as if it
+    # stayed dead ("a replica killed at 30 s").
+    figs = simulate(
+        "--question", "chat-api-50qps", "--seconds", "60", "--kill-replica-at", "30",
+        "--restart-after", "0",
+    )  # fmt: skip
+    assert "a replica killed at 30 s, back cold after 0 s" in figs["verdict"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+from dataclasses import replace
 
 import pytest
 from django.contrib.auth.models import User
@@ -13,6 +14,14 @@ from django.urls import reverse
 from practice import services as flow
 from questions.models import Question
 from simulator.models import SimulationRun
+from simulator.services import (
+    PAGE_LIMITS,
+    PAGE_WINDOW_S,
+    Design,
+    expected_requests,
+    page_scenarios,
+    page_window,
+)
 
 PREDICTION = "Nine replicas at 72% still hold p99 TTFT under 300 ms."
 
@@ -225,3 +234,36 @@ def test_the_simulate_page_says_which_slo_it_judges_by(client, content_loaded):
     assert re.search(r"Holds the SLO|the SLO breaks", page)
     assert "Judged against the SLO p99 TTFT ≤ 1000 ms (the planner's TTFT SLO is blank" in page
     assert "p99 TPOT ≤ 40 ms." in page
+
+
+@pytest.mark.parametrize("key", ["baseline", "double-load", "kill-replica", "cold-start",
+                                 "autoscaling", "routing"])  # fmt: skip
+def test_every_scenario_at_the_pages_top_load_fits_its_request_budget(key):
+    # At 400 QPS (the voice-agent brief's peak, and the panel's largest load) every scenario
+    # was refused: "That run would send about 96,000 requests; the limit here is 60,000.
+    # Shorten the window", a window the panel has no box for.
+    design = Design(plan_kwargs={}, replicas=7, qps=400, ttft_slo_ms=200, tpot_slo_ms=20,
+                    input_tokens=3050, output_tokens=40)  # fmt: skip
+    for run in page_scenarios(design)[key]["runs"]:
+        fitted = page_window(replace(run, qps=400.0))
+        assert expected_requests(fitted, qps=400.0) <= PAGE_LIMITS.requests
+        assert fitted.seconds < PAGE_WINDOW_S and f"{fitted.seconds:g} s" in fitted.label
+        last_event = max((fitted.kill_at or 0) + (fitted.restart_after or 0), fitted.burst_at or 0)
+        assert fitted.seconds >= last_event + 30
+        # A load that fits is run over the whole window, as before.
+        assert page_window(replace(run, qps=50.0)) == replace(run, qps=50.0)
+
+
+def test_the_voice_agent_design_runs_on_the_panel_at_its_peak(content_loaded, client):
+    user = User.objects.create_user("voice", password="a-long-Passphrase-42")
+    revision = Question.objects.get(slug="voice-agent-latency-budget").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    client.force_login(user)
+    response = client.post(run_url(attempt), {"scenario": "baseline", "prediction": PREDICTION})
+    assert response.status_code == 200, html.unescape(response.content.decode())
+    [run] = SimulationRun.objects.get().runs
+    assert run["params"]["qps"] == 400 and run["params"]["seconds"] == 150
+    assert run["verdict"].startswith(("Holds the SLO at 400 QPS", "At 400 QPS"))
+    assert run["label"] == "peak load over 150 s"
+    assert "Simulated over 150 s, not 240: a page runs up to 60,000 requests" in run["note"]
+    assert run["note"] in html.unescape(response.content.decode())

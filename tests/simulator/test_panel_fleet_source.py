@@ -119,3 +119,30 @@ def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(content
     # Once the session ends, the panel offers the reference fleet again.
     mock.session_end(session=session, reason="ended early")
     assert "4 replicas (your last run)" in panel(client, attempt)
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        (10000.0, "Your estimate comes to 10,000 replicas; this panel simulates 1 to 64."),
+        (0.0, "Your estimate comes to 0 replicas, which serve nothing."),
+    ],
+)
+def test_an_estimate_the_panel_cannot_run_is_said_not_swapped_for_the_reference(
+    start, value, words
+):
+    # A checked fleet of 10,000 (or 0) was dropped without a word: "your fleet: 10 replicas
+    # (the reference design, ...)", the figure the candidate's estimate got wrong.
+    client, begin = start
+    attempt = begin("chat-api-50qps")
+    check(attempt, "n_inst", value)
+    page = panel(client, attempt)
+    assert replicas_box(page) == ""
+    assert "reference design" not in page and "your design's replicas" in page
+    assert words in page
+    url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+    refused = client.post(url, {"scenario": "baseline", "prediction": PREDICTION})
+    assert refused.status_code == 422
+    assert words in refused.content.decode()
+    ran = client.post(url, {"scenario": "baseline", "prediction": PREDICTION, "replicas": "12"})
+    assert ran.status_code == 200 and "12 replicas (your last run)" in ran.content.decode()

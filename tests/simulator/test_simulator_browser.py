@@ -76,5 +76,23 @@ def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
     on_card = page.locator("#sim-scorecard")
     expect(on_card).to_contain_text(PREDICTION)
     expect(on_card.locator(".sim-verdict")).to_have_text(saved.runs[0]["verdict"])
+
+    # From the keyboard: Enter on a scenario runs it, and focus lands on what it found. The
+    # panel was swapped out under the focused button, and focus fell to the page's top.
+    page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/bottlenecks/")
+    panel.locator("#sim-prediction").fill(PREDICTION)
+    panel.get_by_role("button", name="Peak load").focus()
+    page.keyboard.press("Enter")
+    expect(panel.locator(".sim-result h3")).to_contain_text("Peak load")
+    expect(panel.locator(".sim-result h3")).to_be_focused()
     assert errors == []
+    # A refused run (422, which the browser logs) puts focus on why.
+    panel.locator("#sim-prediction").fill(PREDICTION)
+    page.evaluate("document.getElementById('sim-qps').removeAttribute('min')")
+    panel.locator("#sim-qps").fill("0.0001")
+    panel.get_by_role("button", name="Peak load").focus()
+    page.keyboard.press("Enter")
+    expect(panel.locator("#sim-error")).to_be_focused()
+    expect(panel.locator("#sim-error")).to_contain_text("The load (QPS) must be between")
+    assert len(errors) == 1 and "status of 422" in errors[0]
     context.close()

@@ -116,6 +116,18 @@ class Command(ScriptedCommand):
                             ("--prefix-tokens", options["prefix_tokens"])):  # fmt: skip
             if value < 0:
                 raise RunRefused(f"{flag} must be 0 or more.")
+        # The engine cuts a prefix to the prompt and shares nothing without both: say so
+        # rather than run another mix than the one the verdict names.
+        groups, tokens = options["prefix_groups"], options["prefix_tokens"]
+        if groups and not tokens:
+            raise RunRefused("--prefix-groups needs --prefix-tokens T (each prefix's length).")
+        if tokens and not groups:
+            raise RunRefused("--prefix-tokens needs --prefix-groups N (how many prefixes).")
+        if tokens >= design.input_tokens:
+            raise RunRefused(
+                f"--prefix-tokens must be less than the mean prompt ({design.input_tokens:g} "
+                "tokens): a prefix is the start of a prompt."
+            )
         restart_after = options["restart_after"]
         if restart_after is not None:
             if options["kill_at"] is None:

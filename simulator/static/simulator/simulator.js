@@ -9,3 +9,15 @@ document.addEventListener("htmx:beforeRequest", (event) => {
     prediction.reportValidity();
   }
 });
+// A run swaps the whole panel, the pressed button with it: focus would fall to the page's top.
+// It goes to what the run found (or why it was refused), which a screen reader then reads.
+document.addEventListener("htmx:afterSwap", (event) => {
+  const config = event.detail.requestConfig;
+  if (!config || !config.elt || config.elt.id !== "sim-form") return;
+  const panel = document.getElementById("simulator-panel"); // the new one
+  if (!panel) return;
+  const where = panel.querySelector("#sim-error") || panel.querySelector(".sim-result h3");
+  if (!where) return;
+  where.setAttribute("tabindex", "-1");
+  where.focus();
+});
