@@ -151,6 +151,11 @@ def verdict(
     if scenario_text:
         head += f" ({scenario_text})"
     lost = figs["shed"] + figs["timed_out"] + figs["failed"]
+    if not figs["arrived"]:
+        return (
+            f"At {head} no request arrived in the window, so there is nothing to judge: "
+            "raise the load or lengthen the window."
+        )
     if figs["holds_slo"]:
         text = (
             f"Holds the SLO at {head}: p99 TTFT {_fmt_s(p99 / 1000)}, p99 TPOT "

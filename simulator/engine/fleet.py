@@ -544,9 +544,13 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             route(i, t)
 
     def autoscale(t: float) -> None:
-        nonlocal pending_ready
         current = len(ready) + pending_ready
         if not ready:
+            # No replica to measure. An empty fleet (every replica dead, none starting) gets
+            # one back: an autoscaler's floor is one replica, which it keeps even when no
+            # metric can be read (every request is shed meanwhile).
+            if current == 0:
+                start(t, 1)
             return
         if scenario.autoscale == "queue":
             metric, target = waiting_total / len(ready), scenario.queue_target
@@ -569,13 +573,18 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             return
         desired = math.ceil(len(ready) * metric / target)
         desired = min(desired, current + max(current, 4), scenario.max_replicas)
-        for _ in range(max(desired - current, 0)):
+        if desired > current:
+            start(t, desired - current)
+
+    def start(t: float, count: int) -> None:
+        """The autoscaler asks for `count` more replicas, ready after a cold start."""
+        nonlocal pending_ready
+        for _ in range(count):
             r = _Replica(len(reps), False)
             reps.append(r)
             pending_ready += 1
             push(t + scenario.cold_start_s, READY, r.index)
-        if desired > current:
-            events.append((t, f"autoscaler asks for {desired - current} more"))
+        events.append((t, f"autoscaler asks for {count} more"))
 
     while heap:
         t, _, kind, a, b = heapq.heappop(heap)

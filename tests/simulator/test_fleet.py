@@ -188,6 +188,23 @@ def test_a_replica_back_after_a_cold_start_rejoins():
     )
 
 
+@pytest.mark.parametrize("autoscale", ["queue", "utilisation"])
+def test_an_autoscaler_brings_back_a_fleet_whose_every_replica_died(autoscale):
+    """One replica, killed: with nothing ready there is no metric to read, and the autoscaler
+    never asked for a replica; its floor of one brings one back after a cold start."""
+    figs = run(replicas=1, qps=2.0, kill_at=30.0, autoscale=autoscale, cold_start_s=20.0)
+    assert figs["replicas_added_at_s"], figs["events"]
+    assert figs["replicas_max"] == 1 and figs["replicas_min"] == 0
+    assert figs["completed"] > 2.0 * 60  # it serves again after the cold start
+
+
+def test_a_window_with_no_arrival_says_so_rather_than_that_the_slo_broke():
+    result = fleet_run(CHAT, RunSpec(seconds=60.0, qps=0.001))
+    assert result["figures"]["arrived"] == 0
+    assert "no request arrived" in result["verdict"]
+    assert "SLO breaks" not in result["verdict"]
+
+
 def test_the_same_seed_gives_the_same_run_and_another_seed_another():
     a, b = run(seed=3), run(seed=3)
     a.pop("wall_s"), b.pop("wall_s")
