@@ -300,7 +300,9 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
                 _validate_step(cf, key, step, ids, concept_slugs)
     if "tests" in meta:
         _validate_tests(cf, meta["tests"], steps if isinstance(steps, dict) else {})
-    return cf.problems
+    # In the file's order (checks run key by key, so a rubric's problem could come before the
+    # brief's): the editor's list and a refused publish's first problem read top to bottom.
+    return sorted(cf.problems, key=lambda problem: problem.line)
 
 
 def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: set | None) -> None:

@@ -82,3 +82,18 @@ def test_the_editor_problem_list_shows_the_formula_error_as_written() -> None:
         in body
     )
     assert "&#x27;in&#x27;" not in body
+
+
+def test_a_files_problems_are_listed_in_the_order_of_their_lines():
+    """The checks run key by key (unknown keys first, whatever their line): the editor lists
+    the problems, and a refused publish names the first, top to bottom."""
+    from django.conf import settings
+
+    path = settings.CONTENT_DIR / "questions" / "chat-api-50qps.md"
+    text = path.read_text(encoding="utf-8")
+    head, fence, body = text.partition("\n---\n")  # the front matter's closing fence
+    broken = head.replace("difficulty: core", "difficulty: legendary", 1) + "\nextra_key: 1"
+    problems = validate_question(parse_file(path, broken + fence + body), concept_slugs=None)
+    messages = [p.message for p in problems]
+    assert any("difficulty" in m for m in messages) and any("extra_key" in m for m in messages)
+    assert [p.line for p in problems] == sorted(p.line for p in problems)
