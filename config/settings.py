@@ -59,7 +59,11 @@ if PRODUCTION:
 else:
     SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-do-not-use-in-production")
     ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]", "testserver"]
-    DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+    _debug = os.environ.get("DJANGO_DEBUG", "").strip().lower() or "1"
+    if _debug not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+        # "True" or "false" used to mean off, silently: say what is read.
+        raise ImproperlyConfigured(f"DJANGO_DEBUG={_debug!r}: use 1 (the default) or 0")
+    DEBUG = _debug in ("1", "true", "yes", "on")
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -80,3 +80,16 @@ def test_development_defaults_still_load(monkeypatch):
     assert values["DEBUG"] is True
     assert values["TRUSTED_PROXY_COUNT"] == 0
     assert values["GRADING_RETRY_BACKOFF_S"] == [30.0, 120.0, 600.0, 1800.0, 3600.0]
+
+
+@pytest.mark.parametrize(
+    ("value", "debug"),
+    [("1", True), ("True", True), ("yes", True), ("", True), ("0", False), ("false", False)],
+)
+def test_django_debug_reads_the_usual_spellings_of_on_and_off(monkeypatch, value, debug):
+    # "True" used to turn debug pages off: only "1" meant on.
+    assert load(monkeypatch, DJANGO_DEBUG=value)["DEBUG"] is debug
+
+
+def test_a_django_debug_that_is_neither_on_nor_off_is_refused(monkeypatch):
+    assert "DJANGO_DEBUG" in refused(monkeypatch, DJANGO_DEBUG="maybe")
