@@ -91,6 +91,8 @@ MIDDLEWARE = [
     # Before sessions and CSRF: a locked-out address's log-in flood costs one cache read.
     "accounts.lockout.AddressLockoutMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before the first reader of a form: a body too large is refused by its length unread.
+    "config.middleware.refuse_oversized_bodies",
     "config.middleware.strip_nul_characters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -296,6 +298,8 @@ PLANNER_RATE_LIMIT_PER_MINUTE = _env_number("PLANNER_RATE_LIMIT_PER_MINUTE", "12
 CPU_SECONDS_PER_MINUTE = _env_number("CPU_SECONDS_PER_MINUTE", "5", float)
 # New attempts per user per UTC day: each is a row, and history pages over them.
 ATTEMPTS_PER_DAY = _env_number("ATTEMPTS_PER_DAY", "50")
+# New drill sets a candidate starts per UTC day (six rows each; an assignment's set is not counted).
+DRILL_SETS_PER_DAY = _env_number("DRILL_SETS_PER_DAY", "100")
 # Attempts per /history/ page, and how many recent attempts the trends and most-missed read.
 HISTORY_PAGE_SIZE = 20
 HISTORY_TREND_WINDOW = 30
@@ -311,6 +315,10 @@ except ValueError:
 GRADING_RETRY_TAIL = _env_number("GRADING_RETRY_TAIL", "24")
 # The largest answer we store; larger ones are refused with a message, the draft kept.
 ANSWER_MAX_CHARS = 20_000
+# The largest request body read at all (config.middleware.refuse_oversized_bodies): Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) leaves uploaded files out, and they would be spooled to
+# disk whole. Room for the largest form and the largest question file (512 KB).
+MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024
 # Mock interviews: how long an invite link stays valid, and how often the live pages poll
 # the session's event log (seconds; the tests shorten it).
 MOCK_INVITE_HOURS = _env_number("MOCK_INVITE_HOURS", "24", float)

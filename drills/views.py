@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
@@ -23,7 +24,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.instructors import instructor_required
 from drills import charts, engine, selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
-from rate_limits import LimitExceeded, calculation_budget
+from rate_limits import LimitExceeded, calculation_budget, check_daily_quota, user_client
 
 
 def _index_context(request: HttpRequest) -> dict:
@@ -57,16 +58,28 @@ def drill_set_start(request: HttpRequest) -> HttpResponse:
             seed = int(seed_text)
         except ValueError:
             error = f"A seed is a whole number from 0 to {engine.MAX_SEED}."
+    status = 422
     if not error:
         try:
+            # Each set is rows and a read of the candidate's drill history: a daily cap, as
+            # for attempts, so a script cannot grow them without end.
+            check_daily_quota(
+                client=user_client(request.user.pk),
+                action="new drill set",
+                per_day=settings.DRILL_SETS_PER_DAY,
+                advice="Finish the sets you have started (your progress is kept), and start "
+                "new ones tomorrow (UTC).",
+            )
             drill_set = services.drill_set_start(user=request.user, kind=kind, seed=seed)
         except engine.DrillError as exc:
             error = str(exc)
+        except LimitExceeded as exc:
+            error, status = str(exc), 429
     if error:
         context = _index_context(request) | {"error": error}
         if seed_text:  # a replay: its form opens again with what was typed, to correct it
             context |= {"replay_kind": kind, "replay_seed": seed_text[:100]}
-        return render(request, "drills/index.html", context, status=422)
+        return render(request, "drills/index.html", context, status=status)
     return redirect("drills:set", set_id=drill_set.pk)
 
 

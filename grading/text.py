@@ -68,11 +68,31 @@ FORM_BLOCK_END = "[End of form values]"
 
 
 def form_block(lines: list[str]) -> str:
-    """The block for the given "Label: value" lines (an empty string for none)."""
-    kept = [collapse_whitespace(line) for line in lines if collapse_whitespace(line)]
+    """The block for the given "Label: value" lines (an empty string for none). A marker
+    inside a value is dropped: one would end the block early, and the app's labels after it
+    would read as the candidate's quotable words."""
+    kept = [_without_markers(collapse_whitespace(line)) for line in lines]
+    kept = [line for line in kept if line]
     if not kept:
         return ""
     return "\n".join([FORM_BLOCK_START, *kept, FORM_BLOCK_END])
+
+
+def _without_markers(line: str) -> str:
+    # Until none is left: "[End of form [End of form values]values]" must not reassemble one.
+    while FORM_BLOCK_START in line or FORM_BLOCK_END in line:
+        line = line.replace(FORM_BLOCK_START, "").replace(FORM_BLOCK_END, "")
+    return collapse_whitespace(line)
+
+
+def typed_opening(text: str) -> str:
+    """`text`, the candidate's own writing, ready to open a graded text with no form values
+    block before it. Writing that itself opens with the block's marker line (pasted, or
+    written to slip words past the model grader's answer markers as "context") gets an empty
+    block put before it, so the graders read all of it as the answer."""
+    if text.lstrip().startswith(FORM_BLOCK_START):
+        return f"{FORM_BLOCK_START}\n{FORM_BLOCK_END}\n{text}"
+    return text
 
 
 def split_form_block(text: str) -> tuple[str, int]:

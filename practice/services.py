@@ -26,6 +26,7 @@ from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
 
+from grading.text import typed_opening
 from practice import extensions
 from practice.autosave import versioned_save
 from practice.diagram import diagram_text
@@ -323,7 +324,8 @@ def grading_text(step_key: str, text: str, fields: dict, *, worksheet_text: str 
         return card_as_text({**fields, "notes": text})
     if step_key == "estimate" and worksheet_text:
         return f"{worksheet_text}\n{text}" if text.strip() else worksheet_text
-    return text
+    # The candidate's words open the graded text: they must not pass for a form values block.
+    return typed_opening(text)
 
 
 def submission_grade(*, submission_id: int) -> Submission | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grading.text import form_block
+from grading.text import form_block, typed_opening
 from planner.engine import evaluate_expression
 from questionbank import Brief
 
@@ -203,6 +203,8 @@ def card_as_text(card: dict) -> str:
     lines += [f"{f.label}: {value(f.name)}" for f in TEXT_FIELDS if value(f.name)]
     block = form_block(lines)
     notes = str(card.get("notes") or "").strip()
+    if not block:  # the notes open the text: they must not pass for a form values block
+        return typed_opening(notes)
     return "\n".join(part for part in (block, notes) if part)
 
 

@@ -71,3 +71,19 @@ def test_nul_characters_are_dropped_before_any_view_sees_them(client, signed_in)
     assert response.status_code < 300
     answer = StepAnswer.objects.get(attempt_id=signed_in["attempt_id"], step_key="architecture")
     assert answer.text == "gateway"
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(client, db, settings):
+    """DATA_UPLOAD_MAX_MEMORY_SIZE leaves uploaded files out: a multipart POST of any size to
+    any address, signed out (a CSRF cookie is free), was read whole and spooled to a temporary
+    file on disk before any view ran (the NUL filter reads every form). It is refused by its
+    Content-Length instead, with the too-large page."""
+    big = SimpleUploadedFile("big.bin", b"\0" * (settings.MAX_REQUEST_BODY_BYTES + 1))
+    response = client.post("/accounts/login/", {"username": "x", "password": "y", "file": big})
+    assert response.status_code == 400
+    page = " ".join(response.content.decode().split())
+    assert "<h1>The request could not be read</h1>" in page and "too large" in page
+    # The cap leaves room for the largest legitimate request: an authored question file.
+    from questionbank.files import MAX_FILE_BYTES
+
+    assert MAX_FILE_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE < settings.MAX_REQUEST_BODY_BYTES

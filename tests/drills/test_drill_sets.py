@@ -305,3 +305,20 @@ def test_each_kinds_start_button_is_named_for_its_kind(candidate, client):
             rf'name="kind" value="{kind}">\s*<button[^>]*>(.*?)</button>', html, re.S
         ).group(1)
         assert re.sub(r"<[^>]+>", "", button) == f"5 drills: {title}"
+
+
+def test_new_drill_sets_per_day_are_capped_per_user(candidate, settings):
+    """Each set is six rows and a read of the candidate's whole drill history: like attempts
+    (ATTEMPTS_PER_DAY), a script posting "start a set" in a loop is stopped for the day, with
+    the sets already started untouched, and another candidate is not."""
+    settings.DRILL_SETS_PER_DAY = 2
+    client = Client()
+    client.force_login(candidate)
+    assert [client.post("/drills/sets/").status_code for _ in range(2)] == [302, 302]
+    refused = client.post("/drills/sets/")
+    assert refused.status_code == 429
+    assert "used today&#x27;s 2 new drill sets" in refused.content.decode()
+    assert DrillItem.objects.filter(user=candidate).count() == 10
+    other = Client()
+    other.force_login(User.objects.create_user("other-drills", password="a-long-Passphrase-43"))
+    assert other.post("/drills/sets/").status_code == 302
