@@ -41,13 +41,14 @@ from questionbank.rendering import render_markdown, render_question
 from questionbank.spec import SLUG_RE
 from questions.models import Concept, Question, QuestionRevision
 from questions.services import concept_publish, question_revision_publish
-from rate_limits import check_rate, user_client
+from rate_limits import check_daily_quota, check_rate, user_client
 
 QUESTION_TEMPLATE = Path(__file__).resolve().parent / "question_template.md"
 TEMPLATE_SLUG_LINE = "slug: your-question-slug"
 CONCEPT_TEMPLATE = Path(__file__).resolve().parent / "concept_template.md"
 CONCEPT_TEMPLATE_SLUG_LINE = "slug: your-concept-slug"
 PROBLEM_REPORTS_PER_MINUTE = 3
+PROBLEM_REPORTS_PER_DAY = 30
 REPORT_MESSAGE_MAX = 4000
 
 
@@ -510,7 +511,7 @@ def problem_report_create(
     the step (its text and its diagram) goes with it only when `share_answer` (they ticked
     that they agree).
 
-    Raises LimitExceeded past PROBLEM_REPORTS_PER_MINUTE, AuthoringError for an empty or
+    Raises LimitExceeded past PROBLEM_REPORTS_PER_MINUTE or PROBLEM_REPORTS_PER_DAY, AuthoringError for an empty or
     over-long message or an unknown step.
     """
     if step_key not in STEP_KEYS:
@@ -521,8 +522,14 @@ def problem_report_create(
         raise AuthoringError("Say what is wrong with this step, in a sentence or two.")
     if len(message) > REPORT_MESSAGE_MAX:
         raise AuthoringError(f"Keep the report under {REPORT_MESSAGE_MAX} characters.")
-    check_rate(
-        client=user_client(user.pk), action="problem report", per_minute=PROBLEM_REPORTS_PER_MINUTE
+    client = user_client(user.pk)
+    check_rate(client=client, action="problem report", per_minute=PROBLEM_REPORTS_PER_MINUTE)
+    # Each report lands in the instructors' queue: a day's cap as well as a minute's.
+    check_daily_quota(
+        client=client,
+        action="problem report",
+        per_day=PROBLEM_REPORTS_PER_DAY,
+        advice="Your instructors have them; send more tomorrow (UTC).",
     )
     answer_text = answer_diagram = ""
     if share_answer:

@@ -650,6 +650,25 @@ def test_problem_reports_are_rate_limited_and_the_text_kept(
 
 
 @pytest.mark.django_db
+def test_problem_reports_are_capped_per_day_as_well(
+    content_loaded, candidate, candidate_client, monkeypatch
+):
+    """Three a minute is still thousands a day in the instructors' queue."""
+    monkeypatch.setattr(services, "PROBLEM_REPORTS_PER_MINUTE", 1000)
+    monkeypatch.setattr(services, "PROBLEM_REPORTS_PER_DAY", 2)
+    attempt = flow.attempt_start(
+        user=candidate, revision=Question.objects.get(slug=CHAT).current_revision
+    )
+    url = reverse("problem_report", args=[attempt.pk, "clarify"])
+    for n in range(2):
+        assert candidate_client.post(url, {"message": f"report {n}"}).status_code == 302
+    refused = candidate_client.post(url, {"message": "the third today"})
+    assert refused.status_code == 429
+    assert "2 problem reports. Your instructors have them" in refused.content.decode()
+    assert ProblemReport.objects.count() == 2
+
+
+@pytest.mark.django_db
 def test_nobody_reports_on_someone_elses_attempt(content_loaded, instructor, candidate_client):
     attempt = flow.attempt_start(
         user=instructor, revision=Question.objects.get(slug=CHAT).current_revision
