@@ -511,8 +511,8 @@ def problem_report_create(
     the step (its text and its diagram) goes with it only when `share_answer` (they ticked
     that they agree).
 
-    Raises LimitExceeded past PROBLEM_REPORTS_PER_MINUTE or PROBLEM_REPORTS_PER_DAY, AuthoringError for an empty or
-    over-long message or an unknown step.
+    Raises LimitExceeded past PROBLEM_REPORTS_PER_MINUTE or PROBLEM_REPORTS_PER_DAY, and
+    AuthoringError for an empty or over-long message or an unknown step.
     """
     if step_key not in STEP_KEYS:
         raise AuthoringError("No such step.")

@@ -166,5 +166,6 @@ def test_a_line_that_gives_a_given_another_value_says_so() -> None:
 
 def test_a_worksheet_name_defined_twice_names_the_earlier_line_and_same_value_is_quiet() -> None:
     rows = evaluate_text("n = 4\nm = 2\nn = 8\nn = 8\nP = 8e9 param", givens={"P": "8e9 param"})
-    assert rows[2].notes == ["n had another value from line 1; from this line on it means this one."]
+    (note,) = rows[2].notes
+    assert note == "n had another value from line 1; from this line on it means this one."
     assert rows[3].notes == [] and rows[4].notes == []
