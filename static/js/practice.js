@@ -260,6 +260,42 @@
       form.requestSubmit();
     }
   });
+  // What a screen reader hears of a result: one short sentence, and only when it changes. The
+  // places the results land (#worksheet-lines, #submit-result) are not live regions: read
+  // whole, they repeated every worksheet line after each pause in typing, and the whole
+  // feedback (the answer and the reference answer with it) at each change of status.
+  const said = {};
+  const squash = (el) => (el ? el.textContent.trim().replace(/\s+/g, " ") : "");
+  function say(id, message) {
+    const el = document.getElementById(id);
+    if (!el || !message || said[id] === message) return;
+    said[id] = message;
+    el.textContent = message;
+  }
+  function worksheetLine() {
+    // The line the caret is on, while the candidate types in the worksheet.
+    const box = document.getElementById("worksheet");
+    const lines = document.getElementById("worksheet-lines");
+    if (!box || !lines || document.activeElement !== box) return "";
+    const lineNo = box.value.slice(0, box.selectionStart).split("\n").length;
+    const line = lines.querySelector('.ws-line[value="' + lineNo + '"]');
+    if (!line) return squash(lines.querySelector(".message-error"));
+    const problem = line.querySelector(".ws-message");
+    return problem ? squash(problem) : "Line " + lineNo + ": " + squash(line.querySelector(".ws-value"));
+  }
+  function feedbackStatus() {
+    const status = document.getElementById("grade-status");
+    if (!status) return "";
+    const score = document.querySelector("#score-line .score");
+    return [squash(document.getElementById("feedback-heading")), squash(status), squash(score)]
+      .filter(Boolean).join(": ");
+  }
+  said["feedback-said"] = feedbackStatus(); // the page's own feedback is there to read, not news
+  document.body.addEventListener("htmx:afterSettle", () => {
+    say("worksheet-said", worksheetLine());
+    say("feedback-said", feedbackStatus());
+  });
+
   wordCount();
   offerRestore();
 })();

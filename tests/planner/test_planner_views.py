@@ -1,6 +1,7 @@
 """The planner's views: worksheet evaluation (htmx fragment or full page), its size bound and
 rate limit, and the capacity planner page."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -264,3 +265,16 @@ def test_the_planner_opened_from_a_question_plans_the_fleet_the_simulator_tests(
     assert planned == {key: design.plan_kwargs[key] for key in planned}
     assert page["form"].cleaned_data["tp"] == design.plan_kwargs["tp"]
     assert page["result"]["n_inst"] == design.replicas
+
+
+def test_the_planners_wide_tables_scroll_with_the_keyboard(client: Client, content_loaded) -> None:
+    """A table wider than its card scrolls in its own box (.pl-table-wrap): a box a keyboard
+    cannot reach is one whose right-hand columns a keyboard user never sees (axe-core's
+    scrollable-region-focusable), and one a screen reader lands on needs a name."""
+    for url in ("/planner/capacity/", "/simulator/"):
+        page = client.get(url).content.decode()
+        wraps = re.findall(r'<div class="pl-table-wrap"[^>]*>', page)
+        assert wraps, url
+        for wrap in wraps:
+            assert 'tabindex="0"' in wrap and 'role="region"' in wrap, (url, wrap)
+            assert re.search(r'aria-label="[^"]+"', wrap), (url, wrap)

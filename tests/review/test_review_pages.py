@@ -189,3 +189,13 @@ def test_direction_controls_in_an_answer_are_shown_to_the_reviewer_not_obeyed(
     page = client.get(reverse("review:submission", args=[submission.pk])).content.decode()
     assert "\u202e" not in page
     assert "Add replicas.[U+202E].sgnihtyreve sehcac ti" in page
+
+
+def test_every_column_of_the_review_queue_has_a_header(content_loaded, client, instructor):
+    # The link column's header was empty: a screen reader said nothing for it (axe-core's
+    # empty-table-header).
+    client.force_login(instructor)
+    page = client.get(reverse("review:queue", args=[SLUG])).content.decode()
+    head = page.split("<thead>")[1].split("</thead>")[0]
+    headers = re.findall(r'<th scope="col">(.*?)</th>', head)
+    assert headers and all(re.sub(r"<[^>]+>", "", h).strip() for h in headers), headers

@@ -267,3 +267,12 @@ def test_the_voice_agent_design_runs_on_the_panel_at_its_peak(content_loaded, cl
     assert run["label"] == "peak load over 150 s"
     assert "Simulated over 150 s, not 240: a page runs up to 60,000 requests" in run["note"]
     assert run["note"] in html.unescape(response.content.decode())
+
+
+def test_a_runs_table_scrolls_with_the_keyboard(candidate):
+    # On a phone the run's table scrolls in its own box: one a keyboard can reach, named.
+    client, attempt = candidate
+    post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "10"}
+    page = client.post(run_url(attempt), post).content.decode()
+    wrap = re.search(r'<div class="pl-table-wrap"[^>]*>', page)[0]
+    assert 'tabindex="0"' in wrap and 'role="region"' in wrap and "aria-label=" in wrap, wrap
