@@ -330,12 +330,13 @@ def test_gpu_memory_is_what_the_driver_reports_and_bandwidth_decimal() -> None:
     ("key", "usable_gib", "datasheet_gb"),
     [
         ("rtx-4090", 23.65, 24),
-        ("l4", 22.5, 24),
+        ("l4", 22.03, 24),
         ("a100-40gb", 39.49, 40),
         ("a100-80gb", 79.2, 80),
         ("h100-sxm", 79.2, 80),
         ("h100-pcie", 79.2, 80),
         ("h200", 139.8, 141),
+        ("l40s", 44.53, 48),
     ],
 )
 def test_every_gpu_carries_usable_and_datasheet_memory(

@@ -68,17 +68,17 @@ def test_the_brief_rate_is_the_night_over_the_window() -> None:
 
 
 def test_fp8_weights_are_what_make_the_l4_worth_batching_on() -> None:
-    # BF16 weights leave room for 8 documents and cut throughput per GPU about threefold.
+    # BF16 weights leave room for 6 documents and cut throughput per GPU about fourfold.
     bf16 = plan(**{**NIGHT, "weights": "bf16"})
     fp8 = plan(**NIGHT)
-    assert (bf16["max_seqs"], fp8["max_seqs"]) == (8, 32)
-    assert fp8["r_inst_req_s"] / bf16["r_inst_req_s"] == pytest.approx(3.4, abs=0.1)
+    assert (bf16["max_seqs"], fp8["max_seqs"]) == (6, 30)
+    assert fp8["r_inst_req_s"] / bf16["r_inst_req_s"] == pytest.approx(4.1, abs=0.1)
 
 
 def test_the_follow_ups_figures_fp8_kv_and_the_h100() -> None:
     # fu-triple: FP8 KV doubles the documents in flight, about 2.0 documents per second.
     fp8_kv = plan(**{**NIGHT, "kv": "fp8"})
-    assert fp8_kv["max_seqs"] == 65
+    assert fp8_kv["max_seqs"] == 61
     assert fp8_kv["r_inst_req_s"] == pytest.approx(2.0, abs=0.05)
     # fu-h100: about 17 documents per second on an H100 SXM, half the L4's cost per document.
     h100 = plan(**{**NIGHT, "gpu": "h100-sxm", "usd_per_gpu_hour": 4.76})
