@@ -298,8 +298,14 @@ def question_verdicts(*, user: User, since: datetime | None = None) -> list[Verd
     """Every primary verdict (instructor, model, self-check) on the user's submissions since
     `since` (all when None), oldest first; preview attempts, running mock interviews and a
     mock interview's own follow-ups are left out. One query of plain values."""
+    return _verdicts_by_user([user.pk], since=since).get(user.pk, [])
+
+
+def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[int, list[Verdict]]:
+    """`question_verdicts` of each of `user_ids`, by user id (a user with none left out), in
+    one query however many users."""
     grades = Grade.objects.filter(
-        submission__answer__attempt__user_id=user.pk,
+        submission__answer__attempt__user_id__in=user_ids,
         submission__answer__attempt__is_preview=False,
         grader__in=VERDICT_ORDER,
     )
@@ -316,25 +322,27 @@ def question_verdicts(*, user: User, since: datetime | None = None) -> list[Verd
         "submission__answer__attempt__revision__question__slug",
         "submission__answer__attempt__mock__id",
         "submission__answer__attempt__mock__ended_at",
+        "submission__answer__attempt__user_id",
     )
     by_submission: dict[int, list[tuple]] = defaultdict(list)
     for row in rows:
         by_submission[row[0]].append(row)
-    out = []
+    out: dict[int, list[Verdict]] = defaultdict(list)
     for group in by_submission.values():
         main = primary_grade([_Grade(r[1]) for r in group])
         if main is None:
             continue
         row = next(r for r in group if r[1] == main.grader)
-        _, grader, score, at, step, follow_up, revision_id, slug, mock_id, ended = row
+        _, grader, score, at, step, follow_up, revision_id, slug, mock_id, ended, user_id = row
         if mock_id is not None and ended is None:
             continue  # a running mock interview shows no verdict yet
         if is_extension_follow_up(follow_up):
             continue
-        out.append(
+        out[user_id].append(
             Verdict(at, step, follow_up, revision_id, slug, grader, score, mock_id is not None)
         )
-    out.sort(key=lambda v: v.submitted_at)
+    for verdicts in out.values():
+        verdicts.sort(key=lambda v: v.submitted_at)
     return out
 
 
@@ -398,23 +406,64 @@ def progress(*, user: User, now: datetime | None = None, with_weakest: bool = Tr
     kind (the checker's verdicts as DRILL_SCORES). Self-checked and mock verdicts are counted
     as such in every cell. Without `with_weakest`, `weakest` is left empty (it reads the
     question bank to name the questions that use each weak concept)."""
+    return progress_many(users=[user], now=now, with_weakest=with_weakest)[user.pk]
+
+
+def progress_many(
+    *, users: list[User], now: datetime | None = None, with_weakest: bool = False
+) -> dict[int, Progress]:
+    """`progress` of each of `users`, by user id, read in the same three queries however
+    many users (the instructor's list of candidates)."""
     now = now or clock()
     weeks = weeks_window(now)
     start = timezone.make_aware(datetime.combine(weeks[0], time.min))
-    verdicts = question_verdicts(user=user, since=start)
+    bounds = [timezone.make_aware(datetime.combine(w, time.min)) for w in weeks]
+    bounds.append(bounds[-1] + timedelta(weeks=1))
+    user_ids = [u.pk for u in users if u.pk is not None]
+    verdicts = _verdicts_by_user(user_ids, since=start)
+    revisions = QuestionRevision.objects.in_bulk(
+        {v.revision_id for each in verdicts.values() for v in each}
+    )
+    parts = _part_concepts(revisions)
+    # One query: per user, kind and verdict, a count per week (conditional aggregates on the
+    # (user, answered_at) index), so 10,000 answers cost the database, not Python.
+    per_week = {
+        f"w{i}": Count("id", filter=Q(answered_at__gte=bounds[i], answered_at__lt=bounds[i + 1]))
+        for i in range(len(weeks))
+    }
+    aggregates: dict[int, list[dict]] = defaultdict(list)
+    for a in (
+        DrillItem.objects.filter(user_id__in=user_ids)
+        .filter(answered_at__gte=start, answered_at__lt=bounds[-1])
+        .values("user_id", "kind", "verdict")
+        .annotate(**per_week)
+    ):
+        aggregates[a["user_id"]].append(a)
+    return {
+        u.pk: _progress_of(
+            verdicts.get(u.pk, []), aggregates[u.pk], parts, weeks, bounds, with_weakest
+        )
+        for u in users
+    }
 
+
+def _progress_of(
+    verdicts: list[Verdict],
+    aggregates: list[dict],
+    parts: dict[tuple, set[str]],
+    weeks: list[date],
+    bounds: list[datetime],
+    with_weakest: bool,
+) -> Progress:
+    """One user's Progress from their verdicts and drill aggregates (see progress_many)."""
     steps = _rows([(k, question_selectors.STEP_TITLES[k], "") for k in STEP_KEYS], weeks)
     concept_cells: dict[str, Row] = {}
-    revisions = QuestionRevision.objects.in_bulk({v.revision_id for v in verdicts})
-    parts = _part_concepts(revisions)
 
     def concept_row(slug: str) -> Row:
         if slug not in concept_cells:
             concept_cells[slug] = Row(slug, slug, "", [Cell(w) for w in weeks])
         return concept_cells[slug]
 
-    bounds = [timezone.make_aware(datetime.combine(w, time.min)) for w in weeks]
-    bounds.append(bounds[-1] + timedelta(weeks=1))
     for v in verdicts:
         i = bisect.bisect_right(bounds, v.submitted_at) - 1
         if not 0 <= i < len(weeks):
@@ -427,18 +476,6 @@ def progress(*, user: User, now: datetime | None = None, with_weakest: bool = Tr
     kinds = [k for k in engine.drill_kinds() if k.available]
     drills = _rows([(k.key, k.title, "") for k in kinds], weeks)
     drill_count = 0
-    # One query: per kind and verdict, a count per week (conditional aggregates on the
-    # (user, answered_at) index), so 10,000 answers cost the database, not Python.
-    per_week = {
-        f"w{i}": Count("id", filter=Q(answered_at__gte=bounds[i], answered_at__lt=bounds[i + 1]))
-        for i in range(len(weeks))
-    }
-    aggregates = (
-        DrillItem.objects.owned_by(user)
-        .filter(answered_at__gte=start, answered_at__lt=bounds[-1])
-        .values("kind", "verdict")
-        .annotate(**per_week)
-    )
     for a in aggregates:
         if a["kind"] not in drills:
             continue
@@ -581,8 +618,9 @@ def candidate_summaries(*, page: int | str = 1, now: datetime | None = None) -> 
         .annotate(n=Count("id"))
     )
     summaries = []
+    progresses = progress_many(users=users, now=now)
     for user in users:
-        data = progress(user=user, now=now, with_weakest=False)
+        data = progresses[user.pk]
         weak = [
             r for r in data.concepts if r.url and r.overall.count and r.overall.mean < WEAK_BELOW
         ][:WEAKEST_SHOWN]
@@ -714,6 +752,7 @@ __all__ = [
     "drill_set_view",
     "progress",
     "progress_csv",
+    "progress_many",
     "question_verdicts",
     "recommendation",
 ]

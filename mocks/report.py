@@ -21,7 +21,7 @@ from mocks.services import (
     Clock,
     interviewer_feedback,
     interviewer_scores,
-    latest_main_submission,
+    latest_main_submissions,
     session_clock,
     session_submission_ids,
 )
@@ -178,14 +178,18 @@ def _points_compared(
     submission: Submission | None,
     *,
     show_matcher: bool = False,
+    scores: dict[str, dict] | None = None,
 ):
     """Each rubric point of a step with the model's verdict and quote, the candidate's own
     self-check, the interviewer's, and (`show_matcher`, for those who judge the candidate)
     the offline matcher's, advisory; `disagree` when the verdicts of the model, the
-    self-check and the interviewer differ (the matcher's decides nothing)."""
+    self-check and the interviewer differ (the matcher's decides nothing). `scores`: the
+    session's `interviewer_scores`, when the caller has them already."""
     rubric = session.attempt.revision.question_spec.step(step_key).rubric
     grades = {g.grader: g for g in submission.grades.all()} if submission else {}
-    human = interviewer_scores(session).get(step_key, {}).get("verdicts", {})
+    if scores is None:
+        scores = interviewer_scores(session)
+    human = scores.get(step_key, {}).get("verdicts", {})
     rows = []
     for point in rubric:
         row = {"id": point.id, "says": point.says, "weight": point.weight}
@@ -207,8 +211,12 @@ def _points_compared(
     return rows
 
 
-def _human_score(session: MockSession, step_key: str) -> float | None:
-    verdicts = interviewer_scores(session).get(step_key, {}).get("verdicts")
+def _human_score(
+    session: MockSession, step_key: str, scores: dict[str, dict] | None = None
+) -> float | None:
+    if scores is None:
+        scores = interviewer_scores(session)
+    verdicts = scores.get(step_key, {}).get("verdicts")
     if not verdicts:
         return None
     rubric = session.attempt.revision.question_spec.step(step_key).rubric
@@ -234,9 +242,10 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
     )
     scores = interviewer_scores(session)
     feedback = interviewer_feedback(session)
+    mains = latest_main_submissions(session)
     steps = []
     for key in STEP_KEYS:
-        submission = latest_main_submission(session, key)
+        submission = mains.get(key)
         scored = key in scores
         graded = submission is not None and submission.grade_status in ("done", "offline")
         steps.append(
@@ -250,7 +259,9 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
                 # The graders' verdicts only once the interviewer has scored (blind scoring);
                 # the interviewer judges the candidate, so the matcher's are shown, advisory.
                 "points": (
-                    _points_compared(session, key, submission, show_matcher=True) if scored else []
+                    _points_compared(session, key, submission, show_matcher=True, scores=scores)
+                    if scored
+                    else []
                 ),
                 "score_url": reverse("mock_score", kwargs={"session_id": session.pk, "step": key}),
                 "feedback": feedback.get(key, ""),
@@ -417,7 +428,8 @@ def steps_awaiting_score(session: MockSession) -> set[str]:
     if session.interviewer_id is None:
         return set()
     scored = interviewer_scores(session)
-    return {k for k in STEP_KEYS if k not in scored and latest_main_submission(session, k)}
+    submitted = latest_main_submissions(session)
+    return {k for k in STEP_KEYS if k not in scored and k in submitted}
 
 
 def _score_label(best: dict, step_key: str) -> str:
@@ -495,15 +507,22 @@ def report_context(
     feedback = interviewer_feedback(session)
     rendered = revision.rendered.get("steps", {})
     spec = revision.question_spec
+    # Every step's submission read at once, grades and self-check with it (not per step).
+    mains = latest_main_submissions(session)
+    scored_rows = (
+        Submission.objects.select_related("self_check")
+        .prefetch_related("grades")
+        .in_bulk([s["submission_id"] for s in scores.values() if s.get("submission_id")])
+    )
     steps = []
     for key in STEP_KEYS:
         # The interviewer's verdicts sit beside the submission they scored, not a later one.
         scored_id = scores.get(key, {}).get("submission_id")
-        submission = (
-            Submission.objects.filter(pk=scored_id).first() if scored_id else None
-        ) or latest_main_submission(session, key)
+        submission = (scored_rows.get(scored_id) if scored_id else None) or mains.get(key)
         hidden = key in hide_graders_for
-        points = _points_compared(session, key, submission, show_matcher=show_matcher)
+        points = _points_compared(
+            session, key, submission, show_matcher=show_matcher, scores=scores
+        )
         if hidden:
             for row in points:
                 row.update(
@@ -552,7 +571,7 @@ def report_context(
                 in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING),
                 # Where the candidate rates it (the page links it for them alone).
                 "self_check_url": step_url(attempt, key) + "#self-check",
-                "human_score": _human_score(session, key),
+                "human_score": _human_score(session, key, scores),
                 "answer": submission.text if submission else "",
                 # The export keeps the answer too (the page has it): the candidate's own words,
                 # quoted so that whatever they typed stays inside the quote.
@@ -589,7 +608,7 @@ def report_context(
         }
         for name, keys in DIMENSIONS
     ]
-    communication = interviewer_scores(session).get("", {}).get("communication", "")
+    communication = scores.get("", {}).get("communication", "")
     return {
         "session": session,
         "attempt": attempt,

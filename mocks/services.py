@@ -563,6 +563,18 @@ def latest_main_submission(session: MockSession, step_key: str) -> Submission | 
     )
 
 
+def latest_main_submissions(session: MockSession) -> dict[str, Submission]:
+    """`latest_main_submission` of every step at once, by step key (a step with none left
+    out), each with its grades and self-check loaded: the same few queries for five steps."""
+    rows = (
+        Submission.objects.filter(pk__in=session_submission_ids(session), answer__follow_up_id="")
+        .select_related("answer", "self_check")
+        .prefetch_related("grades")
+        .order_by("number")
+    )
+    return {s.answer.step_key: s for s in rows}  # the highest number last, so it stays
+
+
 def interviewer_scores(session: MockSession) -> dict[str, dict]:
     """The interviewer's scores by step key ({"verdicts": {point id: verdict}}); the
     communication score under "" ({"communication": verdict})."""

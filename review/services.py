@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Abs
 
 from grading import DISAGREEMENT_THRESHOLD
@@ -149,21 +149,27 @@ def _with_self_check_gap(submissions: QuerySet[Submission]) -> QuerySet[Submissi
     ).annotate(self_gap=Abs(F("self_score") - F("matcher_score")))
 
 
-def review_queue(*, question: Question) -> list[QueueEntry]:
-    """The question's submissions waiting for review, oldest first."""
+def _waiting_for_review(submissions: QuerySet[Submission]) -> QuerySet[Submission]:
+    """Those of `submissions` that wait for an instructor: graded, not a preview, not
+    reviewed yet, and flagged by the graders, disputed, or self-checked apart from the
+    matcher (annotated as `_with_self_check_gap`, plus `reviewed` and `disputed`)."""
     reviewed = Grade.objects.filter(submission=OuterRef("pk"), grader=INSTRUCTOR)
     disputed = GradeDispute.objects.filter(submission=OuterRef("pk"))
-    rows = Submission.objects.filter(
-        answer__attempt__revision__question=question,
+    rows = submissions.filter(
         answer__attempt__is_preview=False,
         grade_status__in=[Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE],
     ).annotate(reviewed=Exists(reviewed), disputed=Exists(disputed))
-    rows = (  # a gap no more than the threshold is agreement, as between the two graders
-        _with_self_check_gap(rows)
-        .filter(
-            ~Q(review_reason="") | Q(disputed=True) | Q(self_gap__gt=DISAGREEMENT_THRESHOLD),
-            reviewed=False,
-        )
+    # A gap no more than the threshold is agreement, as between the two graders.
+    return _with_self_check_gap(rows).filter(
+        ~Q(review_reason="") | Q(disputed=True) | Q(self_gap__gt=DISAGREEMENT_THRESHOLD),
+        reviewed=False,
+    )
+
+
+def review_queue(*, question: Question) -> list[QueueEntry]:
+    """The question's submissions waiting for review, oldest first."""
+    rows = (
+        _waiting_for_review(Submission.objects.filter(answer__attempt__revision__question=question))
         .select_related("answer")
         .prefetch_related("disputes")
         .order_by("submitted_at", "pk")
@@ -209,11 +215,16 @@ def awaits_blind_label(submission: Submission) -> bool:
 
 
 def queue_counts() -> dict[int, int]:
-    """How many submissions wait for review, by question id."""
-    counts: dict[int, int] = {}
-    for question in Question.objects.all():
-        counts[question.pk] = len(review_queue(question=question))
-    return counts
+    """How many submissions wait for review, by question id (questions with none left out):
+    one query, however many questions the bank holds."""
+    question = "answer__attempt__revision__question"
+    rows = (
+        _waiting_for_review(Submission.objects.all())
+        .values(question)
+        .annotate(waiting=Count("pk"))
+        .order_by()
+    )
+    return {row[question]: row["waiting"] for row in rows}
 
 
 # --- the instructor's verdict ---------------------------------------------------------------------

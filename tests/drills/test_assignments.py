@@ -105,6 +105,40 @@ def test_the_list_shows_each_candidates_weakest_concepts_with_their_own_figures(
     assert all(f'data-concept="{r.key}"' not in row for r in strong)
 
 
+def test_the_candidates_list_costs_the_same_queries_for_a_full_page_as_for_one(
+    instructor, candidate, client
+):
+    """Each candidate's figures are read for the whole page at once (progress_many), not a
+    progress read per row: a cohort grows, the page must not slow with it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get("/drills/instructor/").status_code == 200
+        return len(captured)
+
+    client.force_login(instructor)
+    services.drill_set_start(user=candidate)
+    one = queries()
+    when = timezone.now() - timedelta(days=2)
+    for i in range(selectors.CANDIDATES_PER_PAGE - 1):
+        other = User.objects.create_user(f"peer{i}")
+        graded_submission(user=other, at=when, step="architecture", grades={"llm": 0.3})
+        drill_set = services.drill_set_start(user=other)
+        item = drill_set.items.first()
+        services.drill_item_answer(item=item, answer="1 GB", now=when)
+    full = queries()
+    assert full <= one, f"{one} queries for 1 candidate, {full} for a page of them"
+    html = client.get("/drills/instructor/").content.decode()
+    row = html.split('data-candidate="peer7"')[1].split("</tr>")[0]
+    own = selectors.progress(user=User.objects.get(username="peer7"))
+    assert own.verdict_count == 1 and own.drill_count == 1
+    weak = [r for r in own.concepts if r.url and r.overall.mean < selectors.WEAK_BELOW]
+    for r in weak[: selectors.WEAKEST_SHOWN]:
+        assert f'data-concept="{r.key}" data-mean="{r.overall.mean}"' in row
+
+
 def test_the_candidate_page_shows_every_concept_week_by_week(instructor, candidate, client):
     client.force_login(instructor)
     html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from grading.calibration import LabelledAnswer
+from practice.models import Attempt
 from questions.models import Question
 from review.calibration_sets import labels_import
 
@@ -65,3 +66,26 @@ def test_a_page_costs_the_same_queries_for_ten_times_the_rows(
     _cohort(3, 27)
     many = _queries(client, name, args)
     assert many <= few, f"{name}: {few} queries for 3 candidates, {many} for 30"
+
+
+def test_the_review_index_costs_the_same_queries_however_many_questions_wait(
+    content_loaded, client, instructor
+):
+    """The index counts what waits under each question: one count for the whole bank, not a
+    queue built (and its disputes fetched) per question."""
+    client.force_login(instructor)
+    questions = list(Question.objects.exclude(current_revision=None).order_by("slug"))
+
+    def flag(question: Question, i: int) -> None:
+        user = User.objects.create_user(f"w{i}")
+        attempt = Attempt.objects.create(user=user, revision=question.current_revision)
+        make_submission(user=user, attempt=attempt, grades={}, review_reason="disagree")
+
+    flag(questions[0], 0)
+    one = _queries(client, "review:index", [])
+    for i, question in enumerate(questions[1:8], start=1):
+        flag(question, i)
+    eight = _queries(client, "review:index", [])
+    assert eight <= one, f"{one} queries with 1 question waiting, {eight} with 8"
+    html = client.get(reverse("review:index")).content.decode()
+    assert html.count("1 in the queue") == 8
