@@ -67,22 +67,26 @@ class AuthoringError(FlowError):
 class PublishRefused(AuthoringError):
     """Publishing was refused: the text has problems or a question test fails."""
 
+    newer: int | None = None  # see NewerRevision
+
     def __init__(self, message: str, *, problems: list[Problem], failures: list[str]):
         super().__init__(message)
         self.problems = problems
         self.failures = failures
 
 
-class NewerRevision(AuthoringError):
+class NewerRevision(PublishRefused):
     """Publishing the draft would replace a revision published after the draft began (by
     `load_content` from a release of the files, or another instructor): refused until the
-    instructor has seen it and confirms, naming that revision."""
+    instructor has seen it and confirms, naming that revision (`newer`)."""
 
     def __init__(self, *, newer: int, base: int):
         super().__init__(
             f"Not published: revision {newer} was published after this draft began from "
             f"revision {base}, and publishing the draft would undo its changes. Compare them, "
-            "copy into the draft what you want to keep, then publish again and confirm."
+            "copy into the draft what you want to keep, then publish again and confirm.",
+            problems=[],
+            failures=[],
         )
         self.newer = newer
         self.base = base

@@ -249,17 +249,7 @@ def editor_publish(
         revision, created = services.question_draft_publish(
             draft=draft, replace_newer=_posted_number(request.POST.get("replace_newer"))
         )
-    except services.NewerRevision as exc:
-        return _editor(
-            request,
-            slug=slug,
-            draft=draft,
-            text=text,
-            refusal=str(exc),
-            newer=exc.newer,
-            status=409,
-        )
-    except services.PublishRefused as exc:
+    except services.PublishRefused as exc:  # a newer revision's refusal is a conflict
         return _editor(
             request,
             slug=slug,
@@ -267,7 +257,8 @@ def editor_publish(
             text=text,
             refusal=str(exc),
             failures=exc.failures,
-            status=422,
+            newer=exc.newer,
+            status=409 if exc.newer else 422,
         )
     except FlowError as exc:
         return _refused(request, slug=slug, draft=draft, exc=exc, text=text)
