@@ -290,10 +290,24 @@
     return [squash(document.getElementById("feedback-heading")), squash(status), squash(score)]
       .filter(Boolean).join(": ");
   }
+  function saveRefusal() {
+    // A refusal from the server (another tab's newer draft, a mock's end) comes as a new
+    // #save-status, which a screen reader need not read: say its sentence, without the other
+    // tab's text in its disclosure. A save that went through says nothing.
+    const el = status();
+    if (!el || !/\bis-(conflict|error)\b/.test(el.className)) {
+      said["save-said"] = "";
+      return "";
+    }
+    const copy = el.cloneNode(true);
+    copy.querySelectorAll("details").forEach((d) => d.remove());
+    return squash(copy);
+  }
   said["feedback-said"] = feedbackStatus(); // the page's own feedback is there to read, not news
   document.body.addEventListener("htmx:afterSettle", () => {
     say("worksheet-said", worksheetLine());
     say("feedback-said", feedbackStatus());
+    say("save-said", saveRefusal());
   });
 
   wordCount();

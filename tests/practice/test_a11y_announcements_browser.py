@@ -90,3 +90,25 @@ def test_typing_checking_and_feedback_are_announced_once_and_briefly(open_step):
     assert any("Not right yet" in t or "Correct" in t for t in texts), texts
     assert any("Queued for grading" in t for t in texts), texts
     assert any("Ready for your self-check" in t for t in texts), texts
+
+
+def test_a_save_the_server_refuses_is_announced_in_a_sentence(open_step):
+    """Another tab saved a newer draft: this tab's autosave is refused, and the refusal comes
+    as a new status element, which a screen reader need not read. Its sentence is said in the
+    page's own alert line, without the other tab's text."""
+    from practice import services as flow
+    from practice.models import StepAnswer
+
+    page, attempt = open_step("architecture")
+    page.wait_for_selector("html[data-ready]", state="attached")
+    answer, _ = StepAnswer.objects.get_or_create(attempt=attempt, step_key="architecture")
+    flow.draft_save(
+        answer=answer, text="The other tab's secret plan.", fields={}, base_version=answer.version
+    )
+    page.evaluate(RECORD_ANNOUNCEMENTS)
+    page.locator("#answer-text").fill("This tab's text.")
+    page.locator("#save-status.is-conflict").wait_for()
+    said = [s for s in page.evaluate("window.announced") if s["region"] == "save-said"]
+    assert len(said) == 1, said
+    assert said[0]["text"].startswith("Not saved.")
+    assert "secret plan" not in said[0]["text"]
