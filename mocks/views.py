@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from mocks import report as mock_report
@@ -133,16 +134,22 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
         after = int(request.GET.get("after", ""))
     except ValueError:
         after = -1  # the first load: always render
-    if after < 0:
+    if after < 0 and request.htmx:
         # Only a step page's first load moves the candidate: the polls of a second tab left
-        # open on another step must not flip the step (and its clock) back and forth.
+        # open on another step must not flip the step (and its clock) back and forth. And
+        # only htmx's load (HX-Request): a link or an image on another site, which Lax
+        # cookies still sign in, cannot send that header (a cross-site fetch that tried
+        # would need a CORS preflight this site never grants), so it moves nobody.
         mock.step_open(session=session, step_key=step_key)
     clock = mock.session_tick(session)
     if after >= 0 and not session.events.filter(seq__gt=after, kind__in=PANEL_KINDS).exists():
-        return HttpResponse(status=204)
-    context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
-    context["poll_ms"] = _poll_ms()
-    return render(request, "mock/candidate_panel.html", context)
+        response = HttpResponse(status=204)
+    else:
+        context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
+        context["poll_ms"] = _poll_ms()
+        response = render(request, "mock/candidate_panel.html", context)
+    patch_vary_headers(response, ["HX-Request"])  # only htmx's load moves the candidate
+    return response
 
 
 def _own_follow_up(request: HttpRequest, session_id: int, follow_up: str):
@@ -239,14 +246,39 @@ def invite_revoke(request: HttpRequest, session_id: int) -> HttpResponse:
     return redirect("mock_session", session_id=session.pk)
 
 
+END_UNCONFIRMED = (
+    "Tick the box to confirm that you want to end the session now: nothing has ended, "
+    "and the clock runs on."
+)
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "HEAD", "POST"])
 def session_end(request: HttpRequest, session_id: int) -> HttpResponse:
     """End the session early (the candidate or the interviewer): answers are submitted as
-    they stand, as when the time runs out."""
+    they stand, as when the time runs out. GET: the page that says so and asks for a ticked
+    box; POST: end, only with that box ticked (`confirm=yes`), so that a mis-tap, or a
+    one-click form left in an old tab, ends nothing (422, with the page again)."""
     session = _party_session(request, session_id)
-    mock.session_end(session=session, reason="ended early")
-    return redirect("mock_report", session_id=session.pk)
+    clock = mock.session_tick(session)  # a session whose time is up ends as "time"
+    if session.ended_at is not None:
+        return redirect("mock_report", session_id=session.pk)
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        mock.session_end(session=session, reason="ended early")
+        return redirect("mock_report", session_id=session.pk)
+    is_candidate = request.user.pk == session.attempt.user_id
+    context = {
+        "session": session,
+        "revision": session.attempt.revision,
+        "is_candidate": is_candidate,
+        "back_url": reverse(
+            "mock_session" if is_candidate else "mock_interview", args=[session.pk]
+        ),
+        "error": END_UNCONFIRMED if request.method == "POST" else "",
+        **mock_report.clock_context(clock),
+    }
+    status = 422 if request.method == "POST" else 200
+    return render(request, "mock/end_confirm.html", context, status=status)
 
 
 # --- the invite link -------------------------------------------------------------------------

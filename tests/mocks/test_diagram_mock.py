@@ -46,7 +46,8 @@ def _draw(session, *, submit: bool):
 
 def test_the_interviewer_sees_the_diagram_laid_out_as_it_saves(session):
     them = client_for(session.attempt.user)
-    them.get(reverse("mock_panel", kwargs={"session_id": session.pk}) + "?step=architecture")
+    panel = reverse("mock_panel", kwargs={"session_id": session.pk}) + "?step=architecture"
+    them.get(panel, headers={"HX-Request": "true"})  # the step page loads its panel
     _draw(session, submit=False)
     page = client_for(session.interviewer).get(
         reverse("mock_interview", kwargs={"session_id": session.pk})

@@ -112,7 +112,9 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     save_screenshot(them, "mock-candidate-step")
 
     # The interviewer ends the session; both see the report.
-    us.get_by_role("button", name="End the session now").click()
+    us.get_by_role("link", name="End the session now").click()
+    us.get_by_label("Yes, end the session now").check()  # the second, deliberate step
+    us.get_by_role("button", name="End the session").click()
     us.wait_for_url(f"**/mock/{session.pk}/report/")
     expect(us.locator("main")).to_contain_text("Mock interview report")
     expect(them.locator("#mock-panel")).to_contain_text("The session has ended")

@@ -15,19 +15,26 @@ from tests.conftest import signed_in_context, watched_page
 pytestmark = pytest.mark.browser
 
 
-def test_what_the_interviewer_opened_stays_open_while_the_candidate_types(
-    browser, live_server_url, settings
-):
-    settings.MOCK_POLL_SECONDS = 0.3
+def _interviewer_page(browser, live_server_url, errors: list[str], **viewport):
+    """A person's mock session of chat-api-50qps, its interviewer's live page open."""
     candidate = User.objects.create(username="candidate")
     interviewer = User.objects.create(username="interviewer")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
     mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
-    context = signed_in_context(browser, live_server_url, interviewer)
-    errors: list[str] = []
+    extra = {"viewport": viewport} if viewport else {}
+    context = signed_in_context(browser, live_server_url, interviewer, **extra)
     page = watched_page(context, errors)
     page.goto(f"{live_server_url}/mock/{session.pk}/interview/")
+    return session, context, page
+
+
+def test_what_the_interviewer_opened_stays_open_while_the_candidate_types(
+    browser, live_server_url, settings
+):
+    settings.MOCK_POLL_SECONDS = 0.3
+    errors: list[str] = []
+    session, context, page = _interviewer_page(browser, live_server_url, errors)
 
     live = page.locator("#live")
     live.locator("summary", has_text="Reference answer").click()
@@ -51,21 +58,11 @@ def test_what_the_interviewer_opened_stays_open_while_the_candidate_types(
 def test_every_action_of_the_interviewer_stays_within_reach_mid_page(
     browser, live_server_url, settings
 ):
-    """The actions column (nudge, follow-up, communication, overall feedback, the end) is
-    taller than a laptop's window: while the interviewer reads down the page, it stays on
-    screen and scrolls on its own, rather than holding its lower half out of reach until
-    the page's very bottom."""
+    """The actions column (nudge, follow-up, the way to end) stays on screen while the
+    interviewer reads down the page, and scrolls on its own if it grows taller than the
+    window, rather than holding its lower half out of reach until the page's very bottom."""
     settings.MOCK_POLL_SECONDS = 60
-    candidate = User.objects.create(username="candidate")
-    interviewer = User.objects.create(username="interviewer")
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
-    context = signed_in_context(
-        browser, live_server_url, interviewer, viewport={"width": 1280, "height": 800}
-    )
-    page = watched_page(context, [])
-    page.goto(f"{live_server_url}/mock/{session.pk}/interview/")
+    _, context, page = _interviewer_page(browser, live_server_url, [], width=1280, height=800)
     page.evaluate("window.scrollTo(0, 1200)")  # reading the rubric, mid-page
     box = page.evaluate(
         "(() => { const r = document.querySelector('.mock-actions').getBoundingClientRect();"
@@ -73,3 +70,26 @@ def test_every_action_of_the_interviewer_stays_within_reach_mid_page(
     )
     context.close()
     assert box["top"] >= 0 and box["bottom"] <= box["height"], box
+
+
+def test_on_a_phone_nudge_and_follow_up_come_first_and_desktop_keeps_two_columns(
+    browser, live_server_url, settings
+):
+    """The interviewer's most used controls come before the guide, the scores and the five
+    feedback forms on a 360 px phone (not some 5,000 px down the page); at 1280 px they stay
+    in the column beside the live view."""
+    settings.MOCK_POLL_SECONDS = 60
+    _, context, page = _interviewer_page(browser, live_server_url, [], width=360, height=740)
+
+    def box(selector):
+        return page.locator(selector).bounding_box()
+
+    ask, live = box("#ask-text"), box("#live")
+    assert box("#nudge-text")["y"] < ask["y"] < live["y"]
+    assert ask["y"] + ask["height"] < box("#feedback-clarify")["y"]
+    assert ask["y"] + ask["height"] < box("#feedback-overall")["y"]
+    page.set_viewport_size({"width": 1280, "height": 900})
+    nudge, live = box("#nudge-text"), box("#live")
+    context.close()
+    assert nudge["x"] >= live["x"] + live["width"]  # beside the live view, not below it
+    assert nudge["y"] < 900  # on the first screen

@@ -46,6 +46,6 @@ def test_a_keyboard_user_keeps_focus_on_the_waiting_page_across_polls(waiting):
     page.wait_for_timeout(1500)  # several polls, each swapping the cards
     expect(button).to_be_focused()
     page.keyboard.press("Tab")
-    end = page.get_by_role("button", name="End the session now")
+    end = page.get_by_role("link", name="End the session now")
     page.wait_for_timeout(1000)
     expect(end).to_be_focused()
