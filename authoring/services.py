@@ -211,17 +211,25 @@ def question_draft(slug: str) -> Draft:
     return draft_open(Draft.Kind.QUESTION, slug)
 
 
-def draft_save(*, kind: str, slug: str, text: str, base_version: int, user) -> Draft:
+def draft_save(
+    *, kind: str, slug: str, text: str, base_version: int, user, base_revision: int | None = None
+) -> Draft:
     """Save the draft if nobody saved a newer one since `base_version`; returns it.
 
     Raises StaleDraft when someone did (nothing is overwritten) and AuthoringError for a text
-    larger than a content file may be. The first save of a file's draft creates it.
+    larger than a content file may be. The first save of a file's draft creates it, its base
+    the published revision the page loaded (`base_revision`, when the page says), else the
+    current one: a revision published between the page's load and its first save is newer
+    than the text.
     """
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
         raise AuthoringError(f"This text is larger than {MAX_FILE_BYTES // 1024} KiB.")
     draft = Draft.objects.filter(kind=kind, slug=slug).first()
     if draft is None:  # the first save: the text began from the published revision
-        draft = Draft(kind=kind, slug=slug, base_revision=_current_number(kind, slug))
+        current = _current_number(kind, slug)
+        if base_revision is not None and current is not None:
+            current = min(base_revision, current)
+        draft = Draft(kind=kind, slug=slug, base_revision=current)
     draft, _written = versioned_save(
         draft,
         key={"kind": kind, "slug": slug},

@@ -176,6 +176,8 @@ def _save_posted(request: HttpRequest, *, kind: str, slug: str, text: str) -> Dr
         text=text,
         base_version=autosave.posted_version(request.POST),
         user=request.user,
+        # The revision an unsaved draft's page loaded, for the first save's base.
+        base_revision=_posted_number(request.POST.get("base_revision")),
     )
 
 

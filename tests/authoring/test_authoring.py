@@ -441,6 +441,35 @@ def test_publishing_a_draft_does_not_silently_undo_a_revision_published_since_it
     assert instructor_client.get(editor).status_code == 200
 
 
+def test_a_draft_first_saved_after_a_newer_revision_keeps_the_base_its_page_loaded(
+    content_loaded, instructor_client, tmp_path
+):
+    """The editor was opened on r1 with no draft saved; a release of the files then published
+    r2 before the instructor's first keystroke. The draft's text began from r1, so its base
+    is r1 (the page's), not r2 (the current one at the first save): publishing it is refused
+    instead of silently undoing r2."""
+    text = CHAT_FILE.read_text(encoding="utf-8")
+    page = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
+    assert 'name="base_revision" value="1"' in page
+    (tmp_path / "questions").mkdir()
+    (tmp_path / "questions" / f"{CHAT}.md").write_text(
+        text.replace("title: Design a chat", "title: Design, in git, a chat", 1), encoding="utf-8"
+    )
+    assert content_load(root=tmp_path).created == [f"{CHAT} r2"]
+
+    mine = text.replace("title: Design a chat", "title: Design, in my draft, a chat", 1)
+    refused = instructor_client.post(
+        reverse("authoring:question_publish", args=[CHAT]),
+        {"text": mine, "base_version": "0", "base_revision": "1"},
+    )
+    assert refused.status_code == 409
+    assert "revision 2 was published after this draft began from revision 1" in (
+        refused.content.decode()
+    )
+    assert Draft.objects.get(slug=CHAT).base_revision == 1
+    assert Question.objects.get(slug=CHAT).current_revision.number == 2
+
+
 def test_a_draft_whose_text_is_the_newer_revision_publishes_without_asking(
     content_loaded, instructor
 ):
@@ -721,3 +750,20 @@ def test_a_concept_note_with_a_problem_is_not_published(content_loaded, instruct
     assert response.status_code == 422
     assert "Not published: line 3" in response.content.decode()
     assert Concept.objects.get(slug="tpot-floor").content_hash == before.content_hash
+
+
+def test_direction_controls_in_a_problem_report_are_shown_to_the_instructor_not_obeyed(
+    content_loaded, instructor_client
+):
+    """A candidate's report and the answer they shared are their characters: U+202E in them
+    would reorder what the instructor reads on the editor's page."""
+    problem_report(
+        slug=CHAT,
+        step_key="architecture",
+        message="The rubric is wrong.\u202eenif si tI",
+        answer_text="Add replicas.\u202e.sgnihtyreve sehcac ti",
+    )
+    page = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
+    assert "\u202e" not in page
+    assert "The rubric is wrong.[U+202E]enif si tI" in page
+    assert "Add replicas.[U+202E].sgnihtyreve sehcac ti" in page

@@ -199,3 +199,49 @@ def test_every_column_of_the_review_queue_has_a_header(content_loaded, client, i
     head = page.split("<thead>")[1].split("</thead>")[0]
     headers = re.findall(r'<th scope="col">(.*?)</th>', head)
     assert headers and all(re.sub(r"<[^>]+>", "", h).strip() for h in headers), headers
+
+
+def test_direction_controls_in_a_dispute_and_a_quote_are_shown_not_obeyed(
+    content_loaded, client, instructor, candidate
+):
+    """The candidate's dispute reason and a grader's quote of the answer are the candidate's
+    characters too: U+202E in them would reorder the queue's line and the quote's cell."""
+    from review.models import GradeDispute
+
+    from .conftest import make_submission
+
+    disputed = make_submission(user=candidate, text="An answer.")
+    GradeDispute.objects.create(
+        submission=disputed, user=candidate, reason="Point 2 is there.\u202eenod ma I"
+    )
+    quoted = make_submission(
+        user=candidate,
+        step_key="clarify",
+        text="Add replicas.\u202e.sgnihtyreve sehcac ti",
+        extra_grades={
+            "llm": {
+                "score": 1.0,
+                "model": "test-model",
+                "points": [
+                    {
+                        "id": "p1",
+                        "verdict": "met",
+                        "evidence": "replicas.\u202e.sgnihtyreve",
+                        "comment": "",
+                    }
+                ],
+            }
+        },
+    )
+    client.force_login(instructor)
+    slug = disputed.answer.attempt.revision.question.slug
+    pages = {
+        "queue": client.get(reverse("review:queue", args=[slug])),
+        "submission": client.get(reverse("review:submission", args=[disputed.pk])),
+        "grade": client.get(reverse("review:grade", args=[quoted.grades.get().pk])),
+    }
+    for name, response in pages.items():
+        assert response.status_code == 200, name
+        assert "\u202e" not in response.content.decode(), name
+    assert "Point 2 is there.[U+202E]enod ma I" in pages["queue"].content.decode()
+    assert "replicas.[U+202E].sgnihtyreve" in pages["grade"].content.decode()
