@@ -79,26 +79,22 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
             and sub.number > diagrams.get(where, (0,))[0]
         ):
             diagrams[where] = (sub.number, text)
-        scored_sub = ScoredSubmission.of(sub)
-        per_attempt[sub.answer.attempt_id].append(scored_sub)
-        main = primary_grade(scored_sub.grades)
-        if sub.answer.attempt_id not in window_ids:
-            continue
-        if main is not None and main.misconceptions:
-            wrong_ideas.append(
-                (
-                    sub.answer.attempt_id,
-                    revisions[sub.answer.attempt_id],
-                    sub.answer.step_key,
-                    main,
-                )
-            )
-        for p in main.points if main else []:
-            if p.get("verdict") == "miss":
-                entry = missed.setdefault(
-                    p["id"], {"id": p["id"], "count": 0, "step": sub.answer.step_key}
-                )
-                entry["count"] += 1
+        per_attempt[sub.answer.attempt_id].append(ScoredSubmission.of(sub, item=sub))
+    # Misses and wrong ideas as each attempt's scores read them: from each part's best
+    # submission, so a point missed and then hit in a resubmission is not "missed", and a
+    # point missed in three resubmissions of one answer is missed once in that attempt.
+    for attempt_id in [a.pk for a in window if a.pk not in running]:
+        for scored_sub in best_per_part(per_attempt.get(attempt_id, [])).values():
+            sub = scored_sub.item
+            main = primary_grade(scored_sub.grades)
+            if main is not None and main.misconceptions:
+                wrong_ideas.append((attempt_id, revisions[attempt_id], sub.answer.step_key, main))
+            for p in main.points if main else []:
+                if p.get("verdict") == "miss":
+                    entry = missed.setdefault(
+                        p["id"], {"id": p["id"], "count": 0, "step": sub.answer.step_key}
+                    )
+                    entry["count"] += 1
 
     def row(attempt: Attempt) -> dict:
         best = best_per_part(per_attempt.get(attempt.pk, []))

@@ -73,3 +73,25 @@ def test_the_query_count_does_not_grow_with_the_number_of_attempts(client, candi
     _attempts(candidate, 60)
     assert _queries(client) == few
     assert _queries(client, page=3) == few
+
+
+def test_most_missed_counts_each_attempts_scored_answer_not_its_superseded_submissions(
+    client, candidate
+):
+    """A point missed in a first submission and hit in the resubmission that scores the step
+    is not "missed"; a point missed in both is missed once in that attempt, not twice."""
+    revision = QuestionRevision.objects.first()
+    attempt = Attempt.objects.create(user=candidate, revision=revision)
+    answer = StepAnswer.objects.create(attempt=attempt, step_key="architecture", text="x")
+    for number, score, gateway in ((1, 0.1, "miss"), (2, 0.9, "hit")):
+        submission = Submission.objects.create(
+            answer=answer, number=number, text="x", draft_version=number, grade_status="done"
+        )
+        Grade.objects.create(
+            submission=submission,
+            grader="self",
+            score=score,
+            points=[{"id": "gateway", "verdict": gateway}, {"id": "queue", "verdict": "miss"}],
+        )
+    missed = {m["id"]: m["count"] for m in client.get(reverse("history")).context["missed"]}
+    assert missed == {"queue": 1}
