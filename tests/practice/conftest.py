@@ -5,6 +5,22 @@ from django.contrib.auth.models import User
 
 from tests.conftest import signed_in_context
 
+
+def check_quantity(page, quantity_id: str, expression: str):
+    """Type `expression` in a quantity's box, press its Check and return the new verdict. The
+    previous verdict stays in the page until htmx swaps the answer in, which comes after the
+    response: it is marked first, so the wait is for the verdict that replaces it."""
+    row = page.locator(".quantity-row", has=page.locator(f"#q-{quantity_id}"))
+    row.locator(f"#q-{quantity_id}").fill(expression)
+    page.eval_on_selector_all(
+        f"#check-{quantity_id} .verdict", "els => els.forEach(e => e.dataset.stale = '1')"
+    )
+    row.get_by_role("button", name="Check").click()
+    verdict = page.locator(f"#check-{quantity_id} .verdict:not([data-stale])")
+    verdict.wait_for()
+    return verdict
+
+
 BROWSER_USERNAME = "saver"
 BROWSER_PASSWORD = "a-long-Passphrase-42"
 

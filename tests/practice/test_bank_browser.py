@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from questionbank import load_question_spec
 from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.practice.conftest import check_quantity
 
 pytestmark = pytest.mark.browser
 
@@ -116,16 +117,6 @@ def test_the_filters_work_without_javascript(browser, live_server_url):
     page.wait_for_url(re.compile(rf"[?&]topic={re.escape(TOPIC)}(&|$)"))
     expect(page.locator(".question-card")).to_have_count(cards_for_topic(TOPIC))
     context.close()
-
-
-def check_quantity(page, quantity_id: str, expression: str):
-    row = page.locator(".quantity-row", has=page.locator(f"#q-{quantity_id}"))
-    row.locator(f"#q-{quantity_id}").fill(expression)
-    with page.expect_response(lambda r: r.url.endswith("/check/")):
-        row.get_by_role("button", name="Check").click()
-    verdict = page.locator(f"#check-{quantity_id} .verdict")
-    verdict.wait_for()
-    return verdict
 
 
 def submit_and_grade(page, user) -> None:

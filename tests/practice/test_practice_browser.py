@@ -10,6 +10,7 @@ import pytest
 from django.db import connection
 
 from tests.conftest import save_screenshot
+from tests.practice.conftest import check_quantity
 
 # Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
@@ -88,16 +89,6 @@ def wait_graded(page):
 def submit_and_wait(page):
     page.locator("#submit-button").click()
     wait_graded(page)
-
-
-def check_quantity(page, quantity_id, expression):
-    row = page.locator(".quantity-row", has=page.locator(f"#q-{quantity_id}"))
-    row.locator(f"#q-{quantity_id}").fill(expression)
-    with page.expect_response(lambda r: r.url.endswith("/check/")):
-        row.get_by_role("button", name="Check").click()
-    result = page.locator(f"#check-{quantity_id} .verdict")
-    result.wait_for()
-    return result
 
 
 def test_a_new_candidate_completes_a_question_end_to_end(page, live_server_url, task_worker):
