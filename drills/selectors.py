@@ -25,9 +25,9 @@ from django.utils import timezone
 from drills import engine
 from drills.models import Assignment, Card, DrillItem, DrillSet
 from drills.services import SET_SIZE, clock
-from practice.bank import BankFilters, question_bank
+from practice.bank import bank_order, estimated_minutes
 from practice.extensions import is_extension_follow_up
-from practice.models import Grade
+from practice.models import Attempt, Grade
 from practice.scoring import GRADE_LABELS, VERDICT_ORDER, primary_grade
 from questions import selectors as question_selectors
 from questions.models import QuestionRevision
@@ -192,15 +192,20 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
             url=w.url,
             action="Read the note",
         )
+    started = set(
+        Attempt.objects.owned_by(user)
+        .filter(is_preview=False)
+        .values_list("revision__question_id", flat=True)
+    )
     # In the bank's own order, easiest first: a new candidate starts on the intro question.
-    for entry in question_bank(user=user, filters=BankFilters()).entries:
-        if not entry.status.started:
-            revision = entry.revision
-            pace = f", about {entry.minutes:g} minutes" if entry.minutes else ""
+    for revision in sorted(question_selectors.question_list(), key=bank_order):
+        if revision.question_id not in started:
+            minutes = estimated_minutes(revision)  # as the bank shows it
+            pace = f", about {minutes:g} minutes" if minutes else ""
             return Recommendation(
                 revision.title,
                 f"You have not tried “{revision.title}” yet: five steps{pace}.",
-                url=reverse("question", args=[entry.slug]),
+                url=reverse("question", args=[revision.question.slug]),
                 action="Open the question",
             )
     if due_kinds:

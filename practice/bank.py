@@ -176,6 +176,14 @@ def _options(chosen: dict[str, Option]) -> list[Option]:
     return sorted(chosen.values(), key=lambda o: fold(o.label))
 
 
+def bank_order(revision: QuestionRevision) -> tuple[int, str]:
+    """Where a question stands in the bank: easiest first, then by title."""
+    return (_DIFFICULTY_RANK.get(revision.difficulty, len(DIFFICULTIES)), fold(revision.title))
+
+
+_DIFFICULTY_RANK = {d: i for i, d in enumerate(DIFFICULTIES)}
+
+
 def question_bank(*, user, filters: BankFilters) -> Bank:
     """Every published question, easiest first then by title, with `user`'s status on each
     (a signed-out visitor's is NOT_STARTED), kept when it matches every filter and every word
@@ -186,10 +194,7 @@ def question_bank(*, user, filters: BankFilters) -> Bank:
         _entry(r, statuses.get(r.question_id, NOT_STARTED))
         for r in question_selectors.question_list()
     ]
-    order = {d: i for i, d in enumerate(DIFFICULTIES)}
-    entries.sort(
-        key=lambda e: (order.get(e.revision.difficulty, len(order)), fold(e.revision.title))
-    )
+    entries.sort(key=lambda e: bank_order(e.revision))
 
     topics = {t: Option(t, t) for e in entries for t in e.revision.question_spec.tags}
     models = {e.model.value: e.model for e in entries if e.model.value}

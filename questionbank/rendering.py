@@ -54,8 +54,8 @@ _DIRECTION_CONTROLS = {
 
 
 def direction_controls_shown(text: str) -> str:
-    """`text` with each bidirectional control written out as [U+XXXX] (plain text, to escape
-    as ever)."""
+    """`text` with each bidirectional control written out by its code point, as in
+    "[U+202E]" (plain text, to escape as ever)."""
     return text.translate(_DIRECTION_CONTROLS)
 
 
