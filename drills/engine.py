@@ -175,12 +175,17 @@ def drill_kind(key: str) -> DrillKind:
 MAX_SEED = 2**63 - 1
 
 
+def seed_check(seed: int) -> None:
+    """DrillError unless `seed` is a whole number from 0 to MAX_SEED."""
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise DrillError(f"A seed is a whole number from 0 to {MAX_SEED}.")
+
+
 def drill_generate(kind: str, seed: int, catalog_dir: Path = DEFAULT_DIR) -> Drill:
     """The drill of `kind` drawn by `seed` (0 <= seed <= MAX_SEED). DrillError for a bad kind
     or seed. Treat the result as read-only: the same seed returns the same object."""
     drill_kind(kind)
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise DrillError(f"A seed is a whole number from 0 to {MAX_SEED}.")
+    seed_check(seed)
     return _generate(kind, seed, catalog_dir)
 
 

@@ -105,16 +105,24 @@ def _fresh_drill(user: User, kind: str, taken: set[str]) -> engine.Drill:
     return drill
 
 
+def drill_set_check(*, kind: str = "", seed: int | None = None) -> None:
+    """engine.DrillError for a set that drill_set_start would refuse: an unknown or
+    unavailable kind, or a seed out of range."""
+    if kind:
+        engine.drill_kind(kind)
+    if seed is not None:
+        engine.seed_check(seed)
+
+
 @transaction.atomic
 def drill_set_start(
     *, user: User, kind: str = "", seed: int | None = None, now: datetime | None = None
 ) -> DrillSet:
     """Start a set of five drills: all of `kind` when given (a due card, a recommendation),
     else a mix (`_kinds_for_set`). With `seed`, the first drill is that seed's (reproducible);
-    the rest are fresh. Raises engine.DrillError for an unknown or unavailable kind."""
+    the rest are fresh. Raises engine.DrillError as drill_set_check does."""
     now = now or clock()
-    if kind:
-        engine.drill_kind(kind)
+    drill_set_check(kind=kind, seed=seed)
     concept_cards_sync(user=user)
     kinds = [kind] * SET_SIZE if kind else _kinds_for_set(user, now)
     drill_set = DrillSet.objects.create(user=user, created_at=now, focus=kind)

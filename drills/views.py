@@ -62,7 +62,9 @@ def drill_set_start(request: HttpRequest) -> HttpResponse:
     if not error:
         try:
             # Each set is rows and a read of the candidate's drill history: a daily cap, as
-            # for attempts, so a script cannot grow them without end.
+            # for attempts, so a script cannot grow them without end. A start refused for
+            # its kind or seed is checked first, so it does not use one of the day's sets.
+            services.drill_set_check(kind=kind, seed=seed)
             check_daily_quota(
                 client=user_client(request.user.pk),
                 action="new drill set",

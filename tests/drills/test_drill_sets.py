@@ -322,3 +322,19 @@ def test_new_drill_sets_per_day_are_capped_per_user(candidate, settings):
     other = Client()
     other.force_login(User.objects.create_user("other-drills", password="a-long-Passphrase-43"))
     assert other.post("/drills/sets/").status_code == 302
+
+
+def test_a_start_refused_for_its_kind_or_seed_uses_none_of_the_days_sets(candidate, settings):
+    """A mistyped seed or an unknown kind is refused with its reason, and the candidate still
+    has every one of the day's sets: the cap counts sets started, not forms sent."""
+    settings.DRILL_SETS_PER_DAY = 1
+    client = Client()
+    client.force_login(candidate)
+    bad_kind = client.post("/drills/sets/", {"kind": "no-such-kind"})
+    assert bad_kind.status_code == 422
+    assert "Unknown drill kind" in bad_kind.content.decode()
+    bad_seed = client.post("/drills/sets/", {"seed": str(engine.MAX_SEED + 1)})
+    assert bad_seed.status_code == 422
+    assert "A seed is a whole number" in bad_seed.content.decode()
+    assert client.post("/drills/sets/").status_code == 302
+    assert client.post("/drills/sets/").status_code == 429
