@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -29,8 +29,14 @@ from questions.models import Question, QuestionRevision
 
 SET_SIZE = 5
 # Fuzzing spreads a cohort's reviews over neighbouring days at random; one candidate's
-# schedule must be the same every time it is computed (and tested), so it is off.
-SCHEDULER = Scheduler(enable_fuzzing=False)
+# schedule must be the same every time it is computed (and tested), so it is off. One learning
+# step of a minute: a miss (Again, Hard) is due again at once, for the next set to take up,
+# while a right answer goes straight to days. FSRS's default second step (ten minutes) brought
+# every kind of a set answered right back "due today" right after the set.
+ONE_MINUTE = timedelta(minutes=1)
+SCHEDULER = Scheduler(
+    enable_fuzzing=False, learning_steps=(ONE_MINUTE,), relearning_steps=(ONE_MINUTE,)
+)
 # The checker's verdict on a drill as an FSRS rating.
 RATINGS = {
     "correct": Rating.Good,

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 from fsrs import Card as FsrsCard
-from fsrs import Rating, Scheduler
+from fsrs import Rating
 
 from drills import engine, selectors, services
 from drills.models import Card, DrillItem
@@ -58,14 +58,13 @@ def test_a_gb_for_gib_answer_is_a_known_mistake_and_the_card_follows_fsrs(candid
     result = services.drill_item_answer(item=item, answer=f"{gib:.4f} GB", now=NOW)
     assert (result.verdict, result.mistake) == ("known_mistake", "gb-vs-gib")
     card = Card.objects.get(user=candidate, key="drill:weights")
-    expected, _ = Scheduler(enable_fuzzing=False).review_card(FsrsCard(due=NOW), Rating.Again, NOW)
-    assert card.due == expected.due
+    assert card.due == NOW + timedelta(minutes=1)  # a miss is due again at once
     assert (card.reviews, card.lapses) == (1, 1)
 
 
 def test_a_right_answer_rates_good_and_the_next_review_follows_fsrs(candidate):
     drill_set = services.drill_set_start(user=candidate, kind="kv_per_token", now=NOW)
-    scheduler = Scheduler(enable_fuzzing=False)
+    scheduler = services.SCHEDULER
     state = FsrsCard(due=NOW)
     for position, minutes in ((1, 0), (2, 30), (3, 24 * 60)):
         item = drill_set.items.get(position=position)
@@ -75,6 +74,25 @@ def test_a_right_answer_rates_good_and_the_next_review_follows_fsrs(candidate):
     card = Card.objects.get(user=candidate, key="drill:kv_per_token")
     assert card.due == state.due
     assert card.due > NOW.replace(day=3)  # graduated: days away, not minutes
+
+
+def test_after_a_set_only_its_misses_are_due_today(candidate):
+    """A kind answered right goes to days away, and a missed one is due again at once: FSRS's
+    default second learning step (ten minutes) brought every kind of a set answered right back
+    "due today" right after the set."""
+    drill_set = services.drill_set_start(user=candidate, now=NOW)
+    missed = set()
+    for item in drill_set.items.order_by("position"):
+        right = item.position % 2 == 1
+        answer = f"{drill_of(item).expected} {drill_of(item).unit}" if right else "0"
+        services.drill_item_answer(item=item, answer=answer, now=NOW)
+        if not right:
+            missed.add(f"drill:{item.kind}")
+    assert missed and len(missed) < services.SET_SIZE
+    due = selectors.cards_due(user=candidate, now=NOW + timedelta(hours=1))
+    assert {d.card.key for d in due} == missed
+    right = Card.objects.filter(user=candidate).exclude(key__in=missed)
+    assert right and all(c.due >= NOW + timedelta(days=2) for c in right)
 
 
 def test_an_unreadable_or_empty_answer_is_told_and_nothing_is_stored(candidate):

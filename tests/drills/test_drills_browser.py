@@ -5,12 +5,10 @@ progress page shows the results, and the card's due date is FSRS's (the clock is
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
-from fsrs import Card as FsrsCard
-from fsrs import Rating, Scheduler
 from playwright.sync_api import expect
 
 from drills import engine, selectors, services
@@ -91,8 +89,7 @@ def test_a_first_drill_set_with_gb_for_gib_then_home_and_progress(
     save_screenshot(page, "drills-progress")
 
     card = Card.objects.get(user=user, key="drill:weights")
-    fsrs_card, _ = Scheduler(enable_fuzzing=False).review_card(FsrsCard(due=NOW), Rating.Again, NOW)
-    assert card.due == fsrs_card.due
+    assert card.due == NOW + timedelta(minutes=1)  # missed: due again at once
     assert errors == []
     context.close()
 
