@@ -56,6 +56,9 @@ DEFAULT_TOTAL_MINUTES = 45.0
 # estimate the worksheet: their checks already say what is missing).
 FREE_TEXT_STEPS = ("architecture", "bottlenecks", "tradeoffs")
 NOTE_MAX_CHARS = 1000
+# Every nudge is a row, a line in the candidate's panel and in the report: far more than an
+# interview needs (two a minute for 45 minutes), so a stuck key or a script stops here.
+NUDGES_PER_SESSION = 90
 FEEDBACK_MAX_CHARS = 2000
 # Where the overall feedback is logged (the step key of its events), and its name in URLs.
 OVERALL = ""
@@ -511,6 +514,11 @@ def nudge_send(*, session: MockSession, text: str) -> MockEvent:
     """A nudge from the interviewer, shown to the candidate and logged."""
     _running(session)
     text = _note(text, "nudge")
+    if session.events.filter(kind=Kind.NUDGE).count() >= NUDGES_PER_SESSION:
+        raise MockError(
+            f"This session has had its {NUDGES_PER_SESSION} nudges, so this one was not sent; "
+            "ask a follow-up question instead."
+        )
     event = event_append(
         session_id=session.pk,
         kind=Kind.NUDGE,

@@ -90,6 +90,19 @@ def test_a_nudge_reaches_the_candidate_and_is_logged(live):
     assert refused.status_code == 422 and "Write the nudge first" in refused.content.decode()
 
 
+def test_a_sessions_nudges_are_capped_and_the_interviewer_is_told(live, monkeypatch):
+    session, them, us = live
+    monkeypatch.setattr(mock, "NUDGES_PER_SESSION", 3)
+    sent = [us.post(url("mock_nudge", session), {"text": f"Nudge {n}"}) for n in range(3)]
+    assert [r.status_code for r in sent] == [200, 200, 200]
+    refused = us.post(url("mock_nudge", session), {"text": "One more"})
+    assert refused.status_code == 422
+    assert "has had its 3 nudges" in refused.content.decode()
+    assert session.events.filter(kind=Kind.NUDGE).count() == 3
+    # Follow-up questions are still open to the interviewer.
+    assert us.post(url("mock_ask", session), {"text": "Which percentile?"}).status_code == 200
+
+
 def test_the_candidate_must_answer_the_follow_up_before_submitting_the_step(live):
     session, them, us = live
     submit = reverse("attempt_submit", kwargs={"attempt_id": session.attempt_id, "step": "clarify"})
