@@ -157,10 +157,18 @@ def verdict(
             "raise the load or lengthen the window."
         )
     if figs["holds_slo"]:
-        text = (
-            f"Holds the SLO at {head}: p99 TTFT {_fmt_s(p99 / 1000)}, p99 TPOT "
-            f"{tpot:.0f} ms, goodput {figs['goodput_share'] * 100:.1f}%"
-        )
+        if tpot is None:
+            # Answers longer than the window: first tokens came but no request finished,
+            # and TPOT is measured over a finished request.
+            text = (
+                f"At {head} p99 TTFT is {_fmt_s(p99 / 1000)}, within the SLO, but no request "
+                "finished in the window, so TPOT is not measured: lengthen the window"
+            )
+        else:
+            text = (
+                f"Holds the SLO at {head}: p99 TTFT {_fmt_s(p99 / 1000)}, p99 TPOT "
+                f"{tpot:.0f} ms, goodput {figs['goodput_share'] * 100:.1f}%"
+            )
         if figs["failed"]:
             text += f"; {figs['failed']} requests running on the dead replica are lost"
         text += "."

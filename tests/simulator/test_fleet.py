@@ -256,3 +256,14 @@ def test_every_question_of_the_bank_gets_a_fleet_its_weights_fit(slug: str) -> N
     if design is None:
         return
     assert 1 <= design.replicas <= PAGE_LIMITS.replicas, (slug, design.replicas)
+
+
+def test_a_window_shorter_than_the_answers_says_tpot_is_not_measured():
+    # Reasoning answers run for minutes: in 20 s first tokens come but nothing finishes, and
+    # the verdict formatted a TPOT it did not have (a TypeError out of `simulate`).
+    slug = "reasoning-model-long-outputs"
+    design = design_from_brief(load_question_spec(slug).brief, slug=slug)
+    result = fleet_run(design, RunSpec(seconds=20.0))
+    assert result["figures"]["completed"] == 0 and result["figures"]["arrived"] > 0
+    assert "no request finished in the window, so TPOT is not measured" in result["verdict"]
+    assert "Holds the SLO" not in result["verdict"]
