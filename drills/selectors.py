@@ -74,7 +74,7 @@ def drill_item_owned(*, user: User, set_id: int, position: int) -> DrillItem:
     return (
         DrillItem.objects.owned_by(user)
         .select_related("user")
-        .get(drill_set_id=set_id, position=position)
+        .get(drill_set__pk=set_id, position=position)  # __pk: an out-of-range id finds nothing
     )
 
 

@@ -122,6 +122,9 @@ def test_someone_elses_drill_set_and_answers_are_404(candidate, client):
     response = client.post(f"/drills/sets/{drill_set.pk}/drills/1/answer/", {"answer": "1"})
     assert response.status_code == 404
     assert not DrillItem.objects.filter(drill_set=drill_set, verdict__gt="").exists()
+    # An id past the database's integers is no set either (SQLite raised OverflowError: a 500).
+    huge = "/drills/sets/99999999999999999999/drills/1/answer/"
+    assert client.post(huge, {"answer": "1"}).status_code == 404
 
 
 def test_bad_kind_and_seed_on_the_page_get_a_clear_message(candidate, client):
