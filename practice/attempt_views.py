@@ -274,10 +274,15 @@ def step_submit(
         full = step_page.step_context(attempt=attempt, answer=answer)
         full["form_error"] = context["refused"]
         return render(request, "interview/attempt_step.html", full, status=status)
+    # A refused submit replaces the feedback panel too: the panel shows the submission before,
+    # which still counts (and whose self-check may be half done), beneath the refusal.
+    shown = context.get("submission")
+    if shown is None:
+        shown = context["answer"].submissions.order_by("-number").first()
+        if shown is not None:  # the partial then refreshes the progress out of band as well
+            context |= step_page.after_submit_context(attempt=attempt, answer=context["answer"])
     context.update(
-        feedback.feedback_context(
-            attempt=attempt, answer=answer, submission=context.get("submission")
-        )
+        feedback.feedback_context(attempt=attempt, answer=context["answer"], submission=shown)
     )
     return render(request, "interview/attempt_step.html#submit-result", context, status=status)
 

@@ -163,6 +163,16 @@ def draft_save(
         stored = StepAnswer.objects.filter(pk=answer.pk).values_list("fields", flat=True).first()
         if stored and "checks" in stored:
             fields = {**fields, "checks": stored["checks"]}
+    unchanged = answer.text == text and answer.fields == fields
+    if answer.pk and answer.version == base_version and unchanged:
+        # Nothing changed since the version this form was loaded at (a double-clicked Submit,
+        # whose second post carries the version the first returned): no new version, so the
+        # submit finds this version's submission instead of grading the same text twice. The
+        # UPDATE's guard confirms the stored row is still at that version, so still this text.
+        still = StepAnswer.objects.filter(pk=answer.pk, version=base_version)
+        if still.update(seconds_spent=F("seconds_spent") + seconds):
+            answer.seconds_spent += seconds
+            return answer
     answer, written = versioned_save(
         answer,
         base_version=base_version,

@@ -164,6 +164,37 @@ def test_double_submit_makes_one_submission(client_in, attempt, django_capture_o
     assert Submission.objects.count() == 1
 
 
+def test_a_double_clicked_submit_makes_one_submission(
+    client_in, attempt, django_capture_on_commit_callbacks
+):
+    """htmx queues the second click behind the first and sends it with the version the first
+    one's answer carried (out of band): the same text, one submission, graded once."""
+    url = step_url(attempt, "architecture", "submit")
+    with django_capture_on_commit_callbacks(execute=False) as enqueued:
+        first = client_in.post(url, {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+        version = StepAnswer.objects.get(step_key="architecture").version
+        second = client_in.post(
+            url, {"base_version": version, "text": ARCHITECTURE_ANSWER}, htmx=True
+        )
+    assert first.status_code == second.status_code == 200
+    assert Submission.objects.count() == 1
+    assert len(enqueued) == 1
+    assert "Feedback on submission 1" in second.content.decode()
+
+
+def test_a_submit_refused_for_its_size_keeps_the_earlier_feedback_in_view(client_in, attempt):
+    """The refusal is told above the feedback on the submission before, which still counts
+    (and whose self-check the candidate may be in the middle of)."""
+    url = step_url(attempt, "architecture", "submit")
+    client_in.post(url, {"base_version": 0, "text": ARCHITECTURE_ANSWER}, htmx=True)
+    version = StepAnswer.objects.get(step_key="architecture").version
+    response = client_in.post(url, {"base_version": version, "text": "x" * 100_001}, htmx=True)
+    assert response.status_code == 422
+    body = response.content.decode()
+    assert "the limit is 20,000" in body
+    assert "Feedback on submission 1" in body
+
+
 def test_empty_submission_is_refused(client_in, attempt):
     response = client_in.post(
         step_url(attempt, "bottlenecks", "submit"), {"base_version": 0, "text": "   "}, htmx=True
