@@ -80,20 +80,48 @@ class _Scale:
         self.chart.points.append({"x": self.x(x), "y": self.y(y), "css": "pl-here", "label": label})
 
 
-def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Chart:
-    """GPUs against peak QPS, 0 to twice the planned peak; a step each time ⌈λ/(ρ r)⌉ grows."""
+def fleet_chart(
+    *,
+    r_inst_req_s: float,
+    rho: float,
+    tp: int,
+    qps: float,
+    load_req_s: float | None = None,
+    prefill_s: float | None = None,
+    r_decode_req_s: float | None = None,
+) -> Chart:
+    """GPUs against peak QPS, 0 to twice the planned peak, by the plan's own fleet rule (see
+    `fleet_curve`: the load each instance carries, or the two pools of a disaggregated plan);
+    a step each time the rounded-up instance count grows."""
+    pools = prefill_s is not None and r_decode_req_s is not None
+    if pools:
+        per_instance = (
+            f"prefill instances for {format_number(prefill_s or 0)} s of prefill a request and "
+            f"decode instances of {format_number(r_decode_req_s or 0)} req/s, at ρ = "
+            f"{format_number(rho)}"
+        )
+    elif load_req_s is not None:
+        per_instance = f"{format_number(load_req_s)} req/s carried by each instance"
+    else:
+        per_instance = (
+            f"{format_number(r_inst_req_s)} req/s per instance and ρ = {format_number(rho)}"
+        )
     chart = Chart(
         title="Fleet size against peak QPS",
         description=(
             f"GPUs needed as peak traffic grows from 0 to {format_number(2 * qps)} QPS, at "
-            f"{format_number(r_inst_req_s)} req/s per instance and ρ = {format_number(rho)}."
+            f"{per_instance}."
         ),
         x_label="Peak QPS (req/s)",
         y_label="GPUs",
     )
+    rule = {
+        "r_inst_req_s": r_inst_req_s, "rho": rho, "tp": tp, "load_req_s": load_req_s,
+        "prefill_s": prefill_s, "r_decode_req_s": r_decode_req_s,
+    }  # fmt: skip
     x_top = 2 * qps
     samples = [x_top * i / 200 for i in range(201)]
-    curve = fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=samples)
+    curve = fleet_curve(**rule, qps_values=samples)
     x_ticks = nice_ticks(x_top)
     y_ticks = nice_ticks(max(g for _, g in curve) or 1, whole=True)
     scale = _Scale(chart, x_ticks, y_ticks)
@@ -106,9 +134,7 @@ def fleet_chart(*, r_inst_req_s: float, rho: float, tp: int, qps: float) -> Char
         previous = gpus
     d.append(f"H{scale.x(curve[-1][0])}")
     chart.paths.append({"d": "".join(d), "css": "pl-series", "label": "GPUs"})
-    here = next(
-        g for q, g in fleet_curve(r_inst_req_s=r_inst_req_s, rho=rho, tp=tp, qps_values=[qps])
-    )
+    here = next(g for q, g in fleet_curve(**rule, qps_values=[qps]))
     scale.here(qps, here, f"{format_number(qps)} QPS → {here} GPUs")
     return chart
 
@@ -120,9 +146,12 @@ def kv_chart(
     memory_bytes: float,
     context: int,
     max_context: int,
+    tokens_per_stream: float | None = None,
 ) -> Chart:
-    """KV bytes of one stream against context length, with the KV pool and the GPU memory as
-    horizontal lines: where the stream crosses the pool, not even one sequence fits."""
+    """KV bytes of one stream against the tokens it holds, with the KV pool and the GPU memory
+    as horizontal lines: where the stream crosses the pool, not even one sequence fits. The
+    plan's stream (tokens_per_stream: its prompt and output) is marked, and a stream that
+    fills the whole context (context, max-model-len) beside it when that is longer."""
     chart = Chart(
         title="KV cache per stream against context length",
         description=(
@@ -163,12 +192,24 @@ def kv_chart(
                 "text": f"{text} {format_number(value / GiB)} GiB",
             }
         )
-    here = kv_bytes_per_token * context
+    held = context if tokens_per_stream is None else tokens_per_stream
+    here = kv_bytes_per_token * held
     scale.here(
-        context / 1000,
+        held / 1000,
         here / GiB,
-        f"{format_number(context)} tokens → {format_number(here / GiB)} GiB",
+        f"the plan's stream, {format_number(held)} tokens → {format_number(here / GiB)} GiB",
     )
+    if context > held:
+        full = kv_bytes_per_token * context
+        chart.points.append(
+            {
+                "x": scale.x(context / 1000),
+                "y": scale.y(full / GiB),
+                "css": "pl-here pl-full",
+                "label": f"a full {format_number(context)}-token context → "
+                f"{format_number(full / GiB)} GiB",
+            }
+        )
     return chart
 
 

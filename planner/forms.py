@@ -95,7 +95,9 @@ class CapacityForm(forms.Form):
         **_within("overhead_gib"),
     )
     prefill_eff = forms.FloatField(
-        label="Prefill efficiency (share of the GPU's dense TFLOPS)", **_within("prefill_eff")
+        label="Compute efficiency: share of the GPU's dense TFLOPS that prefill and a "
+        "compute-bound decode step reach",
+        **_within("prefill_eff"),
     )
     prefix_hit = forms.FloatField(label="Prefix-cache hit rate (0–1)", **_within("prefix_hit"))
     prefix_len = forms.FloatField(

@@ -245,10 +245,17 @@ def _charts(form: CapacityForm, result: dict[str, Any]) -> list:
         kv_chart(kv_bytes_per_token=result["kv_bytes_per_token"],
                  kv_pool_bytes=result["kv_pool_bytes"],
                  memory_bytes=result["memory_bytes"] * result["tp"],
-                 context=result["context"], max_context=model.max_context),
+                 context=result["context"], max_context=model.max_context,
+                 tokens_per_stream=result["tokens_per_stream"]),
     ]  # fmt: skip
     if result["n_inst"] is not None:
+        # The chart sizes the fleet by the plan's own rule, so its point is the plan's N_GPU:
+        # the load prefill stalls leave each instance, or the two pools of a split plan.
+        pools = result["pd"] or {}
         charts.insert(1, fleet_chart(r_inst_req_s=result["r_inst_req_s"],
                                      rho=form.cleaned_data["rho"], tp=result["tp"],
-                                     qps=form.cleaned_data["qps"]))  # fmt: skip
+                                     qps=form.cleaned_data["qps"],
+                                     load_req_s=result["r_load_req_s"],
+                                     prefill_s=pools.get("prefill_s"),
+                                     r_decode_req_s=pools.get("r_decode_req_s")))  # fmt: skip
     return charts

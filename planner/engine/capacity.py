@@ -286,6 +286,34 @@ def check_context(model: Model, context: int, out_len: float) -> None:
         )
 
 
+def _tp_splits(model: Model, tp: int) -> bool:
+    """Whether vLLM shards `model` over tp GPUs: tp divides the query heads, and divides the
+    KV heads or is a multiple of them (past that the KV heads replicate)."""
+    kv_ok = model.kv_heads % tp == 0 or tp % model.kv_heads == 0
+    return model.attention_heads % tp == 0 and kv_ok
+
+
+def tp_sizes(model: Model, *, most: int = 64) -> list[int]:
+    """The tensor-parallel sizes up to `most` that vLLM can shard `model` over."""
+    return [tp for tp in range(1, most + 1) if _tp_splits(model, tp)]
+
+
+def check_tp(model: Model, tp: int) -> None:
+    """Refuse a tp vLLM refuses at start-up for this model (its ModelConfig checks that tp
+    divides the query heads; its attention layer, that tp and the KV heads divide one
+    another). Raises PlanError naming the sizes that work."""
+    if _tp_splits(model, tp):
+        return
+    sizes = tp_sizes(model)
+    choices = ", ".join(str(n) for n in sizes[:-1]) + f" or {sizes[-1]}" if len(sizes) > 1 else "1"
+    raise PlanError(
+        f"tp must divide {model.name}'s {model.attention_heads} attention heads, and divide its "
+        f"{model.kv_heads} KV heads or be a multiple of them (vLLM refuses tp = {tp} at "
+        f"start-up): {choices}.",
+        "tp",
+    )
+
+
 def _exact(x: float | int) -> Rational:
     """A float from a form or the command line as the exact decimal it was written as."""
     if isinstance(x, int):
@@ -352,8 +380,10 @@ def kv_bytes_per_token(
     """KV-cache bytes per token of one instance (B/tok): 2 (K and V) × layers × KV heads ×
     head dim × bytes, where the KV heads are max(kv_heads / tp, 1) on each of the tp GPUs.
 
-    Qwen2.5-7B in BF16: 2 × 28 × 4 × 128 × 2 = 57344 B/tok = 56 KiB/tok; at TP = 8 its 4 KV
-    heads replicate to one per GPU, and the instance holds 112 KiB/tok.
+    Qwen2.5-7B in BF16: 2 × 28 × 4 × 128 × 2 = 57344 B/tok = 56 KiB/tok. Past TP = KV heads
+    they replicate, one per GPU: Qwen3-30B-A3B's 4 at TP = 8 cache twice the KV of one copy
+    (`plan` refuses a TP that does not split the query heads, as vLLM does: Qwen2.5-7B's 28
+    at TP = 8).
     """
     env = {
         "L": _q(layers),
@@ -684,11 +714,7 @@ def plan(
     g = catalog.gpu(gpu)
     w = catalog.weight_dtype(weights)
     k = catalog.kv_dtype(kv)
-    # vLLM shards KV heads over TP only when one count divides the other.
-    if m.kv_heads % tp and tp % m.kv_heads:
-        raise PlanError(
-            f"tp must divide {m.name}'s {m.kv_heads} KV heads or be a multiple of them.", "tp"
-        )
+    check_tp(m, tp)
     n_prompt = prompt_len if prompt_len is not None else max(context - out_len, 1)
     if prompt_len is not None and prompt_len + out_len > context:
         raise PlanError(
@@ -945,19 +971,30 @@ def plan(
             f"GiB at TP = {'1' if tp == 1 else '2 and above'})."
         )
     )
-    knee_note = (
-        f"Knee: the measured {format_number(knee_tok_s or 0)} tok/s you gave (it already "
-        "includes prefill, so the prefill bound is not applied again)."
-        if measured_knee
-        else f"Knee: derived, {format_number(number('T_out'))} tok/s = {batch} streams / "
-        f"{format_number(tpot_ms)} ms per step"
-        + (
-            f", the largest batch whose step meets the {format_number(tpot_slo_ms)} ms TPOT SLO."
-            if batch_source == "slo" and batch < max_seqs
-            else ", every stream that fits."
+    if measured_knee:
+        knee_note = (
+            f"Knee: the measured {format_number(knee_tok_s or 0)} tok/s you gave (it already "
+            "includes prefill, so the prefill bound is not applied again)."
         )
-        + " Measure it (vllm bench serve at the SLO) and type it in to plan on it."
-    )
+    elif not fits:
+        knee_note = "Knee: none, since no stream fits in the KV pool there is no decode step."
+    else:
+        if batch_source == "slo" and number("N_slo") < 1:
+            # No batch meets the SLO: the plan runs one stream, and says that it misses too.
+            why = (
+                f": no batch meets the {format_number(tpot_slo_ms)} ms TPOT SLO, not even one "
+                "stream, so the plan runs one."
+            )
+        elif batch_source == "slo" and batch < max_seqs:
+            slo = format_number(tpot_slo_ms)
+            why = f", the largest batch whose step meets the {slo} ms TPOT SLO."
+        else:
+            why = ", every stream that fits."
+        knee_note = (
+            f"Knee: derived, {format_number(number('T_out'))} tok/s = {batch} "
+            f"stream{'s' if batch != 1 else ''} / {format_number(tpot_ms)} ms per step{why}"
+            " Measure it (vllm bench serve at the SLO) and type it in to plan on it."
+        )
     notes.append(knee_note)
     notes.append(
         f"TTFT: {format_number(prefill_flops_used / 1e12)} TFLOP of prefill at "
@@ -1175,6 +1212,7 @@ def plan(
         result["pd"] = {
             "prefill_instances": int(number("N_pre")), "decode_instances": int(number("N_dec")),
             "r_decode_req_s": number("r_dec"), "kv_transfer_bytes": number("kv_stream"),
+            "prefill_s": number("t_pre"),
         }  # fmt: skip
         notes.append(
             f"PD disaggregation (what-if): {int(number('N_pre'))} prefill and "
@@ -1211,14 +1249,37 @@ def plan(
 
 
 def fleet_curve(
-    *, r_inst_req_s: float, rho: float, tp: int, qps_values: list[float]
+    *,
+    r_inst_req_s: float,
+    rho: float,
+    tp: int,
+    qps_values: list[float],
+    load_req_s: float | None = None,
+    prefill_s: float | None = None,
+    r_decode_req_s: float | None = None,
 ) -> list[tuple[float, int]]:
-    """(peak QPS, GPUs) points: the fleet size as peak traffic grows, for the planner chart."""
-    r = _q(r_inst_req_s, "req/s")
+    """(peak QPS, GPUs) points: the fleet size as peak traffic grows, for the planner chart,
+    by the plan's own fleet formulas: ⌈λ / (ρ r_inst)⌉ instances of tp GPUs; ⌈λ / r_load⌉
+    when the plan set each instance's load (load_req_s, req/s: ρ r_inst, or less where prefill
+    stalls cap it); a prefill pool ⌈λ t_pre / ρ⌉ plus a decode pool ⌈λ / (ρ r_dec)⌉ for a
+    disaggregated plan (prefill_s, s per request, and r_decode_req_s, req/s)."""
+    env = {"rho": _q(rho), "r_inst": _q(r_inst_req_s, "req/s"), "TP": _q(tp)}
+    pd = prefill_s is not None and r_decode_req_s is not None
+    if pd:
+        env |= {"t_pre": _q(prefill_s or 0, "s"), "r_dec": _q(r_decode_req_s or 0, "req/s")}
+        rules = ["N_dec", "N_pre", "N_inst_pd"]
+    elif load_req_s is not None:
+        env["r_load"] = _q(load_req_s, "req/s")
+        rules = ["N_inst_load"]
+    else:
+        rules = ["N_inst"]
     points = []
     for qps in qps_values:
-        instances = _run("N_inst", {"lambda_peak": _q(qps, "req/s"), "rho": _q(rho), "r_inst": r})
-        gpus = _run("N_GPU", {"N_inst": instances, "TP": _q(tp)})
+        trial = dict(env, lambda_peak=_q(qps, "req/s"))
+        for rule in rules:
+            formula = FORMULAS.get(rule) or _VARIANTS[rule]
+            trial[formula.name] = Evaluator(trial).eval(_parsed_expr(formula.expr))
+        gpus = _run("N_GPU", trial)
         points.append((qps, int(gpus.magnitude)))
     return points
 

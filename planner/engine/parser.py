@@ -255,7 +255,7 @@ def _number(token: Token) -> Rational:
     if abs(exponent) > MAX_EXPONENT:
         raise NapkinError(
             f"The exponent of {token.text!r} is beyond ±{MAX_EXPONENT}; "
-            "that is too large for a napkin estimate.",
+            f"that is too {'large' if exponent > 0 else 'small'} for a napkin estimate.",
             token.pos,
         )
     value = Rational(int(whole + fraction or "0")) * Rational(10) ** (exponent - len(fraction))

@@ -1,5 +1,7 @@
 """Capacity formulas and plan(): the seed's three designs come out of the planner."""
 
+import math
+
 import pytest
 
 from planner.engine import (
@@ -198,17 +200,33 @@ def test_when_the_weights_alone_do_not_fit_the_reason_says_so() -> None:
 
 
 def test_tp_above_the_kv_heads_replicates_one_kv_head_per_gpu() -> None:
-    one = plan(model="qwen2.5-7b", gpu="h100-sxm", tp=4)
-    eight = plan(model="qwen2.5-7b", gpu="h100-sxm", tp=8)
-    assert (one["kv_heads_per_gpu"], eight["kv_heads_per_gpu"]) == (1, 1)
-    assert one["kv_bytes_per_token"] == 56 * 1024
-    assert eight["kv_bytes_per_token"] == 2 * 56 * 1024
+    # Qwen3-30B-A3B: 32 query heads (any TP up to 32 splits them), 4 KV heads, 48 layers.
+    four = plan(model="qwen3-30b-a3b", gpu="h100-sxm", tp=4)
+    eight = plan(model="qwen3-30b-a3b", gpu="h100-sxm", tp=8)
+    assert (four["kv_heads_per_gpu"], eight["kv_heads_per_gpu"]) == (1, 1)
+    assert four["kv_bytes_per_token"] == 2 * 48 * 4 * 128 * 2 == 96 * 1024
+    assert eight["kv_bytes_per_token"] == 2 * 96 * 1024
     assert kv_bytes_per_token(layers=28, kv_heads=4, head_dim=128, kv_bytes=2, tp=8) == 112 * 1024
 
 
 def test_tp_that_neither_divides_nor_is_a_multiple_of_the_kv_heads_is_refused() -> None:
     with pytest.raises(PlanError, match="tp must divide"):
         plan(model="qwen2.5-7b", gpu="h100-sxm", tp=3)
+
+
+@pytest.mark.parametrize(("model", "tp"), [("qwen2.5-7b", 8), ("qwen2.5-14b", 16)])
+def test_tp_that_does_not_divide_the_attention_heads_is_refused_as_vllm_does(
+    model: str, tp: int
+) -> None:
+    # vLLM: "Total number of attention heads (28) must be divisible by tensor parallel size".
+    # Qwen2.5-7B has 28 query heads and Qwen2.5-14B 40, though 8 and 16 are multiples of their
+    # KV heads; the refusal names the sizes that work.
+    with pytest.raises(PlanError, match="attention heads") as refused:
+        plan(model=model, gpu="h100-sxm", tp=tp)
+    assert refused.value.field == "tp"
+    assert str(refused.value).endswith(
+        {"qwen2.5-7b": "1, 2, 4 or 28.", "qwen2.5-14b": "1, 2, 4, 8 or 40."}[model]
+    )
 
 
 def test_memory_bound_by_littles_law_in_the_named_formula() -> None:
@@ -269,6 +287,36 @@ def test_chart_series() -> None:
     assert fleet_curve(r_inst_req_s=7.8125, rho=0.7, tp=2, qps_values=[0, 50, 100]) == [
         (0, 0), (50, 20), (100, 38)]  # fmt: skip
     assert kv_curve(kv_bytes_per_token=57344, contexts=[32768]) == [(32768, 1.75 * GiB)]
+
+
+# The PD question's set-up: Llama-3.1-70B FP8 on one H200 per instance, 16k-token prompts, 4 QPS,
+# a 50 ms TPOT SLO. Colocated, prefill stalls set the fleet (37 GPUs, not r_inst's 18); split,
+# a prefill pool and a decode pool (19).
+LONG_PROMPTS = dict(
+    model="llama-3.1-70b-instruct", gpu="h200", weights="fp8", kv="fp8", context=32768,
+    prompt_len=16000, out_len=300, qps=4, tpot_slo_ms=50,
+)  # fmt: skip
+
+
+def test_the_fleet_curve_sizes_a_stall_bound_plan_by_the_load_each_instance_carries() -> None:
+    stalled = plan(**LONG_PROMPTS)
+    assert stalled["binding"] == "stall" and stalled["n_gpu"] == 37
+    rule = dict(r_inst_req_s=stalled["r_inst_req_s"], rho=0.7, tp=1)
+    # r_inst alone asks for 18 GPUs: the chart drew that step under a headline of 37.
+    assert fleet_curve(**rule, qps_values=[4]) == [(4, stalled["n_inst_rate"])] == [(4, 18)]
+    loaded = fleet_curve(**rule, load_req_s=stalled["r_load_req_s"], qps_values=[4, 8])
+    assert loaded[0] == (4, 37) and loaded[1][1] == math.ceil(8 / stalled["r_load_req_s"])
+
+
+def test_the_fleet_curve_sizes_a_split_plan_as_its_two_pools() -> None:
+    split = plan(**LONG_PROMPTS, pd_disagg=True)
+    pools = split["pd"]
+    assert split["n_gpu"] == pools["prefill_instances"] + pools["decode_instances"] == 19
+    curve = fleet_curve(
+        r_inst_req_s=split["r_inst_req_s"], rho=0.7, tp=1, prefill_s=pools["prefill_s"],
+        r_decode_req_s=pools["r_decode_req_s"], qps_values=[4],
+    )  # fmt: skip
+    assert curve == [(4, 19)]
 
 
 # --- catalogue ----------------------------------------------------------------------------------
@@ -386,3 +434,19 @@ def test_h100_alone_is_ambiguous() -> None:
 def test_a_briefs_wording_names_its_catalogue_entry(kind, text, key) -> None:
     entry = load_catalog().in_brief(kind, text)
     assert (entry.key if entry else None) == key
+
+
+def test_the_knee_note_says_when_no_batch_meets_the_tpot_slo() -> None:
+    # Qwen2.5-7B BF16 on an H100: one stream's step is 6.05 ms, over a 5 ms SLO. The note said
+    # "1 streams / 6.049 ms per step, the largest batch whose step meets the 5 ms TPOT SLO".
+    notes = plan(model="qwen2.5-7b", gpu="h100-sxm", prompt_len=512, tpot_slo_ms=5)["notes"]
+    knee = next(note for note in notes if note.startswith("Knee:"))
+    assert "= 1 stream / 6.049 ms per step: no batch meets the 5 ms TPOT SLO" in knee
+
+
+def test_the_knee_note_derives_no_knee_when_no_stream_fits() -> None:
+    # It said "1.482 tok/s = 1 streams / 674.7 ms per step, every stream that fits" of a plan
+    # where none fits.
+    notes = plan(model="llama-3.1-70b-instruct", gpu="l4", tp=1)["notes"]
+    knee = next(note for note in notes if note.startswith("Knee:"))
+    assert "no stream fits" in knee and "tok/s" not in knee

@@ -169,3 +169,13 @@ def test_a_worksheet_name_defined_twice_names_the_earlier_line_and_same_value_is
     (note,) = rows[2].notes
     assert note == "n had another value from line 1; from this line on it means this one."
     assert rows[3].notes == [] and rows[4].notes == []
+
+
+# --- a tiny number is too small, not too large ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "word"), [("1e-320 s", "too small"), ("1e308 GB", "too large")])
+def test_an_exponent_out_of_range_says_which_way(text: str, word: str) -> None:
+    # "1e-320" was refused as "too large for a napkin estimate".
+    result = evaluate_expression(text)
+    assert result.error is not None and word in result.error

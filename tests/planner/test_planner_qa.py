@@ -127,3 +127,73 @@ def test_a_plan_where_nothing_fits_times_no_decode_step(client: Client) -> None:
     html = response.content.decode()
     assert "TPOT: no stream fits" in html and "ms TPOT at a batch of" not in html
     assert not any("planned batch of" in note for note in result["notes"])
+
+
+def test_a_tp_that_splits_the_kv_heads_but_not_the_attention_heads_is_refused(
+    client: Client,
+) -> None:
+    """TP = 8 on Qwen2.5-7B (28 query heads, 4 KV heads) planned 32 GPUs, a fleet vLLM refuses
+    to start ("Total number of attention heads (28) must be divisible by tensor parallel
+    size (8)"). The refusal sits beside the TP field and names the sizes that work."""
+    response = client.get(CAPACITY, _query(gpu="h100-sxm", tp=8))
+    assert response.status_code == 200
+    assert response.context["result"] is None
+    error = response.context["form"].errors["tp"][0]
+    assert "28 attention heads" in error and error.endswith("1, 2, 4 or 28.")
+
+
+LONG_PROMPTS = _query(
+    model="llama-3.1-70b-instruct", gpu="h200", weights="fp8", kv="fp8", context=32768,
+    prompt_len=16000, out_len=300, qps=4, tpot_slo_ms=50,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("split", "gpus"), [(False, 37), (True, 19)])
+def test_the_fleet_chart_marks_the_gpus_the_plan_headlines(
+    client: Client, split: bool, gpus: int
+) -> None:
+    """Prefill stalls (37 GPUs) and a prefill/decode split (19) size the fleet by another rule
+    than ⌈λ / (ρ r_inst)⌉; the chart beside the headline said '4 QPS → 18 GPUs' for both."""
+    query = dict(LONG_PROMPTS, **({"pd_disagg": "on"} if split else {}))
+    response = client.get(CAPACITY, query)
+    assert response.context["result"]["n_gpu"] == gpus
+    html = response.content.decode()
+    assert f"Fleet size against peak QPS: 4 QPS → {gpus} GPUs</figcaption>" in html
+
+
+def test_the_kv_chart_marks_the_stream_the_plan_holds_and_a_full_context(client: Client) -> None:
+    """The KV chart put the plan at the 8192-token context (0.4375 GiB) while the plan's
+    streams hold 512 + 256 tokens (42 MiB): its point disagreed with the derivation."""
+    response = client.get(CAPACITY, _query(gpu="h100-sxm", weights="bf16"))
+    result = response.context["result"]
+    assert result["tokens_per_stream"] == 768
+    kv = next(c for c in response.context["charts"] if c.title.startswith("KV cache"))
+    assert [p["label"] for p in kv.points] == [
+        "the plan's stream, 768 tokens → 0.04102 GiB",
+        "a full 8192-token context → 0.4375 GiB",
+    ]
+
+
+@pytest.mark.browser
+@pytest.mark.one_database
+def test_a_long_unknown_key_in_the_address_does_not_widen_a_phone_page(
+    browser, live_server_url
+) -> None:
+    """?model= followed by 1,500 characters is echoed in 'Select a valid choice. ...', beside
+    the field and in the list of inputs to check: the page was 15,000 px wide at 360 px."""
+    context = browser.new_context(viewport={"width": 360, "height": 800})
+    page = context.new_page()
+    page.goto(f"{live_server_url}{CAPACITY}?model={'x' * 1500}&qps=50")
+    assert "Select a valid choice" in page.locator("#plan-errors").inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    context.close()
+
+
+def test_the_efficiency_that_times_a_compute_bound_decode_step_says_so(client: Client) -> None:
+    """Qwen2.5-7B in BF16 on an H100 runs 1,321 streams a step, compute-bound: the field
+    labelled 'Prefill efficiency' set its TPOT too."""
+    query = _query(gpu="h100-sxm", weights="bf16", tpot_slo_ms=50)
+    full = client.get(CAPACITY, query).context
+    half = client.get(CAPACITY, dict(query, prefill_eff="0.25")).context["result"]
+    assert half["tpot_ms"] > full["result"]["tpot_ms"]
+    assert "decode" in full["form"]["prefill_eff"].label

@@ -71,7 +71,8 @@ class Command(ScriptedCommand):
             "--prefill-eff",
             type=float,
             default=DEFAULT_PREFILL_EFF,
-            help="share of the GPU's dense TFLOPS a prefill reaches",
+            help="share of the GPU's dense TFLOPS that prefill and a compute-bound decode step "
+            "reach",
         )
         parser.add_argument(
             "--prefix-hit",
