@@ -47,6 +47,9 @@ DEFAULTS = {
 }
 
 
+SPEC_FIELDS = ("spec_accept", "spec_tokens", "spec_draft_cost")
+
+
 def _within(name: str) -> dict[str, float]:
     """The bounds of the planner input `name` (the engine's INPUT_LIMITS): one table for the
     form and the engine, so the page refuses exactly what `plan` would."""
@@ -111,14 +114,19 @@ class CapacityForm(forms.Form):
         **_within("usd_per_gpu_hour"),
     )
     spec_decode = forms.BooleanField(label="What if: speculative decoding", required=False)
+    # Read only with speculation on (see clean()).
     spec_accept = forms.FloatField(
-        label="Speculation: acceptance rate per drafted token", **_within("spec_accept")
+        label="Speculation: acceptance rate per drafted token",
+        required=False,
+        **_within("spec_accept"),
     )
     spec_tokens = forms.IntegerField(
-        label="Speculation: tokens drafted per step", **_within("spec_tokens")
+        label="Speculation: tokens drafted per step", required=False, **_within("spec_tokens")
     )
     spec_draft_cost = forms.FloatField(
-        label="Speculation: draft step cost (share of a target step)", **_within("spec_draft_cost")
+        label="Speculation: draft step cost (share of a target step)",
+        required=False,
+        **_within("spec_draft_cost"),
     )
     pd_disagg = forms.BooleanField(
         label="What if: prefill/decode disaggregation (pools sized separately)", required=False
@@ -158,6 +166,14 @@ class CapacityForm(forms.Form):
                         f"A prompt of {prompt:g} tokens and an output of {data['out_len']:g} "
                         f"do not fit in a context of {data['context']} tokens.",
                     )
+        for name in SPEC_FIELDS:
+            if data.get(name) is None and name not in self.errors:
+                # Left blank with speculation on: asked for. Otherwise (speculation off, or a
+                # link made before the field existed) the default stands.
+                if data.get("spec_decode") and name in self.data:
+                    self.add_error(name, "Give this to plan with speculative decoding.")
+                else:
+                    data[name] = DEFAULTS[name]
         hit = data.get("prefix_hit")
         if hit is not None and hit >= 1 and data.get("prefix_len") is None:
             self.add_error(

@@ -197,3 +197,18 @@ def test_the_efficiency_that_times_a_compute_bound_decode_step_says_so(client: C
     half = client.get(CAPACITY, dict(query, prefill_eff="0.25")).context["result"]
     assert half["tpot_ms"] > full["result"]["tpot_ms"]
     assert "decode" in full["form"]["prefill_eff"].label
+
+
+def test_the_speculation_fields_are_read_only_with_speculation_on(client: Client) -> None:
+    """Cleared speculation fields refused a plan that does not speculate ("This field is
+    required"); with speculation on, a blank one is still asked for, by name."""
+    blank = {"spec_accept": "", "spec_tokens": "", "spec_draft_cost": ""}
+    off = client.get(CAPACITY, _query(**blank))
+    assert off.status_code == 200
+    assert not off.context["form"].errors
+    assert off.context["result"] is not None
+    on = client.get(CAPACITY, _query(**blank, spec_decode="on"))
+    errors = on.context["form"].errors
+    assert set(errors) == {"spec_accept", "spec_tokens", "spec_draft_cost"}
+    assert "speculative decoding" in errors["spec_tokens"][0]
+    assert on.context["result"] is None
