@@ -1245,6 +1245,12 @@ def plan(
         notes.append(text)
     if price is not None and fits and mean_qps is None and not pd_disagg:
         notes.append("Give the mean QPS to see the monthly cost autoscaled to it.")
+    if price is not None and fits and mean_qps is not None and pd_disagg:
+        notes.append(
+            f"The mean of {format_number(mean_qps)} QPS is not costed for the disaggregated "
+            "what-if (its two pools would scale apart); without disaggregation the plan shows "
+            "the month autoscaled to it."
+        )
     return result
 
 

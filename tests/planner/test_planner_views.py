@@ -240,6 +240,8 @@ def test_capacity_form_runs_the_what_ifs(client: Client) -> None:
     html = client.get("/planner/capacity/", query).content.decode()
     assert "Speculative decoding (what-if)" in html and "PD disaggregation (what-if)" in html
     assert 'id="step-N_pre"' in html and 'id="step-ttft_hit"' in html
+    # The mean QPS given is not costed for the split pools, and the page says so.
+    assert "The mean of 4 QPS is not costed for the disaggregated what-if" in html
 
 
 BANK_SLUGS = sorted(p.stem for p in (settings.BASE_DIR / "content" / "questions").glob("*.md"))
