@@ -29,6 +29,8 @@ from practice.bank import bank_order, estimated_minutes
 from practice.extensions import is_extension_follow_up
 from practice.models import Attempt, Grade
 from practice.scoring import GRADE_LABELS, VERDICT_ORDER, primary_grade
+from practice.selectors import self_check_waiting
+from practice.step_page import step_url
 from questions import selectors as question_selectors
 from questions.models import QuestionRevision
 
@@ -148,11 +150,25 @@ def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
 
 
 def recommendation(*, user: User, now: datetime | None = None) -> Recommendation:
-    """What to practise next, in this order: a due drill kind the candidate recently got
-    wrong (the most missed of their last four answers), a due concept card, the weakest
-    concept, a question not started yet (easiest first, as the bank lists them), any due
-    drill kind, and else a mixed set."""
+    """What to practise next, in this order: an answer of theirs waiting for their
+    self-check (unfinished, and unscored until rated), a due drill kind the candidate
+    recently got wrong (the most missed of their last four answers), a due concept card, the
+    weakest concept, a question not started yet (easiest first, as the bank lists them), any
+    due drill kind, and else a mixed set."""
     now = now or clock()
+    waiting = self_check_waiting(user=user)
+    if waiting is not None:
+        answer, revision = waiting.submission.answer, waiting.attempt.revision
+        part = question_selectors.STEP_TITLES.get(answer.step_key, answer.step_key)
+        if answer.follow_up_id:
+            part = f"a follow-up of {part}"
+        return Recommendation(
+            f"Rate your answer: {revision.title}",
+            f"No model graded your answer to {part} in “{revision.title}”, so it has no score "
+            "until you rate it against the rubric and the reference; it takes a minute or two.",
+            url=step_url(waiting.attempt, answer.step_key, answer.follow_up_id) + "#self-check",
+            action="Rate your answer",
+        )
     due = cards_due(user=user, now=now)
     due_kinds = [d for d in due if d.kind]
     recent = _recent_answers(user, [d.kind for d in due_kinds])

@@ -9,6 +9,7 @@ from django.db.models import F, Prefetch
 
 from practice.models import Attempt, Grade, Submission
 from practice.scoring import (
+    VERDICT_ORDER,
     ScoredSubmission,
     best_per_part,
     mean_score,
@@ -93,3 +94,49 @@ def question_statuses(*, user) -> dict[int, QuestionStatus]:
             best_score=max(scores) if scores else None,
         )
     return statuses
+
+
+@dataclass(frozen=True)
+class SelfCheckWaiting:
+    """An answer of the candidate's that no model graded and they have not rated yet: the
+    keyword matcher only pointed, so it has no score until they self-check it."""
+
+    submission: Submission
+    attempt: Attempt
+
+
+# How far back the candidate's submissions are looked through for one waiting: their latest.
+SELF_CHECK_LOOKBACK = 50
+
+
+def self_check_waiting(*, user) -> SelfCheckWaiting | None:
+    """The candidate's most recent answer waiting for their self-check, as History marks
+    one ("Not scored yet — rate your answer"): its part's submissions carry the keyword
+    matcher's grade and none of them a grade that counts (`scoring.VERDICT_ORDER`). A mock
+    interview still running is left out (its candidate sees no verdicts until the end), and
+    so are previews. Three queries."""
+    if user.pk is None:
+        return None
+    recent = list(
+        Submission.objects.filter(answer__attempt__user=user, answer__attempt__is_preview=False)
+        .exclude(answer__attempt__mock__isnull=False, answer__attempt__mock__ended_at__isnull=True)
+        .filter(grades__grader="rubric")
+        .select_related("answer")
+        .only("submitted_at", "answer__attempt_id", "answer__step_key", "answer__follow_up_id")
+        .order_by("-submitted_at", "-pk")[:SELF_CHECK_LOOKBACK]
+    )
+    rated = set(
+        Grade.objects.filter(
+            submission__answer_id__in={sub.answer_id for sub in recent},
+            grader__in=VERDICT_ORDER,
+        ).values_list("submission__answer_id", flat=True)
+    )
+    waiting = next((sub for sub in recent if sub.answer_id not in rated), None)
+    if waiting is None:
+        return None
+    attempt = (
+        Attempt.objects.select_related("revision")
+        .only("revision__title")  # not the revision's whole question file
+        .get(pk=waiting.answer.attempt_id)
+    )
+    return SelfCheckWaiting(submission=waiting, attempt=attempt)

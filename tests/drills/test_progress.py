@@ -198,3 +198,34 @@ def test_the_grading_hook_reads_verdicts_into_concept_cards_once_each(content_lo
     Grade.objects.create(submission=submission, grader="instructor", score=1.0, points=[])
     assert services.concept_cards_sync(user=user) == 1
     assert Card.objects.get(user=user, key=key).reviews == 2
+
+
+def test_an_answer_waiting_for_its_self_check_comes_first(content_loaded):
+    """No model graded it and the candidate has not rated it: it has no score until they do,
+    and the home page sent them to a question they had not tried instead."""
+    user = User.objects.create_user("self-checker", password="a-long-Passphrase-42")
+    rated = graded_submission(user=user, at=NOW, step="clarify", grades={"rubric": 0.4})
+    Grade.objects.create(submission=rated, grader="self", score=0.5, points=[])
+    waiting = graded_submission(
+        user=user,
+        at=NOW + timedelta(minutes=5),
+        step="architecture",
+        grades={"rubric": 0.4},
+        attempt=rated.answer.attempt,
+    )
+    rec = selectors.recommendation(user=user, now=NOW)
+    attempt = waiting.answer.attempt
+    assert rec.url == f"/attempts/{attempt.pk}/steps/architecture/#self-check"
+    assert rec.action == "Rate your answer"
+    assert "your answer to Architecture" in rec.sentence
+    assert f"“{attempt.revision.title}”" in rec.sentence
+    # Rated, it is done: the recommendation moves on.
+    Grade.objects.create(submission=waiting, grader="self", score=0.7, points=[])
+    assert selectors.recommendation(user=user, now=NOW).action != "Rate your answer"
+    # A model's grade scores it as well; so does nothing in a mock still running.
+    graded_submission(user=user, at=NOW, step="bottlenecks", grades={"rubric": 0.2, "llm": 0.6},
+                      attempt=attempt)  # fmt: skip
+    running = Attempt.objects.create(user=user, revision=attempt.revision)
+    MockSession.objects.create(attempt=running, mode="app", total_minutes=45, started_at=NOW)
+    graded_submission(user=user, at=NOW, step="clarify", grades={"rubric": 0.2}, attempt=running)
+    assert selectors.recommendation(user=user, now=NOW).action != "Rate your answer"
