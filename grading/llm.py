@@ -504,7 +504,12 @@ def validate_model_grade(
                 continue
             why = f"quotes the sentence that backs {keeper} and says nothing of this point"
             warnings.append(f"evidence rejected for {verdict.id} ({why}); counted as a miss")
-            verdicts[i] = _not_awarded(says[verdict.id], f"the grader's quote {why}")
+            # The candidate reads the points' wording, never their ids.
+            verdicts[i] = _not_awarded(
+                says[verdict.id],
+                "the grader's quote is the sentence that backs another point, and says "
+                "nothing of this one",
+            )
 
     cap_contradicted(verdicts, found, misconceptions)
     return ValidatedGrade(

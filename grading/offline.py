@@ -83,9 +83,10 @@ from grading.types import (
 # Bumped with every change of how the grader reads an answer, so calibration figures from
 # before it show as stale (v3: misconceptions recognised by clause stretches; v4: the matcher
 # points rather than decides: typed words only, no contradicting figures, flag lists only as
-# configurations, prohibitions as requirements, a small vocabulary of equivalents). A step
+# configurations, prohibitions as requirements, a small vocabulary of equivalents; v5: a denial
+# covers the ideas joined to the denied one by "or"). A step
 # whose points carry diagram rules gets a new version through `rubric_version_for`'s hash.
-RUBRIC_GRADER_VERSION = "rubric-v4"
+RUBRIC_GRADER_VERSION = "rubric-v5"
 # Said on every offline grade: what a grader that matches wording cannot do.
 OFFLINE_LIMITS = (
     "This offline grade matches wording: a correct idea put in other words may be missed, "

@@ -766,11 +766,20 @@ def _negation_at(sentence: Sentence, start: int, end: int) -> int | None:
         return any(raw[k] in _CONDITIONALS for k in range(first_in_clause, i))
 
     # Before the phrase: the negator, then light words, then at most one other word directly
-    # in front of the phrase (a modifier: "won't bother with gradual rollouts").
+    # in front of the phrase (a modifier: "won't bother with gradual rollouts"). An idea joined
+    # by "or" to an earlier one shares its denial ("no cooldown or hysteresis", "never causes
+    # imbalance or hot spots"): the search steps over the "or" and the earlier idea's last
+    # word, and a modifier may stand in front of that one too.
     i = start - 1
+    front = start - 1
     gap = 0
     while in_clause(i) and gap <= 4:
         word = raw[i]
+        if word == "or" and i == front and in_clause(i - 2):
+            i -= 2
+            front = i
+            gap += 1
+            continue
         if word == "of" and in_clause(i - 1) and raw[i - 1] == "instead":
             return None if conditional_before(i - 1) else i - 1
         if word == "than" and in_clause(i - 1) and raw[i - 1] == "rather":
@@ -784,7 +793,7 @@ def _negation_at(sentence: Sentence, start: int, end: int) -> int | None:
             if word == "without" and i == first_in_clause:
                 return None
             return None if conditional_before(i) else i
-        if word not in _NEGATION_GAP and i != start - 1:
+        if word not in _NEGATION_GAP and i != front:
             break
         i -= 1
         gap += 1

@@ -127,12 +127,15 @@ def grader_status_page(request: HttpRequest) -> HttpResponse:
         config_error = ""
     except ValueError as exc:
         config, config_error = None, str(exc)
-    context: dict = {"public": grader_status.public_status(config, cache=cache)}
+    context: dict = {}
     if request.user.is_staff:
+        # Asked first: its live check refreshes the stored health answer the public part
+        # reads, so the two parts of one page never disagree about a server that just died.
         context.update(
             config_error=config_error,
             server=grader_status.server_status(config or GraderConfig(), cache=cache),
             percentiles=grader_status.grading_latencies(),
             inflight_cap=(config or GraderConfig()).max_inflight,
         )
+    context["public"] = grader_status.public_status(config, cache=cache)
     return render(request, "interview/grader_status.html", context)

@@ -124,6 +124,16 @@ def test_one_on_topic_sentence_backs_only_the_point_it_states(step):
     assert len(shared) == 2
 
 
+def test_a_point_refused_for_a_shared_sentence_tells_the_candidate_in_words(step):
+    answer = "A prefix-aware router sends chats that share the system prompt to one replica."
+    result = llm_grade(step, answer, every_point_hit_with(answer.rstrip(".")))
+    refused = [p for p in result.points if p.verdict == "miss"]
+    assert refused
+    for p in refused:  # the audit's warnings keep the ids; the candidate reads no rubric id
+        assert "prefix-aware-router" not in p.comment and "quotes the" not in p.comment
+        assert "the sentence that backs another point" in p.comment
+
+
 def test_a_sentence_that_states_two_points_backs_both(step):
     answer = (
         "An API gateway checks keys and rate limits, and behind it a prefix-aware router "

@@ -212,6 +212,13 @@ def test_a_point_whose_words_are_all_there_but_denied_is_missing_as_negated(ship
     assert "mentioned only in a negated sentence" in replicas.comment
 
 
+def test_a_denial_of_ideas_joined_by_or_covers_neither():
+    step = load_question_spec("chat-api-50qps").step("tradeoffs")
+    answer = "Prefix-aware routing never causes imbalance or hot spots, so no fallback is needed."
+    affinity = point(grade_offline(step, answer), "tr-affinity-balance")
+    assert affinity.verdict != "hit", affinity.comment
+
+
 def test_a_sentence_stating_a_wrong_idea_never_covers_the_point_it_contradicts():
     step = load_question_spec("multi-tenant-lora").step("bottlenecks")
     answer = "--max-loras can be raised as high as you like, because the KV pool is untouched."

@@ -106,6 +106,11 @@ def test_phrases_do_not_match_inside_words_or_out_of_order(text, phrase):
         ("I do not expect the queue to matter.", "queue"),
         ("There is no point in FP8 KV.", "fp8"),
         ("We never reserve dedicated replicas.", "dedicated"),
+        # A denial covers every idea joined to the first by "or" / "nor".
+        ("Affinity never causes imbalance or hot spots.", "hot spot"),
+        ("Scale down with no cooldown or hysteresis.", "hysteresis"),
+        ("We keep no spare replicas or headroom.", "headroom"),
+        ("It needs neither a router nor a gateway.", "gateway"),
     ],
 )
 def test_negated_mentions_are_recognised(text, phrase):
@@ -123,6 +128,10 @@ def test_negated_mentions_are_recognised(text, phrase):
         ("Scale on queue depth, not GPU utilisation.", "queue"),
         ("One GPU can't exceed its knee.", "knee"),
         ("Round robin is wasteful, so we route by prefix hash.", "rout"),
+        # "or" after an affirmed idea, or a denial inside a condition, denies nothing.
+        ("We add a spare replica or headroom.", "headroom"),
+        ("If there is no spare or headroom, one dead replica cascades.", "headroom"),
+        ("No matter the load or the hot spots, the router spills over.", "hot spot"),
     ],
 )
 def test_affirmed_mentions_are_not_taken_as_negated(text, phrase):

@@ -186,6 +186,26 @@ def test_a_staff_visit_refreshes_the_answer_the_public_sees(client, staff_client
 
 
 @pytest.mark.django_db
+def test_a_staff_visit_to_a_server_that_just_died_says_down_in_both_parts(
+    staff_client, model_server
+):
+    staff_client.get("/grader/")  # the server answers: the stored health answer says "up"
+    model_server.model_list_status = 503  # then it stops answering
+    html = staff_client.get("/grader/").content.decode()
+    state = html.split("<dt>State</dt>", 1)[1].split("</dd>", 1)[0]
+    assert "down: candidates self-check for now" in state, state
+    reachable = html.split("<dt>Reachable</dt>", 1)[1].split("</dd>", 1)[0]
+    assert reachable.endswith(">no"), reachable  # the details, from the same visit's check
+
+
+@pytest.mark.django_db
+def test_staff_see_request_counts_as_whole_numbers(staff_client, model_server):
+    html = staff_client.get("/grader/").content.decode()
+    waiting = html.split("<dt>Requests waiting</dt>", 1)[1].split("</dd>", 1)[0]
+    assert waiting.endswith(">0"), waiting  # vLLM's gauges are floats: "0", not "0.0"
+
+
+@pytest.mark.django_db
 def test_an_unreachable_server_is_reported_to_staff_not_raised(staff_client, settings):
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": "http://127.0.0.1:9/v1"}
     response = staff_client.get("/grader/")

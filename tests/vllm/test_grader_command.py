@@ -101,6 +101,41 @@ def test_make_grader_refuses_a_port_in_use():
     assert f"port {port} is in use" in proc.stderr and "GRADER_PORT" in proc.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("GRADER_PORT", "99999"), ("GRADER_PORT", "0"), ("GRADER_PORT", "abc"),
+     ("GRADER_MAX_MODEL_LEN", "-5"), ("GRADER_MAX_MODEL_LEN", "8k")],
+)  # fmt: skip
+def test_make_grader_refuses_a_bad_number_in_one_line_naming_it(name, value):
+    proc = subprocess.run(
+        ["make", "--no-print-directory", "grader"],
+        cwd=ROOT, env={**os.environ, name: value}, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode != 0
+    said = [line for line in proc.stderr.splitlines() if line.startswith("[grader]")]
+    assert len(said) == 1 and f"{name}={value}" in said[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("python", "said"),
+    [
+        (sys.executable, "is Python {}.{}".format(*sys.version_info[:2])),  # not 3.11
+        ("/bin/true", "does not run as a Python here"),  # runs, exits 0, is no Python
+        ("python3.99", "does not run as a Python here"),
+    ],
+)
+def test_setup_names_the_python_it_was_given_when_it_is_not_3_11(tmp_path, python, said):
+    proc = subprocess.run(
+        ["bash", str(ROOT / "tools/vllm/setup.sh")],
+        env={**os.environ, "VLLM_ENV": str(tmp_path / "env"), "VLLM_PYTHON": python},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert f"{python} {said}" in proc.stderr and "VLLM_PYTHON" in proc.stderr, proc.stderr
+    assert not (tmp_path / "env").exists()  # nothing built with the wrong interpreter
+
+
 def test_make_grader_said_which_model_it_serves_and_where(vllm_server_process):
     out = vllm_server_process.output_tail(400)
     assert f"Grader: model Qwen/Qwen2.5-7B-Instruct at {vllm_server_process.base_url}" in out

@@ -169,13 +169,31 @@ class Stop(Exception):
     """SIGINT/SIGTERM during start-up."""
 
 
+def whole_number(environ: dict[str, str], name: str, default: int, low: int, high: int) -> int:
+    """The whole number `name` holds in the environment (`default` when unset), between `low`
+    and `high`; ValueError with one line naming the variable otherwise."""
+    raw = (environ.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise ValueError(f"{name}={raw} must be a whole number from {low} to {high}")
+    return value
+
+
 def main() -> int:
     environ = dict(os.environ)
     try:
-        port = int(environ.get("GRADER_PORT") or DEFAULT_PORT)
-        max_len = int(environ.get("GRADER_MAX_MODEL_LEN") or DEFAULT_MAX_MODEL_LEN)
+        port = whole_number(environ, "GRADER_PORT", DEFAULT_PORT, 1, 65535)
+        # No grading prompt fits in under 256 tokens; vLLM refuses one over the model's own.
+        max_len = whole_number(
+            environ, "GRADER_MAX_MODEL_LEN", DEFAULT_MAX_MODEL_LEN, 256, 1_048_576
+        )
     except ValueError as e:
-        log(f"GRADER_PORT / GRADER_MAX_MODEL_LEN must be whole numbers ({e})")
+        log(str(e))
         return 2
     gpu_mib = None if environ.get("GRADER_DEVICE", "").lower() == "cpu" else gpu_memory_mib()
     p = plan(environ, gpu_mib)

@@ -66,8 +66,14 @@ if [[ -f "$STAMP" && -x "$ENV_DIR/bin/python" && "$(cat "$STAMP")" == "$(want_st
 fi
 
 start=$(date +%s)
-if ! "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null; then
-    log "need Python 3.11 (the CPU torch wheel is for cp311); set VLLM_PYTHON"; exit 1
+# Asked to print its version, so that a stand-in that runs but is no Python (a pyenv shim of a
+# version not selected, /bin/true) does not pass for one.
+version="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" || version=""
+if [[ "$version" != "3.11" ]]; then
+    if [[ -n "$version" ]]; then what="is Python $version"; else what="does not run as a Python here"; fi
+    log "need Python 3.11 (the CPU torch wheel is for cp311), but $PYTHON $what:" \
+        "install 3.11 (e.g. 'pyenv install 3.11') or set VLLM_PYTHON to a Python 3.11 interpreter"
+    exit 1
 fi
 if [[ ! -x "$ENV_DIR/bin/python" ]]; then
     log "creating venv $ENV_DIR"
