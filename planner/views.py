@@ -169,6 +169,13 @@ def _brief_defaults(slug: str) -> tuple[dict[str, Any], str | None]:
             else None
         )
         return {}, problem
+    if spec.brief.prefill_only:
+        return plan_inputs_from_brief(spec.brief, slug=slug), (
+            f"“{spec.title}” is a prefill-only service: each request returns one pooled output "
+            "and decodes nothing, while this planner sizes fleets that generate tokens, so the "
+            "figures below are not its design. The load-test panel on the question's "
+            "bottlenecks step sizes and runs it."
+        )
     return plan_inputs_from_brief(spec.brief, slug=slug), None
 
 

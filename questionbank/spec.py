@@ -245,6 +245,12 @@ class Brief:
         value = getattr(self, key, None)
         return value if value not in ("", ()) else None
 
+    @property
+    def prefill_only(self) -> bool:
+        """A service that answers each request with one pooled output (an embedding, a
+        rerank score) and decodes nothing: its brief gives output_tokens 1."""
+        return self.value_of("output_tokens") == 1
+
     def as_dict(self) -> dict[str, Any]:
         """The authored keys and values, in the schema's order (for the model grader's prompt)."""
         out: dict[str, Any] = {}

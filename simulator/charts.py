@@ -55,17 +55,20 @@ def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
 
 def ttft_chart(runs: list[dict]) -> Chart:
     """p99 TTFT of each 5 s of arrivals (ms), with the SLO as a dashed line."""
+    # A prefill-only request's first output is its answer: its TTFT is its whole latency.
+    what = "latency" if runs[0]["figures"].get("prefill_only") else "TTFT"
     slo = runs[0]["params"]["ttft_slo_ms"]
     seconds = runs[0]["params"]["seconds"]
     chart = Chart(
-        title="p99 TTFT over time",
+        title=f"p99 {what} over time",
         description=(
-            f"p99 time to first token of the requests arriving in each 5 s, against the "
+            f"p99 {'latency' if what == 'latency' else 'time to first token'} of the "
+            "requests arriving in each 5 s, against the "
             f"{format_number(slo)} ms SLO (dashed); a request that never got one counts as "
             "off the chart. " + " ".join(r["verdict"] for r in runs)
         ),
         x_label="Time (s)",
-        y_label="p99 TTFT (ms)",
+        y_label=f"p99 {what} (ms)",
     )
     worst = max((p * 1000 for r in runs for _, p in r["ttft_bins"] if p is not None), default=slo)
     y_ticks = nice_ticks(min(max(worst, slo * 1.2), slo * TTFT_CAP))

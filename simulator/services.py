@@ -17,10 +17,13 @@ from planner.briefs import QUESTION_DESIGNS, plan_inputs_from_brief
 from planner.engine import PlanError, plan
 from questionbank import Brief
 from simulator.engine import (
+    PooledDesign,
     Scenario,
     SimulationError,
     Workload,
     figures,
+    pooled_replica,
+    pooled_replicas,
     replica_from_plan,
     simulate,
     verdict,
@@ -57,6 +60,57 @@ class Design:
     input_tokens: float
     output_tokens: float
     source: str = ""
+    # A prefill-only service (embeddings, reranking): the engine's replica and fleet for it
+    # instead of the planner's, which sizes generating instances. Its SLO is ttft_slo_ms, the
+    # p99 latency of the whole request; tpot_slo_ms does not apply.
+    pooled: PooledDesign | None = None
+
+
+# Prefill-only questions: the design each reference answer settles on, what the brief leaves
+# out (planner.briefs.QUESTION_DESIGNS holds the generating questions'). A prefill-only brief
+# (Brief.prefill_only) not listed here is one request of its input tokens on
+# the catalogue model it names.
+POOLED_DESIGNS: dict[str, dict[str, Any]] = {
+    "embedding-rerank-service": {
+        # gte-Qwen2-7B-instruct and the cross-encoder are not in the catalogue, whose schema
+        # has no way to say "no LM head, never decodes" (its tie_word_embeddings: false would
+        # count an LM head this Qwen2Model lacks, and the planner and the drills would take it
+        # for a chat model). They share the Qwen2-7B shape with qwen2.5-7b-instruct: 28
+        # layers, hidden 3584, 28 query and 4 KV heads, intermediate 18944, the same 6.53e9
+        # linear parameters; only the vocabulary (151646 against 152064) and the LM head
+        # differ, neither of which a prefill multiplies or a forward pass here reads.
+        "model": "qwen2.5-7b-instruct",
+        "model_note": (
+            "gte-Qwen2-7B-instruct and the reranker are run as the catalogue's "
+            "Qwen2.5-7B-Instruct, the same Qwen2-7B shape (28 layers, hidden 3584, 6.53e9 "
+            "linear parameters); only the vocabulary and the LM head differ, which a "
+            "prefill does not multiply."
+        ),
+        # One search is one request: the query embedding (q_len 48 tokens) and the rerank of
+        # k_rerank 20 (query, passage) pairs of q_len + p_len = 304 tokens, 6128 prefill tokens
+        # in all (the question's givens). Counting them as one request's prefill tokens is
+        # honest about batching because the work is compute-bound past ~143 tokens a step:
+        # packing pairs from several searches into a step costs the sum of their tokens, as
+        # the engine charges, and only the weight-read floor (12 ms) is shared. Attention is
+        # over one pair (304 tokens), not over the request's sum. The reference splits a
+        # search's 20 pairs over four replicas (five pairs each, about 130 ms of compute)
+        # and gathers the scores: fanout 4, the search answering with its last part. The
+        # query's own forward pass before the rerank and the vector search are not a separate
+        # stage here: their tokens are counted, their serial ~12 ms floor and the index
+        # lookup are not in the simulated latency.
+        "tokens": 48 + 20 * (48 + 256),
+        "seq_len": 48 + 256,
+        "fanout": 4,
+        "rho": 0.7,
+        # The token budget of a step (--max-num-batched-tokens). A bidirectional pooling
+        # model runs without chunked prefill, so vLLM needs the budget at least
+        # --max-model-len; the rerank's inputs are at most 48 + 512 = 560 tokens, so the online
+        # pool runs both at 2048. Every input in a step answers when the step ends: at the
+        # brief's 8192 a step packs up to five parts (about 690 ms) and the simulated p99
+        # passes 500 ms, which is why the budget is the design's to choose.
+        "step_tokens": 2048,
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -94,7 +148,11 @@ class RunRefused(ValueError):
 def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
     """The design of a question: the planner's inputs for its brief and the design its
     reference settles on (`planner.briefs`, as the planner page shows it), the simulator's
-    defaults for what the brief leaves out, and the planner's fleet size for them."""
+    defaults for what the brief leaves out, and the planner's fleet size for them. A
+    prefill-only brief (one pooled output per request) gets the engine's prefill-only fleet
+    (`_pooled_design`)."""
+    if brief.prefill_only or slug in POOLED_DESIGNS:
+        return _pooled_design(brief, slug=slug)
     kwargs = plan_inputs_from_brief(brief, slug=slug)
     for kind, text in (("model", brief.model), ("gpu", brief.gpu)):
         if kind not in kwargs:
@@ -110,6 +168,49 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
         input_tokens=kwargs["prompt_len"],
         output_tokens=kwargs["out_len"],
         source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else "the brief",
+    )
+
+
+def _pooled_design(brief: Brief, *, slug: str) -> Design:
+    """A prefill-only question's design: the model (the catalogue's, or the same-shape model
+    POOLED_DESIGNS maps it to), its tokens and fan-out per request, and the replicas that
+    carry the brief's peak at the design's utilisation. Its SLO is the brief's p99 latency
+    (end to end, else TTFT); there is no TPOT."""
+    kwargs = plan_inputs_from_brief(brief, slug=slug)
+    chosen = POOLED_DESIGNS.get(slug, {})
+    model = chosen.get("model") or kwargs.get("model")
+    for kind, key, text in (("model", model, brief.model), ("gpu", kwargs.get("gpu"), brief.gpu)):
+        if not key:
+            raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
+    tokens = chosen.get("tokens") or brief.value_of("input_tokens")
+    if not tokens:
+        raise RunRefused("A prefill-only brief must give its input tokens per request.")
+    qps = brief.value_of("peak_qps") or 10
+    pooled = PooledDesign(
+        model=model,
+        gpu=kwargs["gpu"],
+        tokens=tokens,
+        seq_len=chosen.get("seq_len") or tokens,
+        fanout=chosen.get("fanout", 1),
+        rho=chosen.get("rho", 0.7),
+        step_tokens=chosen.get("step_tokens") or max(int(kwargs.get("context") or 8192), 1),
+        model_note=chosen.get("model_note", ""),
+    )
+    try:
+        replicas = pooled_replicas(pooled, qps)
+    except (KeyError, ValueError) as error:
+        raise RunRefused(str(error).strip("\"'")) from None
+    slo = brief.value_of("e2e_p99_ms") or brief.value_of("ttft_p99_ms") or 1000.0
+    return Design(
+        plan_kwargs={**kwargs, "model": model, "qps": qps, "rho": pooled.rho},
+        replicas=replicas,
+        qps=qps,
+        ttft_slo_ms=slo,
+        tpot_slo_ms=0.0,
+        input_tokens=tokens,
+        output_tokens=1,
+        source=f"the reference design of {slug}" if chosen else "the brief",
+        pooled=pooled,
     )
 
 
@@ -164,18 +265,27 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             f"{limits.requests:,}. Shorten the window or lower the load.",
             "requests",
         )
-    kwargs = {**design.plan_kwargs, "qps": qps}
-    if (kwargs.get("mean_qps") or 0) > qps:
-        # Testing a lighter load than the brief's mean is fair: the mean only prices the
-        # autoscaled month, which no run reads, and the planner refuses a mean above the peak.
-        kwargs["mean_qps"] = None
-    result = _plan(kwargs)
-    calibration = replica_from_plan(
-        result,
-        model=design.plan_kwargs["model"],
-        output_tokens=design.output_tokens,
-        prefix_len=design.plan_kwargs.get("prefix_len"),
-    )
+    if design.pooled is not None:
+        if spec.prefix_groups or spec.chunked_prefill:
+            raise RunRefused(
+                "A prefill-only request keeps no KV and has nothing to decode: shared "
+                "prefixes and chunked prefill do not apply."
+            )
+        calibration = pooled_replica(design.pooled)
+    else:
+        kwargs = {**design.plan_kwargs, "qps": qps}
+        if (kwargs.get("mean_qps") or 0) > qps:
+            # Testing a lighter load than the brief's mean is fair: the mean only prices the
+            # autoscaled month, which no run reads, and the planner refuses a mean above the
+            # peak.
+            kwargs["mean_qps"] = None
+        result = _plan(kwargs)
+        calibration = replica_from_plan(
+            result,
+            model=design.plan_kwargs["model"],
+            output_tokens=design.output_tokens,
+            prefix_len=design.plan_kwargs.get("prefix_len"),
+        )
     # The plan's prefix-cache hits are the traffic's, unless the run sends prefixes of its own
     # (the routing scenario's conversations), which then decide what hits.
     if spec.prefix_groups:
@@ -187,6 +297,8 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         input_tokens=design.input_tokens,
         output_tokens=design.output_tokens,
         context=int(design.plan_kwargs.get("context") or 0),
+        pooled=design.pooled is not None,
+        fanout=design.pooled.fanout if design.pooled is not None else 1,
         **cache,
     )
     scenario = Scenario(
@@ -344,7 +456,7 @@ def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
     """key -> {title, runs: [RunSpec, ...]} for the step panel's buttons."""
     base = RunSpec(seconds=PAGE_WINDOW_S)
     history = int(design.input_tokens * 0.75)
-    return {
+    scenarios = {
         "baseline": {"title": "Peak load", "runs": [replace(base, label="peak load")]},
         "double-load": {
             "title": "2× load",
@@ -400,3 +512,7 @@ def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
             ],
         },
     }
+    if design.pooled is not None:
+        # Nothing outlives a prefill-only request, so no prefix is cached to route by.
+        del scenarios["routing"]
+    return scenarios

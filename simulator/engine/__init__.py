@@ -3,7 +3,16 @@ inference fleet (fleet.simulate), the figures and verdict of a run (figures), th
 the planner's numbers make (design.replica_from_plan) and the queueing theory it is checked
 against (queueing)."""
 
-from .design import Calibration, PlanPrefix, plan_prefix, replica_from_plan, saturated_rate
+from .design import (
+    Calibration,
+    PlanPrefix,
+    PooledDesign,
+    plan_prefix,
+    pooled_replica,
+    pooled_replicas,
+    replica_from_plan,
+    saturated_rate,
+)
 from .figures import figures, percentile, ttft_bins, verdict
 from .fleet import (
     AUTOSCALERS,
@@ -22,6 +31,7 @@ __all__ = [
     "ROUTERS",
     "Calibration",
     "PlanPrefix",
+    "PooledDesign",
     "ReplicaModel",
     "Result",
     "Scenario",
@@ -32,6 +42,8 @@ __all__ = [
     "mmc_waits",
     "percentile",
     "plan_prefix",
+    "pooled_replica",
+    "pooled_replicas",
     "replica_from_plan",
     "saturated_rate",
     "simulate",

@@ -23,6 +23,7 @@ use the same numbers.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -186,3 +187,101 @@ def _prefix_note(prefix: PlanPrefix, replica: ReplicaModel, prompt: float) -> st
             f"prompt is cached, so each prefills the rest in {hit * 1000:.1f} ms."
         )
     return ""
+
+
+# --- Prefill-only replicas (embedding and cross-encoder models) --------------------------------
+
+
+@dataclass(frozen=True)
+class PooledDesign:
+    """A prefill-only service (embeddings, cross-encoder scores): every request is one forward
+    pass over `tokens` prompt tokens that returns one pooled output, with no decode and no KV
+    kept after it.
+
+    model, gpu: catalogue keys (a model of the same shape as the one served, when the
+    catalogue has none of its name: `model_note` says so); tokens: prompt tokens per request
+    (all its inputs together); seq_len: the length each input attends over (one input, not
+    the request's sum when a request packs several, as 20 rerank pairs do); bidirectional:
+    attention over the whole input (embedding and cross-encoder models) rather than causal;
+    fanout: parts a request is split into, each on its own replica; prefill_eff: the share of
+    the GPU's dense BF16 FLOP/s a packed prefill reaches; bw_eff: the share of its bandwidth a
+    weight read reaches; rho: the utilisation the fleet is sized for; step_tokens: the token
+    budget of one step (vLLM --max-num-batched-tokens); max_seqs: inputs in one step at most.
+    """
+
+    model: str
+    gpu: str
+    tokens: float
+    seq_len: float
+    fanout: int = 1
+    bidirectional: bool = True
+    prefill_eff: float = 0.5
+    bw_eff: float = 0.7
+    rho: float = 0.7
+    step_tokens: int = 8192
+    max_seqs: int = 256
+    model_note: str = ""
+
+
+def pooled_replica(design: PooledDesign) -> Calibration:
+    """One prefill-only replica: a step's time is its tokens' FLOPs over the GPU's
+    efficiency x TFLOPS (2 x the linear parameters per token, the planner's count, plus
+    attention over `seq_len`), never less than one read of the linear weights at bw_eff x
+    bandwidth (a lone short input is memory-bound). The embedding table is gathered, not read,
+    and an embedding or cross-encoder model has no LM head, so neither is in that read."""
+    catalog = load_catalog()
+    m = catalog.model(design.model)
+    gpu = catalog.gpu(design.gpu)
+    linear = m.params_per_token - m.embedding_params
+    # Per token: the linear layers, and QK^T and AV over the input it belongs to: causal
+    # (the planner's prefill_flops) or, for a bidirectional encoder, twice that.
+    one_input = prefill_flops(
+        linear_params=linear,
+        attention_width=m.attention_width,
+        layers=m.layers,
+        prompt_tokens=design.seq_len,
+    )
+    attention = one_input - 2 * linear * design.seq_len
+    per_token = 2 * linear + attention * (2 if design.bidirectional else 1) / design.seq_len
+    tflops = gpu.bf16_tflops or 0.0
+    if tflops <= 0:
+        raise ValueError(f"The catalogue has no BF16 TFLOPS for {gpu.name}.")
+    seconds_per_token = ttft_s(flops=per_token, tflops=tflops, efficiency=design.prefill_eff)
+    weight_bytes = linear * 2  # BF16
+    floor = weight_bytes / (design.bw_eff * float(gpu.bandwidth.magnitude))
+    replica = ReplicaModel(
+        max_batch=design.max_seqs,
+        # Nothing outlives a request: a step holds the activations of its own tokens only.
+        kv_tokens=design.max_seqs * design.step_tokens,
+        step_base_s=floor,  # never used: nothing decodes
+        step_per_stream_s=0.0,
+        prefill_s_per_token=seconds_per_token,
+        prefill_floor_s=floor,
+        max_batched_tokens=design.step_tokens,
+    )
+    tok_s = 1 / seconds_per_token
+    part = design.tokens / design.fanout
+    note = (
+        f"Prefill only: each request is one forward pass of {design.tokens:g} tokens"
+        + (
+            f", split into {design.fanout} parts of about {part:.0f} on different replicas "
+            "(it answers when the last part does)"
+            if design.fanout > 1
+            else ""
+        )
+        + f"; a replica prefills {tok_s:,.0f} tok/s ({per_token / 1e9:.2f} GFLOP per token at "
+        f"{design.prefill_eff:g} of {tflops:g} TFLOP/s), a step is never under "
+        f"{floor * 1000:.1f} ms (one read of {weight_bytes / 1e9:.2f} GB of weights) and takes "
+        f"up to {design.step_tokens:,} tokens. Nothing is decoded, so there is no TPOT; the "
+        "SLO is the p99 latency."
+    )
+    if design.model_note:
+        note += " " + design.model_note
+    return Calibration(replica, tok_s / design.tokens, note)
+
+
+def pooled_replicas(design: PooledDesign, qps: float) -> int:
+    """Replicas for `qps` requests per second at the utilisation target: the request tokens
+    a second over rho x one replica's tokens per second, rounded up."""
+    calibration = pooled_replica(design)
+    return max(1, math.ceil(qps / (design.rho * calibration.saturated_req_s) - 1e-9))

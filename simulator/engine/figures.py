@@ -45,7 +45,11 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     that left), holds_slo,
     throughput_tok_s, prefix_hit_rate, prefill_tokens, queue_max, replicas_min/max,
     little_law (L, lambda, W) and little_law_error = |L - lambda W| / L, slo_broken_at_s,
-    recovered_at_s, replicas_added_at_s."""
+    recovered_at_s, replicas_added_at_s, prefill_only.
+
+    A prefill-only run (`result.pooled`) answers each request with its one pooled output:
+    its TTFT is the whole latency (ttft and e2e agree), TPOT does not apply (None) and the
+    SLO is the p99 latency alone."""
     n = len(result.arrival)
     T = result.seconds
     ttft, tpot, e2e, waits = [], [], [], []
@@ -61,7 +65,8 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         if result.status[i] == DONE:
             out = result.output_tokens[i]
             per_token = (d - f) / (out - 1) if out > 1 else 0.0
-            tpot.append(per_token)
+            if not result.pooled:
+                tpot.append(per_token)
             e2e.append(d - a)
             tokens += out
             if f - a <= result.ttft_slo_s and per_token <= result.tpot_slo_s:
@@ -126,6 +131,7 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         "recovered_at_s": recovered,
         "replicas_added_at_s": list(result.replicas_added),
         "events": [{"t": t, "what": what} for t, what in result.events],
+        "prefill_only": result.pooled,
     }
 
 
@@ -147,6 +153,9 @@ def verdict(
     whether (and how fast) it came back."""
     p99 = figs["ttft_p99_ms"]
     tpot = figs["tpot_p99_ms"]
+    pooled = figs.get("prefill_only", False)
+    # A prefill-only request's first (and only) output is its answer: its TTFT is its latency.
+    latency = "p99 latency" if pooled else "p99 TTFT"
     head = f"{qps:g} QPS on {replicas} replica{'s' if replicas != 1 else ''}"
     if scenario_text:
         head += f" ({scenario_text})"
@@ -157,7 +166,12 @@ def verdict(
             "raise the load or lengthen the window."
         )
     if figs["holds_slo"]:
-        if tpot is None:
+        if pooled:
+            text = (
+                f"Holds the SLO at {head}: {latency} {_fmt_s(p99 / 1000)} (one prefill, "
+                f"nothing decoded), goodput {figs['goodput_share'] * 100:.1f}%"
+            )
+        elif tpot is None:
             # Answers longer than the window: first tokens came but no request finished,
             # and TPOT is measured over a finished request.
             text = (
@@ -177,7 +191,10 @@ def verdict(
         when = ""
         if broke is not None:
             when = f" after {broke:.0f} s" if broke > 0 else " from the start"
-        worst = f"p99 TTFT is {_fmt_s(p99 / 1000)}" if p99 is not None else "no first token"
+        if p99 is not None:
+            worst = f"{latency} is {_fmt_s(p99 / 1000)}"
+        else:
+            worst = "no request answered" if pooled else "no first token"
         if p99 is not None and p99 <= ttft_slo_ms and tpot is not None and tpot > tpot_slo_ms:
             worst = f"p99 TPOT is {tpot:.0f} ms"
         text = f"At {head} the SLO breaks{when}: {worst}"

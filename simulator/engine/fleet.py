@@ -18,6 +18,13 @@ A replica's life is a sequence of phases, each of constant step length:
 - a chunked phase (chunked prefill on): the admitted prompts are prefilled in chunks of
   `chunk_tokens`, each chunk riding on a decode step, so running streams keep decoding while
   the new ones' first tokens come at the end of the last chunk.
+- a prefill-only request (`Workload.pooled`: an embedding or a cross-encoder score) is done
+  at the end of its prefill: its one pooled output is the whole answer, nothing decodes and no
+  KV outlives it. A step holds at most `ReplicaModel.max_batched_tokens` tokens (vLLM's
+  --max-num-batched-tokens) and never takes less than `prefill_floor_s`, the time to read the
+  weights once. Such a request may fan out (`Workload.fanout`): its tokens are split into
+  parts sent to different replicas at once, and it is done when its last part is, as a search
+  that scatters its rerank pairs over replicas and gathers the scores.
 Units: seconds and tokens throughout.
 """
 
@@ -53,7 +60,10 @@ class ReplicaModel:
     step_per_stream_s: a decode step takes step_base_s + step_per_stream_s x batch;
     prefill_s_per_token and prefill_s_per_token2: prefilling n new tokens after c cached ones
     takes prefill_s_per_token x (n - c) + prefill_s_per_token2 x (n^2 - c^2) (the linear
-    layers, then causal attention over the whole prompt).
+    layers, then causal attention over the whole prompt); prefill_floor_s: the shortest a
+    prefill step takes, however few its tokens (every weight read once; 0: not modelled);
+    max_batched_tokens: the most prompt tokens one prefill step takes in (0: no cap; the
+    first prompt is always taken in).
     """
 
     max_batch: int
@@ -62,6 +72,8 @@ class ReplicaModel:
     step_per_stream_s: float
     prefill_s_per_token: float
     prefill_s_per_token2: float = 0.0
+    prefill_floor_s: float = 0.0
+    max_batched_tokens: int = 0
 
     def step_s(self, batch: int) -> float:
         return self.step_base_s + self.step_per_stream_s * batch
@@ -92,6 +104,12 @@ class Workload:
 
     `context` (0: none): no request is longer than the context (max-model-len): a prompt the
     spread would draw longer is cut to the context less its output, as a client must.
+
+    `pooled`: every request is prefill only (an embedding, a rerank score): it answers with
+    one pooled output at the end of its prefill, so its latency is its TTFT and TPOT does not
+    apply; `output_tokens` is read as 1. `fanout` (pooled only): a request's `input_tokens`
+    are split over that many parts, each with the length spread around input_tokens / fanout,
+    routed to different replicas when there are enough; the request is done when all are.
     """
 
     qps: float
@@ -104,6 +122,8 @@ class Workload:
     prefix_share: float = 1.0
     cached_share: float = 0.0
     context: int = 0
+    pooled: bool = False
+    fanout: int = 1
 
 
 @dataclass(frozen=True)
@@ -158,6 +178,7 @@ class Result:
     ttft_slo_s: float
     tpot_slo_s: float
     extra: dict = field(default_factory=dict)
+    pooled: bool = False  # prefill-only requests: latency is TTFT, no TPOT
 
 
 class _Replica:
@@ -277,6 +298,16 @@ def _validate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> 
         raise SimulationError("A decode step must take some time.")
     if not 0 <= workload.prefix_share <= 1 or not 0 <= workload.cached_share < 1:
         raise SimulationError("A prefix share must be between 0 and 1 (a cached share below 1).")
+    if workload.fanout < 1 or (workload.fanout > 1 and not workload.pooled):
+        raise SimulationError("Only a prefill-only request fans out, over 1 or more parts.")
+    if workload.pooled and (
+        (workload.prefix_groups and workload.prefix_tokens) or workload.cached_share
+    ):
+        raise SimulationError(
+            "A prefill-only request keeps no KV after it, so there is no prefix cache to hit."
+        )
+    if workload.fanout > workload.input_tokens:
+        raise SimulationError("A request cannot fan out into more parts than it has tokens.")
 
 
 def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> Result:
@@ -286,10 +317,19 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     figures count them apart (`in_flight`)."""
     _validate(replica, workload, scenario)
     rng = random.Random(scenario.seed)
-    arrivals = arrival_times(workload, scenario, rng)
+    requests = arrival_times(workload, scenario, rng)
+    # The simulation runs on parts: a request is one part unless it fans out.
+    k = workload.fanout
+    arrivals = [t for t in requests for _ in range(k)]
+    parent = [j for j in range(len(requests)) for _ in range(k)]
     n = len(arrivals)
-    in_tok = _lengths(rng, workload.input_tokens, workload.length_dist, n)
-    out_tok = _lengths(rng, workload.output_tokens, workload.length_dist, n)
+    in_tok = _lengths(rng, workload.input_tokens / k, workload.length_dist, n)
+    if workload.pooled:
+        out_tok = [1] * n
+    else:
+        out_tok = _lengths(rng, workload.output_tokens, workload.length_dist, n)
+    open_parts = [k] * len(requests)
+    placed: list[set[int]] = [set() for _ in requests] if k > 1 else []
     groups = workload.prefix_groups
     shared = min(workload.prefix_tokens, int(workload.input_tokens) - 1) if groups else 0
     if groups and shared <= 0:
@@ -366,7 +406,12 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             r.steps = r.phase_steps + round((t - r.phase_start) / r.phase_dt)
 
     def busy(r: _Replica, t: float) -> None:
-        r.busy_area += len(r.running) * (t - r.busy_since)
+        # A prefill-only replica holds no streams: it is busy while it prefills.
+        if workload.pooled:
+            streams = replica.max_batch if r.phase == "prefill" else 0
+        else:
+            streams = len(r.running)
+        r.busy_area += streams * (t - r.busy_since)
         r.busy_since = t
 
     def wake_at(r: _Replica, t: float) -> None:
@@ -376,7 +421,9 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     def depart(i: int, t: float, outcome: int) -> None:
         nonlocal in_system
         status[i] = outcome
-        in_system -= 1
+        open_parts[parent[i]] -= 1
+        if not open_parts[parent[i]]:  # its last part: the request leaves
+            in_system -= 1
         left[i] = t
         if outcome == DONE:
             finish[i] = t
@@ -386,9 +433,16 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         if not ready:
             depart(i, t, SHED)
             return
+        # A fanned-out request's parts go to different replicas while there are enough.
+        pool = ready
+        if placed:
+            taken = placed[parent[i]]
+            pool = [x for x in ready if x.index not in taken] or ready
         if scenario.router == "round-robin":
             rr = (rr + 1) % len(ready)
             r = ready[rr]
+            if pool is not ready:
+                r = next(x for x in ready[rr:] + ready[:rr] if x in pool)
         elif scenario.router == "prefix-aware" and prefix[i] >= 0:
             # Rendezvous hashing keeps a prefix on one replica as replicas come and go; a
             # replica far busier than the least loaded one gives the request away.
@@ -399,7 +453,9 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
                 r = least
         else:
             rr = (rr + 1) % len(ready)
-            r = min(ready[rr:] + ready[:rr], key=_Replica.queued_first)
+            r = min([x for x in ready[rr:] + ready[:rr] if x in pool], key=_Replica.queued_first)
+        if placed:
+            placed[parent[i]].add(r.index)
         if len(r.waiting) >= scenario.max_queue:
             depart(i, t, SHED)
             return
@@ -485,11 +541,16 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             return
         admit: list[int] = []
         prefills: list[float] = []
+        step_tokens = 0
         while r.waiting and len(r.running) + len(admit) < replica.max_batch:
             i = r.waiting[0]
             if status[i] != PENDING:  # timed out while waiting
                 r.waiting.popleft()
                 continue
+            budget = replica.max_batched_tokens
+            if budget and admit and step_tokens + in_tok[i] > budget:
+                break  # the step's token budget is spent: it waits for the next step
+            step_tokens += in_tok[i]
             need = kv_room(r, i)
             if r.reserved + r.cache_tokens + need > replica.kv_tokens:
                 evict(r, need, prefix[i])
@@ -503,7 +564,8 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             prefill_s = prefill_time(r, i)  # seats its prefix, so the next one sees it
             prefills.append(prefill_s)
         if admit:
-            prefill = sum(prefills)
+            # A step is never shorter than reading the weights once.
+            prefill = max(sum(prefills), replica.prefill_floor_s)
             r.admitted = admit
             if scenario.chunked_prefill and r.running:
                 chunks = max(1, math.ceil(sum(in_tok[i] for i in admit) / scenario.chunk_tokens))
@@ -596,7 +658,8 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         area += in_system * (t - last_area_t)
         last_area_t = t
         if kind == ARRIVE:
-            in_system += 1
+            if a == 0 or parent[a - 1] != parent[a]:  # a request's first part
+                in_system += 1
             route(a, t)
         elif kind == WAKE:
             r = reps[a]
@@ -630,6 +693,10 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     while next_sample <= end + 1e-9 and len(series) <= scenario.samples:
         series.append((next_sample, waiting_total, running_total, len(ready)))
         next_sample += sample_dt
+    if k > 1:  # each request's times are its last part's
+        arrivals, first, finish, admitted_at, left, status, hit, out_tok = _gather(
+            k, requests, first, finish, admitted_at, left, status
+        )
     return Result(
         seconds=end,
         arrival=arrivals,
@@ -648,4 +715,44 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         admitted_at=admitted_at,
         left=left,
         extra={"waiting_at_end": waiting_total, "in_system_at_end": in_system},
+        pooled=workload.pooled,
+    )
+
+
+def _gather(
+    k: int,
+    requests: list[float],
+    first: list[float],
+    finish: list[float],
+    admitted_at: list[float],
+    left: list[float],
+    status: list[int],
+) -> tuple:
+    """Fold the parts of fanned-out requests (k consecutive parts each) into the requests:
+    a time is the last part's (NaN while any part has none), the outcome is DONE when every
+    part is done, PENDING while any part is still in the system, else the first part's loss."""
+
+    def last(values: list[float], j: int) -> float:
+        part = values[j * k : (j + 1) * k]
+        return math.nan if any(math.isnan(v) for v in part) else max(part)
+
+    m = len(requests)
+    outcome = []
+    for j in range(m):
+        part = status[j * k : (j + 1) * k]
+        if all(s == DONE for s in part):
+            outcome.append(DONE)
+        elif PENDING in part:
+            outcome.append(PENDING)
+        else:
+            outcome.append(next(s for s in part if s != DONE))
+    return (
+        list(requests),
+        [last(first, j) for j in range(m)],
+        [last(finish, j) if outcome[j] == DONE else math.nan for j in range(m)],
+        [last(admitted_at, j) for j in range(m)],
+        [last(left, j) for j in range(m)],
+        outcome,
+        [False] * m,
+        [1] * m,
     )

@@ -12,9 +12,12 @@ from simulator.services import Design, RunRefused, design_from_brief
 BANK = sorted(
     p.stem for p in (Path(__file__).resolve().parents[2] / "content/questions").glob("*.md")
 )
-# Prefill-only (embeddings and a reranker): no decode fleet to simulate, and its model is not
-# in the catalogue, so the panel says why instead of guessing.
-NOT_SIMULATED = {"embedding-rerank-service"}
+# Questions whose design the simulator does not run (the panel says why): none now. The
+# prefill-only embedding-rerank-service runs as the engine's prefill-only fleet.
+NOT_SIMULATED: set[str] = set()
+# Prefill-only questions (one pooled output per request): the engine sizes and runs their
+# fleet, not the planner; the estimate step's figures they are checked against.
+PREFILL_ONLY = {"embedding-rerank-service": {"tok_s": "tok_s_gpu", "replicas": "gpus_online"}}
 
 
 def reference_design(slug: str) -> Design | None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 from simulator.services import RunSpec, _plan, fleet_run
-from tests.simulator.bank import BANK, reference_design
+from tests.planner.agreement import QuestionFigures
+from tests.simulator.bank import BANK, PREFILL_ONLY, reference_design
 
 WINDOW_S = 120.0  # long enough for a p99 over hundreds of requests in most questions, cheap
 
@@ -62,6 +63,9 @@ def test_the_reference_design_at_its_peak_holds_the_slo_where_the_plan_does(slug
     design = reference_design(slug)
     if design is None:
         return
+    if slug in PREFILL_ONLY:
+        check_prefill_only_at_peak(slug, design)
+        return
     plan = _plan(design.plan_kwargs)
     run = fleet_run(design, RunSpec(seconds=WINDOW_S, label="peak load"))
     figs = run["figures"]
@@ -81,3 +85,21 @@ def test_the_reference_design_at_its_peak_holds_the_slo_where_the_plan_does(slug
         assert breaks == PLANNER_OPTIMISTIC[slug], summary
     else:  # the planner says it holds (or the brief sets no SLO and the defaults judge)
         assert figs["holds_slo"] and not breaks, summary
+
+
+def check_prefill_only_at_peak(slug: str, design) -> None:
+    """A prefill-only question: the engine's replica prices a token as the question's napkin
+    math does (its attention over one input adds under 1%), it sizes the question's own fleet,
+    and that fleet holds the p99 latency at the peak, with no TPOT claimed."""
+    figures = QuestionFigures(slug)
+    names = PREFILL_ONLY[slug]
+    run = fleet_run(design, RunSpec(seconds=WINDOW_S, label="peak load"))
+    figs = run["figures"]
+    tok_s = figs["replica_req_s"] * design.input_tokens
+    assert tok_s == pytest.approx(figures.question(names["tok_s"]), rel=0.02), (slug, tok_s)
+    assert design.replicas == figures.question(names["replicas"]), (slug, design.replicas)
+    assert figs["prefill_only"] and figs["tpot_p99_ms"] is None and figs["tpot_p50_ms"] is None
+    assert figs["ttft_p99_ms"] == figs["e2e_p99_ms"]  # the first output is the answer
+    summary = (slug, run["verdict"], run["note"])
+    assert figs["holds_slo"] and not broken(figs, design), summary
+    assert "TPOT" not in run["verdict"] and "p99 latency" in run["verdict"], summary

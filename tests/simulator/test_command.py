@@ -154,3 +154,26 @@ def test_a_replica_back_at_once_is_said_in_the_verdict(content_loaded):
         "--restart-after", "0",
     )  # fmt: skip
     assert "a replica killed at 30 s, back cold after 0 s" in figs["verdict"]
+
+
+def test_the_prefill_only_embedding_question_runs_and_claims_no_tpot(content_loaded):
+    # It said "The catalogue has no model called 'gte-Qwen2-7B-instruct (embeddings) ...'".
+    figs = simulate("--question", "embedding-rerank-service", "--seconds", "120")
+    assert figs["replicas"] == 15 and figs["qps"] == 20 and figs["ttft_slo_ms"] == 500
+    assert figs["prefill_only"] is True and figs["tpot_p99_ms"] is None
+    assert figs["ttft_p99_ms"] <= 500 and figs["little_law_error"] < 0.02
+    assert figs["verdict"].startswith("Holds the SLO at 20 QPS on 15 replicas: p99 latency")
+    assert "TPOT" not in figs["verdict"]
+    assert "split into 4 parts" in figs["replica"] and "Qwen2.5-7B-Instruct" in figs["replica"]
+    out = StringIO()
+    call_command(
+        "simulate", "--question", "embedding-rerank-service", "--seconds", "30", stdout=out
+    )
+    assert "tpot" not in out.getvalue().lower()
+    out = StringIO()
+    with pytest.raises(SystemExit) as exit_info:
+        call_command(
+            "simulate", "--question", "embedding-rerank-service", "--knee", "2000", "--json",
+            stdout=out,
+        )  # fmt: skip
+    assert exit_info.value.code == 2 and "prefill only" in json.loads(out.getvalue())["error"]

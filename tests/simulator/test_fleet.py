@@ -15,8 +15,10 @@ from simulator.engine import (
     SimulationError,
     Workload,
     erlang_c,
+    figures,
     mmc_waits,
     simulate,
+    verdict,
 )
 from simulator.services import (
     COMMAND_LIMITS,
@@ -25,6 +27,7 @@ from simulator.services import (
     RunSpec,
     design_from_brief,
     fleet_run,
+    page_scenarios,
 )
 from tests.simulator.bank import BANK, reference_design
 
@@ -267,3 +270,123 @@ def test_a_window_shorter_than_the_answers_says_tpot_is_not_measured():
     assert result["figures"]["completed"] == 0 and result["figures"]["arrived"] > 0
     assert "no request finished in the window, so TPOT is not measured" in result["verdict"]
     assert "Holds the SLO" not in result["verdict"]
+
+
+# --- prefill-only requests (embeddings, rerank scores) -------------------------------------
+
+
+def pooled_replica(**fields) -> ReplicaModel:
+    """1 ms per prompt token, a 12 ms weight-read floor, nothing decodes."""
+    return ReplicaModel(
+        **{
+            "max_batch": 64,
+            "kv_tokens": 10**9,
+            "step_base_s": 0.012,
+            "step_per_stream_s": 0.0,
+            "prefill_s_per_token": 0.001,
+            "prefill_floor_s": 0.012,
+            **fields,
+        }
+    )
+
+
+def one_request(replica: ReplicaModel, workload: Workload, replicas: int = 1):
+    """A lone request (the first arrival of a slow Poisson stream) and its latency."""
+    result = simulate(replica, workload, Scenario(replicas=replicas, seconds=2000, seed=3))
+    assert result.status[0] == 1  # DONE
+    return result, result.first_token[0] - result.arrival[0]
+
+
+def test_a_prefill_only_request_answers_at_the_end_of_its_prefill_with_no_tpot():
+    result = simulate(
+        pooled_replica(),
+        Workload(qps=2, input_tokens=100, output_tokens=1, pooled=True, length_dist="fixed"),
+        Scenario(replicas=2, seconds=120, seed=1, ttft_slo_s=0.5),
+    )
+    done = [i for i, s in enumerate(result.status) if s == 1]
+    assert done and all(result.first_token[i] == result.finish[i] for i in done)
+    figs = figures(result)
+    assert figs["prefill_only"] and figs["tpot_p99_ms"] is None and figs["tpot_p50_ms"] is None
+    assert figs["ttft_p99_ms"] == figs["e2e_p99_ms"] >= 100.0  # 100 tokens at 1 ms each
+    text = verdict(figs, qps=2, replicas=2, ttft_slo_ms=500, tpot_slo_ms=0)
+    assert text.startswith("Holds the SLO at 2 QPS on 2 replicas: p99 latency")
+    assert "TPOT" not in text and "TTFT" not in text
+
+
+def test_a_short_prefill_takes_the_weight_read_floor():
+    # 5 tokens of compute is 5 ms, but every forward pass reads the weights once: 12 ms.
+    workload = Workload(qps=0.001, input_tokens=5, output_tokens=1, pooled=True)
+    _, latency = one_request(pooled_replica(), replace(workload, length_dist="fixed"))
+    assert latency == pytest.approx(0.012)
+    _, latency = one_request(
+        pooled_replica(prefill_floor_s=0.0), replace(workload, length_dist="fixed")
+    )
+    assert latency == pytest.approx(0.005)
+
+
+def test_a_fanned_out_request_answers_when_its_last_part_does_each_on_its_own_replica():
+    workload = Workload(
+        qps=0.001, input_tokens=400, output_tokens=1, pooled=True, fanout=4, length_dist="fixed"
+    )
+    # Four replicas: the four 100-token parts run side by side, 100 ms.
+    result, latency = one_request(pooled_replica(), workload, replicas=4)
+    assert latency == pytest.approx(0.100)
+    assert len(result.arrival) == len(result.status)  # one entry per request, not per part
+    # One replica: the parts queue on it, 400 ms; a step's token budget of 100 makes them four
+    # steps, with the same sum.
+    _, latency = one_request(pooled_replica(), workload, replicas=1)
+    assert latency == pytest.approx(0.400)
+    _, latency = one_request(pooled_replica(max_batched_tokens=100), workload, replicas=1)
+    assert latency == pytest.approx(0.400)
+
+
+def test_a_token_budget_answers_the_first_inputs_of_a_queue_sooner():
+    # Every input in a step answers when the step ends: with a budget that takes one input a
+    # step, the first of a queue answers after its own prefill, not after the whole queue's.
+    workload = Workload(qps=30, input_tokens=100, output_tokens=1, pooled=True, length_dist="fixed")
+    scenario = Scenario(replicas=1, seconds=60, seed=2, ttft_slo_s=1.0)
+    whole = figures(simulate(pooled_replica(), workload, scenario))
+    budget = figures(simulate(pooled_replica(max_batched_tokens=100), workload, scenario))
+    assert budget["ttft_p50_ms"] < whole["ttft_p50_ms"]
+
+
+def test_littles_law_counts_a_fanned_out_request_once():
+    result = simulate(
+        pooled_replica(),
+        Workload(qps=5, input_tokens=600, output_tokens=1, pooled=True, fanout=3),
+        Scenario(replicas=6, seconds=300, seed=4),
+    )
+    figs = figures(result)
+    assert figs["arrived"] == len(result.arrival) and figs["completed"] > 0.95 * figs["arrived"]
+    assert figs["little_law_error"] < 0.01
+
+
+def test_only_a_prefill_only_request_fans_out_and_it_caches_no_prefix():
+    scenario = Scenario(replicas=2, seconds=10)
+    for workload, words in (
+        (Workload(qps=1, input_tokens=100, output_tokens=10, fanout=2), "fans out"),
+        (Workload(qps=1, input_tokens=100, output_tokens=1, pooled=True, fanout=0), "fans out"),
+        (
+            Workload(qps=1, input_tokens=100, output_tokens=1, pooled=True, cached_share=0.5),
+            "no prefix cache",
+        ),
+    ):
+        with pytest.raises(SimulationError, match=words):
+            simulate(pooled_replica(), workload, scenario)
+
+
+def test_the_embedding_question_runs_its_reference_fleet_and_refuses_what_does_not_apply():
+    slug = "embedding-rerank-service"
+    design = design_from_brief(load_question_spec(slug).brief, slug=slug)
+    assert design.pooled is not None and design.replicas == 15 and design.ttft_slo_ms == 500
+    assert design.pooled.tokens == 48 + 20 * 304 and design.pooled.fanout == 4
+    assert "Qwen2.5-7B-Instruct, the same Qwen2-7B shape" in design.pooled.model_note
+    assert "routing" not in page_scenarios(design)
+    for spec in (RunSpec(seconds=10, prefix_groups=10, prefix_tokens=20),
+                 RunSpec(seconds=10, chunked_prefill=True)):  # fmt: skip
+        with pytest.raises(RunRefused, match="prefill-only"):
+            fleet_run(design, spec)
+    # Twice the peak on the same fleet breaks the p99 latency, and says so without a TPOT.
+    run = fleet_run(design, RunSpec(seconds=60, qps=40))
+    assert not run["figures"]["holds_slo"]
+    assert "p99 latency is" in run["verdict"] and "TPOT" not in run["verdict"]

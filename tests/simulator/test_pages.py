@@ -276,3 +276,24 @@ def test_a_runs_table_scrolls_with_the_keyboard(candidate):
     page = client.post(run_url(attempt), post).content.decode()
     wrap = re.search(r'<div class="pl-table-wrap"[^>]*>', page)[0]
     assert 'tabindex="0"' in wrap and 'role="region"' in wrap and "aria-label=" in wrap, wrap
+
+
+def test_the_embedding_question_runs_on_the_panel_as_a_prefill_only_fleet(content_loaded, client):
+    # The panel said "The load simulator cannot run this question's design".
+    user = User.objects.create_user("embed", password="a-long-Passphrase-42")
+    revision = Question.objects.get(slug="embedding-rerank-service").current_revision
+    attempt = flow.attempt_start(user=user, revision=revision)
+    client.force_login(user)
+    page = html.unescape(client.get(panel_url(attempt)).content.decode())
+    assert "cannot run" not in page
+    assert 'name="replicas" min="1" max="64" value="15"' in page
+    assert "SLO p99 latency ≤ 500 ms" in page and "TPOT ≤" not in page
+    assert "run as the catalogue's Qwen2.5-7B-Instruct, the same Qwen2-7B shape" in page
+    assert "Round-robin vs prefix-aware" not in page  # nothing is cached to route by
+    response = client.post(run_url(attempt), {"scenario": "baseline", "prediction": PREDICTION})
+    assert response.status_code == 200, html.unescape(response.content.decode())
+    [run] = SimulationRun.objects.get().runs
+    assert run["verdict"].startswith("Holds the SLO at 20 QPS on 15 replicas: p99 latency")
+    page = html.unescape(response.content.decode())
+    assert "p50 / p99 latency (ms)" in page and "p99 TPOT" not in page
+    assert "p99 latency over time" in page

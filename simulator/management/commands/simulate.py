@@ -81,10 +81,11 @@ class Command(ScriptedCommand):
             return
         figs = out
         self.stdout.write(out["verdict"])
+        # A prefill-only run has no TPOT to print: its TTFT is the whole latency.
         for key in (
             "ttft_p50_ms",
             "ttft_p99_ms",
-            "tpot_p99_ms",
+            *(() if figs.get("prefill_only") else ("tpot_p99_ms",)),
             "goodput",
             "completed",
             "little_law_error",
@@ -107,6 +108,11 @@ class Command(ScriptedCommand):
             except ContentError as error:
                 raise RunRefused(f"--question: {error}") from None
         design = design_from_brief(question.brief, slug=question.slug)
+        if options["knee"] is not None and design.pooled is not None:
+            raise RunRefused(
+                "--knee is a decode knee (output tok/s); this question's requests are prefill "
+                "only, with nothing decoded."
+            )
         if options["knee"] is not None:
             design = replace(
                 design, plan_kwargs={**design.plan_kwargs, "knee_tok_s": options["knee"]}
