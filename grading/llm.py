@@ -53,6 +53,7 @@ from grading.text import (
     strip_special_tokens,
 )
 from grading.types import (
+    MODEL_FLAG,
     VERDICTS,
     GradedStep,
     GradeResult,
@@ -782,7 +783,7 @@ def grade_llm(
     cues = list(dict.fromkeys(cues))
     injection = checked.injection_suspected or bool(cues)
     if injection:
-        reasons = cues or ["flagged by the model"]
+        reasons = cues or [MODEL_FLAG]
         warnings.append(injection_warning(reasons))
     return GradeResult(
         points=checked.verdicts,

@@ -43,6 +43,18 @@ def is_injection_warning(warning: object) -> bool:
     return str(warning).startswith(INJECTION_WARNING)
 
 
+# The injection warning's reason when the model alone flagged the answer: the app's own
+# reading of it found no text addressed to the grader.
+MODEL_FLAG = "flagged by the model"
+
+
+def injection_found_in_text(warnings: Iterable[object]) -> bool:
+    """Whether the app's own reading found text addressed to the grader (an injection warning
+    with reasons of its own, not only the model's flag)."""
+    model_only = injection_warning([MODEL_FLAG])
+    return any(is_injection_warning(w) and str(w) != model_only for w in warnings)
+
+
 # Where a verdict's evidence came from: the candidate's architecture diagram, the prose, or
 # nowhere (a miss, or a verdict without a quote).
 EVIDENCE_SOURCES = ("diagram", "prose", "")

@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
-from grading.types import is_injection_warning
+from grading.types import injection_found_in_text, is_injection_warning
 from practice import extensions
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
@@ -165,9 +165,15 @@ def feedback_context(
         "history": history,
         # Both graders' scores and the gap, when it is over the threshold (stored at grading).
         "disagreement": submission.review_reason or "",
+        # Text addressed to the grader, as the app's own reading found it; or only the model's
+        # flag, which the app could not confirm (a small model flags honest answers at times).
         "injection_suspected": main is not None
         and main.grader == "llm"
-        and any(is_injection_warning(w) for w in main.warnings or ()),
+        and injection_found_in_text(main.warnings or ()),
+        "injection_model_only": main is not None
+        and main.grader == "llm"
+        and any(is_injection_warning(w) for w in main.warnings or ())
+        and not injection_found_in_text(main.warnings or ()),
         "slo_review": _slo_review(by["slo"].slo_review, submission.fields)
         if "slo" in by and by["slo"].slo_review
         else None,

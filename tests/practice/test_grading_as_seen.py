@@ -106,6 +106,29 @@ def test_an_honest_answer_gets_no_injection_notice(
     assert "tries to instruct it" not in panel(client_in, attempt, submission).content.decode()
 
 
+def test_an_honest_answer_the_model_alone_flags_is_not_accused(
+    client_in,
+    attempt,
+    model,
+    django_capture_on_commit_callbacks,
+):
+    # A small model flags honest answers at random: the candidate was told their answer
+    # "tries to instruct" the grader when the app's own reading found nothing of the kind.
+    def flags_anyway(request):
+        first = answer_message(request).split(". ")[0]
+        verdicts = [{"id": i, "verdict": "hit", "evidence": first} for i in response_ids(request)]
+        return ScriptedReply(content=grade_content(verdicts, injection_suspected=True))
+
+    model.responder = flags_anyway
+    submission = submit_and_grade(
+        client_in, attempt, ARCHITECTURE_ANSWER, django_capture_on_commit_callbacks
+    )
+    assert any("flagged by the model" in w for w in submission.grades.get(grader="llm").warnings)
+    html = panel(client_in, attempt, submission).content.decode()
+    assert "tries to instruct it" not in html
+    assert "own check found no such text" in html
+
+
 def test_an_unusable_reply_is_not_called_one_of_two_grades(
     client_in,
     attempt,
