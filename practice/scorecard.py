@@ -122,6 +122,9 @@ def scorecard(attempt: Attempt) -> dict:
         "revision": revision,
         "rows": rows,
         "overall": mean_score(scores.values()),
+        # The overall is the mean of the steps that have a score: a step submitted and not
+        # scored yet (unrated, or still being graded) is left out of it, and said to be.
+        "scored_steps": sum(score is not None for score in scores.values()),
         "strongest": hits[:5],
         "weakest": misses[:5],
         "checks": checks,
@@ -129,6 +132,7 @@ def scorecard(attempt: Attempt) -> dict:
         "misconceptions": wrong_ideas,
         "graders": graders,
         "unrated": any(r["unrated"] for r in rows),
+        "grading": any(r["grading"] for r in rows),
         "review_concepts": [concepts[s] for s in review if s in concepts][:6],
     }
 

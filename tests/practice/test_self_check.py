@@ -336,3 +336,19 @@ def test_a_self_checked_zero_counts_as_the_parts_score_over_an_unscored_version(
     zero = ScoredSubmission(part=("design", ""), score=0.0)
     assert best_per_part([unscored, zero])[("design", "")] is zero
     assert best_per_part([zero, unscored])[("design", "")] is zero
+
+
+def test_the_overall_says_how_many_steps_it_is_over_when_one_is_not_scored_yet(candidate):
+    # "Overall 70% across the steps you submitted" read as if the unrated architecture step
+    # were in it.
+    client = Client()
+    client.force_login(candidate)
+    submission = offline_submission(candidate)
+    attempt = submission.answer.attempt
+    clarify = StepAnswer.objects.create(attempt=attempt, step_key="clarify", text="x", version=1)
+    scored = Submission.objects.create(answer=clarify, number=1, text="x", draft_version=1,
+                                       grade_status=Submission.GradeStatus.DONE)  # fmt: skip
+    Grade.objects.create(submission=scored, grader="llm", score=0.7, points=[])
+    page = " ".join(client.get(reverse("attempt_scorecard", args=[attempt.pk])).text.split())
+    assert "across the 1 scored step; steps not scored yet are not in it." in page
+    assert "across the steps you submitted" not in page
