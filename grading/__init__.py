@@ -161,6 +161,15 @@ def review_reason(model: GradeResult, offline: GradeResult) -> str:
     the model found a paraphrase the rubric phrases cannot see, or it was lenient (or misled).
     Only a person can tell which, so both scores are kept and shown with this reason.
     """
+    # A model that claimed points and quoted nothing the answer holds for any of them has
+    # told us only that it invents: whatever the gap, its grade is no verdict to stand alone.
+    rejected = sum(w.startswith("evidence rejected for ") for w in model.warnings)
+    awarded = sum(v.verdict in ("hit", "partial") for v in model.points)
+    if rejected >= 2 and not awarded:
+        return (
+            f"the model claimed {rejected} points and none of its quotes is in the answer, so "
+            "it awarded nothing; a person should read the answer"
+        )
     gap = abs(model.score - offline.score)
     if gap <= DISAGREEMENT_THRESHOLD:
         return ""

@@ -514,6 +514,24 @@ def test_a_paraphrase_the_rubric_cannot_see_is_flagged_for_review(fake_server, l
     assert "the model scored 41%" in reason and "offline rubric grader 0%" in reason
 
 
+def test_a_model_whose_every_quote_is_invented_is_sent_for_review(fake_server, llm_config, step):
+    # Every claim's quote missing from the answer scored 0%, close enough to the matcher's
+    # score to pass unseen, as if a grader had read the answer and found nothing in it.
+    invented = "We shard the KV cache over a ring of eight routers."
+    fake_server.responder = lambda request: ScriptedReply(
+        content=grade_content(
+            [{"id": i, "evidence": invented, "verdict": "hit", "comment": "c"}
+             for i in response_ids(request)]
+        )
+    )  # fmt: skip
+    answer = "The service should be fast and it should stay up."
+    model = grade(step, answer, mode="llm", config=llm_config)
+    offline = grade_offline(step, answer)
+    assert model.score == 0.0 and abs(model.score - offline.score) <= DISAGREEMENT_THRESHOLD
+    reason = review_reason(model, offline)
+    assert "none of its quotes is in the answer" in reason
+
+
 def test_a_free_text_context_is_accepted(fake_server, llm_config, step):
     fake_server.responder = honest
     text = "Design a chat completion API: 50 QPS peak, p99 TTFT <= 300 ms."
