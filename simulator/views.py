@@ -28,6 +28,7 @@ from simulator.hooks import STEP
 from simulator.models import SimulationRun
 from simulator.services import (
     PAGE_LIMITS,
+    POOLED_DESIGNS,
     Design,
     RunRefused,
     design_from_brief,
@@ -86,9 +87,14 @@ def _estimate_not_run(replicas: int) -> str:
     )
 
 
-def _reference_source(attempt: Attempt) -> str:
-    """The words for the fleet the planner sizes for the question, in the panel's sentence."""
+def _reference_source(attempt: Attempt, design: Design) -> str:
+    """The words for the fleet sized for the question, in the panel's sentence: by the
+    capacity planner, or, for a prefill-only service, which the planner does not size, by the
+    simulator's own prefill-only model."""
     slug = attempt.revision.question.slug
+    if design.pooled is not None:
+        what = "the reference design" if slug in POOLED_DESIGNS else "the brief"
+        return f"{what}, sized by its prefill throughput"
     what = "the reference design" if slug in QUESTION_DESIGNS else "the brief"
     return f"{what}, as the capacity planner sizes it"
 
@@ -145,7 +151,7 @@ def _fleet_offered(
         return None, design.qps, _estimate_not_run(estimated)
     if feedback_withheld(attempt.pk):
         return None, design.qps, ""
-    return design.replicas, design.qps, _reference_source(attempt)
+    return design.replicas, design.qps, _reference_source(attempt, design)
 
 
 def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:

@@ -290,6 +290,8 @@ def test_the_embedding_question_runs_on_the_panel_as_a_prefill_only_fleet(conten
     assert "SLO p99 latency ≤ 500 ms" in page and "TPOT ≤" not in page
     assert "run as the catalogue's Qwen2.5-7B-Instruct, the same Qwen2-7B shape" in page
     assert "Round-robin vs prefix-aware" not in page  # nothing is cached to route by
+    # Sized by the simulator's prefill-only model: the planner does not size this service.
+    assert "15 replicas (the reference design, sized by its prefill throughput)" in page
     response = client.post(run_url(attempt), {"scenario": "baseline", "prediction": PREDICTION})
     assert response.status_code == 200, html.unescape(response.content.decode())
     [run] = SimulationRun.objects.get().runs
