@@ -415,7 +415,8 @@ def _said_md(lead: str, words: str, tail: str) -> str:
     """A transcript entry of the export (a Markdown list item) with someone's words: on the
     entry's line when they are one line, else quoted under it, indented into the item, so
     that nothing they typed (a heading, a list, a table) leaves the entry."""
-    lines = str(words).splitlines()
+    words = _no_html(str(words))
+    lines = words.splitlines()
     if len(lines) <= 1:
         return f"{lead}: {words}{tail}"
     quoted = "\n".join(f"  > {line}".rstrip() for line in lines)
@@ -638,16 +639,33 @@ def report_context(
     }
 
 
+# A "<" that opens raw HTML in Markdown (a tag, a closing tag, a comment, an autolink): one a
+# Markdown viewer that renders HTML would obey. Escaped with a backslash it reads as itself;
+# "p99 <= 300 ms" opens nothing and stays as typed.
+_HTML_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def _no_html(text: str) -> str:
+    """Someone's words with every raw-HTML opener escaped, so a viewer shows, not runs, them."""
+    return _HTML_OPENER.sub(r"\\<", text)
+
+
+def _one_line(text: str) -> str:
+    """Text on one line, its pipes escaped, so whatever it holds stays in its table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
 def _cell(text: str) -> str:
     """Text for one cell of a Markdown table (or one line of a list item): on one line, its
-    pipes escaped, so whatever a quote holds stays in its cell."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    pipes and raw-HTML openers escaped, so whatever a quote holds stays in its cell as text."""
+    return _no_html(_one_line(text))
 
 
 def _code_cell(text: str) -> str:
     """A code span in a table cell: on one line, pipes escaped (GitHub's tables split cells
-    before reading code spans), fenced with more backticks than any run inside."""
-    text = _cell(text)
+    before reading code spans), fenced with more backticks than any run inside (a code span
+    shows HTML as text and a backslash as itself, so nothing else is escaped)."""
+    text = _one_line(text)
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -655,8 +673,8 @@ def _code_cell(text: str) -> str:
 
 
 def _quoted(text: str) -> str:
-    """Someone's words as a Markdown block quote: whatever they typed stays inside it."""
-    return "\n".join(f"> {line}".rstrip() for line in text.splitlines())
+    """Someone's words as a Markdown block quote: whatever they typed stays inside it, as text."""
+    return "\n".join(f"> {line}".rstrip() for line in _no_html(text).splitlines())
 
 
 def _indented(text: str) -> str:

@@ -77,3 +77,22 @@ def test_a_quote_with_a_pipe_stays_in_its_table_cell(session):
     for row in rows:
         assert len(re.findall(r"(?<!\\)\|", row)) == cells, row
     assert r"Autoscale on queue depth \| not GPU utilisation." in section
+
+
+def test_html_in_what_people_typed_is_shown_not_run_by_a_viewer(session):
+    # A Markdown viewer that renders HTML ran an answer's <script> or <img onerror>; a "<"
+    # that opens no tag ("p99 <= 300 ms") stays as typed.
+    mock.nudge_send(session=session, text="See <img src=x onerror=alert(1)> here.")
+    answer = flow.answer_open(attempt=session.attempt, step_key="clarify")
+    flow.step_submit(
+        answer=answer,
+        text="p99 TTFT <= 300 ms.\n<script>alert(1)</script>\n<!-- hidden -->",
+        fields={},
+        base_version=answer.version,
+    )
+    mock.session_end(session=session, reason="ended early")
+    md = export(session, session.attempt.user)
+    assert not re.search(r"(?<!\\)<(script|img|/script|!--)", md)
+    assert r"> \<script>alert(1)\</script>" in md
+    assert r"See \<img src=x onerror=alert(1)> here." in md
+    assert "> p99 TTFT <= 300 ms." in md
