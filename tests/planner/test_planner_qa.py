@@ -212,3 +212,16 @@ def test_the_speculation_fields_are_read_only_with_speculation_on(client: Client
     assert set(errors) == {"spec_accept", "spec_tokens", "spec_draft_cost"}
     assert "speculative decoding" in errors["spec_tokens"][0]
     assert on.context["result"] is None
+
+
+def test_an_infeasible_plans_fleet_is_said_to_be_for_the_load_only(client: Client) -> None:
+    """A TPOT SLO under the step's floor: the headline showed its GPUs and monthly cost as if
+    they were a design, beside a small "not feasible" tag."""
+    infeasible = client.get(CAPACITY, _query(tpot_slo_ms="1"))
+    assert infeasible.context["result"]["feasible"] is False
+    body = infeasible.content.decode()
+    assert 'id="plan-infeasible-fleet"' in body
+    assert "for the load only: this plan misses the SLO" in body
+    feasible = client.get(CAPACITY, _query())
+    assert feasible.context["result"]["feasible"] is True
+    assert 'id="plan-infeasible-fleet"' not in feasible.content.decode()
