@@ -160,6 +160,9 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
     latest = _latest_run(attempt)
     replicas, qps, source = _fleet_offered(attempt, design, latest)
     context = {
+        # In a running mock a run's note is not shown: it spells out the replica's batch,
+        # step times and requests per second, figures the napkin-math step grades.
+        "withheld": feedback_withheld(attempt.pk),
         "attempt": attempt,
         "design": design,
         "replicas": replicas,

@@ -9,6 +9,9 @@ from typing import Any
 from .fleet import DONE, FAILED, SHED, TIMED_OUT, Result
 
 BIN_S = 5.0  # TTFT is judged per 5 s of arrivals for "when did it break"
+# A run is said to recover only when the SLO then holds in every bin for this long to the end
+# of the window: one good bin after the last bad one (at 235 s of 240) is luck, not recovery.
+RECOVERY_HOLD_S = 30.0
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -91,17 +94,18 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     bins = ttft_bins(result)
     p99_all = percentile(ttft, 99)
     tpot99 = percentile(tpot, 99)
-    held = (
-        p99_all is not None
-        and p99_all <= result.ttft_slo_s
-        and (tpot99 is None or tpot99 <= result.tpot_slo_s)
-        and not counts["shed"] + counts["timed_out"]
+    # TTFT breaks when its p99 is over the SLO or a request was shed or timed out (those
+    # count as infinitely late in the bins).
+    ttft_broken = (
+        p99_all is None or p99_all > result.ttft_slo_s or bool(counts["shed"] + counts["timed_out"])
     )
-    # When it broke: the first 5 s of arrivals whose p99 TTFT is over the SLO (a run that
-    # holds overall is not said to break for one unlucky bin).
-    broken = [] if held else [t for t, p in bins if p is not None and p > result.ttft_slo_s]
+    held = not ttft_broken and (tpot99 is None or tpot99 <= result.tpot_slo_s)
+    # When it broke: the first 5 s of arrivals whose p99 TTFT is over the SLO. Timed only when
+    # TTFT is what breaks: a run that holds TTFT overall (it breaks on TPOT, which has no
+    # bins) is not said to break, nor to recover, for one unlucky TTFT bin.
+    broken = [t for t, p in bins if p is not None and p > result.ttft_slo_s] if ttft_broken else []
     recovered = None
-    if broken and bins and bins[-1][1] is not None and bins[-1][1] <= result.ttft_slo_s:
+    if broken and bins[-1][1] is not None and T - (broken[-1] + BIN_S) >= RECOVERY_HOLD_S:
         recovered = broken[-1] + BIN_S
     hits = sum(result.prefix_hit)
     return {
@@ -137,6 +141,20 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
 
 def _fmt_s(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def _fmt_over(ms: float, slo_ms: float) -> str:
+    """A time in ms over its SLO, with the decimals that show it is over (12.04 against a
+    12 ms SLO reads 12.04 ms, not 12 or 12.0)."""
+    for digits in (0, 1, 2):
+        text = f"{ms:.{digits}f}"
+        if float(text) > slo_ms:
+            return f"{text} ms"
+    return f"{ms:.3f} ms"
+
+
+def _requests(count: int) -> str:
+    return f"{count} request{'s' if count != 1 else ''}"
 
 
 def verdict(
@@ -184,29 +202,42 @@ def verdict(
                 f"{tpot:.0f} ms, goodput {figs['goodput_share'] * 100:.1f}%"
             )
         if figs["failed"]:
-            text += f"; {figs['failed']} requests running on the dead replica are lost"
+            text += f"; {_requests(figs['failed'])} running on the dead replica "
+            text += "is lost" if figs["failed"] == 1 else "are lost"
         text += "."
     else:
         broke = figs["slo_broken_at_s"]
         when = ""
         if broke is not None:
             when = f" after {broke:.0f} s" if broke > 0 else " from the start"
-        if p99 is not None:
-            worst = f"{latency} is {_fmt_s(p99 / 1000)}"
-        else:
+        # What breaks it, beside the SLO it breaks: the worst of TTFT, TPOT, requests lost.
+        lost_said = False
+        if p99 is None:
             worst = "no request answered" if pooled else "no first token"
-        if p99 is not None and p99 <= ttft_slo_ms and tpot is not None and tpot > tpot_slo_ms:
-            worst = f"p99 TPOT is {tpot:.0f} ms"
+        elif p99 > ttft_slo_ms:
+            worst = (
+                f"{latency} is {_fmt_s(p99 / 1000)} against the {_fmt_s(ttft_slo_ms / 1000)} SLO"
+            )
+        elif tpot is not None and tpot > tpot_slo_ms:
+            worst = f"p99 TPOT is {_fmt_over(tpot, tpot_slo_ms)} against the {tpot_slo_ms:g} ms SLO"
+        else:  # every answer came in time; requests shed or timed out break it
+            worst = f"{_requests(lost)} lost ({latency} of those answered {_fmt_s(p99 / 1000)})"
+            lost_said = True
         text = f"At {head} the SLO breaks{when}: {worst}"
         if figs["queue_max"] > 0:
             text += f", the queue peaks at {figs['queue_max']}"
-        if lost:
-            text += f", {lost} requests lost"
+        if lost and not lost_said:
+            text += f", {_requests(lost)} lost"
         if autoscale != "off":
             signal = "queue depth" if autoscale == "queue" else "GPU utilisation"
             rec = figs["recovered_at_s"]
             added = len(figs["replicas_added_at_s"])
-            if rec is not None and broke is not None:
+            if not added:
+                # Nothing it did can be credited with a recovery.
+                text += f"; the autoscaler on {signal} adds no replica"
+                if rec is not None and broke is not None:
+                    text += f"; it recovers after {rec - broke:.0f} s"
+            elif rec is not None and broke is not None:
                 text += (
                     f"; with the autoscaler on {signal} it recovers in {rec - broke:.0f} s "
                     f"({added} replica{'s' if added != 1 else ''} added)"

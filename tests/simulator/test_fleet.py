@@ -390,3 +390,92 @@ def test_the_embedding_question_runs_its_reference_fleet_and_refuses_what_does_n
     run = fleet_run(design, RunSpec(seconds=60, qps=40))
     assert not run["figures"]["holds_slo"]
     assert "p99 latency is" in run["verdict"] and "TPOT" not in run["verdict"]
+
+
+# --- what a verdict may claim ------------------------------------------------------------
+
+
+def page_figures(slug: str, key: str, index: int = 0) -> tuple[dict, str]:
+    """A panel scenario's run of a question's reference design: its figures and verdict."""
+    design = reference_design(slug)
+    spec = page_scenarios(design)[key]["runs"][index]
+    result = fleet_run(design, replace(spec, replicas=design.replicas, qps=design.qps))
+    return result["figures"], result["verdict"]
+
+
+def test_a_steady_run_that_breaks_to_the_end_is_not_said_to_recover():
+    # The TP-4 70B fleet at its peak breaks in 5 s bins from 5 s to 230 s of 240; one good
+    # bin at the end made "it recovers after 230 s", as if the peak were an event it got over.
+    figs, text = page_figures("tensor-parallel-70b-midrange", "baseline")
+    assert figs["slo_broken_at_s"] is not None and figs["recovered_at_s"] is None
+    assert "recovers" not in text
+    assert "p99 TTFT is 2.4 s against the 1.5 s SLO" in text
+
+
+def test_a_run_that_breaks_on_tpot_alone_is_not_timed_by_its_ttft_bins():
+    # p99 TTFT 299 ms of 500 held, p99 TPOT 15.7 ms broke the 12 ms SLO; the verdict said
+    # "breaks from the start: p99 TPOT is 16 ms ...; it recovers after 5 s" from one TTFT bin.
+    figs, text = page_figures("structured-extraction-api", "routing", 1)
+    assert figs["ttft_p99_ms"] <= 500 and figs["tpot_p99_ms"] > 12 and not figs["holds_slo"]
+    assert figs["slo_broken_at_s"] is None and figs["recovered_at_s"] is None
+    assert "the SLO breaks: p99 TPOT is 16 ms against the 12 ms SLO" in text
+    assert "from the start" not in text and "recovers" not in text
+
+
+def test_an_autoscaler_that_added_no_replica_is_not_credited_with_a_recovery():
+    # "with the autoscaler on GPU utilisation it recovers in 225 s (0 replicas added)".
+    figs = {
+        "ttft_p99_ms": 4100.0,
+        "tpot_p99_ms": 30.0,
+        "holds_slo": False,
+        "arrived": 900,
+        "shed": 0,
+        "timed_out": 0,
+        "failed": 0,
+        "queue_max": 3,
+        "slo_broken_at_s": 5.0,
+        "recovered_at_s": 100.0,
+        "replicas_added_at_s": [],
+        "goodput_share": 0.9,
+    }
+    text = verdict(
+        figs, qps=4, replicas=37, ttft_slo_ms=4000, tpot_slo_ms=50, autoscale="utilisation"
+    )
+    assert "the autoscaler on GPU utilisation adds no replica; it recovers after 95 s" in text
+    assert "0 replicas added" not in text and "with the autoscaler" not in text
+
+
+def test_a_tpot_just_over_its_slo_shows_the_decimals_that_put_it_over():
+    # "p99 TPOT is 12 ms" read as within a 12 ms SLO that it broke.
+    figs = {
+        "ttft_p99_ms": 150.0,
+        "tpot_p99_ms": 12.04,
+        "holds_slo": False,
+        "arrived": 900,
+        "shed": 0,
+        "timed_out": 0,
+        "failed": 1,
+        "queue_max": 0,
+        "slo_broken_at_s": None,
+        "recovered_at_s": None,
+        "replicas_added_at_s": [],
+    }
+    text = verdict(figs, qps=24, replicas=7, ttft_slo_ms=500, tpot_slo_ms=12)
+    assert "p99 TPOT is 12.04 ms against the 12 ms SLO" in text
+    assert ", 1 request lost." in text
+
+
+def test_a_run_broken_by_lost_requests_alone_says_so_not_its_p99():
+    # One replica killed: 193 requests shed while those answered kept p99 TTFT at 513 ms of a
+    # 1 s SLO; the verdict gave "p99 TTFT is 513 ms" as what broke it.
+    figs, text = page_figures("first-model-one-gpu", "kill-replica")
+    assert figs["ttft_p99_ms"] < 1000 and figs["shed"] > 0
+    lost = figs["shed"] + figs["timed_out"] + figs["failed"]
+    assert f"the SLO breaks after 60 s: {lost} requests lost (p99 TTFT of those answered" in text
+    assert text.count("requests lost") == 1
+
+
+def test_one_request_lost_on_a_dead_replica_is_singular():
+    figs, text = page_figures("agentic-prefix-sharing", "kill-replica")
+    assert figs["failed"] == 1
+    assert "1 request running on the dead replica is lost" in text

@@ -121,6 +121,33 @@ def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(content
     assert "4 replicas (your last run)" in panel(client, attempt)
 
 
+def test_a_run_in_a_running_mock_does_not_spell_out_the_replicas_rate(content_loaded, client):
+    # The run's note ("Batch 54: ... reaches the measured knee of 2000 tok/s (7.84 req/s);
+    # decode step 9.72 ms") gave a mock's candidate r_inst, a quantity the napkin step grades
+    # and the mock withholds.
+    from mocks import services as mock
+
+    user = User.objects.create_user("mocked", password="a-long-Passphrase-42")
+    client.force_login(user)
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    session = mock.mock_session_start(user=user, revision=revision, mode="app")
+    attempt = session.attempt
+    url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+    post = {"scenario": "baseline", "prediction": PREDICTION, "replicas": "10", "qps": "50"}
+    ran = client.post(url, post).content.decode()
+    assert "Holds the SLO at 50 QPS on 10 replicas" in ran
+    assert "req/s" not in ran and "sim-note" not in ran
+    mock.session_end(session=session, reason="ended early")
+    assert "(7.84 req/s)" in panel(client, attempt)
+
+
+def test_the_load_box_takes_the_least_load_a_run_allows(start):
+    # The box said min="0.1", so a browser refused 0.05 QPS that the run accepts (0.001).
+    client, begin = start
+    page = panel(client, begin("chat-api-50qps"))
+    assert re.search(r'id="sim-qps" name="qps" min="0.001" max="400"', page)
+
+
 @pytest.mark.parametrize(
     ("value", "words"),
     [
