@@ -288,6 +288,11 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
             note=request.POST.get("note", ""),
         )
     except services.AssignmentError as error:
-        context = _candidate_context(candidate) | {"error": str(error)}
+        # The form again with what was chosen and typed: a refusal loses nothing.
+        context = _candidate_context(candidate) | {
+            "error": str(error),
+            "what": what,
+            "note": request.POST.get("note", "")[:300],
+        }
         return render(request, "drills/instructor_candidate.html", context, status=422)
     return redirect("drills:instructor_candidate", candidate_id=candidate.pk)

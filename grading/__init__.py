@@ -100,6 +100,9 @@ GradeMode = Literal["auto", "rubric", "llm"]
 MODEL_UNAVAILABLE = "model unavailable"
 # Two graders whose scores differ by more than this disagree, and a person should look.
 DISAGREEMENT_THRESHOLD = 0.4
+# The review reason of a model grade whose every claimed point quoted text the answer lacks
+# (review_reason); the review queue names the flag by it.
+INVENTED_QUOTES = "none of its quotes is in the answer"
 
 
 def _unavailable(
@@ -167,8 +170,8 @@ def review_reason(model: GradeResult, offline: GradeResult) -> str:
     awarded = sum(v.verdict in ("hit", "partial") for v in model.points)
     if rejected >= 2 and not awarded:
         return (
-            f"the model claimed {rejected} points and none of its quotes is in the answer, so "
-            "it awarded nothing; a person should read the answer"
+            f"the model claimed {rejected} points and {INVENTED_QUOTES}, so it awarded nothing; "
+            "a person should read the answer"
         )
     gap = abs(model.score - offline.score)
     if gap <= DISAGREEMENT_THRESHOLD:

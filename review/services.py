@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Abs
 
-from grading import DISAGREEMENT_THRESHOLD
+from grading import DISAGREEMENT_THRESHOLD, INVENTED_QUOTES
 from grading.types import VERDICTS, RubricPointVerdict, weighted_score
 from practice.errors import FlowError
 from practice.models import Grade, Submission
@@ -121,8 +121,13 @@ class QueueEntry:
 
 
 def _flag_kind(review_reason: str) -> str:
+    """The kind of a grading flag (grading.review_reason, practice's unusable reply), named
+    without either grader's figures: labelling is blind."""
     if review_reason.startswith("the model's reply could not be used"):
         return "the model's reply could not be used"
+    # Both scores may be 0 here: "the graders disagree" would be untrue.
+    if INVENTED_QUOTES in review_reason:
+        return "none of the model's quotes is in the answer"
     return "the two graders disagree by more than 0.4"
 
 

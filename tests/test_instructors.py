@@ -59,3 +59,24 @@ def test_the_header_links_author_and_review_for_instructors_only(client):
     assert 'href="/author/"' in page and 'href="/review/"' in page
     client.logout()
     assert 'href="/author/"' not in client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_refused_assignment_keeps_the_instructors_note(client, content_loaded):
+    from django.urls import reverse
+
+    from accounts.instructors import instructor_grant
+
+    teacher = User.objects.create_user("teacher", password="x-pass-12345")
+    instructor_grant(teacher)
+    learner = User.objects.create_user("learner", password="x-pass-12345")
+    client.force_login(teacher)
+    url = reverse("drills:instructor_assign", args=[learner.pk])
+    # A question unpublished since the page loaded: the refusal must not lose the note.
+    response = client.post(url, {"what": "question:gone-away", "note": "Do this by Friday"})
+    assert response.status_code == 422
+    page = response.content.decode()
+    assert "No published question" in page
+    assert 'value="Do this by Friday"' in page
+    response = client.post(url, {"what": "drill:nope", "note": "again"})
+    assert response.status_code == 422 and 'value="again"' in response.content.decode()

@@ -90,3 +90,26 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     assert errors == [] and cand_errors == []
     cand_context.close()
     context.close()
+
+
+def test_on_a_phone_the_queue_shows_each_label_link_without_scrolling_sideways(
+    browser, live_server_url
+):
+    candidate = User.objects.create_user("reviewee")
+    teacher = User.objects.create_user("teacher")
+    instructor_grant(teacher)
+    submission = make_submission(
+        user=candidate,
+        text=ANSWER,
+        review_reason="the model's reply could not be used (invalid JSON); the self-check counts",
+        grades={"rubric": (0.09, {**ALL_MISS, "arch-gateway": "hit"})},
+    )
+    context, page, errors = signed_in_page(browser, live_server_url, teacher)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server_url}/review/chat-api-50qps/queue/")
+    link = page.get_by_role("link", name=f"Label submission {submission.pk}")
+    box = link.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, box
+    save_screenshot(page, "review-queue-phone")
+    assert errors == []
+    context.close()

@@ -120,6 +120,26 @@ def test_an_unusable_model_reply_puts_the_submission_in_the_queue(
     assert len(review_queue(question=Question.objects.get(slug="chat-api-50qps"))) == 1
 
 
+def test_a_model_whose_every_quote_is_invented_is_queued_for_that_reason(
+    content_loaded, model_server, candidate
+):
+    # Both graders score 0 here: the queue must not say they disagree by more than 0.4.
+    def inventing_model(request: dict) -> ScriptedReply:
+        verdicts = [
+            {"id": i, "evidence": MADE_UP_QUOTE, "verdict": "hit", "comment": "noted"}
+            for i in response_ids(request)
+        ]
+        return ScriptedReply(content=grade_content(verdicts))
+
+    model_server.responder = inventing_model
+    submission = flow.submission_grade(
+        submission_id=submit(candidate, text="It should be fast and stay up.").pk
+    )
+    assert "none of its quotes is in the answer" in submission.review_reason
+    [entry] = review_queue(question=Question.objects.get(slug="chat-api-50qps"))
+    assert entry.reasons == ["none of the model's quotes is in the answer"]
+
+
 def test_a_model_server_that_is_down_flags_nothing(content_loaded, settings, candidate):
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": "http://127.0.0.1:9/v1"}
     submission = flow.submission_grade(submission_id=submit(candidate).pk)
