@@ -653,7 +653,19 @@ def check_quantity(
         return result("known_mistake", found[0], value, unit_text, found[1])
 
     if judge.rounding:
-        verdict = _judge_count(judge, value, raw, expected, reveal)
+        own = _own_rounding(line.expr, worksheet_lines, set(worksheet_env or {}))
+        rounded_right = False
+        if own is not None and own[0] == judge.rounding:
+            try:
+                inner_q = Evaluator(dict(scope)).eval(own[1])
+            except NapkinError:
+                inner_q = None
+            rounded_right = (
+                inner_q is not None
+                and inner_q.dim == judge.dim
+                and judge.rounded(judge.in_unit(inner_q)) == value
+            )
+        verdict = _judge_count(judge, value, raw, expected, reveal, rounded_right)
         if verdict is not None and verdict[0] == "correct":
             return offset_slips() or result("correct", verdict[1], value, unit_text)
         if verdict is not None:
@@ -714,11 +726,40 @@ def check_quantity(
     )
 
 
+def _own_rounding(
+    expr: Node, lines: Sequence[str] | None, names: set[str]
+) -> tuple[str, Node] | None:
+    """The rounding the answer applies itself and the expression it rounds: `floor(x)`, or a
+    worksheet name whose line is `n = floor(x)` (the last line of that name). None when the
+    answer rounds nothing the checker can see."""
+    defined, _hidden = _worksheet_definitions(lines, names)
+    seen: set[str] = set()
+    while isinstance(expr, Name | Group) and not (isinstance(expr, Name) and expr.id in seen):
+        if isinstance(expr, Group):
+            expr = expr.inner
+            continue
+        if expr.id not in defined:
+            return None
+        seen.add(expr.id)
+        expr = defined[expr.id]
+    if isinstance(expr, Call) and expr.func in _ROUNDING and len(expr.args) == 1:
+        return expr.func, expr.args[0]
+    return None
+
+
 def _judge_count(
-    judge: _Judge, value: float, raw: float, expected: float, reveal: bool
+    judge: _Judge,
+    value: float,
+    raw: float,
+    expected: float,
+    reveal: bool,
+    rounded_right: bool = False,
 ) -> tuple[str, str] | None:
     """The verdict on an answer to a rounded quantity, when rounding decides it: correct, the
-    right value not yet whole, or whole but rounded the other way. None to judge on."""
+    right value not yet whole, or whole but rounded the other way. None to judge on.
+    `rounded_right`: the answer rounds its own value the required way (`floor(x)` for a count
+    rounded down), so a wrong whole number comes from the value before rounding, never from
+    the direction."""
     whole = abs(value - round(value)) < 1e-9
     if whole and round(value) == round(expected):
         return "correct", ""
@@ -729,7 +770,15 @@ def _judge_count(
     except FormulaError:
         unrounded = raw
     words = _ROUNDING_WORDS[judge.rounding or "round"]
-    shown = f": {format_number(unrounded)} becomes {format_number(expected)}." if reveal else "."
+    # The value this count is rounded from: the formula over the earlier quantities as they
+    # are (16 whole streams), unless that is already whole (a fleet of 10 instances times TP),
+    # then the value before any rounding (9.14 instances).
+    before = [x for x in dict.fromkeys((raw, unrounded)) if x != round(x)]
+    shown = (
+        f": {format_number(before[0] if before else unrounded)} becomes {format_number(expected)}."
+        if reveal
+        else "."
+    )
     if not whole:
         near = _rel(value, raw) <= judge.tolerance or _rel(value, unrounded) <= judge.tolerance
         if not near:
@@ -744,9 +793,9 @@ def _judge_count(
             f"{format_number(judge.rounded(value))}, not the count this comes to; check the "
             "value before rounding.",
         )
-    for x in {raw, unrounded}:
-        if x == round(x):
-            continue
+    if rounded_right:
+        return None
+    for x in before:
         for way, other in (("ceil", math.ceil(x)), ("floor", math.floor(x))):
             if other == round(value) and other != expected:
                 # Not the right value: the count is the other whole number. Name the value

@@ -97,6 +97,11 @@ class Token:
     attached: bool = False  # no space between this token and the previous one
 
 
+def _power_of_two(value: Integer | Rational) -> bool:
+    """Whether a number is a whole power of two (1, 2, 4, ... 32, 128)."""
+    return value.q == 1 and value.p > 0 and value.p & (value.p - 1) == 0
+
+
 def tokenize(text: str) -> list[Token]:
     """Split one line into tokens; a '#' starts a comment that runs to the end of the line."""
     if len(text) > MAX_INPUT_CHARS:
@@ -369,9 +374,15 @@ class _Parser:
             ):
                 groups.append(self.tokens[k + 1].text)
                 k += 2
+            # 500,000 is also 500e3; 1,008 is not 1e3, so it gets no such form.
+            short = (
+                f" (or {previous.text}e{3 * (len(groups) - 1)})"
+                if all(group == "000" for group in groups[1:])
+                else ""
+            )
             return NapkinError(
                 f"The comma at column {token.pos + 1} reads as a thousands separator: write "
-                f"{''.join(groups)} (or {previous.text}e{3 * (len(groups) - 1)}), with no comma.",
+                f"{''.join(groups)}{short}, with no comma.",
                 token.pos,
             )
         if token.text == "$":
@@ -533,7 +544,9 @@ class _Parser:
                 self.advance()
                 value = value * SUFFIXES[nxt.text]
                 text += nxt.text
-                if nxt.text in ("k", "K"):
+                if nxt.text in ("k", "K") and _power_of_two(_number(token)):
+                    # 32k may mean 32,768; 500k documents or 2.2k tokens never mean 512,000
+                    # or 2252.8, so only a power of two gets the note.
                     self.notes.append(
                         f"{text} reads as {format_count(value)}; for a power of two such as "
                         f"{format_count(_number(token) * 1024)} write {token.text}Ki."

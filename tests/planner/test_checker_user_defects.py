@@ -106,6 +106,44 @@ def test_a_count_rounded_up_where_it_must_go_down_says_where_it_goes() -> None:
     assert "rounded down" in result.hint and "33" in result.hint
 
 
+# A candidate who floors their own value rounded the right way: a wrong whole number then
+# comes from the value before rounding (8k tokens read as 8,000), not from the direction.
+EIGHT_K = "\n".join(
+    [
+        "usable = 0.9 * 23.65 GiB - 5.5 GB - 1.5 GiB",
+        "per_seq = 56 KiB * 8k",
+        "n = floor(usable / per_seq)",
+    ]
+)
+
+
+@pytest.mark.parametrize("answer", ["floor(usable / per_seq)", "n", "(n)"])
+def test_a_count_floored_from_a_wrong_value_is_not_said_to_be_rounded_up(answer: str) -> None:
+    result = check(Q1, "max_seqs", answer, worksheet=EIGHT_K)
+    assert (result.verdict, result.value) == ("close", 34.0)
+    assert "rounded up" not in result.hint
+    assert "check the inputs you rounded" in result.hint
+
+
+def test_a_count_rounded_up_without_rho_is_named_though_it_is_the_floor_of_the_right_value():
+    # 10 QPS / 4 req/s = 2.5, rounded up 3: rho forgotten. 3 is also 3.57 rounded down, which
+    # only a bare 3 can mean.
+    for answer, worksheet in (("ceil(10 QPS / (4 QPS))", ""), ("n", "n = ceil(10 QPS / (4 QPS))")):
+        result = check(Q3, "n_inst", answer, worksheet=worksheet)
+        assert (result.verdict, result.mistake) == ("known_mistake", "utilisation-target")
+    assert check(Q3, "n_inst", "3").verdict == "not_rounded"
+
+
+def test_the_value_before_rounding_is_the_counts_own() -> None:
+    # n_inst = 10 QPS / (0.7 x 16 streams / 4 s) = 3.571: the 16 streams are whole, so the
+    # hint never quotes 3.41 (the value with 16.76 streams, which nobody computes).
+    assert check(Q3, "n_inst", "3").hint.startswith("3.571 rounded down gives 3,")
+    revealed = check(Q3, "n_inst", "3.57", reveal=True)
+    assert revealed.verdict == "not_rounded" and revealed.hint.endswith("3.571 becomes 4.")
+    # Where the count's own value is whole (10 instances x TP 1), the one before rounding is.
+    assert check(Q1, "n_gpu", "9.14", reveal=True).hint.endswith("9.143 becomes 10.")
+
+
 def test_a_worksheet_name_defined_from_itself_is_judged_on_its_value() -> None:
     worksheet = "usable = 24 GB * mem_util\nusable = usable * 1"
     assert check(Q3, "kv_pool", "usable - W_awq", worksheet=worksheet).verdict == "correct"

@@ -55,6 +55,10 @@ def test_7b_in_a_line_that_fails_on_units_names_the_likely_cause() -> None:
         ("56 KiB * 32768 in GiB", "1.75 GiB", []),
         ("56 KiB * 128Ki in GiB", "7 GiB", []),
         ("2M tok / (1Mi tok)", "1.907", []),
+        ("8k", "8000", ["8k reads as 8,000; for a power of two such as 8,192 write 8Ki."]),
+        # Only a power of two may mean 1024 of them: 500k documents are never 512,000.
+        ("500k req * 2.2k tok/req in Mtok", "1100 Mtok", []),
+        ("3k tok/s", "3000 tok/s", []),
     ],
 )
 def test_k_is_a_thousand_and_ki_is_1024_and_k_says_so(text: str, display: str, notes: list):

@@ -145,6 +145,9 @@ def test_napkin_json_gives_a_month_of_hours_in_hours() -> None:
         ("x = 12,000,000 tok/s", "write 12000000 (or 12e6), with no comma"),
         ("x = $1,000", "write 1000 (or 1e3)"),
         ("x = 2,5 ms", "not a decimal point: write 2.5"),
+        # 1,008 is not 1e3: no short form that means another number.
+        ("bw = 1,008 GB/s", "write 1008, with no comma"),
+        ("x = 12,845,056", "write 12845056, with no comma"),
     ],
 )
 def test_a_comma_inside_a_number_says_how_to_write_the_number(line: str, says: str) -> None:
