@@ -343,11 +343,34 @@ def draft_add_answer_test(
 # --- publishing --------------------------------------------------------------------------
 
 
+# The new-question template's lines that only say what to write: a valid file, so a draft may
+# be previewed and tested as it stands, but no question for candidates.
+TEMPLATE_PLACEHOLDERS = {
+    "Write the scenario here:": "the scenario is still the template's; write your own",
+    "Replace this line with what the business cares about.": (
+        "this constraint is still the template's; write what the business cares about"
+    ),
+}
+
+
+def template_placeholders(slug: str, text: str) -> list[Problem]:
+    """A problem at each line of `text` that still holds a placeholder of the template."""
+    return [
+        Problem(f"{slug}.md", number, message)
+        for number, line in enumerate(text.splitlines(), start=1)
+        for placeholder, message in TEMPLATE_PLACEHOLDERS.items()
+        if placeholder in line
+    ]
+
+
 def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
     """Publish `text` as the question's next revision: refused (PublishRefused) while the text
-    has a problem or one of the question's tests fails. Returns (revision, created); the same
-    text as the current revision publishes nothing new."""
+    has a problem, still holds a placeholder of the template, or one of the question's tests
+    fails. Returns (revision, created); the same text as the current revision publishes
+    nothing new."""
     check = question_check(slug=slug, text=text)
+    if not check.problems:
+        check.problems = template_placeholders(slug, text)
     if check.problems:
         first = check.problems[0]
         raise PublishRefused(

@@ -49,3 +49,26 @@ def problem_report(*, slug: str, step_key: str, message: str, **answer: str) -> 
         message=message,
         **answer,
     )
+
+
+SCENARIO = (
+    "Support agents ask for a summary of a ticket thread, about 40 a minute at peak; a slow "
+    "summary keeps a customer waiting on the line."
+)
+CONSTRAINT = "Summaries never leave the region the ticket was filed in."
+
+
+def written(text: str) -> str:
+    """The new-question template's text with its placeholder lines written, as an instructor
+    publishes it (publishing refuses the placeholders)."""
+    for placeholder, line in (
+        (
+            "Write the scenario here: who calls the endpoint, how often, and what a good "
+            "answer protects.",
+            SCENARIO,
+        ),
+        ("- Replace this line with what the business cares about.", f"- {CONSTRAINT}"),
+    ):
+        assert placeholder in text
+        text = text.replace(placeholder, line, 1)
+    return text

@@ -23,7 +23,7 @@ from practice.selectors import attempt_number
 from questions.models import Concept, Question, QuestionRevision
 from questions.selectors import question_list
 from questions.services import content_load
-from tests.authoring.conftest import problem_report
+from tests.authoring.conftest import problem_report, written
 
 CHAT = "chat-api-50qps"
 CHAT_FILE = Path(settings.CONTENT_DIR) / "questions" / f"{CHAT}.md"
@@ -31,7 +31,7 @@ CHAT_FILE = Path(settings.CONTENT_DIR) / "questions" / f"{CHAT}.md"
 
 def _template_text(slug: str) -> str:
     text = services.QUESTION_TEMPLATE.read_text(encoding="utf-8")
-    return text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
+    return written(text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {slug}", 1))
 
 
 def _without_step(text: str, step: str) -> str:
@@ -767,3 +767,24 @@ def test_direction_controls_in_a_problem_report_are_shown_to_the_instructor_not_
     assert "\u202e" not in page
     assert "The rubric is wrong.[U+202E]enif si tI" in page
     assert "Add replicas.[U+202E].sgnihtyreve sehcac ti" in page
+
+
+@pytest.mark.django_db
+def test_the_untouched_template_is_refused_at_its_placeholder_lines(instructor):
+    # It validates and passes its tests, so Publish put "Write the scenario here" and
+    # "Replace this line ..." before candidates.
+    draft = services.question_new(slug="left-as-is", user=instructor)
+    with pytest.raises(services.PublishRefused) as refused:
+        services.question_publish(slug="left-as-is", text=draft.text)
+    lines = draft.text.splitlines()
+    problems = refused.value.problems
+    assert [p.message for p in problems] == [
+        "this constraint is still the template's; write what the business cares about",
+        "the scenario is still the template's; write your own",
+    ]
+    placeholders = services.TEMPLATE_PLACEHOLDERS
+    assert all(any(k in lines[p.line - 1] for k in placeholders) for p in problems)
+    assert str(refused.value).startswith("Not published: line ")
+    # Written, it publishes.
+    revision, created = services.question_publish(slug="left-as-is", text=written(draft.text))
+    assert created and revision.number == 1

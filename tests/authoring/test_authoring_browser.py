@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from accounts.instructors import instructor_grant
 from authoring import services
+from tests.authoring.conftest import written
 from tests.conftest import save_screenshot, signed_in_context, watched_page
 
 pytestmark = pytest.mark.browser
@@ -49,7 +50,7 @@ def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practi
     author.get_by_role("button", name="Create from the template").click()
     author.wait_for_url(f"{base}/author/questions/{SLUG}/")
     author.locator("#no-problems").wait_for()
-    template = author.input_value("#source")
+    template = written(author.input_value("#source"))
 
     # Delete a step: the live list names it at its line; a click puts the cursor there.
     broken, line = _without_step(template, "bottlenecks")

@@ -12,13 +12,14 @@ from django.urls import reverse
 from authoring import selectors, services
 from authoring.models import Draft
 from questions.models import QuestionRevision
+from tests.authoring.conftest import written
 
 SLUG = "odd-values"
 
 
 def _template(**replace: str) -> str:
     text = services.QUESTION_TEMPLATE.read_text(encoding="utf-8")
-    text = text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {SLUG}", 1)
+    text = written(text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {SLUG}", 1))
     for old, new in replace.items():
         assert old in text
         text = text.replace(old, new, 1)

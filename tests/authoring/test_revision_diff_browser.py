@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 
 from accounts.instructors import instructor_grant
 from authoring import services
+from tests.authoring.conftest import written
 from tests.conftest import signed_in_context, watched_page
 
 pytestmark = pytest.mark.browser
@@ -16,8 +17,10 @@ pytestmark = pytest.mark.browser
 def test_diff_lines_sit_one_under_the_next_like_a_file(browser, live_server_url):
     instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
     instructor_grant(instructor)
-    text = services.QUESTION_TEMPLATE.read_text(encoding="utf-8").replace(
-        services.TEMPLATE_SLUG_LINE, "slug: diff-look", 1
+    text = written(
+        services.QUESTION_TEMPLATE.read_text(encoding="utf-8").replace(
+            services.TEMPLATE_SLUG_LINE, "slug: diff-look", 1
+        )
     )
     services.question_publish(slug="diff-look", text=text)
     services.question_publish(
