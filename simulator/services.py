@@ -17,6 +17,7 @@ from planner.briefs import QUESTION_DESIGNS, plan_inputs_from_brief
 from planner.engine import PlanError, plan
 from questionbank import Brief
 from simulator.engine import (
+    HPA_PERIOD_S,
     PooledDesign,
     Scenario,
     SimulationError,
@@ -64,6 +65,7 @@ class Design:
     # instead of the planner's, which sizes generating instances. Its SLO is ttft_slo_ms, the
     # p99 latency of the whole request; tpot_slo_ms does not apply.
     pooled: PooledDesign | None = None
+    slug: str = ""  # the question's, for a design made from its brief
 
 
 # Prefill-only questions: the design each reference answer settles on, what the brief leaves
@@ -131,6 +133,9 @@ class RunSpec:
     cold_start_s: float = 60.0
     prefix_groups: int = 0
     prefix_tokens: int = 0
+    prefix_share: float = 1.0
+    prefix_common: int = 0  # tokens every group's prefix opens with (a system prompt)
+    warm_cache: bool = False
     label: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -168,6 +173,7 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
         input_tokens=kwargs["prompt_len"],
         output_tokens=kwargs["out_len"],
         source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else "the brief",
+        slug=slug,
     )
 
 
@@ -211,6 +217,7 @@ def _pooled_design(brief: Brief, *, slug: str) -> Design:
         output_tokens=1,
         source=f"the reference design of {slug}" if chosen else "the brief",
         pooled=pooled,
+        slug=slug,
     )
 
 
@@ -289,7 +296,12 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
     # The plan's prefix-cache hits are the traffic's, unless the run sends prefixes of its own
     # (the routing scenario's conversations), which then decide what hits.
     if spec.prefix_groups:
-        cache = {"prefix_groups": spec.prefix_groups, "prefix_tokens": spec.prefix_tokens}
+        cache = {
+            "prefix_groups": spec.prefix_groups,
+            "prefix_tokens": spec.prefix_tokens,
+            "prefix_share": spec.prefix_share,
+            "common_tokens": spec.prefix_common,
+        }
     else:
         cache = calibration.prefix.workload_fields()
     workload = Workload(
@@ -313,6 +325,7 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         burst_at=spec.burst_at,
         burst_factor=spec.burst_factor,
         cold_start_s=spec.cold_start_s,
+        warm_cache=spec.warm_cache,
         max_replicas=min(limits.replicas, max(2 * replicas, replicas + 8)),
         ttft_slo_s=design.ttft_slo_ms / 1000,
         tpot_slo_s=design.tpot_slo_ms / 1000,
@@ -342,6 +355,9 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             "burst_factor": spec.burst_factor,
             "prefix_groups": spec.prefix_groups,
             "prefix_tokens": spec.prefix_tokens,
+            "prefix_share": spec.prefix_share,
+            "prefix_common": spec.prefix_common,
+            "warm_cache": spec.warm_cache,
             "ttft_slo_ms": design.ttft_slo_ms,
             "tpot_slo_ms": design.tpot_slo_ms,
         },
@@ -354,11 +370,27 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             tpot_slo_ms=design.tpot_slo_ms,
             scenario_text=scenario_text(spec),
             autoscale=spec.autoscale,
-        ),
+        )
+        + _too_short_to_scale(spec),
         "series": [list(row) for row in run.series],
         "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
         "note": calibration.note + _prefix_override(calibration, spec),
     }
+
+
+def _too_short_to_scale(spec: RunSpec) -> str:
+    """Said of an autoscaling run whose window ends before the autoscaler could act."""
+    tail = autoscaler_tail_s(spec)
+    after = spec.seconds - (spec.burst_at or 0.0)
+    if not tail or after >= tail:
+        return ""
+    since = "burst" if spec.burst_at is not None else "start"
+    return (
+        f" The window ends {after:g} s after the {since}, too short for the autoscaler to "
+        "act: a replica it asks for is ready a scaling "
+        f"period ({HPA_PERIOD_S:g} s) and a {spec.cold_start_s:g} s cold start later, so this "
+        "run says nothing about the autoscaler."
+    )
 
 
 def expected_requests(spec: RunSpec, *, qps: float) -> float:
@@ -388,6 +420,24 @@ def page_window(spec: RunSpec, *, limits: Limits = PAGE_LIMITS) -> RunSpec:
     else:
         seconds = spec.burst_at + (budget - qps * spec.burst_at) / (qps * spec.burst_factor)
     seconds = float(math.floor(seconds))
+    tail = autoscaler_tail_s(spec)
+    if spec.burst_at is not None and tail > PAGE_TAIL_S and seconds < spec.burst_at + tail:
+        # An autoscaler needs a scaling period to ask and a cold start to get a replica, and a
+        # period more to show what it did: the burst comes earlier so the window keeps that
+        # tail (the steady load before it still gets a scaling period).
+        burst_at = float(math.floor((budget - qps * spec.burst_factor * tail) / qps))
+        if burst_at >= HPA_PERIOD_S:
+            burst_at = min(burst_at, spec.burst_at)
+            label = spec.label or scenario_text(spec) or "the run"
+            label = label.replace(f"from {spec.burst_at:g} s", f"from {burst_at:g} s")
+            if spec.burst_at != burst_at and f"from {burst_at:g} s" not in label:
+                label += f", burst at {burst_at:g} s"
+            return replace(
+                spec,
+                burst_at=burst_at,
+                seconds=burst_at + tail,
+                label=f"{label} over {burst_at + tail:g} s",
+            )
     last_event = max(
         (spec.kill_at + (spec.restart_after or 0)) if spec.kill_at is not None else 0.0,
         spec.burst_at or 0.0,
@@ -398,22 +448,39 @@ def page_window(spec: RunSpec, *, limits: Limits = PAGE_LIMITS) -> RunSpec:
     return replace(spec, seconds=seconds, label=label)
 
 
+def autoscaler_tail_s(spec: RunSpec) -> float:
+    """The least window an autoscaling run needs after its burst for the autoscaler to act and
+    be seen: a cold start and two scaling periods (0 without an autoscaler)."""
+    if spec.autoscale == "off":
+        return 0.0
+    return spec.cold_start_s + 2 * HPA_PERIOD_S
+
+
 def page_run(design: Design, spec: RunSpec) -> dict:
     """A page's run: `fleet_run` within PAGE_LIMITS over the window `page_window` fits, its
     note saying so when the window was cut. `spec.qps` is the load (set it)."""
     fitted = page_window(spec)
     run = fleet_run(design, fitted, limits=PAGE_LIMITS)
     if fitted.seconds != spec.seconds:
+        moved = ""
+        if fitted.burst_at != spec.burst_at:
+            moved = (
+                f" The burst comes at {fitted.burst_at:g} s, not {spec.burst_at:g}, so the "
+                f"{autoscaler_tail_s(fitted):g} s after it leave the autoscaler a scaling "
+                f"period to ask, a {fitted.cold_start_s:g} s cold start and a period more."
+            )
         run["note"] = (
             f"Simulated over {fitted.seconds:g} s, not {spec.seconds:g}: a page runs up to "
             f"{PAGE_LIMITS.requests:,} requests, and {spec.qps:g} QPS sends that many sooner "
-            "(manage.py simulate runs longer windows). " + run["note"]
+            f"(manage.py simulate runs longer windows).{moved} " + run["note"]
         )
     return run
 
 
 def _prefix_override(calibration: Any, spec: RunSpec) -> str:
     """Said when the run's own shared prefixes replace the hits the plan counts."""
+    if spec.extra.get("traffic_note"):
+        return " " + spec.extra["traffic_note"]
     if not spec.prefix_groups or not calibration.prefix.workload_fields():
         return ""
     return (
@@ -451,11 +518,101 @@ def scenario_text(spec: RunSpec) -> str:
     return "; ".join(parts)
 
 
+# The prefix traffic behind the routing claims of the questions whose reference routes by
+# prefix: the tokens every group's prefix opens with (held once per replica, so round-robin
+# finds them too) and how many groups the question's traffic has (None: the question does
+# not say). The group prefix's length and the share of requests carrying one are the plan's
+# (planner.briefs.QUESTION_DESIGNS: prefix_len and prefix_hit, or a token hit rate times the
+# prompt). Any other question's routing runs send its own traffic, the plan's prefix (one
+# prefix every replica caches) or none, so the two routers differ only in balance.
+ROUTED_PREFIXES: dict[str, dict[str, Any]] = {
+    # Requests open with the knowledge-base documents they retrieved (the plan's 28,000-token
+    # prefix, 90% of requests) and the router hashes the corpus. How many corpora the brief
+    # leaves open: the run sends as many as the design's replicas hold beside a full batch.
+    "long-context-rag": {"common": 0, "groups": None},
+    # 8,000 tokens of system prompt and tool schemas shared by every session, then the
+    # session's history: 40 turns/s with 20 s between a session's turns is 800 sessions.
+    "agentic-prefix-sharing": {"common": 8000, "groups": 800},
+    # A 2,000-token system prompt shared by every call, then the call's history: 6,000 calls
+    # are live at peak.
+    "voice-agent-latency-budget": {"common": 2000, "groups": 6000},
+}
+
+
+@dataclass(frozen=True)
+class RoutedTraffic:
+    """A routing run's prefixes: `groups` of `tokens` tokens (the first `common` shared by
+    all) on `share` of the requests, and what one replica's KV pool keeps of them."""
+
+    groups: int
+    tokens: int
+    common: int
+    share: float
+    per_replica: int  # group prefixes one replica holds beside a full batch
+    question_groups: int | None  # the question's own count, when it states one
+    note: str
+
+
+def routed_traffic(design: Design) -> RoutedTraffic | None:
+    """The prefix groups of `design`'s question for the routing scenario (ROUTED_PREFIXES),
+    or None when its reference does not route by prefix. The groups are the question's
+    count, or when it states none or its count is more than the design's replicas hold,
+    as many as they hold: each replica's KV pool beside a full batch of streams, over one
+    group's own part. Prefix-aware routing can then keep every group hot on one replica,
+    while round-robin sends each group to every replica, whose pool holds one replica's
+    share of them (a hit about one time in `replicas`)."""
+    chosen = ROUTED_PREFIXES.get(design.slug)
+    if chosen is None or design.pooled is not None:
+        return None
+    result = _plan(design.plan_kwargs)
+    calibration = replica_from_plan(
+        result,
+        model=design.plan_kwargs["model"],
+        output_tokens=design.output_tokens,
+        prefix_len=design.plan_kwargs.get("prefix_len"),
+    )
+    prefix = calibration.prefix
+    prompt = int(design.input_tokens)
+    if prefix.share and prefix.tokens:
+        tokens, share = prefix.tokens, prefix.share
+    elif prefix.cached_share:
+        tokens, share = round(prefix.cached_share * prompt), 1.0
+    else:
+        return None
+    tokens = min(tokens, prompt - 1)
+    common = min(int(chosen["common"]), tokens - 1)
+    replica = calibration.replica
+    own = prompt - tokens + design.output_tokens
+    room = replica.kv_tokens - common - replica.max_batch * own
+    per_replica = max(int(room // (tokens - common)), 1)
+    # Hashing deals the groups out unevenly (a replica's count is about binomial): the fleet
+    # holds m groups a replica on average when m plus two standard deviations fit one pool.
+    held = max(math.floor((math.sqrt(1 + per_replica) - 1) ** 2 * design.replicas), 1)
+    question = chosen["groups"]
+    groups = min(question, held) if question else held
+    kv = f"{tokens:,}-token prefixes" + (f" ({common:,} shared by all)" if common else "")
+    note = (
+        f"This run's traffic: {share * 100:.0f}% of requests open with one of {groups:,} "
+        f"{kv}; one replica's KV pool keeps {per_replica:,} of them beside a full batch, and "
+        f"hashing deals {held:,} over the {design.replicas} replicas with room to spare for "
+        "its uneven shares. The replicas start with the prefixes serving this traffic left "
+        "in their caches."
+    )
+    if question and question > held:
+        note += (
+            f" The question has {question:,}, more than the pools hold: the rest need a "
+            "host-memory KV tier or a smaller KV (FP8), which this simulator does not model, "
+            f"so the run sends {groups:,}."
+        )
+    elif not question:
+        note += " The question does not say how many, so the run sends as many as they hold."
+    return RoutedTraffic(groups, tokens, common, share, per_replica, question, note)
+
+
 # The bottlenecks step's scenario buttons: one run, or two to compare.
 def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
     """key -> {title, runs: [RunSpec, ...]} for the step panel's buttons."""
     base = RunSpec(seconds=PAGE_WINDOW_S)
-    history = int(design.input_tokens * 0.75)
     scenarios = {
         "baseline": {"title": "Peak load", "runs": [replace(base, label="peak load")]},
         "double-load": {
@@ -498,21 +655,47 @@ def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
                 ),
             ],
         },
-        "routing": {
-            "title": "Round-robin vs prefix-aware",
-            "runs": [
-                replace(
-                    base,
-                    router=router,
-                    prefix_groups=2000,
-                    prefix_tokens=history,
-                    label=f"{router}, 2000 conversations sharing {history}-token histories",
-                )
-                for router in ("round-robin", "prefix-aware")
-            ],
-        },
+        "routing": {"title": "Round-robin vs prefix-aware", "runs": _routing_runs(design, base)},
     }
     if design.pooled is not None:
         # Nothing outlives a prefill-only request, so no prefix is cached to route by.
         del scenarios["routing"]
     return scenarios
+
+
+def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
+    """The routing scenario's two runs on the question's own prefix traffic
+    (`routed_traffic`), or on its plain traffic when its reference does not route by prefix
+    (the plan's one shared prefix, which every replica caches, or none)."""
+    routers = ("round-robin", "prefix-aware")
+    traffic = routed_traffic(design) if design.pooled is None else None
+    if traffic is None:
+        note = (
+            "This question's traffic has no prefix groups to route by (at most one prefix "
+            "shared by every request, which every replica caches): the two routers differ "
+            "only in how they balance the load."
+        )
+        return [
+            replace(
+                base,
+                router=router,
+                label=f"{router}, the question's traffic",
+                extra={"traffic_note": note},
+            )
+            for router in routers
+        ]
+    what = f"{traffic.groups:,} prefix groups of {traffic.tokens:,} tokens"
+    return [
+        replace(
+            base,
+            router=router,
+            prefix_groups=traffic.groups,
+            prefix_tokens=traffic.tokens,
+            prefix_share=traffic.share,
+            prefix_common=traffic.common,
+            warm_cache=True,
+            label=f"{router}, {what}",
+            extra={"traffic_note": traffic.note},
+        )
+        for router in routers
+    ]

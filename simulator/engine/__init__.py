@@ -16,6 +16,7 @@ from .design import (
 from .figures import figures, percentile, ttft_bins, verdict
 from .fleet import (
     AUTOSCALERS,
+    HPA_PERIOD_S,
     ROUTERS,
     ReplicaModel,
     Result,
@@ -28,6 +29,7 @@ from .queueing import erlang_c, mmc_waits
 
 __all__ = [
     "AUTOSCALERS",
+    "HPA_PERIOD_S",
     "ROUTERS",
     "Calibration",
     "PlanPrefix",

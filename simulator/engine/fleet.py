@@ -43,6 +43,8 @@ ARRIVALS = ("poisson", "bursty")
 
 # Request outcomes.
 PENDING, DONE, SHED, TIMED_OUT, FAILED = 0, 1, 2, 3, 4
+# The cache key of the part every group's prefix shares (`Workload.common_tokens`).
+COMMON = -2
 
 # Kubernetes HPA's default scale-up policy: at most double the replicas (or add 4) per period.
 HPA_PERIOD_S = 15.0
@@ -97,7 +99,10 @@ class Workload:
       spread (their mean: the mean prompt less the prefix), so a mix keeps the mean prompt.
       A replica holds a prefix's KV once, shared by every stream that uses it (vLLM's
       automatic prefix caching shares blocks by reference), and keeps it after they finish
-      until it needs the room;
+      until it needs the room. The first `common_tokens` of every prefix are the same for
+      all groups (a system prompt ahead of each conversation's own history): a replica holds
+      them once, and a request whose group misses still finds them (it prefills its group's
+      part and its own tokens);
     - `cached_share`: the share of every other prompt a cache of its own serves (an agent's
       or a chat's earlier turns, kept between its requests): only the rest is prefilled,
       and the stream holds all its KV, as a plan's token hit rate counts it.
@@ -121,6 +126,7 @@ class Workload:
     prefix_tokens: int = 0
     prefix_share: float = 1.0
     cached_share: float = 0.0
+    common_tokens: int = 0
     context: int = 0
     pooled: bool = False
     fanout: int = 1
@@ -132,7 +138,12 @@ class Scenario:
     router and autoscaler, chunked prefill, and the events: a replica killed at kill_at (and
     back, cold, restart_after seconds later), a burst of burst_factor x the load from burst_at
     for burst_seconds (None: to the end). Requests wait at most timeout_s for their first
-    token and a replica queues at most max_queue before the router sheds."""
+    token and a replica queues at most max_queue before the router sheds.
+
+    warm_cache: the replicas start with the prefixes a fleet that has served this traffic
+    holds (the common prefix, and the groups the router sent each replica most recently, as
+    many as its KV pool keeps beside a full batch), so the window measures the cache the
+    router keeps rather than a cold fleet's first sightings."""
 
     replicas: int
     seconds: float
@@ -155,6 +166,7 @@ class Scenario:
     ttft_slo_s: float = 0.3
     tpot_slo_s: float = 0.05
     samples: int = 120  # points in each time series
+    warm_cache: bool = False
 
 
 @dataclass
@@ -334,6 +346,9 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     shared = min(workload.prefix_tokens, int(workload.input_tokens) - 1) if groups else 0
     if groups and shared <= 0:
         groups = 0
+    # The part every group's prefix shares (held once per replica) and each group's own part.
+    common = min(max(workload.common_tokens, 0), shared) if groups else 0
+    group_kv = shared - common
     prefix = [rng.randrange(groups) for _ in range(n)] if groups else [-1] * n
     if groups and workload.prefix_share < 1:
         prefix = [p if rng.random() < workload.prefix_share else -1 for p in prefix]
@@ -365,6 +380,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     admitted_at = [nan] * n  # when its prefill began
     left = [nan] * n
     patience_set = [False] * n
+    rendezvous = _Rendezvous()
 
     end = scenario.seconds
     reps = [_Replica(i, True) for i in range(scenario.replicas)]
@@ -384,6 +400,11 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         push(scenario.kill_at, KILL, scenario.replicas - 1)
     if scenario.autoscale != "off":
         push(HPA_PERIOD_S, SCALE)
+    if scenario.warm_cache and groups:
+        shared_own = [own_kv[i] for i in range(n) if prefix[i] >= 0]
+        beside = replica.max_batch * (sum(shared_own) / len(shared_own) if shared_own else 0)
+        room = replica.kv_tokens - beside
+        _warm(reps, scenario.router, groups, group_kv, common, room, scenario.seed, rendezvous)
 
     last_area_t = 0.0
     in_system = 0
@@ -444,10 +465,15 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             if pool is not ready:
                 r = next(x for x in ready[rr:] + ready[:rr] if x in pool)
         elif scenario.router == "prefix-aware" and prefix[i] >= 0:
-            # Rendezvous hashing keeps a prefix on one replica as replicas come and go; a
-            # replica far busier than the least loaded one gives the request away.
-            p = prefix[i]
-            r = max(ready, key=lambda x: hash((p, x.index)))
+            # The least busy replica that holds the prefix (every replica, for a prefix all
+            # requests share); none holds it: rendezvous hashing picks its owner, which keeps
+            # a prefix on one replica as replicas come and go. A replica far busier than the
+            # least loaded one gives the request away.
+            holders = [x for x in ready if prefix[i] in x.cache]
+            if holders:
+                r = min(holders, key=_Replica.queued_first)
+            else:
+                r = rendezvous.pick(prefix[i], ready)
             least = min(ready, key=_Replica.queued_first)
             if r.load() > least.load() + replica.max_batch // 2:
                 r = least
@@ -479,23 +505,32 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         """KV tokens request i needs on r beyond what r holds: its own, and its prefix's
         unless r has it cached."""
         p = prefix[i]
-        return own_kv[i] + (shared if p >= 0 and p not in r.cache else 0)
+        if p < 0:
+            return own_kv[i]
+        return (
+            own_kv[i]
+            + (group_kv if p not in r.cache else 0)
+            + (common if common and COMMON not in r.cache else 0)
+        )
 
     def evict(r: _Replica, need: int, keep: int) -> None:
         """Drop cached prefixes no stream uses, least recent first, until `need` tokens
-        are free (or none is left to drop); `keep`, the newcomer's own, stays."""
+        are free (or none is left to drop); `keep`, the newcomer's own, and the common
+        prefix it opens with stay."""
         for p in list(r.cache):
             if r.reserved + r.cache_tokens + need <= replica.kv_tokens:
                 return
-            if p != keep and not r.users.get(p):
+            if p != keep and not (keep >= 0 and p == COMMON) and not r.users.get(p):
                 del r.cache[p]
-                r.cache_tokens -= shared
+                r.cache_tokens -= common if p == COMMON else group_kv
 
     def release(r: _Replica, i: int) -> None:
         r.reserved -= own_kv[i]
         p = prefix[i]
         if p >= 0:
             r.users[p] -= 1
+            if common:
+                r.users[COMMON] -= 1
 
     def prefill_time(r: _Replica, i: int) -> float:
         """Seat i's KV on r (its prefix cached once, shared) and return its prefill time."""
@@ -503,16 +538,28 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         p = prefix[i]
         cached = 0
         if p >= 0:
-            if p in r.cache:
+            # A cached block counts only behind cached blocks: the group's part hits when the
+            # common part before it does (it is used by every group, so it is the last evicted).
+            common_hit = not common or COMMON in r.cache
+            if p in r.cache and common_hit:
                 r.cache.move_to_end(p)
-                cached = shared
-            else:  # a miss prefills the whole prompt and leaves its prefix cached
+                cached = group_kv
+                hit[i] = True
+            elif p not in r.cache:  # a miss prefills its group's part and leaves it cached
                 r.cache[p] = None
-                r.cache_tokens += shared
+                r.cache_tokens += group_kv
             r.users[p] = r.users.get(p, 0) + 1
+            if common:
+                if COMMON in r.cache:
+                    r.cache.move_to_end(COMMON)
+                    cached += common
+                else:
+                    r.cache[COMMON] = None
+                    r.cache_tokens += common
+                r.users[COMMON] = r.users.get(COMMON, 0) + 1
         else:
             cached = cached_tok[i]
-        hit[i] = cached > 0
+            hit[i] = cached > 0
         prefill_tokens += in_tok[i] - cached
         return replica.prefill_s(in_tok[i], cached)
 
@@ -717,6 +764,54 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         extra={"waiting_at_end": waiting_total, "in_system_at_end": in_system},
         pooled=workload.pooled,
     )
+
+
+class _Rendezvous:
+    """Prefix-aware routing's owner of a prefix: rendezvous hashing over the ready replicas
+    keeps a prefix on one replica as replicas come and go."""
+
+    def pick(self, p: int, ready: list[_Replica]) -> _Replica:
+        return max(ready, key=lambda x: hash((p, x.index)))
+
+
+def _warm(
+    reps: list[_Replica],
+    router: str,
+    groups: int,
+    group_kv: int,
+    common: int,
+    room: float,
+    seed: int,
+    rendezvous: _Rendezvous,
+) -> None:
+    """Fill the replicas' caches as serving this traffic before the window leaves them: the
+    common prefix on every replica, then the groups of a stream of earlier requests (drawn
+    apart from the window's own, four per group) sent where the router sends them at no
+    load, each replica keeping the most recent that fit in `room` tokens."""
+    rng = random.Random(f"warm-{seed}")
+    rr = 0
+    for r in reps:
+        if common:
+            r.cache[COMMON] = None
+            r.cache_tokens += common
+    for _ in range(4 * groups):
+        p = rng.randrange(groups)
+        if router == "prefix-aware":
+            r = rendezvous.pick(p, reps)
+        else:  # round-robin, and least-loaded at no load: each replica in turn
+            rr = (rr + 1) % len(reps)
+            r = reps[rr]
+        if p in r.cache:
+            r.cache.move_to_end(p)
+        else:
+            r.cache[p] = None
+            r.cache_tokens += group_kv
+        if common:
+            r.cache.move_to_end(COMMON)
+        while r.cache_tokens > room and len(r.cache) > (2 if common else 1):
+            oldest = next(q for q in r.cache if q != COMMON)
+            del r.cache[oldest]
+            r.cache_tokens -= group_kv
 
 
 def _gather(

@@ -18,10 +18,14 @@ from simulator.services import (
     PAGE_LIMITS,
     PAGE_WINDOW_S,
     Design,
+    RunSpec,
     expected_requests,
+    fleet_run,
+    page_run,
     page_scenarios,
     page_window,
 )
+from tests.simulator.bank import reference_design
 
 PREDICTION = "Nine replicas at 72% still hold p99 TTFT under 300 ms."
 
@@ -299,3 +303,33 @@ def test_the_embedding_question_runs_on_the_panel_as_a_prefill_only_fleet(conten
     page = html.unescape(response.content.decode())
     assert "p50 / p99 latency (ms)" in page and "p99 TPOT" not in page
     assert "p99 latency over time" in page
+
+
+def test_an_autoscaling_run_at_400_qps_keeps_room_for_the_autoscaler_to_act():
+    # The window was cut to 105 s with the burst at 60 s: 45 s, less than a 30 s cold start
+    # after a 15 s scaling period, so both autoscalers added nothing and the two runs were the
+    # same run.
+    design = reference_design("voice-agent-latency-budget")
+    runs = []
+    for spec in page_scenarios(design)["autoscaling"]["runs"]:
+        fitted = page_window(replace(spec, qps=400.0))
+        assert fitted.seconds - fitted.burst_at >= fitted.cold_start_s + 2 * 15
+        assert expected_requests(fitted, qps=400.0) <= PAGE_LIMITS.requests
+        runs.append(page_run(design, replace(spec, replicas=design.replicas, qps=400.0)))
+    util, queue = runs
+    assert "burst at 30 s over 90 s" in queue["label"]
+    assert "The burst comes at 30 s, not 60" in queue["note"]
+    assert queue["figures"]["replicas_added_at_s"]
+    assert util["figures"] != queue["figures"] and util["verdict"] != queue["verdict"]
+
+
+def test_an_autoscaling_run_too_short_for_the_autoscaler_says_so():
+    design = reference_design("chat-api-50qps")
+    spec = RunSpec(seconds=80, burst_at=60.0, autoscale="queue", cold_start_s=30.0)
+    run = fleet_run(design, spec)
+    assert (
+        "The window ends 20 s after the burst, too short for the autoscaler to act"
+        in (run["verdict"])
+    )
+    longer = fleet_run(design, replace(spec, seconds=150))
+    assert "too short" not in longer["verdict"]

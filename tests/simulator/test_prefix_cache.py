@@ -134,3 +134,27 @@ def test_a_replica_serves_the_planned_rate_prefix_hits_included(slug):
     figs = run["figures"]
     assert figs["replica_req_s"] == pytest.approx(rate, rel=0.01)  # the calibration
     assert figs["completed"] / seconds == pytest.approx(rate, rel=0.1)  # the run
+
+
+def test_a_group_miss_still_hits_the_prefix_every_group_shares():
+    # A voice call's turn: 2,000 system-prompt tokens every call shares, then the call's
+    # 1,000-token history. A call new to a replica prefills its history and turn, not the
+    # system prompt the replica already holds once.
+    w = Workload(qps=20, input_tokens=3050, output_tokens=4, length_dist="fixed",
+                 prefix_groups=1000, prefix_tokens=3000, common_tokens=2000)  # fmt: skip
+    replica = rag_replica(10_000_000)
+    result = simulate(replica, w, Scenario(replicas=1, seconds=10))
+    seated = len([a for a in result.admitted_at if not math.isnan(a)])
+    hits = sum(result.prefix_hit)
+    # The first request prefills all 3,050; every miss after it 1,050; a hit 50.
+    assert result.prefill_tokens == 2000 + (seated - hits) * 1050 + hits * 50
+    assert 0 < hits < seated
+
+
+def test_a_warm_cache_starts_with_the_groups_the_router_keeps():
+    w = Workload(qps=50, input_tokens=3050, output_tokens=4, length_dist="fixed",
+                 prefix_groups=40, prefix_tokens=3000, common_tokens=2000)  # fmt: skip
+    replica = rag_replica(2000 + 18 * 100 + 40 * 1000)  # the common part, a batch, 40 groups
+    cold = simulate(replica, w, Scenario(replicas=1, seconds=5))
+    warm = simulate(replica, w, Scenario(replicas=1, seconds=5, warm_cache=True))
+    assert sum(warm.prefix_hit) == len(warm.prefix_hit) > sum(cold.prefix_hit)
