@@ -255,6 +255,14 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise AuthoringError(f"The file holds a NUL character (line {line}): is it text?")
+    # A file for another question or note would replace this draft with no way back; one
+    # whose front matter cannot be read goes in, and the editor says what is wrong with it.
+    named = parse_file(f"{slug}.md", text).meta.get("slug")
+    if isinstance(named, str) and named != slug:
+        raise AuthoringError(
+            f"This file is for '{named[:80]}', not '{slug}': open that one's editor to upload "
+            "it, or change the file's slug line. This draft is unchanged."
+        )
     return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
 
 

@@ -530,6 +530,22 @@ def test_an_upload_that_is_not_utf8_is_refused_and_the_draft_kept(
 
 
 @pytest.mark.django_db
+def test_an_upload_of_another_questions_file_is_refused_and_the_draft_kept(
+    content_loaded, instructor, instructor_client
+):
+    # Uploading chat-api's file in another question's editor made it that draft, silently.
+    services.question_new(slug="mine", user=instructor)
+    before = services.question_draft("mine").text
+    upload = SimpleUploadedFile("chat.md", CHAT_FILE.read_bytes(), content_type="text/markdown")
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=["mine"]), {"file": upload, "base_version": "1"}
+    )
+    assert response.status_code == 422
+    assert f"This file is for &#x27;{CHAT}&#x27;, not &#x27;mine&#x27;" in response.content.decode()
+    assert services.question_draft("mine").text == before
+
+
+@pytest.mark.django_db
 def test_a_slug_longer_than_the_database_holds_is_refused(instructor, instructor_client):
     response = instructor_client.post(reverse("authoring:create"), {"slug": "a" * 51})
     assert "up to 50 lowercase letters" in response.content.decode()
