@@ -112,6 +112,14 @@ def quantity_verdict(
             if name:
                 env.pop(name, None)
                 broken[name] = line.line_no
+    typed = expression.strip()
+    if typed in broken:
+        # Checked by itself, a name whose line failed would be read as whatever else it can
+        # be: `h` after a refused `h = ...` is an hour, "wrong unit".
+        raise FlowError(
+            f"'{typed}' has no value: its line in your worksheet (line {broken[typed]}) has an "
+            "error. Fix that line, then check again."
+        )
     try:
         result = check_quantity(
             quantity.as_dict(),

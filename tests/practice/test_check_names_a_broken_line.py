@@ -46,3 +46,18 @@ def test_a_name_that_depends_on_a_failed_line_is_named_too(attempt):
 
 def test_a_name_never_defined_is_still_unknown(attempt):
     assert "Unknown name 'nothing_here'" in check(attempt, "flops_cold", "nothing_here")
+
+
+def test_a_name_refused_as_a_unit_is_named_with_its_line_not_read_as_the_unit(attempt):
+    # `h = ...` is refused (h is an hour); checking `h` then said "wrong unit: your answer
+    # is time", reading the name as the unit its line could not define.
+    with pytest.raises(FlowError) as refused:
+        napkin.quantity_verdict(
+            attempt=attempt,
+            quantity_id="flops_cold",
+            expression="h",
+            worksheet="W = P * b_w in GB\nh = 2 * P_lin",
+        )
+    assert "'h' has no value: its line in your worksheet (line 2) has an error" in str(
+        refused.value
+    )
