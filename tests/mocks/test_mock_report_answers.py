@@ -103,5 +103,6 @@ def test_the_markdown_export_keeps_each_answer_as_submitted_quoted(revision):
     architecture = md.content.decode().split("## Architecture", 1)[1].split("\n## ", 1)[0]
     assert (
         "### The answer submitted\n\n"
-        "> # Not a heading\n> A gateway, then a router.\n>\n> <script>alert(1)</script>\n"
+        # Quoted, and its HTML escaped, so a viewer that renders HTML shows it as typed.
+        "> # Not a heading\n> A gateway, then a router.\n>\n> \\<script>alert(1)\\</script>\n"
     ) in architecture
