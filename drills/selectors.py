@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import csv
+import heapq
 import io
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -57,19 +58,25 @@ STEP_KEYS = tuple(question_selectors.STEP_TITLES)
 @dataclass
 class ItemView:
     item: DrillItem
-    drill: engine.Drill
+    drill: engine.Drill | None  # None: its kind is no longer offered (nothing to redraw)
     title: str
 
 
+def _item_view(item: DrillItem) -> ItemView:
+    kind = engine.KINDS.get(item.kind)
+    if kind is None or not kind.available:
+        # Withdrawn from the catalogue since the set was made: its stored answer and verdict
+        # still show, but it cannot be redrawn or answered.
+        return ItemView(item, None, kind.title if kind else item.kind)
+    return ItemView(item, engine.drill_generate(item.kind, item.seed), kind.title)
+
+
 def drill_set_view(*, user: User, set_id: int) -> tuple[DrillSet, list[ItemView]]:
-    """The user's drill set and its drills, each redrawn from its seed. DrillSet.DoesNotExist
-    for another candidate's set (the view's 404)."""
+    """The user's drill set and its drills, each redrawn from its seed (`drill` None for a
+    kind no longer offered). DrillSet.DoesNotExist for another candidate's set (the view's
+    404)."""
     drill_set = DrillSet.objects.owned_by(user).get(pk=set_id)
-    items = [
-        ItemView(item, engine.drill_generate(item.kind, item.seed), engine.KINDS[item.kind].title)
-        for item in drill_set.items.all()
-    ]
-    return drill_set, items
+    return drill_set, [_item_view(item) for item in drill_set.items.all()]
 
 
 def drill_item_owned(*, user: User, set_id: int, position: int) -> DrillItem:
@@ -145,7 +152,9 @@ def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
         said = f"your last answer {what}" if what else "your last answer was off"
     else:
         # The count is of the answers that made the mistake named, not of every miss.
-        said = f"{count} of your last {len(recent)} answers " + (what or "were off")
+        said = f"{count} of your last {len(recent)} answers " + (
+            what or ("was off" if count == 1 else "were off")
+        )
     return f"{kind.skill}: {said}; {plan}"
 
 
@@ -566,10 +575,12 @@ class AssignmentView:
 
 
 def _assignment_title(assignment: Assignment, titles: dict[int, str]) -> str:
+    """What was assigned, in words; a question no longer published by its slug (`titles`
+    holds the published ones), so `assignment.question` must be loaded with it."""
     if assignment.kind:
         kind = engine.KINDS.get(assignment.kind)
         return f"{SET_SIZE} drills: {kind.title if kind else assignment.kind}"
-    return titles.get(assignment.question_id, "a question")
+    return titles.get(assignment.question_id) or f"“{assignment.question.slug}”"
 
 
 def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
@@ -581,10 +592,15 @@ def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
 
 
 def assignments_open(*, user: User) -> list[AssignmentView]:
-    """The assignments `user` has not started, newest first, each with its one-click action
-    (views.assignment_start). One query, plus the question list when a question is assigned."""
+    """The assignments `user` has not started and can start, newest first, each with its
+    one-click action (views.assignment_start): a drill kind no longer offered or a question
+    no longer published is left out. One query, plus the question list when a question is
+    assigned."""
     assignments = list(
-        Assignment.objects.for_candidate(user).open().select_related("instructor")[:10]
+        Assignment.objects.for_candidate(user)
+        .open()
+        .filter(Q(kind__in=engine.AVAILABLE) | Q(kind="", question__current_revision__isnull=False))
+        .select_related("instructor", "question")[:10]
     )
     titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
     out = []
@@ -668,7 +684,9 @@ class AssignmentStatus:
 
 def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
     """Every assignment `candidate` was given, newest first, with how far it got."""
-    assignments = list(Assignment.objects.for_candidate(candidate).select_related("drill_set")[:50])
+    assignments = list(
+        Assignment.objects.for_candidate(candidate).select_related("drill_set", "question")[:50]
+    )
     titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
     sets = {a.drill_set_id for a in assignments if a.drill_set_id}
     tallies = {
@@ -684,6 +702,10 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
     for a in assignments:
         if a.started_at is None:
             status = "Not started"
+            if a.kind and a.kind not in engine.AVAILABLE:
+                status += ": this kind of drill is no longer offered"
+            elif not a.kind and a.question.current_revision_id is None:
+                status += ": the question is no longer published"
         elif a.drill_set_id in tallies:
             t = tallies[a.drill_set_id]
             status = f"{t['answered']} of {SET_SIZE} answered, {t['right']} right"
@@ -713,7 +735,7 @@ CSV_HEADER = ["when", "source", "item", "step", "verdict_by", "score", "verdict"
 
 def progress_csv(*, user: User) -> Iterator[str]:
     """The user's whole record as CSV lines: every primary verdict on a submission (source
-    "question" or "mock") and every drill answered (source "drill"), oldest first."""
+    "question" or "mock") and every drill answered (source "drill"), merged oldest first."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
 
@@ -724,11 +746,12 @@ def progress_csv(*, user: User) -> Iterator[str]:
         return buffer.getvalue()
 
     yield line(CSV_HEADER)
-    for v in question_verdicts(user=user):
-        step = v.step_key + (f"/{v.follow_up_id}" if v.follow_up_id else "")
-        yield line(
-            [
-                v.submitted_at.isoformat(),
+
+    def verdict_rows() -> Iterator[list]:
+        for v in question_verdicts(user=user):
+            step = v.step_key + (f"/{v.follow_up_id}" if v.follow_up_id else "")
+            yield [
+                v.submitted_at,
                 "mock" if v.mock else "question",
                 v.question_slug,
                 step,
@@ -737,17 +760,17 @@ def progress_csv(*, user: User) -> Iterator[str]:
                 "",
                 "",
             ]
+
+    def drill_rows() -> Iterator[list]:
+        items = (
+            DrillItem.objects.owned_by(user)
+            .filter(answered_at__isnull=False)
+            .order_by("answered_at", "pk")
+            .values_list("answered_at", "kind", "verdict", "mistake")
         )
-    items = (
-        DrillItem.objects.owned_by(user)
-        .filter(answered_at__isnull=False)
-        .order_by("answered_at", "pk")
-        .values_list("answered_at", "kind", "verdict", "mistake")
-    )
-    for at, kind, verdict, mistake in items.iterator(chunk_size=2000):
-        yield line(
-            [
-                at.isoformat(),
+        for at, kind, verdict, mistake in items.iterator(chunk_size=2000):
+            yield [
+                at,
                 "drill",
                 kind,
                 "estimate",
@@ -756,7 +779,10 @@ def progress_csv(*, user: User) -> Iterator[str]:
                 verdict,
                 mistake,
             ]
-        )
+
+    # Both come oldest first: merged, the whole record is in the order it happened.
+    for row in heapq.merge(verdict_rows(), drill_rows(), key=lambda r: r[0]):
+        yield line([row[0].isoformat(), *row[1:]])
 
 
 __all__ = [

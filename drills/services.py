@@ -56,6 +56,12 @@ def clock() -> datetime:
     return timezone.now()
 
 
+WITHDRAWN_DRILL = (
+    "This kind of drill is no longer offered, so it cannot be answered; the rest of the set "
+    "goes on."
+)
+
+
 class DrillAnswerError(Exception):
     """An answer that cannot be taken, told in one sentence; `status` is the HTTP status."""
 
@@ -157,14 +163,17 @@ def drill_set_start(
 def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = None) -> CheckResult:
     """Check `answer` to `item` with the napkin checker, store the verdict and review the
     kind's card with it. DrillAnswerError for an empty, overlong or unreadable answer (nothing
-    stored) or one already given (409)."""
+    stored), one already given (409), or one of a kind no longer offered (410)."""
     now = now or clock()
     answer = answer.strip()
     if not answer:
         raise DrillAnswerError("Write an answer first, e.g. 2 * 28 * 4 * 128 * 2 B in KiB.")
     if len(answer) > 500:
         raise DrillAnswerError("An answer is at most 500 characters: one expression.")
-    drill = engine.drill_generate(item.kind, item.seed)
+    try:
+        drill = engine.drill_generate(item.kind, item.seed)
+    except engine.DrillError:
+        raise DrillAnswerError(WITHDRAWN_DRILL, 410) from None
     try:
         result = engine.drill_check(drill, answer)
     except NapkinError as error:
@@ -247,7 +256,9 @@ def assignment_create(
 def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> Assignment:
     """The candidate starts their assignment: a drill assignment starts a set of five of its
     kind (kept on the assignment); a question assignment is marked started (the caller opens
-    the question). Starting again returns it as it is: the set already made, not a second."""
+    the question). Starting again returns it as it is: the set already made, not a second.
+    AssignmentError for a question no longer published, or a drill kind no longer offered
+    that was not started yet (nothing is changed)."""
     now = now or clock()
     # Only the assignment row is locked: its question is a nullable join, which PostgreSQL
     # cannot lock FOR UPDATE.
@@ -256,8 +267,18 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
         .select_related("question")
         .get(pk=assignment.pk)
     )
+    if locked.question is not None and locked.question.current_revision_id is None:
+        raise AssignmentError(
+            "That question is no longer published, so the assignment cannot be opened; "
+            "ask your instructor for another."
+        )
     if locked.started_at is not None:
         return locked
+    if locked.kind and locked.kind not in engine.AVAILABLE:
+        raise AssignmentError(
+            "That kind of drill is no longer offered, so the assignment cannot be started; "
+            "ask your instructor for another."
+        )
     if locked.kind:
         locked.drill_set = drill_set_start(user=locked.candidate, kind=locked.kind, now=now)
     locked.started_at = now

@@ -90,7 +90,10 @@ def _set_context(request: HttpRequest, set_id: int) -> dict:
         drill_set, items = selectors.drill_set_view(user=request.user, set_id=set_id)
     except DrillSet.DoesNotExist:
         raise Http404("No such drill set.") from None
-    current = next((v.item.position for v in items if not v.item.is_answered), None)
+    # A drill of a kind no longer offered cannot be answered: the set goes on without it.
+    current = next(
+        (v.item.position for v in items if not v.item.is_answered and v.drill is not None), None
+    )
     return {
         "drill_set": drill_set,
         "items": items,
@@ -232,7 +235,12 @@ def assignment_start(request: HttpRequest, assignment_id: int) -> HttpResponse:
         assignment = Assignment.objects.for_candidate(request.user).get(pk=assignment_id)
     except Assignment.DoesNotExist:
         raise Http404("No such assignment.") from None
-    assignment = services.assignment_start(assignment=assignment)
+    try:
+        assignment = services.assignment_start(assignment=assignment)
+    except services.AssignmentError as error:
+        # From a page opened before the kind was withdrawn or the question unpublished.
+        context = _index_context(request) | {"error": str(error)}
+        return render(request, "drills/index.html", context, status=410)
     if assignment.drill_set_id:
         return redirect("drills:set", set_id=assignment.drill_set_id)
     return redirect("question", assignment.question.slug)

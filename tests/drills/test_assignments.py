@@ -244,3 +244,47 @@ def test_an_assignment_is_drills_or_a_question_never_both(instructor, candidate)
             question=Question.objects.get(slug="chat-api-50qps"),
             created_at=timezone.now(),
         )
+
+
+def test_an_assigned_question_since_unpublished_is_not_offered_and_cannot_be_opened(
+    instructor, candidate, client
+):
+    """It was offered as "assigned you a question", and its one click marked it started and
+    opened a 404."""
+    from questions.models import Question
+
+    assign(client, instructor, candidate, "question:long-context-rag")
+    assignment = Assignment.objects.get()
+    Question.objects.filter(slug="long-context-rag").update(current_revision=None)
+    client.force_login(candidate)
+    for page in ("/", "/drills/", "/drills/progress/"):
+        assert "assigned you" not in client.get(page).content.decode()
+    response = client.post(f"/drills/assignments/{assignment.pk}/start/")
+    assert response.status_code == 410
+    assert "no longer published" in response.content.decode()
+    assignment.refresh_from_db()
+    assert assignment.started_at is None
+    client.force_login(instructor)
+    html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
+    given = html.split('data-testid="given"')[1].split("</ul>")[0]
+    assert "“long-context-rag”" in given and "no longer published" in given
+
+
+def test_an_assigned_drill_kind_since_withdrawn_is_not_offered_and_cannot_be_started(
+    instructor, candidate, client, monkeypatch
+):
+    """Starting it was a server error."""
+    from drills import engine
+
+    assign(client, instructor, candidate, "drill:ttft")
+    assignment = Assignment.objects.get()
+    kinds = {k: v for k, v in engine.KINDS.items() if k != "ttft"}
+    monkeypatch.setattr(engine, "KINDS", kinds)
+    monkeypatch.setattr(engine, "AVAILABLE", tuple(kinds))
+    client.force_login(candidate)
+    assert "assigned you" not in client.get("/drills/").content.decode()
+    response = client.post(f"/drills/assignments/{assignment.pk}/start/")
+    assert response.status_code == 410
+    assert "no longer offered" in response.content.decode()
+    assignment.refresh_from_db()
+    assert assignment.started_at is None and not DrillSet.objects.exists()

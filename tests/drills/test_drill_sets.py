@@ -359,3 +359,65 @@ def test_a_start_refused_for_its_kind_or_seed_uses_none_of_the_days_sets(candida
     assert "A seed is a whole number" in bad_seed.content.decode()
     assert client.post("/drills/sets/").status_code == 302
     assert client.post("/drills/sets/").status_code == 429
+
+
+def test_one_miss_among_several_answers_reads_in_the_singular(candidate):
+    # A wrong answer with no named mistake: "1 of your last 2 answers were off" read wrong.
+    _answered(candidate, "weights", ["", None], NOW)
+    sentence = selectors.recommendation(user=candidate, now=NOW).sentence
+    assert "Weight sizing: 1 of your last 2 answers was off;" in sentence
+    _answered(candidate, "weights", ["", ""], NOW + timedelta(minutes=1))
+    sentence = selectors.recommendation(user=candidate, now=NOW).sentence
+    assert "Weight sizing: 3 of your last 4 answers were off;" in sentence
+
+
+def _withdraw(monkeypatch, key: str, *, removed: bool) -> None:
+    """Take the kind `key` out of the catalogue (removed) or mark it unavailable."""
+    import dataclasses
+
+    kinds = dict(engine.KINDS)
+    if removed:
+        del kinds[key]
+    else:
+        kinds[key] = dataclasses.replace(kinds[key], available=False, why_unavailable="is gone")
+    monkeypatch.setattr(engine, "KINDS", kinds)
+    monkeypatch.setattr(engine, "AVAILABLE", tuple(k for k, v in kinds.items() if v.available))
+
+
+@pytest.mark.parametrize("removed", [True, False], ids=["removed", "unavailable"])
+def test_a_set_with_a_kind_no_longer_offered_still_opens_and_goes_on(
+    candidate, monkeypatch, removed
+):
+    """A kind taken out of the catalogue after a candidate drilled it: their old set's page,
+    and an answer to its drill, were server errors."""
+    drill_set = services.drill_set_start(user=candidate, now=NOW)
+    first, second = drill_set.items.get(position=1), drill_set.items.get(position=2)
+    services.drill_item_answer(item=first, answer="1", now=NOW)
+    first.refresh_from_db()
+    _withdraw(monkeypatch, first.kind, removed=removed)
+    _withdraw(monkeypatch, second.kind, removed=removed)
+    client = Client()
+    client.force_login(candidate)
+    page = client.get(f"/drills/sets/{drill_set.pk}/")
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert body.count('data-testid="withdrawn"') == 2
+    assert f"Your answer <code>1</code> was judged: {first.verdict_label}." in body
+    assert 'id="answer-3"' in body  # the set goes on at the next drill that can be answered
+    refused = client.post(f"/drills/sets/{drill_set.pk}/drills/2/answer/", {"answer": "1"},
+                          headers={"HX-Request": "true"})  # fmt: skip
+    assert refused.status_code == 410
+    assert "no longer offered" in refused.content.decode()
+    second.refresh_from_db()
+    assert not second.is_answered
+    assert {d.kind for d in selectors.cards_due(user=candidate, now=NOW)} == set()
+
+
+def test_a_sets_time_is_said_in_utc(candidate):
+    """The site keeps UTC and says so everywhere else; "Set of Mar 2, 09:00" did not."""
+    drill_set = services.drill_set_start(user=candidate, now=NOW)
+    client = Client()
+    client.force_login(candidate)
+    assert "Set of Mar 2, 09:00 UTC</a>" in client.get("/drills/").content.decode()
+    page = client.get(f"/drills/sets/{drill_set.pk}/").content.decode()
+    assert '<span aria-current="page">Set of Mar 2, 09:00 UTC</span>' in page

@@ -164,6 +164,21 @@ def test_the_csv_export_has_every_counted_verdict_and_drill(history, client):
     assert labels == {"Model-graded", "Self-checked", "Instructor-reviewed"}
 
 
+def test_the_csv_export_is_in_the_order_things_happened(history, client):
+    """Every verdict came before every drill, whenever each was made."""
+    user = history
+    drill_set = DrillSet.objects.create(user=user, created_at=LAST_WEEK)
+    DrillItem.objects.create(drill_set=drill_set, user=user, position=1, kind="weights", seed=9,
+                             fingerprint="early", answer="1", verdict="wrong",
+                             answered_at=LAST_WEEK - timedelta(days=1))  # fmt: skip
+    client.force_login(user)
+    response = client.get("/drills/progress.csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    whens = [datetime.fromisoformat(r["when"]) for r in rows]
+    assert whens == sorted(whens)
+    assert rows[0]["source"] == "drill" and rows[-1]["source"] == "drill"
+
+
 def test_a_missed_concept_becomes_a_card_and_is_due(content_loaded):
     user = User.objects.create_user("concept-candidate", password="a-long-Passphrase-42")
     revision = revision_of()
