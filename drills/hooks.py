@@ -12,9 +12,17 @@ logger = logging.getLogger(__name__)
 
 class DrillHooks(AttemptExtension):
     def submission_graded(self, submission: Submission) -> None:
-        """Read the new verdicts into the candidate's concept cards (in the worker). A
-        failure here is logged, never passed on: the grade is stored already, and the next
-        sync (a graded step, a drill set started) reads what this one missed."""
+        """Read the new verdicts into the candidate's concept cards (in the worker)."""
+        self._concepts_sync(submission)
+
+    def verdict_stored(self, submission: Submission) -> None:
+        """A self-check or an instructor's review: read it into the concept cards now."""
+        self._concepts_sync(submission)
+
+    def _concepts_sync(self, submission: Submission) -> None:
+        """Read the new verdicts into the candidate's concept cards. A failure here is
+        logged, never passed on: the grade is stored already, and the next sync (a graded
+        step, a drill set started) reads what this one missed."""
         from drills.services import concept_cards_sync
 
         attempt = submission.answer.attempt

@@ -69,6 +69,11 @@ class AttemptExtension:
         """`submission` has its grades (called by the grading task, in the worker: this may
         take its time, e.g. ask the model)."""
 
+    def verdict_stored(self, submission: Submission) -> None:
+        """A person's verdict on `submission` was stored: the candidate's completed
+        self-check or an instructor's review (called in their request, after it commits:
+        keep it quick)."""
+
     def feedback_withheld(self, attempt_id: int) -> bool:
         """Whether the attempt's candidate sees no verdicts, rubric or reference for now."""
         return False
@@ -148,6 +153,11 @@ def answer_submitted(answer: StepAnswer, submission: Submission) -> None:
 def submission_graded(submission: Submission) -> None:
     for extension in _registered:
         extension.submission_graded(submission)
+
+
+def verdict_stored(submission: Submission) -> None:
+    for extension in _registered:
+        extension.verdict_stored(submission)
 
 
 def feedback_withheld(attempt_id: int) -> bool:

@@ -157,7 +157,9 @@ def self_check_save(
             stale_message=STALE_MESSAGE,
         )
         if written:
-            _store_self_grade(submission, row, spec, flagged)
+            if _store_self_grade(submission, row, spec, flagged):
+                # The plan reads the new verdict now, not at the next graded step.
+                transaction.on_commit(lambda: extensions.verdict_stored(submission))
             attempt_touch(attempt.pk)
     return row
 
@@ -169,11 +171,12 @@ def self_check_complete(row: SelfCheck | None, point_ids: list[str], flagged: se
     return all(p in row.ratings for p in point_ids) and all(m in row.wrong_ideas for m in flagged)
 
 
-def _store_self_grade(submission: Submission, row: SelfCheck, spec, flagged: set[str]) -> None:
-    """Store the Grade "self" the ratings score, or drop it while they are incomplete."""
+def _store_self_grade(submission: Submission, row: SelfCheck, spec, flagged: set[str]) -> bool:
+    """Store the Grade "self" the ratings score, or drop it while they are incomplete.
+    Whether a grade was stored."""
     if not self_check_complete(row, [p.id for p in spec.rubric], flagged):
         Grade.objects.filter(submission=submission, grader="self").delete()
-        return
+        return False
     rubric = Grade.objects.filter(submission=submission, grader="rubric").first()
     confirmed = [
         m
@@ -203,6 +206,7 @@ def _store_self_grade(submission: Submission, row: SelfCheck, spec, flagged: set
         misconceptions=confirmed,
         feedback="",
     )
+    return True
 
 
 def self_check_view(*, attempt: Attempt, submission: Submission, grades: list[Grade]) -> dict:

@@ -27,6 +27,7 @@ from django.db.models.functions import Abs
 
 from grading import DISAGREEMENT_THRESHOLD, INVENTED_QUOTES
 from grading.types import VERDICTS, RubricPointVerdict, weighted_score
+from practice import extensions
 from practice.errors import FlowError
 from practice.models import Grade, Submission
 from practice.services import attempt_touch, grading_text, step_spec
@@ -359,5 +360,7 @@ def review_store(
                     "labelled_by": reviewer,
                 },
             )
+        # The candidate's plan reads the instructor's verdict now.
+        transaction.on_commit(lambda: extensions.verdict_stored(submission))
     attempt_touch(answer.attempt_id)
     return grade

@@ -244,3 +244,25 @@ def test_an_answer_waiting_for_its_self_check_comes_first(content_loaded):
     MockSession.objects.create(attempt=running, mode="app", total_minutes=45, started_at=NOW)
     graded_submission(user=user, at=NOW, step="clarify", grades={"rubric": 0.2}, attempt=running)
     assert selectors.recommendation(user=user, now=NOW).action != "Rate your answer"
+
+
+def test_a_completed_self_check_reads_into_the_concept_cards_at_once(
+    content_loaded, django_capture_on_commit_callbacks
+):
+    # Only the grading worker synced the cards: a self-check's missed concepts were not due
+    # until the next drill set started or another step was graded.
+    from drills.models import Card
+    from practice.models import Submission
+    from practice.self_check import self_check_save
+
+    user = User.objects.create_user("rater", password="a-long-Passphrase-42")
+    step = revision_of().question_spec.step("architecture")
+    point = next(p for p in step.rubric if p.concepts)
+    submission = graded_submission(user=user, at=NOW, step="architecture", grades={"rubric": 0.2})
+    Submission.objects.filter(pk=submission.pk).update(grade_status="done")
+    submission.refresh_from_db()
+    ratings = {p.id: "not" for p in step.rubric}
+    with django_capture_on_commit_callbacks(execute=True):
+        self_check_save(submission=submission, ratings=ratings, wrong_ideas={}, base_version=0)
+    keys = set(Card.objects.filter(user=user).values_list("key", flat=True))
+    assert {f"concept:{slug}" for slug in point.concepts} <= keys

@@ -337,3 +337,23 @@ def test_a_review_keeps_the_wrong_ideas_unless_the_instructor_credits_the_point(
     credited = {**ALL_MISS, "arch-autoscale-queue": "hit"}
     grade = review_store(submission=submission, reviewer=instructor, labels=credited)
     assert grade.misconceptions == []
+
+
+def test_an_instructors_review_reads_into_the_candidates_concept_cards_at_once(
+    content_loaded, candidate, instructor, django_capture_on_commit_callbacks
+):
+    # Only the grading worker synced the cards: a review's verdicts reached the candidate's
+    # plan at their next graded step or drill set.
+    from drills.models import Card
+    from review.services import review_store
+
+    submission = make_submission(
+        user=candidate, text="A gateway.", grades={"rubric": (0.0, ALL_MISS)}
+    )
+    step = submission.answer.attempt.revision.question_spec.step("architecture")
+    concepts = {slug for p in step.rubric for slug in p.concepts}
+    assert concepts
+    with django_capture_on_commit_callbacks(execute=True):
+        review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
+    keys = set(Card.objects.filter(user=candidate).values_list("key", flat=True))
+    assert {f"concept:{slug}" for slug in concepts} & keys
