@@ -266,3 +266,21 @@ def test_a_completed_self_check_reads_into_the_concept_cards_at_once(
         self_check_save(submission=submission, ratings=ratings, wrong_ideas={}, base_version=0)
     keys = set(Card.objects.filter(user=user).values_list("key", flat=True))
     assert {f"concept:{slug}" for slug in point.concepts} <= keys
+
+
+def test_the_due_list_says_what_clears_a_concept(content_loaded, client, monkeypatch):
+    # A concept stayed "due" however often its note was read: only a graded answer that
+    # uses it reviews the card, and the list did not say so.
+    from fsrs import Rating
+
+    from drills.models import Card
+
+    user = User.objects.create_user("reader", password="a-long-Passphrase-42")
+    concept = revision_of().question_spec.step("architecture").concepts[0]
+    services.card_review(user=user, key=f"concept:{concept}", source=Card.Source.CONCEPT,
+                         rating=Rating.Again, now=NOW)  # fmt: skip
+    monkeypatch.setattr(selectors, "clock", lambda: NOW + timedelta(minutes=5))
+    client.force_login(user)
+    page = " ".join(client.get("/").content.decode().split())
+    assert "read the note" in page
+    assert "a concept, by a graded answer that uses it after you read its note" in page
