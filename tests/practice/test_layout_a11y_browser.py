@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.urls import reverse
 
 from accounts.instructors import instructor_grant
 
@@ -61,6 +62,9 @@ PAGES = [
     "/author/questions/chat-api-50qps/",
     "/author/questions/chat-api-50qps/revisions/1/",
     "/author/concepts/tpot-floor/",
+    # The load-test panel of a prefill-only question, with a run saved (the panel loads by htmx).
+    "/attempts/{pooled}/steps/bottlenecks/",
+    "/drills/instructor/candidates/{candidate}/",
 ]
 VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
 
@@ -68,6 +72,15 @@ VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
 SQUEEZED = """() => Array.from(document.querySelectorAll('th, td'))
     .map(c => [c.innerText.trim(), c.getBoundingClientRect().width])
     .filter(([text, width]) => text.length >= 12 && width > 0 && width < 48)
+    .map(([text, width]) => `${Math.round(width)} px: ${text.slice(0, 40)}`)"""
+
+# A definition squeezed beside its term (not under it): a load test's verdict ran two or three
+# words a line.
+SQUEEZED_DEFINITIONS = """() => Array.from(document.querySelectorAll('dt + dd'))
+    .filter(d => Math.abs(d.getBoundingClientRect().top
+                          - d.previousElementSibling.getBoundingClientRect().top) < 4)
+    .map(d => [d.innerText.trim(), d.getBoundingClientRect().width])
+    .filter(([text, width]) => text.length >= 40 && width > 0 && width < 150)
     .map(([text, width]) => `${Math.round(width)} px: ${text.slice(0, 40)}`)"""
 
 # A bordered fieldset draws its top border through the middle of its legend: through the text
@@ -87,8 +100,10 @@ CROSSED_LEGENDS = """() => Array.from(document.querySelectorAll('fieldset > lege
 def site(django_db_setup, django_db_blocker):
     """A live server of its own, with the shipped content and a candidate (an instructor too,
     so the authoring pages are walked) with one attempt whose five steps are submitted and
-    graded offline; committed once for the module's read-only walk and flushed after it.
-    Yields (base URL, attempt id, session cookie). Not pytest-django's `live_server`, which
+    graded offline, one at the prefill-only embedding question with a load test run on its
+    bottlenecks step, and a candidate to assign work to; committed once for the module's
+    read-only walk and flushed after it. Yields (base URL, the ids the paths name, session
+    cookie). Not pytest-django's `live_server`, which
     makes every test that uses it transactional: its database is emptied after each test."""
     from django.core.management import call_command
     from django.test import Client
@@ -116,10 +131,21 @@ def site(django_db_setup, django_db_blocker):
             flow.submission_grade(submission_id=outcome.submission.pk)
         client = Client()
         client.force_login(user)
+        pooled = flow.attempt_start(
+            user=user,
+            revision=Question.objects.get(slug="embedding-rerank-service").current_revision,
+        )
+        run = client.post(
+            reverse("simulator:run", kwargs={"attempt_id": pooled.pk}),
+            {"scenario": "baseline", "prediction": "Fifteen replicas hold p99 under 500 ms."},
+        )
+        assert b'class="sim-result"' in run.content, run.content.decode()[:2000]
+        candidate = User.objects.create_user("walked-candidate")
+        ids = {"attempt": attempt.pk, "pooled": pooled.pk, "candidate": candidate.pk}
         server = LiveServer("localhost")
         server._live_server_modified_settings.enable()  # its ALLOWED_HOSTS
         try:
-            yield server.url, attempt.pk, client.cookies["sessionid"].value
+            yield server.url, ids, client.cookies["sessionid"].value
         finally:
             server._live_server_modified_settings.disable()
             server.stop()
@@ -183,8 +209,8 @@ def _axe_serious(page) -> list[str]:
 @pytest.mark.parametrize("viewport", list(VIEWPORTS))
 @pytest.mark.parametrize("path", PAGES)
 def test_the_page_fits_a_phone_and_passes_axe(site, contexts, site_db, path, viewport, scheme):
-    base, attempt, _ = site
-    path = path.format(attempt=attempt)
+    base, ids, _ = site
+    path = path.format(**ids)
     page = contexts[(viewport, scheme)].new_page()
     page.set_default_timeout(15_000)
     try:
@@ -197,9 +223,32 @@ def test_the_page_fits_a_phone_and_passes_axe(site, contexts, site_db, path, vie
             if width > PHONE["width"]:
                 problems.append(f"{path} scrolls sideways at 360 px: {width} px wide")
             problems += [f"{path}: a table cell squeezed to {c}" for c in page.evaluate(SQUEEZED)]
+            squeezed = page.evaluate(SQUEEZED_DEFINITIONS)
+            problems += [f"{path}: a definition squeezed to {d}" for d in squeezed]
             crossed = page.evaluate(CROSSED_LEGENDS)
             problems += [f"{path}: a border runs through the legend {t!r}" for t in crossed]
         problems += [f"{path} [{viewport}]: {v}" for v in _axe_serious(page)]
     finally:
         page.close()
     assert problems == [], "\n".join(problems)
+
+
+def test_a_refused_assignment_passes_axe(site, contexts, site_db):
+    """The refusal an instructor sees when the question they chose went away meanwhile (its
+    message was a list with role="alert": no longer a list, its item orphaned)."""
+    base, ids, _ = site
+    page = contexts[("phone", "light")].new_page()
+    page.set_default_timeout(15_000)
+    try:
+        page.goto(f"{base}/drills/instructor/candidates/{ids['candidate']}/")
+        page.wait_for_selector("html[data-ready]", state="attached")
+        page.locator("#assign-what option").first.evaluate("o => { o.value = 'question:gone'; }")
+        page.fill("#assign-note", "By Friday, please.")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Assign").click()
+        page.wait_for_selector("html[data-ready]", state="attached")
+        assert page.get_by_role("alert").inner_text() == "No published question 'gone'."
+        assert page.locator("#assign-note").input_value() == "By Friday, please."
+        assert _axe_serious(page) == []
+    finally:
+        page.close()

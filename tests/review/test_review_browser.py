@@ -11,12 +11,14 @@ from playwright.sync_api import expect
 
 from accounts.instructors import instructor_grant
 from practice.scoring import GRADE_LABELS
+from review.services import grade_dispute
 from tests.conftest import save_screenshot, signed_in_context, watched_page
 
 from .conftest import make_submission
 from .test_review_flow import ALL_MISS, ANSWER
 
 pytestmark = pytest.mark.browser
+DISPUTE = "The matcher missed that I covered the gateway's rate limits in my second paragraph."
 
 
 def signed_in_page(browser, live_server_url, user):
@@ -111,5 +113,24 @@ def test_on_a_phone_the_queue_shows_each_label_link_without_scrolling_sideways(
     box = link.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, box
     save_screenshot(page, "review-queue-phone")
+    assert errors == []
+    context.close()
+
+
+def test_on_a_laptop_a_long_dispute_leaves_the_label_button_on_one_line(browser, live_server_url):
+    # It stood "Label / submission 8" two lines high in a narrow first column.
+    candidate = User.objects.create_user("reviewee")
+    teacher = User.objects.create_user("teacher")
+    instructor_grant(teacher)
+    submission = make_submission(
+        user=candidate, text=ANSWER, grades={"rubric": (0.09, {**ALL_MISS, "arch-gateway": "hit"})}
+    )
+    grade_dispute(user=candidate, submission=submission, reason=" ".join([DISPUTE] * 4))
+    context, page, errors = signed_in_page(browser, live_server_url, teacher)
+    page.goto(f"{live_server_url}/review/chat-api-50qps/queue/")
+    link = page.get_by_role("link", name=f"Label submission {submission.pk}")
+    line = link.evaluate("a => parseFloat(getComputedStyle(a).lineHeight)")
+    box = link.bounding_box()
+    assert box is not None and box["height"] < 2 * line, (box, line)
     assert errors == []
     context.close()

@@ -292,6 +292,8 @@ def test_the_embedding_question_runs_on_the_panel_as_a_prefill_only_fleet(conten
     assert "cannot run" not in page
     assert 'name="replicas" min="1" max="64" value="15"' in page
     assert "SLO p99 latency ≤ 500 ms" in page and "TPOT ≤" not in page
+    # Nor does the example prediction speak of TTFT (it offered the chat seed's "p99 TTFT").
+    assert "TTFT" not in page, re.findall(r".{60}TTFT.{20}", page)
     assert "run as the catalogue's Qwen2.5-7B-Instruct, the same Qwen2-7B shape" in page
     assert "Round-robin vs prefix-aware" not in page  # nothing is cached to route by
     # Sized by the simulator's prefill-only model: the planner does not size this service.
@@ -333,3 +335,45 @@ def test_an_autoscaling_run_too_short_for_the_autoscaler_says_so():
     )
     longer = fleet_run(design, replace(spec, seconds=150))
     assert "too short" not in longer["verdict"]
+
+
+def test_each_chart_is_named_by_its_own_title_with_the_panel_and_the_feedback_on_one_page(
+    candidate,
+):
+    # Every chart was id="" and labelled by "-title -desc": a screen reader named all six
+    # charts of the step (the panel's last run and the saved one in the feedback) after the
+    # first one's title.
+    client, attempt = candidate
+    post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "10"}
+    panel = client.post(run_url(attempt), post).content.decode()
+    saved = SimulationRun.objects.get()
+    outcome = flow.step_submit(
+        answer=saved.answer,
+        text="The queue is the first wall.",
+        fields={},
+        base_version=saved.answer.version,
+    )
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    feedback = client.get(
+        reverse(
+            "submission_feedback",
+            kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
+        )
+    ).content.decode()
+    step = panel + feedback  # the panel is swapped into the step beside its feedback
+    ids = re.findall(r'\sid="([^"]*)"', step)
+    assert "" not in ids and len(ids) == len(set(ids)), sorted(ids)
+    charts = re.findall(r'<svg[^>]*role="img" aria-labelledby="([^"]+)"', step)
+    assert len(charts) == 6, charts
+    titles = []
+    for labels in charts:
+        title_id = labels.split()[0]
+        titles.append(re.search(rf'<title id="{title_id}">([^<]+)</title>', step)[1])
+    assert len(set(titles)) == 3 and len(titles) == 6, titles
+
+
+def test_a_one_gpu_plan_says_one_gpu_and_one_instance(client, content_loaded):
+    # The planner page the load-test panel's fleet comes from said "1 GPUs" and "1 instances".
+    page = client.get("/planner/capacity/?question=first-model-one-gpu").content.decode()
+    assert '<span class="pl-big" id="plan-n-gpu">1</span> GPU<' in page
+    assert '<span class="pl-big">1</span> instance<' in page
