@@ -77,3 +77,29 @@ def test_a_long_echoed_error_wraps_instead_of_widening_a_phone_page(browser, liv
     )
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     context.close()
+
+
+@pytest.mark.django_db
+def test_a_message_list_keeps_its_list_role_and_is_announced(client):
+    """role="status" on the <ul> itself made it no list, its items orphaned (axe: listitem);
+    the drills page's refusal was the same."""
+    import re
+
+    from django.contrib import messages
+    from django.contrib.messages import get_messages
+    from django.contrib.messages.storage.fallback import FallbackStorage
+    from django.template.loader import render_to_string
+    from django.test import RequestFactory
+
+    request = RequestFactory().get("/")
+    request.session = client.session
+    request._messages = FallbackStorage(request)
+    messages.success(request, "Saved.")
+    request.user = User.objects.create_user("msg", password=PASSWORD)
+    html = render_to_string("base.html", {"messages": get_messages(request)}, request=request)
+    assert re.search(r'<div role="status"><ul class="messages">\s*<li[^>]*>Saved\.</li>', html)
+    assert not re.search(r"<(ul|ol)[^>]*role=", html)
+    client.force_login(request.user)
+    refused = client.post(reverse("drills:set_start"), {"kind": "no-such-kind"}).content.decode()
+    assert not re.search(r"<(ul|ol)[^>]*role=", refused)
+    assert '<div class="messages" role="alert"><p class="message message-error">' in refused
