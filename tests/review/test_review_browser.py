@@ -27,15 +27,21 @@ def signed_in_page(browser, live_server_url, user):
     return context, watched_page(context, errors), errors
 
 
-def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_candidate(
-    browser, live_server_url
-):
+def flagged(*, review_reason: str, grades: dict):
+    """A candidate, an instructor, and the candidate's ANSWER flagged for review."""
     candidate = User.objects.create_user("reviewee")
     teacher = User.objects.create_user("teacher")
     instructor_grant(teacher)
     submission = make_submission(
-        user=candidate,
-        text=ANSWER,
+        user=candidate, text=ANSWER, review_reason=review_reason, grades=grades
+    )
+    return candidate, teacher, submission
+
+
+def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_candidate(
+    browser, live_server_url
+):
+    candidate, teacher, submission = flagged(
         review_reason="the model scored 73% and the offline rubric grader 9%: a gap of 64%",
         grades={
             "llm": (0.73, {**ALL_MISS, "arch-gateway": "hit", "arch-autoscale-queue": "hit"}),
@@ -97,12 +103,7 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
 def test_on_a_phone_the_queue_shows_each_label_link_without_scrolling_sideways(
     browser, live_server_url
 ):
-    candidate = User.objects.create_user("reviewee")
-    teacher = User.objects.create_user("teacher")
-    instructor_grant(teacher)
-    submission = make_submission(
-        user=candidate,
-        text=ANSWER,
+    _candidate, teacher, submission = flagged(
         review_reason="the model's reply could not be used (invalid JSON); the self-check counts",
         grades={"rubric": (0.09, {**ALL_MISS, "arch-gateway": "hit"})},
     )

@@ -428,22 +428,28 @@ def test_a_run_that_breaks_on_tpot_alone_is_not_timed_by_its_ttft_bins():
     assert "from the start" not in text and "recovers" not in text
 
 
-def test_an_autoscaler_that_added_no_replica_is_not_credited_with_a_recovery():
-    # "with the autoscaler on GPU utilisation it recovers in 225 s (0 replicas added)".
-    figs = {
-        "ttft_p99_ms": 4100.0,
-        "tpot_p99_ms": 30.0,
+def broken_figures(**figures) -> dict:
+    """A broken run's figures as `verdict` reads them, with `figures` set."""
+    return {
         "holds_slo": False,
         "arrived": 900,
         "shed": 0,
         "timed_out": 0,
         "failed": 0,
-        "queue_max": 3,
-        "slo_broken_at_s": 5.0,
-        "recovered_at_s": 100.0,
+        "queue_max": 0,
+        "slo_broken_at_s": None,
+        "recovered_at_s": None,
         "replicas_added_at_s": [],
         "goodput_share": 0.9,
+        **figures,
     }
+
+
+def test_an_autoscaler_that_added_no_replica_is_not_credited_with_a_recovery():
+    # "with the autoscaler on GPU utilisation it recovers in 225 s (0 replicas added)".
+    figs = broken_figures(
+        ttft_p99_ms=4100.0, tpot_p99_ms=30.0, queue_max=3, slo_broken_at_s=5.0, recovered_at_s=100.0
+    )
     text = verdict(
         figs, qps=4, replicas=37, ttft_slo_ms=4000, tpot_slo_ms=50, autoscale="utilisation"
     )
@@ -453,19 +459,7 @@ def test_an_autoscaler_that_added_no_replica_is_not_credited_with_a_recovery():
 
 def test_a_tpot_just_over_its_slo_shows_the_decimals_that_put_it_over():
     # "p99 TPOT is 12 ms" read as within a 12 ms SLO that it broke.
-    figs = {
-        "ttft_p99_ms": 150.0,
-        "tpot_p99_ms": 12.04,
-        "holds_slo": False,
-        "arrived": 900,
-        "shed": 0,
-        "timed_out": 0,
-        "failed": 1,
-        "queue_max": 0,
-        "slo_broken_at_s": None,
-        "recovered_at_s": None,
-        "replicas_added_at_s": [],
-    }
+    figs = broken_figures(ttft_p99_ms=150.0, tpot_p99_ms=12.04, failed=1)
     text = verdict(figs, qps=24, replicas=7, ttft_slo_ms=500, tpot_slo_ms=12)
     assert "p99 TPOT is 12.04 ms against the 12 ms SLO" in text
     assert ", 1 request lost." in text

@@ -47,6 +47,22 @@ def run_url(attempt) -> str:
     return reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
 
 
+def submitted_feedback(client, attempt, saved) -> str:
+    """The bottlenecks answer a run was saved with, submitted and graded: its feedback panel."""
+    outcome = flow.step_submit(
+        answer=saved.answer,
+        text="The queue is the first wall.",
+        fields={},
+        base_version=saved.answer.version,
+    )
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    url = reverse(
+        "submission_feedback",
+        kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
+    )
+    return client.get(url).content.decode()
+
+
 def test_only_the_bottlenecks_step_loads_the_panel(candidate):
     client, attempt = candidate
     for step, shown in (("bottlenecks", True), ("architecture", False)):
@@ -152,19 +168,7 @@ def test_a_run_is_saved_with_the_answer_and_shown_in_its_feedback(candidate):
     page = response.content.decode()
     assert saved.runs[0]["verdict"] in page and "<svg" in page
     # Submitted and graded, the step's feedback carries the run.
-    outcome = flow.step_submit(
-        answer=saved.answer,
-        text="The queue is the first wall.",
-        fields={},
-        base_version=saved.answer.version,
-    )
-    flow.submission_grade(submission_id=outcome.submission.pk)
-    feedback = client.get(
-        reverse(
-            "submission_feedback",
-            kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
-        )
-    ).content.decode()
+    feedback = submitted_feedback(client, attempt, saved)
     assert "Load tests saved with this answer" in feedback
     assert PREDICTION in feedback and saved.runs[0]["verdict"] in feedback
 
@@ -347,19 +351,7 @@ def test_each_chart_is_named_by_its_own_title_with_the_panel_and_the_feedback_on
     post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "10"}
     panel = client.post(run_url(attempt), post).content.decode()
     saved = SimulationRun.objects.get()
-    outcome = flow.step_submit(
-        answer=saved.answer,
-        text="The queue is the first wall.",
-        fields={},
-        base_version=saved.answer.version,
-    )
-    flow.submission_grade(submission_id=outcome.submission.pk)
-    feedback = client.get(
-        reverse(
-            "submission_feedback",
-            kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
-        )
-    ).content.decode()
+    feedback = submitted_feedback(client, attempt, saved)
     step = panel + feedback  # the panel is swapped into the step beside its feedback
     ids = re.findall(r'\sid="([^"]*)"', step)
     assert "" not in ids and len(ids) == len(set(ids)), sorted(ids)

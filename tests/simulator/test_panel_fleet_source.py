@@ -96,15 +96,22 @@ def test_the_panel_opened_again_keeps_the_fleet_of_the_last_run(start):
     assert "4 replicas (your last run) at 20 QPS" in page
 
 
+def running_mock(client, slug: str):
+    """A mock interview with the app as interviewer, running, its candidate signed in."""
+    from mocks import services as mock
+
+    user = User.objects.create_user("mocked", password="a-long-Passphrase-42")
+    client.force_login(user)
+    revision = Question.objects.get(slug=slug).current_revision
+    return mock.mock_session_start(user=user, revision=revision, mode="app")
+
+
 def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(content_loaded, client):
     # In a mock the napkin checker is withheld so that nothing of the grading leaks, yet the
     # panel offered "7 replicas (the reference design)": the fleet the rubric asks for.
     from mocks import services as mock
 
-    user = User.objects.create_user("mocked", password="a-long-Passphrase-42")
-    client.force_login(user)
-    revision = Question.objects.get(slug="structured-extraction-api").current_revision
-    session = mock.mock_session_start(user=user, revision=revision, mode="app")
+    session = running_mock(client, "structured-extraction-api")
     attempt = session.attempt
     page = panel(client, attempt)
     assert replicas_box(page) == ""
@@ -127,10 +134,7 @@ def test_a_run_in_a_running_mock_does_not_spell_out_the_replicas_rate(content_lo
     # and the mock withholds.
     from mocks import services as mock
 
-    user = User.objects.create_user("mocked", password="a-long-Passphrase-42")
-    client.force_login(user)
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=user, revision=revision, mode="app")
+    session = running_mock(client, "chat-api-50qps")
     attempt = session.attempt
     url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
     post = {"scenario": "baseline", "prediction": PREDICTION, "replicas": "10", "qps": "50"}
