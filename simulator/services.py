@@ -610,23 +610,46 @@ def routed_traffic(design: Design) -> RoutedTraffic | None:
 
 
 # The bottlenecks step's scenario buttons: one run, or two to compare.
+def scenario_titles(design: Design) -> dict[str, str]:
+    """key -> title of the scenarios `page_scenarios` runs, for the buttons: without building
+    the runs (the routing scenario's traffic asks the planner), so showing a panel costs
+    nothing a run does not need."""
+    titles = dict(SCENARIO_TITLES)
+    if design.pooled is not None:
+        del titles["routing"]
+    return titles
+
+
+SCENARIO_TITLES = {
+    "baseline": "Peak load",
+    "double-load": "2× load",
+    "kill-replica": "Kill a replica",
+    "cold-start": "Cold start",
+    "autoscaling": "GPU-utilisation vs queue-depth autoscaling",
+    "routing": "Round-robin vs prefix-aware",
+}
+
+
 def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
     """key -> {title, runs: [RunSpec, ...]} for the step panel's buttons."""
     base = RunSpec(seconds=PAGE_WINDOW_S)
     scenarios = {
-        "baseline": {"title": "Peak load", "runs": [replace(base, label="peak load")]},
+        "baseline": {
+            "title": SCENARIO_TITLES["baseline"],
+            "runs": [replace(base, label="peak load")],
+        },
         "double-load": {
-            "title": "2× load",
+            "title": SCENARIO_TITLES["double-load"],
             "runs": [replace(base, burst_at=EVENT_AT_S, label=f"2× load from {EVENT_AT_S:g} s")],
         },
         "kill-replica": {
-            "title": "Kill a replica",
+            "title": SCENARIO_TITLES["kill-replica"],
             "runs": [
                 replace(base, kill_at=EVENT_AT_S, label=f"a replica dies at {EVENT_AT_S:g} s")
             ],
         },
         "cold-start": {
-            "title": "Cold start",
+            "title": SCENARIO_TITLES["cold-start"],
             "runs": [
                 replace(
                     base,
@@ -637,7 +660,7 @@ def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
             ],
         },
         "autoscaling": {
-            "title": "GPU-utilisation vs queue-depth autoscaling",
+            "title": SCENARIO_TITLES["autoscaling"],
             "runs": [
                 replace(
                     base,
@@ -655,11 +678,12 @@ def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
                 ),
             ],
         },
-        "routing": {"title": "Round-robin vs prefix-aware", "runs": _routing_runs(design, base)},
     }
-    if design.pooled is not None:
-        # Nothing outlives a prefill-only request, so no prefix is cached to route by.
-        del scenarios["routing"]
+    if design.pooled is None:
+        scenarios["routing"] = {
+            "title": SCENARIO_TITLES["routing"],
+            "runs": _routing_runs(design, base),
+        }  # nothing outlives a prefill-only request, so no prefix is cached to route by
     return scenarios
 
 
@@ -668,7 +692,7 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
     (`routed_traffic`), or on its plain traffic when its reference does not route by prefix
     (the plan's one shared prefix, which every replica caches, or none)."""
     routers = ("round-robin", "prefix-aware")
-    traffic = routed_traffic(design) if design.pooled is None else None
+    traffic = routed_traffic(design)
     if traffic is None:
         note = (
             "This question's traffic has no prefix groups to route by (at most one prefix "

@@ -35,6 +35,7 @@ from simulator.services import (
     design_from_plan_inputs,
     page_run,
     page_scenarios,
+    scenario_titles,
 )
 
 MAX_PREDICTION = 2000
@@ -168,7 +169,7 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
         "replicas": replicas,
         "replicas_source": source,
         "qps": qps,
-        "scenarios": page_scenarios(design),
+        "scenarios": scenario_titles(design),
         "latest": latest,
         "charts": run_charts(latest.runs) if latest else [],
         "prediction": "",

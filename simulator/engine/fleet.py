@@ -380,7 +380,6 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     admitted_at = [nan] * n  # when its prefill began
     left = [nan] * n
     patience_set = [False] * n
-    rendezvous = _Rendezvous()
 
     end = scenario.seconds
     reps = [_Replica(i, True) for i in range(scenario.replicas)]
@@ -404,7 +403,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         shared_own = [own_kv[i] for i in range(n) if prefix[i] >= 0]
         beside = replica.max_batch * (sum(shared_own) / len(shared_own) if shared_own else 0)
         room = replica.kv_tokens - beside
-        _warm(reps, scenario.router, groups, group_kv, common, room, scenario.seed, rendezvous)
+        _warm(reps, scenario.router, groups, group_kv, common, room, scenario.seed)
 
     last_area_t = 0.0
     in_system = 0
@@ -473,7 +472,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             if holders:
                 r = min(holders, key=_Replica.queued_first)
             else:
-                r = rendezvous.pick(prefix[i], ready)
+                r = _prefix_owner(prefix[i], ready)
             least = min(ready, key=_Replica.queued_first)
             if r.load() > least.load() + replica.max_batch // 2:
                 r = least
@@ -766,12 +765,10 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     )
 
 
-class _Rendezvous:
-    """Prefix-aware routing's owner of a prefix: rendezvous hashing over the ready replicas
+def _prefix_owner(p: int, ready: list[_Replica]) -> _Replica:
+    """Prefix-aware routing's owner of prefix `p`: rendezvous hashing over the ready replicas
     keeps a prefix on one replica as replicas come and go."""
-
-    def pick(self, p: int, ready: list[_Replica]) -> _Replica:
-        return max(ready, key=lambda x: hash((p, x.index)))
+    return max(ready, key=lambda x: hash((p, x.index)))
 
 
 def _warm(
@@ -782,7 +779,6 @@ def _warm(
     common: int,
     room: float,
     seed: int,
-    rendezvous: _Rendezvous,
 ) -> None:
     """Fill the replicas' caches as serving this traffic before the window leaves them: the
     common prefix on every replica, then the groups of a stream of earlier requests (drawn
@@ -797,7 +793,7 @@ def _warm(
     for _ in range(4 * groups):
         p = rng.randrange(groups)
         if router == "prefix-aware":
-            r = rendezvous.pick(p, reps)
+            r = _prefix_owner(p, reps)
         else:  # round-robin, and least-loaded at no load: each replica in turn
             rr = (rr + 1) % len(reps)
             r = reps[rr]

@@ -24,6 +24,7 @@ from simulator.services import (
     page_run,
     page_scenarios,
     page_window,
+    scenario_titles,
 )
 from tests.simulator.bank import reference_design
 
@@ -369,3 +370,13 @@ def test_a_one_gpu_plan_says_one_gpu_and_one_instance(client, content_loaded):
     page = client.get("/planner/capacity/?question=first-model-one-gpu").content.decode()
     assert '<span class="pl-big" id="plan-n-gpu">1</span> GPU<' in page
     assert '<span class="pl-big">1</span> instance<' in page
+
+
+@pytest.mark.parametrize("slug", ["voice-agent-latency-budget", "embedding-rerank-service"])
+def test_the_panels_buttons_are_the_scenarios_a_run_takes(slug):
+    # The panel names its buttons without building the runs (the routing traffic asks the
+    # planner, about 11 ms a page): the two must list the same scenarios.
+    design = reference_design(slug)
+    runs = page_scenarios(design)
+    assert scenario_titles(design) == {key: s["title"] for key, s in runs.items()}
+    assert ("routing" in runs) is (design.pooled is None)
