@@ -20,6 +20,7 @@ from grading.config import DEFAULT_MODEL, GraderConfig
 from grading.inflight import InflightStats, each_inflight, inflight_stats
 from grading.offline import RUBRIC_GRADER_VERSION, grade_offline
 from grading.types import (
+    EVIDENCE_REJECTED,
     VERDICT_CREDIT,
     GradeResult,
     RubricPoint,
@@ -166,7 +167,7 @@ def review_reason(model: GradeResult, offline: GradeResult) -> str:
     """
     # A model that claimed points and quoted nothing the answer holds for any of them has
     # told us only that it invents: whatever the gap, its grade is no verdict to stand alone.
-    rejected = sum(w.startswith("evidence rejected for ") for w in model.warnings)
+    rejected = sum(w.startswith(EVIDENCE_REJECTED) for w in model.warnings)
     awarded = sum(v.verdict in ("hit", "partial") for v in model.points)
     if rejected >= 2 and not awarded:
         return (

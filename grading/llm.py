@@ -53,6 +53,7 @@ from grading.text import (
     strip_special_tokens,
 )
 from grading.types import (
+    EVIDENCE_REJECTED,
     MODEL_FLAG,
     VERDICTS,
     GradedStep,
@@ -458,7 +459,7 @@ def validate_model_grade(
         cited = quoted_lines(evidence.removeprefix("- "), diagram) if diagram else None
         if cited and not content_terms(" ".join(cited)) & vocabulary.step:
             why = "cites diagram lines that carry no term of this step's subject"
-            warnings.append(f"evidence rejected for {point.id} ({why}); counted as a miss")
+            warnings.append(rejected_warning(point.id, why))
             verdicts.append(_not_awarded(point, f"the grader's quote {why}"))
             continue
         if cited:
@@ -490,7 +491,7 @@ def validate_model_grade(
                 "" if diagram else " (the answer has no diagram)"
             )
         if rejection:
-            warnings.append(f"evidence rejected for {point.id} ({rejection}); counted as a miss")
+            warnings.append(rejected_warning(point.id, rejection))
             verdicts.append(_not_awarded(point, f"the grader's quote {rejection}"))
             continue
         verdicts.append(RubricPointVerdict(point.id, verdict, evidence=evidence, comment=comment))
@@ -504,7 +505,7 @@ def validate_model_grade(
             if keeper is None:
                 continue
             why = f"quotes the sentence that backs {keeper} and says nothing of this point"
-            warnings.append(f"evidence rejected for {verdict.id} ({why}); counted as a miss")
+            warnings.append(rejected_warning(verdict.id, why))
             # The candidate reads the points' wording, never their ids.
             verdicts[i] = _not_awarded(
                 says[verdict.id],
@@ -569,6 +570,12 @@ def _checked_misconceptions(
         for point_id in miscon.contradicts:
             barred.setdefault(point_id, set()).update(s.index for s in sentences)
     return found, barred
+
+
+def rejected_warning(point_id: str, why: str) -> str:
+    """The audit warning for a verdict whose evidence was refused (counted as a miss);
+    grading.review_reason counts them by EVIDENCE_REJECTED."""
+    return f"{EVIDENCE_REJECTED} {point_id} ({why}); counted as a miss"
 
 
 def _not_awarded(point: RubricPoint, why: str) -> RubricPointVerdict:

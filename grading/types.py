@@ -43,6 +43,10 @@ def is_injection_warning(warning: object) -> bool:
     return str(warning).startswith(INJECTION_WARNING)
 
 
+# How the audit warning of a verdict whose evidence was refused opens (llm.rejected_warning);
+# grading.review_reason counts them.
+EVIDENCE_REJECTED = "evidence rejected for"
+
 # The injection warning's reason when the model alone flagged the answer: the app's own
 # reading of it found no text addressed to the grader.
 MODEL_FLAG = "flagged by the model"
