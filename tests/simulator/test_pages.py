@@ -365,13 +365,6 @@ def test_each_chart_is_named_by_its_own_title_with_the_panel_and_the_feedback_on
     assert len(set(titles)) == 3 and len(titles) == 6, titles
 
 
-def test_a_one_gpu_plan_says_one_gpu_and_one_instance(client, content_loaded):
-    # The planner page the load-test panel's fleet comes from said "1 GPUs" and "1 instances".
-    page = client.get("/planner/capacity/?question=first-model-one-gpu").content.decode()
-    assert '<span class="pl-big" id="plan-n-gpu">1</span> GPU<' in page
-    assert '<span class="pl-big">1</span> instance<' in page
-
-
 @pytest.mark.parametrize("slug", ["voice-agent-latency-budget", "embedding-rerank-service"])
 def test_the_panels_buttons_are_the_scenarios_a_run_takes(slug):
     # The panel names its buttons without building the runs (the routing traffic asks the
