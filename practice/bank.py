@@ -1,6 +1,7 @@
 """The question bank as the home page lists it: every published question with what a
 candidate finds it by (topic, difficulty, model, GPU, and words of its title, summary, tags,
-model and GPU), its estimated time, and the candidate's own status on it.
+model and GPU), its estimated time, and the candidate's own status on it, in the order the
+candidate chose (`SORTS`: easiest first unless they chose another).
 
 Filtering happens here, in Python, over the published questions (one query for them): the
 bank is tens of questions, each already parsed once per process (`question_spec`), and a
@@ -12,7 +13,7 @@ words; a filter value the bank does not offer is ignored, as if no filter were c
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 
 from django.utils.text import slugify
@@ -47,13 +48,14 @@ class Menu:
 
 @dataclass(frozen=True)
 class BankFilters:
-    """What the candidate asked for; "" is no filter."""
+    """What the candidate asked for; "" is no filter (and, for `sort`, the bank's own order)."""
 
     q: str = ""
     topic: str = ""
     difficulty: str = ""
     model: str = ""
     gpu: str = ""
+    sort: str = ""
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> BankFilters:
@@ -65,8 +67,8 @@ class BankFilters:
 
     @property
     def narrowed(self) -> bool:
-        """Whether any filter or search is chosen."""
-        return any(getattr(self, f.name) for f in fields(self))
+        """Whether any filter or search is chosen (an order narrows nothing)."""
+        return any(getattr(self, f.name) for f in fields(self) if f.name != "sort")
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,7 @@ class Bank:
     total: int
     filters: BankFilters
     menus: list[Menu]  # topic, difficulty, model, GPU
+    sort: Menu  # the orders offered (those by the candidate's own record only when signed in)
 
 
 def fold(text: str) -> str:
@@ -184,17 +187,63 @@ def bank_order(revision: QuestionRevision) -> tuple[int, str]:
 _DIFFICULTY_RANK = {d: i for i, d in enumerate(DIFFICULTIES)}
 
 
+def _hardest_first(entry: BankEntry) -> tuple:
+    rank, title = bank_order(entry.revision)
+    return (-rank, title)
+
+
+def _shortest_first(entry: BankEntry) -> tuple:
+    # A question that states no time goes last: the candidate chose this order to fit a slot.
+    return (entry.minutes is None, entry.minutes or 0, bank_order(entry.revision))
+
+
+def _not_started_first(entry: BankEntry) -> tuple:
+    status = entry.status
+    return (status.started, not status.in_progress, bank_order(entry.revision))
+
+
+def _lowest_score_first(entry: BankEntry) -> tuple:
+    # The weakest scored questions are the ones worth another go; an unscored one says
+    # nothing yet, so it follows them.
+    score = entry.status.best_score
+    return (score is None, score or 0.0, bank_order(entry.revision))
+
+
+@dataclass(frozen=True)
+class Sort:
+    """An order the bank can be listed in: its value in the URL, its label, its key, and
+    whether it orders by the candidate's own record (offered only to a signed-in one)."""
+
+    value: str
+    label: str
+    key: Callable[[BankEntry], tuple]
+    own_record: bool = False
+
+
+SORTS = (
+    Sort("", "Easiest first", lambda e: bank_order(e.revision)),
+    Sort("hardest", "Hardest first", _hardest_first),
+    Sort("shortest", "Shortest first", _shortest_first),
+    Sort("title", "By title", lambda e: fold(e.revision.title)),
+    Sort("not-started", "Not started first", _not_started_first, own_record=True),
+    Sort("lowest-score", "Lowest best score first", _lowest_score_first, own_record=True),
+)
+
+
 def question_bank(*, user, filters: BankFilters) -> Bank:
-    """Every published question, easiest first then by title, with `user`'s status on each
-    (a signed-out visitor's is NOT_STARTED), kept when it matches every filter and every word
-    of the search. Four queries whatever the bank's size: the questions and
+    """Every published question in the order `filters.sort` names (easiest first then by
+    title for none, or for an order the bank does not offer this user), with `user`'s status
+    on each (a signed-out visitor's is NOT_STARTED), kept when it matches every filter and
+    every word of the search. Four queries whatever the bank's size: the questions and
     `question_statuses`'s three (none for a visitor)."""
     statuses = question_statuses(user=user)
     entries = [
         _entry(r, statuses.get(r.question_id, NOT_STARTED))
         for r in question_selectors.question_list()
     ]
-    entries.sort(key=lambda e: bank_order(e.revision))
+    sorts = {s.value: s for s in SORTS if user.is_authenticated or not s.own_record}
+    order = sorts.get(filters.sort, SORTS[0])
+    entries.sort(key=order.key)
 
     topics = {t: Option(t, t) for e in entries for t in e.revision.question_spec.tags}
     models = {e.model.value: e.model for e in entries if e.model.value}
@@ -208,6 +257,7 @@ def question_bank(*, user, filters: BankFilters) -> Bank:
         difficulty=filters.difficulty if filters.difficulty in present else "",
         model=filters.model if filters.model in models else "",
         gpu=filters.gpu if filters.gpu in gpus else "",
+        sort=order.value,
     )
     words = search_words(applied.q)
     return Bank(
@@ -220,4 +270,5 @@ def question_bank(*, user, filters: BankFilters) -> Bank:
             Menu("model", "Model", _options(models), applied.model),
             Menu("gpu", "GPU", _options(gpus), applied.gpu),
         ],
+        sort=Menu("sort", "Sort", [Option(s.value, s.label) for s in sorts.values()], order.value),
     )

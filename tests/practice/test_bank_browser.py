@@ -41,11 +41,15 @@ def ready(page) -> None:
     page.locator("html[data-ready]").wait_for(state="attached")
 
 
-def cards_for_topic(topic: str, q: str = "") -> int:
+def cards_for_topic(topic: str, q: str = "", sort: str | None = None) -> int | list[str]:
+    """How many cards a visitor sees for this topic and search; with `sort`, their titles in
+    that order."""
     from practice.bank import BankFilters, question_bank
 
     visitor = User(username="visitor")  # unsaved: no statuses, no queries for them
-    return len(question_bank(user=visitor, filters=BankFilters(topic=topic, q=q)).entries)
+    filters = BankFilters(topic=topic, q=q, sort=sort or "")
+    entries = question_bank(user=visitor, filters=filters).entries
+    return len(entries) if sort is None else [e.revision.title for e in entries]
 
 
 @pytest.fixture
@@ -104,6 +108,14 @@ def test_filter_by_topic_finds_the_question(browser, live_server_url, candidate,
         ready(page)
         expect(page.get_by_label("Search")).to_have_value("kv")
         expect(cards).to_have_count(cards_for_topic("", q="kv"))
+        # Choosing an order lists the same questions in it, the search kept.
+        page.get_by_label("Sort").select_option("hardest")
+        page.wait_for_url(re.compile(r"[?&]sort=hardest(&|$)"))
+        ready(page)
+        expect(cards).to_have_count(cards_for_topic("", q="kv"))
+        hardest = cards_for_topic("", q="kv", sort="hardest")
+        assert cards.locator("h3 a").all_inner_texts() == hardest
+        assert hardest != cards_for_topic("", q="kv", sort="title")
     context.close()
     assert errors == []
 

@@ -18,6 +18,7 @@ from django.utils.html import escape
 
 from practice.bank import estimated_minutes, fold, hardware_option
 from practice.models import Attempt, Grade, StepAnswer, Submission
+from questionbank.files import DIFFICULTIES
 from questions.models import Question, QuestionRevision
 
 pytestmark = pytest.mark.django_db
@@ -250,6 +251,57 @@ def test_the_status_filters_and_search_work_together(client, candidate):
     _graded_attempt(candidate, "long-context-rag", {"clarify": 0.8}, finished=True)
     text = card(client, "long-context-rag", q="rag", topic="kv-cache")
     assert "Best score 80%" in text
+
+
+def _rank(slug_revisions: dict[str, QuestionRevision], slugs: list[str]) -> list[int]:
+    return [DIFFICULTIES.index(slug_revisions[s].difficulty) for s in slugs]
+
+
+def test_each_order_lists_every_question_in_that_order(client, content_loaded):
+    revisions = {r.question.slug: r for r in published()}
+    easiest = listed(client)
+    assert listed(client, sort="") == easiest
+    assert _rank(revisions, easiest) == sorted(_rank(revisions, easiest))
+    hardest = listed(client, sort="hardest")
+    assert _rank(revisions, hardest) == sorted(_rank(revisions, hardest), reverse=True)
+    assert sorted(hardest) == sorted(easiest)
+    by_title = listed(client, sort="title")
+    assert [fold(revisions[s].title) for s in by_title] == sorted(
+        fold(r.title) for r in revisions.values()
+    )
+    shortest = listed(client, sort="shortest")
+    minutes = [estimated_minutes(revisions[s]) for s in shortest]
+    timed = [m for m in minutes if m is not None]
+    assert timed == sorted(timed) and minutes[: len(timed)] == timed  # the untimed ones last
+    # The chosen order is kept in its box, and choosing one is not a filter.
+    html = client.get(reverse("home"), {"sort": "hardest"}).content.decode()
+    assert '<option value="hardest" selected>Hardest first</option>' in html
+    assert f"All {len(revisions)} questions." in html
+
+
+def test_an_order_by_the_candidates_own_record_puts_the_weakest_first(client, candidate):
+    _graded_attempt(candidate, "chat-api-50qps", {"architecture": 0.9}, finished=True)
+    _graded_attempt(candidate, "long-context-rag", {"architecture": 0.2}, finished=True)
+    _graded_attempt(candidate, "multi-tenant-lora", {}, finished=False)
+    lowest = listed(client, sort="lowest-score")
+    assert lowest[:2] == ["long-context-rag", "chat-api-50qps"]
+    not_started = listed(client, sort="not-started")
+    started = {"chat-api-50qps", "long-context-rag", "multi-tenant-lora"}
+    assert not started & set(not_started[: -len(started)])
+    # An attempt still open comes before the finished ones: it is the one to go back to.
+    assert not_started[-3:][0] == "multi-tenant-lora"
+
+
+def test_a_visitor_is_not_offered_an_order_by_a_record_they_do_not_have(client, content_loaded):
+    html = client.get(reverse("home"), {"sort": "lowest-score"}).content.decode()
+    assert "Lowest best score first" not in html and "Not started first" not in html
+    assert listed(client, sort="lowest-score") == listed(client)
+    assert listed(client, sort="no-such-order" * 50) == listed(client)
+
+
+def test_clearing_the_filters_keeps_the_order(client, content_loaded):
+    html = client.get(reverse("home"), {"q": "zzzz-no-such", "sort": "title"}).content.decode()
+    assert f'<a href="{reverse("home")}?sort=title">Clear the filters</a>' in html
 
 
 def test_htmx_gets_the_list_alone_with_its_count_and_the_url_varies_on_it(client, content_loaded):
