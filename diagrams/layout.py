@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from html import escape
 
@@ -95,22 +96,43 @@ def render_svg(diagram: Diagram, *, timeout_s: float = 2.0) -> str:
         raise LayoutError(
             "the layout engine (Graphviz's 'dot') is not installed: apt-get install graphviz"
         )
+    deadline = time.monotonic() + timeout_s
+    done = _dot(program, to_dot(diagram), timeout_s)
+    if done.returncode != 0 and RANKING_TROUBLE in done.stderr:
+        # Graphviz ranks clusters one by one and gives up on some whose members call each
+        # other both ways over labelled edges (a gateway and its replicas replying). Ranking
+        # the whole graph at once (newrank) draws them; it is the maintainers' own workaround,
+        # and only the retry uses it, as it draws most diagrams less compactly.
+        remaining = max(deadline - time.monotonic(), 0.05)
+        done = _dot(program, to_dot(diagram, newrank=True), remaining, timeout_s)
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise LayoutError(f"the layout engine failed: {reason[0] if reason else done.returncode}")
+    return sanitise_svg(done.stdout, diagram)
+
+
+# What Graphviz's per-cluster ranking prints when it gives up on a graph.
+RANKING_TROUBLE = b"trouble in init_rank"
+
+
+def _dot(
+    program: str, dot: str, timeout_s: float, limit_s: float | None = None
+) -> subprocess.CompletedProcess:
+    """`dot -Tsvg` run on `dot` for at most `timeout_s` seconds; `limit_s` is the whole
+    layout's limit that the error names (`timeout_s` when not given)."""
     try:
-        done = subprocess.run(
+        return subprocess.run(
             [program, "-Tsvg"],
-            input=to_dot(diagram).encode("utf-8"),
+            input=dot.encode("utf-8"),
             capture_output=True,
             timeout=timeout_s,
             check=False,
         )
     except subprocess.TimeoutExpired:
-        raise LayoutError(f"the layout took longer than {timeout_s:g} s and was stopped") from None
+        limit = timeout_s if limit_s is None else limit_s
+        raise LayoutError(f"the layout took longer than {limit:g} s and was stopped") from None
     except OSError as exc:
         raise LayoutError(f"the layout engine could not start: {exc.strerror or exc}") from None
-    if done.returncode != 0:
-        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise LayoutError(f"the layout engine failed: {reason[0] if reason else done.returncode}")
-    return sanitise_svg(done.stdout, diagram)
 
 
 # --- DOT ---------------------------------------------------------------------------------
@@ -124,8 +146,9 @@ def _dot_string(text: str) -> str:
     return f'"{text}"'
 
 
-def to_dot(diagram: Diagram) -> str:
-    """The DOT text Graphviz lays out: node `n<i>`, edge `e<i>`, cluster `s<i>` by position."""
+def to_dot(diagram: Diagram, *, newrank: bool = False) -> str:
+    """The DOT text Graphviz lays out: node `n<i>`, edge `e<i>`, cluster `s<i>` by position;
+    with `newrank`, ranked as one graph rather than cluster by cluster."""
     node_index = {node.id: i for i, node in enumerate(diagram.nodes)}
     sub_index = {sub.id: i for i, sub in enumerate(diagram.subgraphs)}
     members: dict[str, list[str]] = {}
@@ -140,7 +163,8 @@ def to_dot(diagram: Diagram) -> str:
     lines = [
         "digraph diagram {",
         f'graph [rankdir={RANKDIR.get(diagram.direction, "TB")} bgcolor="transparent" '
-        f'fontname="{FONT}" fontsize=12 nodesep=0.3 ranksep=0.4 pad=0.1];',
+        f'fontname="{FONT}" fontsize=12 nodesep=0.3 ranksep=0.4 pad=0.1'
+        f"{' newrank=true' if newrank else ''}];",
         f'node [fontname="{FONT}" fontsize=12 margin="0.15,0.06" height=0.3];',
         f'edge [fontname="{FONT}" fontsize=11];',
     ]
