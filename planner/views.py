@@ -114,6 +114,9 @@ def _worksheet_page(
         "error": problem or error,
         "question_problem": question_problem,
         "max_lines": MAX_LINES,
+        # What is announced to a screen reader after each pause in typing.
+        "value_count": sum(line.kind == "value" for line in lines),
+        "error_lines": [line.line_no for line in lines if line.kind == "error"],
     }
     template = "planner/worksheet.html#results" if request.htmx else "planner/worksheet.html"
     return render(request, template, context, status=status)

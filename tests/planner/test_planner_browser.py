@@ -1,6 +1,8 @@
 """The planner pages in a real Chromium: typing updates a line, errors show inline, the
 capacity planner renders its derivation and charts. Screenshots land in tests/artifacts/."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -38,6 +40,14 @@ def test_an_error_shows_inline_at_its_line(page, live_server_url) -> None:
     assert "Cannot add information and time" in error.locator(".pl-message").inner_text()
     assert error.locator(".pl-source").inner_text().splitlines()[1] == "      ^"
     assert page.locator("#ws-line-3 .pl-value").inner_text() == "= 4 GB"
+    # A screen reader hears a count, not every line again: the results are no live region.
+    expect(page.locator("#ws-announce")).to_have_text(
+        "2 values worked out; 1 line with an error, the first line 2."
+    )
+    assert page.locator("#ws-results").get_attribute("aria-live") is None
+    assert page.locator("[aria-live], [role=status]").evaluate_all(
+        "els => els.every(e => !e.querySelector('math, ol'))"
+    )
     save_screenshot(page, "planner-worksheet-error")
     assert page.js_errors == []
 
@@ -110,6 +120,14 @@ def test_capacity_planner_shows_the_memory_bound_binding_for_long_context_rag(
         "&knee_tok_s=2000&out_len=128&qps=10&rho=0.7&overhead_gib=1.5&hold_s=4"
     )
     assert page.locator("#plan-n-gpu").inner_text() == "4"
+    # A changed input announces the plan's headline alone, not the derivation.
+    assert page.locator("#plan-result").get_attribute("aria-live") is None
+    page.locator("#id_qps").fill("20")
+    page.locator("#id_qps").dispatch_event("change")
+    expect(page.locator("#plan-announce")).to_have_text(
+        re.compile(r"^Planned: \d+ GPUs in \d+ instances(, (not )?feasible)?; binding: memory\.$")
+    )
+    expect(page.locator("#plan-n-gpu")).not_to_have_text("4")
     memory = page.locator("#bound-memory")
     assert "4 req/s" in memory.inner_text().replace("4.00", "4") and "binds" in memory.inner_text()
     assert "binds" not in page.locator("#bound-speed").inner_text()
