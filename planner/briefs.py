@@ -5,7 +5,10 @@ planner") and the simulator's test of the question's design, so both plan the sa
 
 A brief names the model, GPU, context, load, lengths and SLO in prose; the choices it leaves
 out are those of the design the question's reference answer settles on (QUESTION_DESIGNS);
-a question without an entry is planned in BF16 at TP 1, as the brief alone reads.
+a question without an entry is planned in BF16 at TP 1, as the brief alone reads. The
+simulator reads its per-question figures here too: the prefill-only designs (POOLED_DESIGNS)
+and the prefix traffic of the routing scenario (ROUTED_PREFIXES), each a figure the
+question's estimate step gives (tests/simulator/test_question_figures.py holds them equal).
 """
 
 from __future__ import annotations
@@ -69,6 +72,75 @@ QUESTION_DESIGNS: dict[str, dict[str, Any]] = {
     # (the 2,000-token system prompt and the call's 1,000 earlier tokens).
     "voice-agent-latency-budget": {"prefix_hit": 0.9836},
 }
+
+# Prefill-only questions: the design each reference answer settles on, what the brief leaves
+# out (QUESTION_DESIGNS holds the generating questions'). A prefill-only brief
+# (Brief.prefill_only) not listed here is one request of its input tokens on
+# the catalogue model it names.
+POOLED_DESIGNS: dict[str, dict[str, Any]] = {
+    "embedding-rerank-service": {
+        # gte-Qwen2-7B-instruct and the cross-encoder are not in the catalogue, whose schema
+        # has no way to say "no LM head, never decodes" (its tie_word_embeddings: false would
+        # count an LM head this Qwen2Model lacks, and the planner and the drills would take it
+        # for a chat model). They share the Qwen2-7B shape with qwen2.5-7b-instruct: 28
+        # layers, hidden 3584, 28 query and 4 KV heads, intermediate 18944, the same 6.53e9
+        # linear parameters; only the vocabulary (151646 against 152064) and the LM head
+        # differ, neither of which a prefill multiplies or a forward pass here reads.
+        "model": "qwen2.5-7b-instruct",
+        "model_note": (
+            "gte-Qwen2-7B-instruct and the reranker are run as the catalogue's "
+            "Qwen2.5-7B-Instruct, the same Qwen2-7B shape (28 layers, hidden 3584, 6.53e9 "
+            "linear parameters); only the vocabulary and the LM head differ, which a "
+            "prefill does not multiply."
+        ),
+        # One search is one request: the query embedding (q_len 48 tokens) and the rerank of
+        # k_rerank 20 (query, passage) pairs of q_len + p_len = 304 tokens, 6128 prefill tokens
+        # in all (the question's givens). Counting them as one request's prefill tokens is
+        # honest about batching because the work is compute-bound past ~143 tokens a step:
+        # packing pairs from several searches into a step costs the sum of their tokens, as
+        # the engine charges, and only the weight-read floor (12 ms) is shared. Attention is
+        # over one pair (304 tokens), not over the request's sum. The reference splits a
+        # search's 20 pairs over four replicas (five pairs each, about 130 ms of compute)
+        # and gathers the scores: fanout 4, the search answering with its last part. The
+        # query's own forward pass before the rerank and the vector search are not a separate
+        # stage here: their tokens are counted, their serial ~12 ms floor and the index
+        # lookup are not in the simulated latency.
+        "tokens": 48 + 20 * (48 + 256),
+        "seq_len": 48 + 256,
+        "fanout": 4,
+        "rho": 0.7,
+        # The token budget of a step (--max-num-batched-tokens). A bidirectional pooling
+        # model runs without chunked prefill, so vLLM needs the budget at least
+        # --max-model-len; the rerank's inputs are at most 48 + 512 = 560 tokens, so the online
+        # pool runs both at 2048. Every input in a step answers when the step ends: at the
+        # brief's 8192 a step packs up to five parts (about 690 ms) and the simulated p99
+        # passes 500 ms, which is why the budget is the design's to choose.
+        "step_tokens": 2048,
+    },
+}
+
+
+# The prefix traffic behind the routing claims of the questions whose reference routes by
+# prefix: the tokens every group's prefix opens with (held once per replica, so round-robin
+# finds them too) and how many groups the question's traffic has (None: the question does
+# not say). The group prefix's length and the share of requests carrying one are the plan's
+# (QUESTION_DESIGNS: prefix_len and prefix_hit, or a token hit rate times the
+# prompt). Any other question's routing runs send its own traffic, the plan's prefix (one
+# prefix every replica caches) or none, so the two routers differ only in balance.
+ROUTED_PREFIXES: dict[str, dict[str, Any]] = {
+    # Requests open with the knowledge-base documents they retrieved (the plan's 28,000-token
+    # prefix, 90% of requests) and the router hashes the corpus. How many corpora the brief
+    # leaves open: the run sends as many as the design's replicas hold beside a full batch.
+    "long-context-rag": {"common": 0, "groups": None},
+    # 8,000 tokens of system prompt and tool schemas shared by every session (the given
+    # n_static), then the session's history: 40 turns/s with 20 s between a session's turns
+    # is 800 sessions (the quantity idle_sessions).
+    "agentic-prefix-sharing": {"common": 8000, "groups": 800},
+    # A 2,000-token system prompt shared by every call (the given n_sys), then the call's
+    # history: 6,000 calls are live at peak (the given calls).
+    "voice-agent-latency-budget": {"common": 2000, "groups": 6000},
+}
+
 
 # Planner inputs (plan()'s keyword arguments) and the brief fields they are read from.
 _FROM_BRIEF = (

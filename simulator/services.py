@@ -13,7 +13,12 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from planner.briefs import QUESTION_DESIGNS, plan_inputs_from_brief
+from planner.briefs import (
+    POOLED_DESIGNS,
+    QUESTION_DESIGNS,
+    ROUTED_PREFIXES,
+    plan_inputs_from_brief,
+)
 from planner.engine import PlanError, plan
 from questionbank import Brief
 from simulator.engine import (
@@ -66,53 +71,9 @@ class Design:
     # p99 latency of the whole request; tpot_slo_ms does not apply.
     pooled: PooledDesign | None = None
     slug: str = ""  # the question's, for a design made from its brief
-
-
-# Prefill-only questions: the design each reference answer settles on, what the brief leaves
-# out (planner.briefs.QUESTION_DESIGNS holds the generating questions'). A prefill-only brief
-# (Brief.prefill_only) not listed here is one request of its input tokens on
-# the catalogue model it names.
-POOLED_DESIGNS: dict[str, dict[str, Any]] = {
-    "embedding-rerank-service": {
-        # gte-Qwen2-7B-instruct and the cross-encoder are not in the catalogue, whose schema
-        # has no way to say "no LM head, never decodes" (its tie_word_embeddings: false would
-        # count an LM head this Qwen2Model lacks, and the planner and the drills would take it
-        # for a chat model). They share the Qwen2-7B shape with qwen2.5-7b-instruct: 28
-        # layers, hidden 3584, 28 query and 4 KV heads, intermediate 18944, the same 6.53e9
-        # linear parameters; only the vocabulary (151646 against 152064) and the LM head
-        # differ, neither of which a prefill multiplies or a forward pass here reads.
-        "model": "qwen2.5-7b-instruct",
-        "model_note": (
-            "gte-Qwen2-7B-instruct and the reranker are run as the catalogue's "
-            "Qwen2.5-7B-Instruct, the same Qwen2-7B shape (28 layers, hidden 3584, 6.53e9 "
-            "linear parameters); only the vocabulary and the LM head differ, which a "
-            "prefill does not multiply."
-        ),
-        # One search is one request: the query embedding (q_len 48 tokens) and the rerank of
-        # k_rerank 20 (query, passage) pairs of q_len + p_len = 304 tokens, 6128 prefill tokens
-        # in all (the question's givens). Counting them as one request's prefill tokens is
-        # honest about batching because the work is compute-bound past ~143 tokens a step:
-        # packing pairs from several searches into a step costs the sum of their tokens, as
-        # the engine charges, and only the weight-read floor (12 ms) is shared. Attention is
-        # over one pair (304 tokens), not over the request's sum. The reference splits a
-        # search's 20 pairs over four replicas (five pairs each, about 130 ms of compute)
-        # and gathers the scores: fanout 4, the search answering with its last part. The
-        # query's own forward pass before the rerank and the vector search are not a separate
-        # stage here: their tokens are counted, their serial ~12 ms floor and the index
-        # lookup are not in the simulated latency.
-        "tokens": 48 + 20 * (48 + 256),
-        "seq_len": 48 + 256,
-        "fanout": 4,
-        "rho": 0.7,
-        # The token budget of a step (--max-num-batched-tokens). A bidirectional pooling
-        # model runs without chunked prefill, so vLLM needs the budget at least
-        # --max-model-len; the rerank's inputs are at most 48 + 512 = 560 tokens, so the online
-        # pool runs both at 2048. Every input in a step answers when the step ends: at the
-        # brief's 8192 a step packs up to five parts (about 690 ms) and the simulated p99
-        # passes 500 ms, which is why the budget is the design's to choose.
-        "step_tokens": 2048,
-    },
-}
+    # Why the capacity planner marks this design infeasible at its peak (`planner_infeasible`),
+    # for the panel to say before any run; "" when the planner says it holds.
+    planner_caveat: str = ""
 
 
 @dataclass(frozen=True)
@@ -174,6 +135,7 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
         output_tokens=kwargs["out_len"],
         source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else "the brief",
         slug=slug,
+        planner_caveat=planner_infeasible(result, ttft_slo_ms=kwargs.get("ttft_slo_ms")),
     )
 
 
@@ -221,6 +183,61 @@ def _pooled_design(brief: Brief, *, slug: str) -> Design:
     )
 
 
+def planner_infeasible(plan: dict[str, Any], *, ttft_slo_ms: float | None) -> str:
+    """Why the capacity planner marks `plan` (a `plan()` result) infeasible at its peak, in a
+    sentence for the candidate, or "" when it does not. A TTFT past its SLO is told with its
+    cause (a prefix-cache miss prefilling the whole prompt, or one prefill), since no fleet
+    size shortens a prefill; anything else is the planner's own reason."""
+    if plan.get("feasible") is not False:
+        return ""
+    head = "The capacity planner marks this design infeasible at the peak: "
+    p99 = plan.get("ttft_p99_ms")
+    if not (ttft_slo_ms and p99 and p99 > ttft_slo_ms):
+        return head + str(plan.get("reason") or "it does not fit.")
+    prompt = f"{plan['prompt_tokens']:,.0f}-token prompt"
+    hit = plan.get("prefix_hit") or 0.0
+    if hit and p99 == plan.get("ttft_miss_ms"):
+        why = (
+            f"the {(1 - hit) * 100:.0f}% of requests that miss the prefix cache prefill their "
+            f"whole {prompt}, so its p99 TTFT is {p99:,.0f} ms"
+        )
+    else:
+        why = f"one prefill of the {prompt} takes {p99:,.0f} ms, its p99 TTFT"
+    return (
+        f"{head}{why}, against the {ttft_slo_ms:,.0f} ms SLO, and more replicas do not "
+        "shorten a prefill. Expect the run to break the SLO too, further than that: a "
+        "request also waits behind the prefills ahead of it."
+    )
+
+
+def _planner_gap(
+    plan: dict[str, Any], figs: dict, *, spec: RunSpec, replicas: int, ttft_slo_ms: float
+) -> str:
+    """Said of a run at steady load on at least the planner's fleet whose p99 TTFT breaks an
+    SLO the planner says holds: the planner's p99 TTFT is one prefill with no wait, and the
+    run's p99 wait before a prefill is what it leaves out."""
+    p99 = figs["ttft_p99_ms"]
+    steady = spec.kill_at is None and spec.burst_at is None and spec.autoscale == "off"
+    if (
+        plan.get("feasible") is False
+        or figs["prefill_only"]
+        or not steady
+        or replicas < (plan.get("n_inst") or 1)
+        or p99 is None
+        or p99 <= ttft_slo_ms
+    ):
+        return ""
+    return (
+        f" The capacity planner holds this fleet at a p99 TTFT of {plan['ttft_p99_ms']:,.0f} "
+        "ms: one prefill of a mean prompt, with no wait. In this run one request in a hundred "
+        f"spent {figs['queued_p99_ms'] or 0:,.0f} ms or more of its TTFT beyond its own "
+        "prefill, waiting for one of a replica's "
+        f"{plan['batch']} batch slots or behind other prompts' prefills, and the longest "
+        f"prompts' own prefills took {figs['own_prefill_p99_ms'] or 0:,.0f} ms: the "
+        "planner's figure counts neither, so its fleet is too small for this SLO."
+    )
+
+
 def design_from_plan_inputs(kwargs: dict[str, Any]) -> Design:
     """A design from the capacity planner's inputs (its form's cleaned data)."""
     result = _plan(kwargs)
@@ -233,6 +250,7 @@ def design_from_plan_inputs(kwargs: dict[str, Any]) -> Design:
         input_tokens=result["prompt_tokens"],  # a blank prompt length fills the context
         output_tokens=kwargs["out_len"],
         source="the capacity planner's inputs",
+        planner_caveat=planner_infeasible(result, ttft_slo_ms=kwargs.get("ttft_slo_ms")),
     )
 
 
@@ -279,6 +297,7 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
                 "prefixes and chunked prefill do not apply."
             )
         calibration = pooled_replica(design.pooled)
+        result = None
     else:
         kwargs = {**design.plan_kwargs, "qps": qps}
         if (kwargs.get("mean_qps") or 0) > qps:
@@ -374,8 +393,24 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         + _too_short_to_scale(spec),
         "series": [list(row) for row in run.series],
         "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
-        "note": calibration.note + _prefix_override(calibration, spec),
+        "note": calibration.note
+        + _prefix_override(calibration, spec)
+        + _planner_says(result, figs, spec=spec, replicas=replicas, design=design),
     }
+
+
+def _planner_says(
+    plan: dict[str, Any] | None, figs: dict, *, spec: RunSpec, replicas: int, design: Design
+) -> str:
+    """What the capacity planner said of this run's load that the run bears out or corrects:
+    that it marks the design infeasible, or what its p99 TTFT leaves out (`_planner_gap`)."""
+    if plan is None:  # a prefill-only fleet, which the planner does not size
+        return ""
+    slo = design.ttft_slo_ms
+    infeasible = planner_infeasible(plan, ttft_slo_ms=design.plan_kwargs.get("ttft_slo_ms"))
+    if infeasible:
+        return " " + infeasible
+    return _planner_gap(plan, figs, spec=spec, replicas=replicas, ttft_slo_ms=slo)
 
 
 def _too_short_to_scale(spec: RunSpec) -> str:
@@ -516,27 +551,6 @@ def scenario_text(spec: RunSpec) -> str:
     if spec.chunked_prefill:
         parts.append("chunked prefill")
     return "; ".join(parts)
-
-
-# The prefix traffic behind the routing claims of the questions whose reference routes by
-# prefix: the tokens every group's prefix opens with (held once per replica, so round-robin
-# finds them too) and how many groups the question's traffic has (None: the question does
-# not say). The group prefix's length and the share of requests carrying one are the plan's
-# (planner.briefs.QUESTION_DESIGNS: prefix_len and prefix_hit, or a token hit rate times the
-# prompt). Any other question's routing runs send its own traffic, the plan's prefix (one
-# prefix every replica caches) or none, so the two routers differ only in balance.
-ROUTED_PREFIXES: dict[str, dict[str, Any]] = {
-    # Requests open with the knowledge-base documents they retrieved (the plan's 28,000-token
-    # prefix, 90% of requests) and the router hashes the corpus. How many corpora the brief
-    # leaves open: the run sends as many as the design's replicas hold beside a full batch.
-    "long-context-rag": {"common": 0, "groups": None},
-    # 8,000 tokens of system prompt and tool schemas shared by every session, then the
-    # session's history: 40 turns/s with 20 s between a session's turns is 800 sessions.
-    "agentic-prefix-sharing": {"common": 8000, "groups": 800},
-    # A 2,000-token system prompt shared by every call, then the call's history: 6,000 calls
-    # are live at peak.
-    "voice-agent-latency-budget": {"common": 2000, "groups": 6000},
-}
 
 
 @dataclass(frozen=True)
@@ -703,12 +717,13 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
             replace(
                 base,
                 router=router,
-                label=f"{router}, the question's traffic",
+                label=router,
                 extra={"traffic_note": note},
             )
             for router in routers
         ]
-    what = f"{traffic.groups:,} prefix groups of {traffic.tokens:,} tokens"
+    # The label names the router alone: both runs send the same traffic, which the note says
+    # once, and a label repeated in the heading "A vs B" wrapped to five lines on a phone.
     return [
         replace(
             base,
@@ -718,7 +733,7 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
             prefix_share=traffic.share,
             prefix_common=traffic.common,
             warm_cache=True,
-            label=f"{router}, {what}",
+            label=router,
             extra={"traffic_note": traffic.note},
         )
         for router in routers

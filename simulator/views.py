@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST, require_safe
 
-from planner.briefs import QUESTION_DESIGNS
+from planner.briefs import POOLED_DESIGNS, QUESTION_DESIGNS
 from planner.forms import DEFAULTS, CapacityForm, plan_query
 from practice.extensions import feedback_withheld
 from practice.models import Attempt, StepAnswer
@@ -28,7 +28,6 @@ from simulator.hooks import STEP
 from simulator.models import SimulationRun
 from simulator.services import (
     PAGE_LIMITS,
-    POOLED_DESIGNS,
     Design,
     RunRefused,
     design_from_brief,

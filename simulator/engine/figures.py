@@ -43,9 +43,11 @@ def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float |
 
 def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     """The run's figures (times in ms, rates in req/s): ttft_p50_ms, ttft_p99_ms,
-    tpot_p50_ms, tpot_p99_ms, e2e_p99_ms, wait_mean_s, arrived, completed, shed, timed_out,
-    failed, in_flight, goodput (req/s that met both SLOs), goodput_share (of the requests
-    that left), holds_slo,
+    tpot_p50_ms, tpot_p99_ms, e2e_p99_ms, wait_mean_s, queued_p99_ms (the p99 of the part of
+    a TTFT not spent on the request's own prefill: waiting for a batch slot or behind other
+    prompts' prefills), own_prefill_p99_ms (the p99 of its own prefill), arrived, completed,
+    shed, timed_out, failed, in_flight, goodput (req/s that met both SLOs), goodput_share (of
+    the requests that left), holds_slo,
     throughput_tok_s, prefix_hit_rate, prefill_tokens, queue_max, replicas_min/max,
     little_law (L, lambda, W) and little_law_error = |L - lambda W| / L, slo_broken_at_s,
     recovered_at_s, replicas_added_at_s, prefill_only.
@@ -55,7 +57,8 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     SLO is the p99 latency alone."""
     n = len(result.arrival)
     T = result.seconds
-    ttft, tpot, e2e, waits = [], [], [], []
+    ttft, tpot, e2e, waits, queued = [], [], [], [], []
+    own = [t for t in result.own_prefill if not math.isnan(t)]
     good = 0
     tokens = 0
     sojourn = 0.0
@@ -63,6 +66,8 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         a, f, d = result.arrival[i], result.first_token[i], result.finish[i]
         if not math.isnan(f):
             ttft.append(f - a)
+            if result.own_prefill:
+                queued.append(max(f - a - result.own_prefill[i], 0.0))
         if not math.isnan(result.admitted_at[i]):
             waits.append(result.admitted_at[i] - a)
         if result.status[i] == DONE:
@@ -116,6 +121,8 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         "holds_slo": held,
         "e2e_p99_ms": _ms(percentile(e2e, 99)),
         "wait_mean_s": sum(waits) / len(waits) if waits else None,
+        "queued_p99_ms": _ms(percentile(queued, 99)),
+        "own_prefill_p99_ms": _ms(percentile(own, 99)),
         "arrived": n,
         **counts,
         "in_flight": n - sum(counts.values()),

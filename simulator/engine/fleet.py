@@ -191,6 +191,9 @@ class Result:
     tpot_slo_s: float
     extra: dict = field(default_factory=dict)
     pooled: bool = False  # prefill-only requests: latency is TTFT, no TPOT
+    # Each request's own prefill time, as if the GPU were its alone (NaN: never prefilled):
+    # the rest of its TTFT is queueing, for a slot or behind other prompts' prefills.
+    own_prefill: list[float] = field(default_factory=list)
 
 
 class _Replica:
@@ -378,6 +381,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     status = [PENDING] * n
     hit = [False] * n
     admitted_at = [nan] * n  # when its prefill began
+    own_prefill = [nan] * n
     left = [nan] * n
     patience_set = [False] * n
 
@@ -560,7 +564,8 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
             cached = cached_tok[i]
             hit[i] = cached > 0
         prefill_tokens += in_tok[i] - cached
-        return replica.prefill_s(in_tok[i], cached)
+        own_prefill[i] = replica.prefill_s(in_tok[i], cached)
+        return own_prefill[i]
 
     def step(r: _Replica, t: float) -> None:
         """r is at a step boundary at t: finish streams, seat the admitted, admit, plan."""
@@ -743,6 +748,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         arrivals, first, finish, admitted_at, left, status, hit, out_tok = _gather(
             k, requests, first, finish, admitted_at, left, status
         )
+        own_prefill = [max(own_prefill[j * k : (j + 1) * k]) for j in range(len(requests))]
     return Result(
         seconds=end,
         arrival=arrivals,
@@ -762,6 +768,7 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         left=left,
         extra={"waiting_at_end": waiting_total, "in_system_at_end": in_system},
         pooled=workload.pooled,
+        own_prefill=own_prefill,
     )
 
 

@@ -79,12 +79,16 @@ def test_the_reference_design_at_its_peak_holds_the_slo_where_the_plan_does(slug
         assert peak["tpot_ms"] == pytest.approx(figs["tpot_p50_ms"], rel=0.2), slug
     breaks = broken(figs, design)
     summary = (slug, run["verdict"], run["note"])
-    if plan["feasible"] is False:  # the planner says it breaks: so must the run
+    if plan["feasible"] is False:  # the planner says it breaks: so must the run, and it says so
         assert breaks, summary
+        assert "The capacity planner marks this design infeasible" in run["note"], summary
     elif slug in PLANNER_OPTIMISTIC:
         assert breaks == PLANNER_OPTIMISTIC[slug], summary
+        # The candidate is told what the planner's p99 TTFT leaves out, with this run's figures.
+        assert "The capacity planner holds this fleet at a p99 TTFT of" in run["note"], summary
     else:  # the planner says it holds (or the brief sets no SLO and the defaults judge)
         assert figs["holds_slo"] and not breaks, summary
+        assert "The capacity planner" not in run["note"], summary
 
 
 def check_prefill_only_at_peak(slug: str, design) -> None:

@@ -523,3 +523,29 @@ def test_where_prefixes_do_not_matter_the_two_routers_come_out_close(slug):
     assert rr["prefix_hit_rate"] == pytest.approx(aware["prefix_hit_rate"], abs=0.02)
     assert aware["ttft_p99_ms"] == pytest.approx(rr["ttft_p99_ms"], rel=0.25)
     assert aware["holds_slo"] == rr["holds_slo"]
+
+
+def test_a_ttft_splits_into_the_requests_own_prefill_and_its_queueing():
+    # One slot, a 1 s prefill per prompt and one decode step: a request's TTFT is its own
+    # prefill plus its wait for the slot, and the figures keep the two apart (the planner's
+    # p99 TTFT is the first alone; the panel names the second where that breaks the SLO).
+    replica = ReplicaModel(
+        max_batch=1,
+        kv_tokens=10**6,
+        step_base_s=0.001,
+        step_per_stream_s=0.0,
+        prefill_s_per_token=0.01,
+    )
+    workload = Workload(qps=0.7, input_tokens=100, output_tokens=2, length_dist="fixed")
+    result = simulate(replica, workload, Scenario(replicas=1, seconds=600))
+    figs = figures(result)
+    waits = [f - a - 1.0 for a, f in zip(result.arrival, result.first_token, strict=True) if f == f]
+    assert figs["own_prefill_p99_ms"] == pytest.approx(1000)
+    assert figs["queued_p99_ms"] == pytest.approx(percentile_ms(waits, 99), abs=0.001)
+    assert figs["queued_p99_ms"] > 1000  # at 70% busy, the p99 request waits a prefill or more
+
+
+def percentile_ms(values: list[float], q: float) -> float:
+    from simulator.engine import percentile
+
+    return percentile([max(v, 0.0) for v in values], q) * 1000
