@@ -14,9 +14,13 @@ The model proposes verdicts and quotes; these rules decide which quotes stand:
    to the GPU that already holds them in memory") still can.
 3. One sentence backs one point on the model's word alone. When the quotes for several
    points come from the same sentence, each of those points keeps its credit only if its own
-   quote carries a term of that point's own wording (what it `says`, its concepts); when none
-   does, only the first of them in rubric order keeps it. A long sentence that really states
-   two ideas keeps both; one generic sentence cannot be spread over the whole rubric.
+   quote carries a term that sets the point apart from the others claiming that sentence: a
+   term of its own wording (what it `says`, its concepts) that none of theirs has. "Prefix"
+   or "KV" run through a whole prefix-caching rubric and say which point nothing. When no
+   point's quote sets it apart, only one keeps the sentence: the first in rubric order whose
+   quote carries a term of its own wording, else the first.
+   A long sentence that really states two ideas keeps both; one on-topic sentence cannot be
+   spread over the whole rubric.
 
 Words are compared by a crude stem ("routing", "router", "route" are one term), the same on
 both sides, so it only has to be consistent, not linguistically right.
@@ -226,12 +230,23 @@ def limit_shared_sentences(backings: list[Backing], vocabulary: StepVocabulary) 
         if len(group) < 2:
             continue
         group.sort(key=lambda b: order[b.point_id])
-        states_own = [
-            b for b in group if content_terms(b.evidence) & vocabulary.points.get(b.point_id, set())
-        ]
-        keepers = states_own or group[:1]
+        apart = [b for b in group if _sets_apart(b, group, vocabulary.points)]
+        speaks_of = [b for b in group if _own_terms(b, vocabulary.points)]
+        keepers = apart or speaks_of[:1] or group[:1]
         keeper_ids = {b.point_id for b in keepers}
         for b in group:
             if b.point_id not in keeper_ids:
                 lost[b.point_id] = keepers[0].point_id
     return lost
+
+
+def _sets_apart(backing: Backing, group: list[Backing], points: dict[str, frozenset[str]]) -> bool:
+    """Whether the backing's quote carries a term of its own point that no other point of
+    the group (those claiming the same sentence) has in its wording."""
+    others = [points.get(b.point_id, frozenset()) for b in group if b is not backing]
+    return bool(_own_terms(backing, points).difference(*others))
+
+
+def _own_terms(backing: Backing, points: dict[str, frozenset[str]]) -> frozenset[str]:
+    """The terms of the backing's own point that its quote carries."""
+    return content_terms(backing.evidence) & points.get(backing.point_id, frozenset())

@@ -73,7 +73,10 @@ from questionbank.spec import as_step
 
 logger = logging.getLogger(__name__)
 
-PROMPT_VERSION = "llm-v3"
+# Bumped with every change of what the model is asked or of how its verdicts are kept, so
+# calibration figures measured before it show as stale (v4: a sentence that several points
+# claim backs only the points whose quotes set them apart from the others).
+PROMPT_VERSION = "llm-v4"
 SCHEMA_NAME = "rubric_grade"
 MAX_EVIDENCE_CHARS = 240
 MAX_COMMENT_CHARS = 200

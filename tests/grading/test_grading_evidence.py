@@ -97,6 +97,35 @@ def test_the_generic_sentence_earns_nothing_on_any_shipped_step(shipped_question
     assert result.score <= 0.25, [(p.id, p.verdict) for p in result.points]
 
 
+ON_TOPIC = {
+    # One sentence in the words that run through the whole step's rubric.
+    "agentic-prefix-sharing": "We keep each session's prefix in the KV cache for its next turn",
+    "long-context-rag": "The prefix cache keeps the long prompts' KV so prefill is skipped",
+    "metered-gateway-overload": "Overload control keeps each tenant under its token budget",
+}
+
+
+@pytest.mark.parametrize("slug", sorted(ON_TOPIC))
+@pytest.mark.parametrize("step_key", ["architecture", "bottlenecks", "tradeoffs"])
+def test_one_on_topic_sentence_marked_hit_everywhere_backs_a_point_or_two(
+    shipped_question, slug, step_key
+):
+    # A lenient model quoting one real sentence for every point: the words "prefix", "KV"
+    # or "overload" are in most of these rubrics' points, so they name none of them.
+    spec = shipped_question(slug)
+    context = {"slug": slug, "title": spec["title"], "brief": spec["brief"], "step_key": step_key}
+    sentence = ON_TOPIC[slug]
+    result = llm_grade(
+        spec["steps"][step_key], sentence + ". That is my design.", every_point_hit_with(sentence),
+        context,
+    )  # fmt: skip
+    # A word of the sentence that only one point uses still sets that point apart ("long"
+    # for the long-context evals of FP8), so two may keep it; every one of them did before.
+    hits = [p.id for p in result.points if p.verdict == "hit"]
+    assert 1 <= len(hits) <= 2, hits
+    assert result.score < 0.5
+
+
 def test_a_paraphrased_strong_answer_keeps_the_models_credit(step):
     offline = grade_offline(step, PARAPHRASED_ANSWER)
     model = llm_grade(step, PARAPHRASED_ANSWER, quoting(PARAPHRASE))
