@@ -378,8 +378,8 @@ def test_the_panels_buttons_are_the_scenarios_a_run_takes(slug):
 def test_the_panel_says_the_planner_marks_the_long_context_design_infeasible_and_why(
     content_loaded, client
 ):
-    # The panel offered the 21 replicas "as the capacity planner sizes it" and nothing more,
-    # as if the planner said they hold the 2 s TTFT; it says they cannot.
+    # The 21 replicas are the planner's fleet for the load, not a fleet it says holds the
+    # 2 s TTFT: the panel says it cannot, and that the TPOT SLO it judges by is a default.
     user = User.objects.create_user("rag", password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="long-context-rag").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
@@ -389,6 +389,8 @@ def test_the_panel_says_the_planner_marks_the_long_context_design_infeasible_and
     assert "marks this design infeasible at the peak" in caveat
     assert "10% of requests that miss the prefix cache" in caveat
     assert "6,927 ms, against the 2,000 ms SLO" in caveat
+    assert "p99 TPOT ≤ 100 ms (the question sets none: a default)" in page
+    assert "p99 TTFT ≤ 2000 ms, p99" in page  # the question's own TTFT SLO is not a default
     # A design the planner holds says nothing of the kind.
     chat = Question.objects.get(slug="chat-api-50qps").current_revision
     other = flow.attempt_start(user=user, revision=chat)
@@ -397,8 +399,8 @@ def test_the_panel_says_the_planner_marks_the_long_context_design_infeasible_and
 
 @pytest.mark.parametrize("slug", ["agentic-prefix-sharing", "chat-api-50qps"])
 def test_a_routing_runs_label_names_its_router_and_the_note_its_traffic_once(slug):
-    # Each label repeated the traffic ("round-robin, 552 prefix groups of 22,080 tokens"), so
-    # the heading "A vs B" said it twice and wrapped to five lines on a 360 px phone.
+    # The traffic is said once, in the note: in each label the heading "A vs B" would say it
+    # twice and wrap to five lines on a 360 px phone.
     runs = page_scenarios(reference_design(slug))["routing"]["runs"]
     assert [run.label for run in runs] == ["round-robin", "prefix-aware"]
     assert all(run.extra["traffic_note"] for run in runs)
