@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
-from django.contrib.auth.views import redirect_to_login
 from django.http import (
     Http404,
     HttpRequest,
     HttpResponse,
-    HttpResponseNotAllowed,
     StreamingHttpResponse,
 )
 from django.shortcuts import redirect, render
@@ -24,6 +20,7 @@ from django.views.decorators.http import require_POST, require_safe
 from accounts.instructors import instructor_required
 from drills import charts, engine, selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
+from practice.form_posts import form_post
 from rate_limits import LimitExceeded, calculation_budget, check_daily_quota, user_client
 
 
@@ -114,32 +111,19 @@ def drill_set_page(request: HttpRequest, set_id: int) -> HttpResponse:
     return response
 
 
-def _answer_address(view):
-    """login_required and require_POST for the answer address, as a candidate meets them. A
-    post from a signed-out browser (the session expired while the set was open) goes to the
-    log-in page and from there back to the set: htmx by HX-Redirect, since it would follow a
-    redirect itself and swap the log-in page into the set. A GET or HEAD (a reload, a
-    bookmark, an old log-in's `next`) goes to the set: the address takes posts only."""
+def _set_page(set_id: int, **_) -> str:
+    return reverse("drills:set", args=[set_id])
 
-    @wraps(view)
-    def wrapped(request: HttpRequest, set_id: int, position: int) -> HttpResponse:
-        if request.method not in ("GET", "HEAD", "POST"):
-            return HttpResponseNotAllowed(["POST"])
-        back = reverse("drills:set", args=[set_id])
-        if not request.user.is_authenticated:
-            to_login = redirect_to_login(back)
-            if request.htmx:
-                response = HttpResponse()
-                response["HX-Redirect"] = to_login.url
-                return response
-            return to_login
-        if request.method != "POST":
-            if not DrillSet.objects.owned_by(request.user).filter(pk=set_id).exists():
-                raise Http404("No such drill set.")
-            return redirect(f"{back}#drill-{position}")
-        return view(request, set_id, position)
 
-    return wrapped
+def _opened_answer_address(request: HttpRequest, set_id: int, position: int) -> str:
+    if not DrillSet.objects.owned_by(request.user).filter(pk=set_id).exists():
+        raise Http404("No such drill set.")
+    return f"{_set_page(set_id)}#drill-{position}"
+
+
+# A post after the session expired goes to log-in and back to the set (an answer is one line:
+# no page of kept text).
+_answer_address = form_post(_set_page, owner_page=_opened_answer_address)
 
 
 @_answer_address

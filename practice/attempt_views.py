@@ -6,12 +6,9 @@ only ever reach their own attempts.
 
 from __future__ import annotations
 
-from functools import wraps
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -31,6 +28,7 @@ from practice import (
 )
 from practice import services as flow
 from practice.autosave import StaleDraft
+from practice.form_posts import form_post
 from practice.history import candidate_history
 from practice.models import Attempt, StepAnswer, Submission
 from practice.scorecard import scorecard
@@ -111,53 +109,35 @@ _TYPED_FIELDS = {
 }
 
 
-def _form_post(back):
-    """An endpoint that a step page's forms post to (login_required and require_POST, for
-    the candidate who has no JavaScript, or whose session ran out).
-
-    A post from a signed-out browser without htmx (the session expired while they typed) gets
-    a page with everything they typed, to copy, and a link to sign in again that leads back
-    to `back` (a function of the URL's arguments) rather than here: a redirect to the log-in
-    page would drop the text. htmx's posts still get that redirect, which practice.js reads
-    as "your session has expired" (it keeps the text in the page). A GET or HEAD of the
-    address (the log-in's `next`, a reload, a bookmark) goes to `back`: the address takes
-    posts only, and Django's 405 is a blank page."""
-
-    def decorator(view):
-        @wraps(view)
-        def wrapped(request: HttpRequest, **kwargs) -> HttpResponse:
-            if request.method not in ("GET", "HEAD", "POST"):
-                return HttpResponseNotAllowed(["POST"])
-            if not request.user.is_authenticated:
-                if request.method == "POST" and not request.htmx:
-                    return _session_expired(request, back(**kwargs))
-                return redirect_to_login(request.get_full_path())
-            if request.method != "POST":
-                _own_attempt(request, kwargs["attempt_id"])  # anyone else's: 404, as ever
-                return redirect(back(**kwargs))
-            return view(request, **kwargs)
-
-        return wrapped
-
-    return decorator
-
-
-def _session_expired(request: HttpRequest, back: str) -> HttpResponse:
-    """The page for a form posted after the session expired: nothing was saved, here is
-    what was typed (each field in a box to copy from), and a way to sign in again."""
+def _typed(post) -> list[tuple[str, str]]:
+    """What a step's form posted that the candidate typed, as (label, text) to give back."""
     typed = []
-    for name, value in request.POST.items():
+    for name, value in post.items():
         value = str(value)
         if not value.strip():
             continue
         if name in _TYPED_FIELDS:
-            typed.append({"label": _TYPED_FIELDS[name], "value": value})
+            typed.append((_TYPED_FIELDS[name], value))
         elif name.startswith("expr_"):
-            typed.append({"label": f"Check box: {name.removeprefix('expr_')}", "value": value})
-    for row in typed:
-        row["rows"] = min(16, max(2, row["value"].count("\n") + 2))
-    context = {"typed": typed, "back": back}
-    return render(request, "interview/session_expired.html", context, status=403)
+            typed.append((f"Check box: {name.removeprefix('expr_')}", value))
+    return typed
+
+
+def _for_owner(page):
+    """Where a GET of a post-only address goes: `page`, for the attempt's owner (anyone
+    else's: 404, as ever)."""
+
+    def opened(request: HttpRequest, **kwargs) -> str:
+        _own_attempt(request, kwargs["attempt_id"])
+        return page(**kwargs)
+
+    return opened
+
+
+# The addresses a step page's forms post to: a post without htmx after the session expired
+# gives back what was typed.
+_step_post = form_post(_step_page, owner_page=_for_owner(_step_page), typed=_typed)
+_attempt_post = form_post(_attempt_page, owner_page=_for_owner(_attempt_page), typed=_typed)
 
 
 def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
@@ -215,7 +195,7 @@ def attempt_step(
     return page_cache.respond(request, attempt, build, shows)
 
 
-@_form_post(_step_page)
+@_step_post
 def draft_autosave(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -227,7 +207,7 @@ def draft_autosave(
     return _save_status(answer)
 
 
-@_form_post(_step_page)
+@_step_post
 def step_submit(
     request: HttpRequest, attempt_id: int, step: str, follow_up: str = ""
 ) -> HttpResponse:
@@ -355,7 +335,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
     return page_cache.respond(request, attempt, build)
 
 
-@_form_post(_attempt_page)
+@_attempt_post
 def submission_self_check(
     request: HttpRequest, attempt_id: int, submission_id: int
 ) -> HttpResponse:
@@ -395,7 +375,7 @@ def submission_self_check(
     )
 
 
-@_form_post(_step_page)
+@_step_post
 def quantity_check(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt, answer = _own_answer(request, attempt_id, "estimate")
     if not request.htmx:
@@ -472,7 +452,7 @@ def _quantity_check_without_javascript(
     return redirect(url + (f"#check-{quantity_ids[0]}" if quantity_ids else ""))
 
 
-@_form_post(_step_page)
+@_step_post
 def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     try:
@@ -487,7 +467,7 @@ def worksheet_evaluate(request: HttpRequest, attempt_id: int) -> HttpResponse:
     return _fragment("interview/attempt_step.html#worksheet-lines", context)
 
 
-@_form_post(_attempt_page)
+@_attempt_post
 def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
     elsewhere = extensions.attempt_finished(attempt)  # e.g. a mock interview's report

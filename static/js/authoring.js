@@ -33,19 +33,9 @@
   function clearBackup() {
     try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
   }
-  function status(message, kept) {
-    const el = document.getElementById("save-status");
-    if (!el) return;
-    el.className = "save-status is-error";
-    el.textContent = "";
-    const strong = document.createElement("strong");
-    strong.textContent = "Not saved. ";
-    el.append(strong, message + " " + (kept || "Your text is kept in this page and in this browser."));
-  }
-
   // A text past the file limit is refused by the server; one past the request limit (2.5 MB)
   // never reaches a view, and a plain Save or Publish would leave the page for an error. Say
-  // so here instead, before sending, with the text still in the box.
+  // so here instead, without sending, with the text still in the box.
   const maxBytes = parseInt(form.dataset.maxBytes, 10) || Infinity;
   function tooLarge() {
     const size = new Blob([source.value]).size;
@@ -57,7 +47,14 @@
     const problem = tooLarge();
     if (!problem) return;
     event.preventDefault();
-    status(problem, "Your text is kept in this page.");
+    requests.say(form, problem);
+  });
+  // The autosave and the preview are not sent either: each says so where its answer goes.
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    const problem = form.contains(event.detail.elt) && tooLarge();
+    if (!problem) return;
+    event.preventDefault();
+    requests.say(event.detail.elt, problem);
   });
   source.addEventListener("input", backup);
 
@@ -92,34 +89,11 @@
     }
   }
 
-  const isAutosave = (detail) => {
-    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
-    return elt && elt.id === "autosave";
-  };
+  // A save that went through clears the browser's copy; one that failed keeps it, and
+  // requests.js says why next to the text.
   document.body.addEventListener("htmx:afterRequest", (event) => {
-    if (!isAutosave(event.detail)) return;
     const xhr = event.detail.xhr;
-    if (xhr && xhr.status >= 200 && xhr.status < 300) clearBackup();
-  });
-  document.body.addEventListener("htmx:responseError", (event) => {
-    const code = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (event.detail.target && event.detail.target.id === "live-preview") {
-      // The preview shown was checked against older text: say it no longer stands.
-      const note = document.createElement("p");
-      note.className = "message message-error";
-      note.setAttribute("role", "alert");
-      note.textContent = tooLarge()
-        || "Not checked: the preview failed (" + code + "). It checks again on your next edit.";
-      event.detail.target.replaceChildren(note);
-      return;
-    }
-    if (!isAutosave(event.detail)) return;
-    if (code === 400 || code === 413) {
-      status(tooLarge() || "The text is too large to send.", "Your text is kept in this page.");
-    } else {
-      status(code === 403 ? "Your session changed since this page loaded; sign in again in a new tab."
-        : "The server had an error (" + code + "); it saves on your next edit.");
-    }
+    if (event.detail.elt.id === "autosave" && event.detail.successful && xhr.status >= 200 && xhr.status < 300) clearBackup();
   });
   // An upload replaces the draft the autosave has been advancing: send the latest version.
   const uploadVersion = document.getElementById("upload-base-version");
@@ -129,7 +103,4 @@
       if (current) uploadVersion.value = current.value;
     });
   }
-  document.body.addEventListener("htmx:sendError", (event) => {
-    if (isAutosave(event.detail)) status("Connection lost; it saves on your next edit.");
-  });
 })();

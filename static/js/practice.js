@@ -101,157 +101,19 @@
       seconds.value = String(activeSeconds);
     }
   });
+  // A save that went through clears this tab's browser copy. One that failed (requests.js says
+  // why next to the answer) leaves the text in the page and in that copy, whatever the server said.
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const elt = event.detail.elt;
     if (elt !== form && elt.id !== "autosave") return;
     const xhr = event.detail.xhr;
-    if (xhr && xhr.status >= 200 && xhr.status < 300) {
+    if (event.detail.successful && xhr.status >= 200 && xhr.status < 300) {
       activeSeconds = 0;
       try {
         const saved = JSON.parse(localStorage.getItem(key) || "null");
         if (saved && saved.tab === tabId) localStorage.removeItem(key);
       } catch (e) { /* ignore */ }
     }
-  });
-  // Every way a save can fail says so next to the answer; the text stays in the page and in
-  // this browser's copy (cleared only by a 2xx), so nothing is lost whatever the server said.
-  const KEPT = " Your text is kept in this page and in this browser.";
-  function showProblem(message, extra) {
-    const el = status();
-    if (!el) return;
-    el.className = "save-status is-error";
-    el.textContent = "";
-    const strong = document.createElement("strong");
-    strong.textContent = "Not saved. ";
-    el.append(strong, message + KEPT);
-    if (extra) el.append(" ", extra);
-  }
-  // htmx names the element that sent the request in requestConfig; `elt` is where the event
-  // fired, which for a swap is the target.
-  const ours = (detail) => {
-    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
-    return elt === form || elt.id === "autosave";
-  };
-  const loginPath = form.dataset.loginUrl || "/accounts/login/";
-
-  function signInAgain() {
-    // A new tab signs in without leaving this page; back here, "Save now" fetches the new
-    // session's CSRF token (signing in rotates it) and saves.
-    const span = document.createElement("span");
-    const link = document.createElement("a");
-    link.href = loginPath + "?next=" + encodeURIComponent(form.dataset.signedInUrl || "/");
-    link.target = "_blank";
-    link.rel = "noopener";
-    link.textContent = "Sign in again in a new tab";
-    const retry = smallButton("Save now", "button button-small");
-    retry.addEventListener("click", () => refreshSession(true));
-    span.append(link, ", then ", retry);
-    return span;
-  }
-
-  function refreshSession(save) {
-    return fetch(form.dataset.sessionUrl || "/accounts/session/", { credentials: "same-origin" })
-      .then((r) => r.json())
-      .then((session) => {
-        if (!session.signed_in) {
-          showProblem("You are still signed out.", signInAgain());
-          return;
-        }
-        document.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach((i) => { i.value = session.csrf_token; });
-        document.body.setAttribute("hx-headers", JSON.stringify({ "x-csrftoken": session.csrf_token }));
-        if (save) form.dispatchEvent(new Event("change", { bubbles: true }));
-      })
-      .catch(() => showProblem("The server cannot be reached.", null));
-  }
-
-  document.body.addEventListener("htmx:beforeSwap", (event) => {
-    const xhr = event.detail.xhr;
-    if (!ours(event.detail) || !xhr || !xhr.responseURL) return;
-    // An expired session answers with a redirect to the log-in page, which the browser
-    // follows: never swap that page into the answer form.
-    if (new URL(xhr.responseURL).pathname.startsWith(loginPath)) {
-      event.detail.shouldSwap = false;
-      event.detail.isError = false;
-      showProblem("Your session has expired.", signInAgain());
-    }
-  });
-  document.body.addEventListener("htmx:responseError", (event) => {
-    if (!ours(event.detail)) return;
-    const code = event.detail.xhr ? event.detail.xhr.status : 0;
-    if (code === 403) {
-      // Most often a CSRF token from before a sign-in elsewhere: fetch the current one.
-      showProblem("Your session changed since this page loaded.", signInAgain());
-      refreshSession(false);
-    } else if (code === 400 || code === 413) {
-      showProblem("This answer is too large to send. Shorten it and it will save.", null);
-    } else if (code === 502 || code === 503 || code === 504) {
-      showProblem("The server is unavailable right now (" + code + "); it saves on your next edit once it is back.", null);
-    } else {
-      showProblem("The server had an error (" + code + "); it saves on your next edit.", null);
-    }
-  });
-  document.body.addEventListener("htmx:sendError", (event) => {
-    if (ours(event.detail)) showProblem("Connection lost; it saves when the connection is back.", null);
-  });
-  document.body.addEventListener("htmx:timeout", (event) => {
-    if (ours(event.detail)) showProblem("The server took too long to answer; it saves on your next edit.", null);
-  });
-  // A napkin Check, the worksheet's working-out and the diagram preview each answer into a
-  // place of their own. A request of theirs that fails says so there: otherwise Check did
-  // nothing at all, and the worksheet or the picture went on showing results for text that is
-  // no longer in the box. (Their text is part of the answer form, saved as above.)
-  function resultPlace(detail) {
-    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
-    if (!elt || elt === form || elt.id === "autosave") return null;
-    if (elt.id === "worksheet") {
-      return { el: document.getElementById("worksheet-lines"), what: "Not worked out", className: "message message-error" };
-    }
-    if (elt.id === "diagram-text") {
-      return { el: document.getElementById("diagram-error"), what: "The picture was not updated", inline: true };
-    }
-    if (elt.classList && elt.classList.contains("check-form")) {
-      const target = (elt.getAttribute("hx-target") || "").replace(/^#/, "");
-      return { el: document.getElementById(target), what: "Not checked", className: "verdict verdict-error" };
-    }
-    return null;
-  }
-  function whyFailed(code) {
-    if (code === 0) return "the connection was lost. Try again when it is back.";
-    if (code === 400 || code === 413) return "the text is too large to send. Shorten it.";
-    if (code === 403) return "your session changed since this page loaded. Sign in again in a new tab, then try again.";
-    if (code === 502 || code === 503 || code === 504) return "the server is unavailable right now (" + code + "). Try again shortly.";
-    return "the server had an error (" + code + "). Try again.";
-  }
-  function sayFailed(detail, why) {
-    const place = resultPlace(detail);
-    if (!place || !place.el) return false;
-    const message = place.what + ": " + why;
-    if (place.inline) {
-      place.el.textContent = message;
-      return true;
-    }
-    const p = document.createElement("p");
-    p.className = place.className;
-    p.setAttribute("role", "alert");
-    p.textContent = message;
-    place.el.replaceChildren(p);
-    return true;
-  }
-  document.body.addEventListener("htmx:beforeSwap", (event) => {
-    const xhr = event.detail.xhr;
-    if (!xhr || !xhr.responseURL || !new URL(xhr.responseURL).pathname.startsWith(loginPath)) return;
-    // Signed out: the log-in page the redirect led to is no result to show.
-    if (sayFailed(event.detail, "you were signed out. Sign in again in a new tab, then try again.")) {
-      event.detail.shouldSwap = false;
-      event.detail.isError = false;
-    }
-  });
-  document.body.addEventListener("htmx:responseError", (event) => {
-    sayFailed(event.detail, whyFailed(event.detail.xhr ? event.detail.xhr.status : 0));
-  });
-  document.body.addEventListener("htmx:sendError", (event) => { sayFailed(event.detail, whyFailed(0)); });
-  document.body.addEventListener("htmx:timeout", (event) => {
-    sayFailed(event.detail, "the server took too long to answer. Try again.");
   });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {

@@ -64,7 +64,7 @@ def test_an_expired_check_without_javascript_gives_the_worksheet_back(attempt):
 
 
 def test_an_expired_htmx_post_still_redirects_to_the_log_in_page(attempt):
-    """practice.js reads the redirect to the log-in page as "your session has expired"."""
+    """requests.js reads the redirect to the log-in page as "your session has expired"."""
     response = _signed_out(attempt).post(
         step_url(attempt, "architecture", "draft"),
         {"text": TYPED, "base_version": "0"},

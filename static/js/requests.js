@@ -1,0 +1,164 @@
+// One answer, for the whole site, to an htmx request that fails: the session expired (the
+// request landed on the log-in page, or was refused while signed out), the server erred or is
+// unavailable, the text was too large to send, or no answer came at all. Otherwise nothing
+// happens (htmx swaps no error), and what was typed would seem sent.
+//
+// The element that sends the request, or the nearest one around it with data-request-failed,
+// says how its failures are told; every setting is read from that one element:
+//   data-request-failed  what did not happen: the message's first words ("Not saved.")
+//   data-request-status  where the message goes (a selector; without it, that element)
+//   data-request-kept    what is kept of what was typed ("Your text is kept in this page.")
+//   data-request-again   what happens after a passing failure ("It saves on your next edit.")
+//   data-request-retry   a button's name: the page keeps its text, so "Sign in again" opens
+//                        a new tab, and this button then sends the request again. Without
+//                        it, "Sign in again" leads to the log-in page and back to this page.
+// Page scripts tell refusals of their own the same way: window.requests.say(element, text).
+(function () {
+  "use strict";
+  const body = document.body;
+  const loginPath = new URL(body.dataset.loginUrl, location.href).pathname;
+
+  function failureOf(detail) {
+    // htmx names the element that sent the request in requestConfig; `elt` is where the
+    // event fired, which for a swap is the target.
+    const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
+    const holder = elt && elt.closest ? elt.closest("[data-request-failed]") : null;
+    return holder ? { elt, holder, request: detail.requestConfig } : null;
+  }
+
+  function landedOnLogIn(xhr) {
+    return Boolean(xhr && xhr.responseURL) && new URL(xhr.responseURL).pathname === loginPath;
+  }
+
+  // The message replaces the box's content, or, in a form, is added at its end (the box
+  // keeps what was typed); a box that is a live region already holds the message itself.
+  function tell(holder, parts) {
+    const selector = holder.dataset.requestStatus;
+    const box = selector ? document.querySelector(selector) : holder;
+    if (!box) return;
+    let place = box;
+    if (box.matches("[role=status], [role=alert]")) {
+      box.classList.add("is-error");
+    } else {
+      place = box.querySelector(":scope > [data-request-problem]");
+      if (!place) {
+        place = document.createElement("p");
+        place.className = "field-errors";
+        place.setAttribute("role", "alert");
+        place.dataset.requestProblem = "";
+        if (box.tagName === "FORM") box.append(place);
+        else box.replaceChildren(place);
+      }
+    }
+    const lead = document.createElement("strong");
+    lead.textContent = holder.dataset.requestFailed;
+    place.replaceChildren(lead);
+    parts.filter(Boolean).forEach((part) => {
+      if (typeof part !== "string" || !/^[,.;]/.test(part)) place.append(" ");
+      place.append(part);
+    });
+  }
+
+  function why(status) {
+    if (status === 0) return "Connection lost.";
+    if (status === 400 || status === 413) return "The text is too large to send; shorten it.";
+    if (status >= 502 && status <= 504) return "The server is unavailable right now (" + status + ").";
+    return "The server had an error (" + status + ").";
+  }
+
+  const kept = (failure) => failure.holder.dataset.requestKept;
+
+  function passing(failure, sentence) {
+    tell(failure.holder, [sentence, kept(failure), failure.holder.dataset.requestAgain]);
+  }
+
+  function retryButton(failure) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "button button-small";
+    button.textContent = failure.holder.dataset.requestRetry;
+    button.addEventListener("click", () => withSession(failure, "You are still signed out.", () => resend(failure)));
+    return button;
+  }
+
+  // The same request again, with what the page holds now. A form sent by a button (a
+  // quantity's Check, which names the quantity) is sent by that button again.
+  function resend(failure) {
+    const event = failure.request.triggeringEvent;
+    const button = event && event.type === "submit" ? event.submitter : null;
+    if (button && button.isConnected) button.click();
+    else htmx.ajax(failure.request.verb, failure.request.path, { source: failure.elt }).catch(() => {});
+  }
+
+  function signedOut(failure, sentence) {
+    const link = document.createElement("a");
+    link.href = loginPath + "?next=" + encodeURIComponent(location.pathname + location.search);
+    if (!failure.holder.dataset.requestRetry) {
+      link.textContent = "Sign in again";
+      tell(failure.holder, [sentence, kept(failure), link, "; it brings you back to this page."]);
+      return;
+    }
+    // A new tab signs in without leaving this page; back here, the button fetches the new
+    // session's CSRF token (signing in rotates it) and sends again.
+    link.target = "_blank";
+    link.rel = "noopener";
+    link.textContent = "Sign in again in a new tab";
+    tell(failure.holder, [sentence, kept(failure), link, ", then", retryButton(failure), "."]);
+  }
+
+  // Is this browser still signed in? No: say so, with `sentence`. Yes: every form and htmx
+  // request of the page takes the session's current CSRF token, then `go` goes on.
+  function withSession(failure, sentence, go) {
+    fetch(body.dataset.sessionUrl, { credentials: "same-origin" })
+      .then((response) => response.json())
+      .then((session) => {
+        if (!session.signed_in) return signedOut(failure, sentence);
+        document.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach((i) => { i.value = session.csrf_token; });
+        body.setAttribute("hx-headers", JSON.stringify({ "x-csrftoken": session.csrf_token }));
+        return go();
+      })
+      .catch(() => passing(failure, why(0)));
+  }
+
+  // A 404 from a page that hides itself from the signed-out (authoring), or a 403 for a CSRF
+  // token from before a sign-in in another tab: ask the server which it was.
+  function refused(failure, status) {
+    withSession(failure, "Your session has expired.", () => {
+      if (status !== 403) return passing(failure, why(status));
+      const next = failure.holder.dataset.requestRetry ? retryButton(failure) : failure.holder.dataset.requestAgain;
+      tell(failure.holder, ["Your session changed since this page loaded; it is renewed now.", kept(failure), next]);
+    });
+  }
+
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    if (!landedOnLogIn(event.detail.xhr)) return;
+    // The log-in page the redirect led to is no result to show, anywhere; and the request
+    // failed (a page script reading `successful` must not count it as saved).
+    event.detail.shouldSwap = false;
+    event.detail.isError = true;
+  });
+  document.addEventListener("htmx:responseError", (event) => {
+    const failure = failureOf(event.detail);
+    if (!failure) return;
+    const status = event.detail.xhr ? event.detail.xhr.status : 0;
+    if (landedOnLogIn(event.detail.xhr)) signedOut(failure, "Your session has expired.");
+    else if (status === 403 || status === 404) refused(failure, status);
+    // A text too large for the browser's copy may not be in it: only the page holds it.
+    else if (status === 400 || status === 413) tell(failure.holder, [why(status)]);
+    else passing(failure, why(status));
+  });
+  for (const [name, sentence] of [["htmx:sendError", why(0)], ["htmx:timeout", "The server took too long to answer."]]) {
+    document.addEventListener(name, (event) => {
+      const failure = failureOf(event.detail);
+      if (failure) passing(failure, sentence);
+    });
+  }
+
+  window.requests = {
+    // A refusal the page makes itself, before sending: told where `elt`'s failures are.
+    say(elt, sentence) {
+      const holder = elt.closest("[data-request-failed]");
+      if (holder) tell(holder, [sentence]);
+    },
+  };
+})();
