@@ -4,13 +4,15 @@ feedback, the live panel on the step page, and where Finish and the scorecard le
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.urls import reverse
 
 from mocks import log
 from mocks.models import MockSession
 from practice.extensions import AttemptExtension, Fragment, StepPanel
 from practice.models import Attempt, StepAnswer, Submission
-from questionbank import FollowUp
+from questionbank import STEP_KEYS, FollowUp
 from questions.models import QuestionRevision
 
 
@@ -70,13 +72,16 @@ class MockInterviewHooks(AttemptExtension):
         )
 
     def attempt_finished(self, attempt: Attempt) -> str:
-        from mocks.services import session_end
-
+        """Finish on a running mock asks first, like "End the session now": ending a timed
+        interview cannot be undone, and one click on the last step must not do it. The way
+        back from that page is the last step, the only one whose pager offers Finish."""
         session = MockSession.objects.for_attempt(attempt.pk).first()
         if session is None:
             return ""
-        session_end(session=session, reason="ended early")  # finishing a mock ends it
-        return reverse("mock_report", kwargs={"session_id": session.pk})
+        if session.ended_at is not None:
+            return reverse("mock_report", kwargs={"session_id": session.pk})
+        end = reverse("mock_end", kwargs={"session_id": session.pk})
+        return f"{end}?{urlencode({'step': STEP_KEYS[-1]})}"
 
     def scorecard_redirect(self, attempt: Attempt) -> str:
         session = MockSession.objects.running().for_attempt(attempt.pk).first()

@@ -105,7 +105,7 @@ def _candidate_message(event: MockEvent, session: MockSession) -> dict:
         text = "You answered the follow-up."
     else:
         text = "The session has ended."
-    return {"kind": event.kind, "text": text, "at": offset(session, event.at)}
+    return {"kind": event.kind, "text": text, "at": offset(session, event.at), "seq": event.seq}
 
 
 def clock_context(clock: Clock) -> dict:

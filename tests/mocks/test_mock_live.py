@@ -215,9 +215,9 @@ def test_the_candidate_sees_no_verdicts_until_the_end(live):
         assert "Rubric points" not in html and "Reference answer" not in html
     scorecard = reverse("attempt_scorecard", kwargs={"attempt_id": session.attempt_id})
     assert them.get(scorecard)["Location"] == url("mock_session", session)
-    # "Finish" ends the session, and then the feedback is there.
-    finish = them.post(reverse("attempt_finish", kwargs={"attempt_id": session.attempt_id}))
-    assert finish["Location"] == url("mock_report", session)
+    # Ending the session (Finish asks first: test_mock_finish_confirm) brings the feedback.
+    ended = them.post(url("mock_end", session), {"confirm": "yes"})
+    assert ended["Location"] == url("mock_report", session)
     html = them.get(step).content.decode()
     assert "Reference answer" in html and "Submitted for your mock interview" not in html
     assert 'id="self-check"' in html  # offline, the candidate now rates their own answer
