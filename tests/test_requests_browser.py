@@ -1,9 +1,8 @@
 """One handler (static/js/requests.js) tells every failed request of the practice step, the
-drill set and the question editor, in the box where that request's answer would go: a server
-error, a lost connection (the request aborted) and an expired session, whose sign-in link is
-reached from the keyboard. Before, each page had a copy of its own in its own words; the
-editor showed nothing for an expired session, and practice dropped the browser's copy of the
-text when the log-in page answered its save."""
+drill set, the question editor and the mock interviewer's page, in the box where that
+request's answer would go: a server error, a lost connection (the request aborted) and an
+expired session, whose sign-in link is reached from the keyboard; and practice keeps the
+browser's copy of the text when the log-in page answers its save."""
 
 from __future__ import annotations
 
@@ -94,7 +93,31 @@ def _authoring(browser, base) -> Box:
     return Box(page, user, send, re.compile(r".*/save/$"), "#save-status", "Not saved.", "#source")
 
 
-PAGES = {"practice": _practice, "drills": _drills, "authoring": _authoring}
+def _mock_interviewer(browser, base) -> Box:
+    from mocks import services as mock
+    from questions.models import Question
+
+    candidate = User.objects.create_user("requests-candidate", password=PASSWORD)
+    user = User.objects.create_user("requests-interviewer", password=PASSWORD)
+    revision = Question.objects.get(slug="chat-api-50qps").current_revision
+    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
+    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=user)
+    page = signed_in_context(browser, base, user).new_page()
+    page.goto(f"{base}/mock/{session.pk}/interview/")
+
+    def send(text):
+        page.locator("#nudge-text").fill(text)
+        page.get_by_role("button", name="Send the nudge").click()
+
+    return Box(page, user, send, "**/interview/nudge/", "#nudge-status", "Not sent.", "#nudge-text")
+
+
+PAGES = {
+    "practice": _practice,
+    "drills": _drills,
+    "authoring": _authoring,
+    "mock-interviewer": _mock_interviewer,
+}
 
 
 @pytest.fixture
