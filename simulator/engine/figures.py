@@ -8,7 +8,10 @@ from typing import Any
 
 from .fleet import DONE, FAILED, SHED, TIMED_OUT, Result
 
-BIN_S = 5.0  # TTFT is judged per 5 s of arrivals for "when did it break"
+BIN_S = 5.0  # TTFT is charted, and judged for "when did it break", per 5 s of arrivals
+# ...in windows of whole bins holding at least this many requests: the p99 of fewer is their
+# slowest but one or their slowest, so at low load one unlucky request would "break" the SLO.
+MIN_JUDGED = 100
 # A run is said to recover only when the SLO then holds in every bin for this long to the end
 # of the window: one good bin after the last bad one (at 235 s of 240) is luck, not recovery.
 RECOVERY_HOLD_S = 30.0
@@ -27,9 +30,9 @@ def _ms(x: float | None) -> float | None:
     return None if x is None else round(x * 1000, 3)
 
 
-def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float | None]]:
-    """(bin start, p99 TTFT in s of the requests that arrived in it) over the window. A
-    request that timed out or was shed counts as infinitely late."""
+def _ttft_by_bin(result: Result, bin_s: float) -> list[list[float]]:
+    """The TTFTs in s of the requests that arrived in each bin of the window; a request that
+    timed out or was shed counts as infinitely late."""
     n_bins = max(1, math.ceil(result.seconds / bin_s))
     bins: list[list[float]] = [[] for _ in range(n_bins)]
     for a, f, s in zip(result.arrival, result.first_token, result.status, strict=True):
@@ -38,7 +41,55 @@ def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float |
             bins[k].append(f - a)
         elif s in (SHED, TIMED_OUT):
             bins[k].append(math.inf)
-    return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(bins)]
+    return bins
+
+
+def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float | None]]:
+    """(bin start, p99 TTFT in s of the requests that arrived in it) over the window."""
+    return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(_ttft_by_bin(result, bin_s))]
+
+
+def slo_breaks(result: Result) -> list[tuple[float, float]]:
+    """When the TTFT SLO broke: (from, to) in s of each stretch of arrivals whose p99 TTFT is
+    over it. Arrivals are judged in windows of whole bins holding MIN_JUDGED requests at least
+    (a short tail joins the window before it). In a window over its SLO, the break starts at
+    the bin of the request that uses up the 1% a p99 allows to be slow, and ends with the bin
+    of its last slow request: so at low load, where a window spans minutes, the times are
+    still those of the requests that broke it."""
+    bins = _ttft_by_bin(result, BIN_S)
+    windows: list[list[int]] = []
+    held: list[int] = []
+    count = 0
+    for k, values in enumerate(bins):
+        held.append(k)
+        count += len(values)
+        if count >= MIN_JUDGED:
+            windows.append(held)
+            held, count = [], 0
+    if held:
+        if windows and count < MIN_JUDGED:
+            windows[-1] += held
+        else:
+            windows.append(held)
+    breaks = []
+    for window in windows:
+        n = sum(len(bins[k]) for k in window)
+        allowed = n - math.ceil(0.99 * n)  # slow requests a p99 within the SLO allows
+        slow = [(k, sum(v > result.ttft_slo_s for v in bins[k])) for k in window]
+        if not n or sum(c for _, c in slow) <= allowed:
+            continue
+        seen = 0
+        for k, c in slow:
+            seen += c
+            if seen > allowed:
+                first = k
+                break
+        last = max(k for k, c in slow if c)
+        stretch = (first * BIN_S, min((last + 1) * BIN_S, result.seconds))
+        if breaks and breaks[-1][1] >= stretch[0]:  # one break across two windows
+            stretch = (breaks.pop()[0], stretch[1])
+        breaks.append(stretch)
+    return breaks
 
 
 def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
@@ -96,7 +147,6 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     lam = n / T
     W = sojourn / n if n else 0.0
     little_error = abs(L - lam * W) / L if L > 0 else 0.0
-    bins = ttft_bins(result)
     p99_all = percentile(ttft, 99)
     tpot99 = percentile(tpot, 99)
     # TTFT breaks when its p99 is over the SLO or a request was shed or timed out (those
@@ -105,13 +155,13 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         p99_all is None or p99_all > result.ttft_slo_s or bool(counts["shed"] + counts["timed_out"])
     )
     held = not ttft_broken and (tpot99 is None or tpot99 <= result.tpot_slo_s)
-    # When it broke: the first 5 s of arrivals whose p99 TTFT is over the SLO. Timed only when
-    # TTFT is what breaks: a run that holds TTFT overall (it breaks on TPOT, which has no
-    # bins) is not said to break, nor to recover, for one unlucky TTFT bin.
-    broken = [t for t, p in bins if p is not None and p > result.ttft_slo_s] if ttft_broken else []
+    # When it broke (`slo_breaks`), timed only when TTFT is what breaks: a run that holds TTFT
+    # overall (it breaks on TPOT, which has no bins) is not said to break, nor to recover, for
+    # one unlucky stretch of TTFT.
+    broken = slo_breaks(result) if ttft_broken else []
     recovered = None
-    if broken and bins[-1][1] is not None and T - (broken[-1] + BIN_S) >= RECOVERY_HOLD_S:
-        recovered = broken[-1] + BIN_S
+    if broken and T - broken[-1][1] >= RECOVERY_HOLD_S:
+        recovered = broken[-1][1]
     hits = sum(result.prefix_hit)
     return {
         "ttft_p50_ms": _ms(percentile(ttft, 50)),
@@ -138,7 +188,7 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         "replicas_max": max((r for *_, r in result.series), default=0),
         "little_law": {"L": L, "lambda": lam, "W": W},
         "little_law_error": little_error,
-        "slo_broken_at_s": broken[0] if broken else None,
+        "slo_broken_at_s": broken[0][0] if broken else None,
         "recovered_at_s": recovered,
         "replicas_added_at_s": list(result.replicas_added),
         "events": [{"t": t, "what": what} for t, what in result.events],

@@ -20,6 +20,8 @@ from simulator.engine import (
     simulate,
     verdict,
 )
+from simulator.engine.figures import slo_breaks
+from simulator.engine.fleet import DONE, SHED, Result
 from simulator.services import (
     COMMAND_LIMITS,
     PAGE_LIMITS,
@@ -549,3 +551,36 @@ def percentile_ms(values: list[float], q: float) -> float:
     from simulator.engine import percentile
 
     return percentile([max(v, 0.0) for v in values], q) * 1000
+
+
+def _ttft_run(ttfts: list[float], *, qps: float, slo_s: float = 1.0) -> Result:
+    """A finished run of requests arriving every 1/qps s, each with its TTFT (inf: shed)."""
+    n = len(ttfts)
+    arrival = [i / qps for i in range(n)]
+    lost = [math.isinf(t) for t in ttfts]
+    first = [math.nan if x else a + t for a, t, x in zip(arrival, ttfts, lost, strict=True)]
+    return Result(
+        seconds=n / qps, arrival=arrival, first_token=first,
+        finish=[f + 1 for f in first], output_tokens=[10] * n,
+        status=[SHED if x else DONE for x in lost], prefix_hit=[False] * n,
+        admitted_at=list(arrival), left=[f + 1 for f in first], series=[], events=[],
+        area_in_system=1.0, prefill_tokens=0, replicas_added=[], ttft_slo_s=slo_s,
+        tpot_slo_s=1.0,
+    )  # fmt: skip
+
+
+def test_at_low_load_one_slow_request_is_no_break_and_a_break_is_timed_by_its_requests():
+    # 1 QPS: a 5 s bin holds five requests, whose p99 is their slowest. One slow request at
+    # 5 s is within the 1% a p99 allows of the first hundred; it broke the SLO "after 5 s".
+    calm = [0.2] * 240
+    calm[5] = 3.0
+    assert slo_breaks(_ttft_run(calm, qps=1)) == []
+    # The queue builds from 60 s: the break is timed there, not at the start of the minutes-
+    # long window it falls in, and it ends with the last slow request.
+    slow = [0.2] * 60 + [2.0] * 60 + [0.2] * 120
+    assert slo_breaks(_ttft_run(slow, qps=1)) == [(60.0, 120.0)]
+    # Requests shed from 60 s on break it from then.
+    shed = [0.2] * 60 + [math.inf] * 180
+    assert slo_breaks(_ttft_run(shed, qps=1))[0][0] == 60.0
+    # Broken from the start at a higher load too.
+    assert slo_breaks(_ttft_run([2.0] * 400, qps=20)) == [(0.0, 20.0)]
