@@ -172,6 +172,58 @@ _ALL: list[Formula] = [
     Formula("tpot_p99", "p99 TPOT at the peak: 2.33 standard deviations of a Poisson count of "
             "stalls over a request's tokens",
             "tpot_load + 2.33 * t_pre * sqrt(k_pre * tok / n_out)", "ms"),
+    # Queueing at the peak. ttft_cold and ttft_hit are one prefill with the GPU free; at the
+    # peak a request may first wait for one of the N_batch slots (all held by streams still
+    # decoding), then behind the prompts ahead of it on the GPU, and it starts only at the end
+    # of the decode step in flight. Both waits use the VUT form of the standard approximations:
+    # - Kingman, "The single server queue in heavy traffic" (Proc. Cambridge Philos. Soc. 57,
+    #   1961): a G/G/1 queue's mean wait is (c_a^2 + c_s^2)/2 x rho/(1 - rho) x E[S], which
+    #   is Pollaczek-Khinchine's M/G/1 rho E[S^2] / (2 E[S] (1 - rho)) when c_a = 1;
+    # - Sakasegawa, "An approximation formula L_q = alpha rho^beta / (1 - rho)" (Annals of the
+    #   Institute of Statistical Mathematics 29, 1977), as Hopp and Spearman's Factory Physics
+    #   writes it for G/G/c: rho/(1 - rho) becomes rho^(sqrt(2(c + 1)) - 1) / (c (1 - rho)),
+    #   whose power stands for Erlang C's chance that every server is busy (exact at c = 1);
+    # - Abate, Choudhury and Whitt, "Exponential approximations for tail probabilities in
+    #   queues, I: waiting times" (Operations Research 43(5), 1995): P(wait > t) ~ P(wait) x
+    #   e^(-t P(wait) / W), so the p99 is W / P(wait) x ln(100 P(wait)), and 0 below 1%.
+    # Arrivals: a round-robin router deals an instance every N_inst-th arrival of a Poisson
+    # stream, and the time to the N-th arrival is Erlang-N (Larson and Odoni, Urban Operations
+    # Research, 2.11.3), so c_a^2 = 1 / N_inst; random routing would keep c_a^2 = 1. Service:
+    # the plan gives every request the mean prompt and output, so the one spread it knows is
+    # the prefix cache's hits and misses. Against the discrete-event simulator (round-robin,
+    # prompts and outputs +-50% around the mean) at each generating question's peak, this
+    # figure is 0.7x-1.6x its p99 TTFT (tests/planner/test_ttft_queueing.py): low where the
+    # simulator's longest prompts' own prefills dominate, high where its steps run shorter
+    # than the planned batch's.
+    Formula("c_a", "Arrival variability at an instance (coefficient of variation of its gaps): "
+            "a round-robin router deals it every N_inst-th arrival",
+            "sqrt(1 / N_inst)", ""),
+    Formula("c_s", "Prefill time variability (coefficient of variation): prefix-cache hits "
+            "and misses", "sqrt((hit * ttft_hit^2 + (1 - hit) * ttft_cold^2) / t_pre^2 - 1)",
+            ""),
+    Formula("W_pre", "Mean wait behind other prompts' prefills at the peak (Kingman: "
+            "variability x utilisation x time)",
+            "(c_a^2 + c_s^2) / 2 * u_pre / (1 - u_pre) * t_pre", "ms"),
+    Formula("W_pre99", "p99 wait behind other prefills: an exponential tail past the u_pre "
+            "of arrivals that wait", "W_pre / u_pre * ln(max(100 * u_pre, 1))", "ms"),
+    Formula("t_busy", "Time a request holds its slot at the peak: its prefill, then its "
+            "tokens at the peak's mean TPOT", "(t_pre + n_out * tpot_load / tok) / req",
+            "s/req"),
+    Formula("u_slot", "Share of an instance's batch slots held at the peak (Little's law)",
+            "lambda_r * t_busy / N_batch", ""),
+    # Past a chance of 1e-50 the power stops: far below the 1% that counts, and above the
+    # smallest number the calculator keeps (a batch of 500 at a tenth of its slots is 1e-30).
+    Formula("P_slot", "Chance an arrival finds every slot held (Sakasegawa's stand-in for "
+            "Erlang C)", "u_slot^min(sqrt(2 * (N_batch + 1)) - 1, -50 / log10(u_slot))", ""),
+    # A hold is the mean output's decode: only the arrivals' variability counts.
+    Formula("W_slot", "Mean wait for a batch slot at the peak (Sakasegawa's G/G/c)",
+            "c_a^2 / 2 * P_slot * t_busy * req / (N_batch * (1 - u_slot))", "ms"),
+    Formula("W_slot99", "p99 wait for a batch slot: an exponential tail past the P_slot of "
+            "arrivals that wait", "W_slot / P_slot * ln(max(100 * P_slot, 1))", "ms"),
+    Formula("ttft_queued", "p99 TTFT at the peak, queueing counted: the decode step in "
+            "flight, the p99 waits for a slot and for the GPU, then a prefill with nothing "
+            "cached",
+            "t_tok + W_slot99 + W_pre99 + ttft_cold", "ms"),
     Formula("N_GPU", "GPUs", "N_inst * TP", ""),
     Formula("cost_h", "Fleet cost per hour", "N_GPU * price", "USD/h"),
     Formula("monthly", "Monthly cost, the peak fleet around the clock", "cost_h * month", "USD"),
@@ -189,6 +241,9 @@ _ALL: list[Formula] = [
 FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL}
 # What an instance sees at the peak, in order (lambda_r first: the search sets it).
 LOAD_NAMES = ["lambda_r", "u_pre", "u_kv", "tpot_load", "k_pre", "tpot_p99"]
+# The queue a request meets at the peak, in order (the variants by the plan's name).
+QUEUE_NAMES = ["c_a", "c_s", "W_pre", "W_pre99", "t_busy", "u_slot", "P_slot", "W_slot",
+               "W_slot99", "ttft_queued"]  # fmt: skip
 
 # Variants chosen by the inputs. The name is the symbol they define; the key says when.
 _VARIANTS: dict[str, Formula] = {
@@ -235,6 +290,16 @@ _VARIANTS: dict[str, Formula] = {
         ("r_load_rate", Formula("r_load", "Load an instance carries: rho x r_inst",
                                 "rho * r_inst", "req/s")),
         ("N_inst_load", Formula("N_inst", "Instances", "ceil(lambda_peak / r_load)", "")),
+        ("c_s_even", Formula("c_s", "Prefill time variability: every prompt the mean length, "
+                             "the same share of it cached", "0", "")),
+        # A measured knee already counts the stalls, and a measured hold is what it is: the
+        # hold time is the plan's.
+        ("t_busy_hold", Formula("t_busy", "Time a request holds its slot at the peak (the "
+                                "plan's hold time)", "t_hold", "s/req")),
+        ("ttft_queued_hit", Formula("ttft_queued", "p99 TTFT at the peak, queueing counted: the "
+                                    "decode step in flight, the p99 waits for a slot and for "
+                                    "the GPU, then a prefill after a prefix-cache hit",
+                                    "t_tok + W_slot99 + W_pre99 + ttft_hit", "ms")),
         ("N_GPU_mean_load", Formula("N_GPU_mean", "GPUs for the mean load (autoscaled, the "
                                     "same load per instance)", "ceil(lambda_mean / r_load) * TP",
                                     "")),
@@ -549,6 +614,50 @@ def ttft_s(*, flops: float, tflops: float, efficiency: float, tp: int = 1) -> fl
     return float(_run("ttft_cold", env).magnitude)
 
 
+def ttft_p99_queued(
+    *,
+    prefill_s: float,
+    step_s: float,
+    instances: int,
+    load_req_s: float,
+    hold_s: float,
+    slots: int,
+    hit: float = 0.0,
+    hit_prefill_s: float | None = None,
+) -> float:
+    """The p99 TTFT at the peak with queueing counted, in seconds (s): the decode step in
+    flight (step_s), the p99 wait for one of `slots` batch slots, each held hold_s, the p99
+    wait behind other prompts' prefills, then the request's own prefill, for an instance that
+    takes load_req_s (req/s) from a round-robin router over `instances` instances (the plan's
+    QUEUE_NAMES formulas).
+
+    prefill_s is a prompt's prefill with nothing cached (s); with a shared prefix, `hit` of
+    the requests hit it and prefill in hit_prefill_s, and the p99 is a miss's unless 99% hit.
+    A 0.5 s prefill at 1 req/s on one of 4 instances, 10 slots held 8 s, 20 ms steps: 20 ms
+    + 1.89 s + 0.49 s + 0.5 s = 2.9 s. Raises PlanError where the load fills the GPU or the
+    slots (no steady queue).
+    """
+    env = {
+        "ttft_cold": _q(prefill_s, "s"), "t_tok": _q(step_s, "s"), "N_inst": _q(instances),
+        "lambda_r": _q(load_req_s, "req/s"), "t_hold": _q(hold_s, "s/req"),
+        "N_batch": _q(slots), "hit": _q(hit),
+    }  # fmt: skip
+    if hit > 0:
+        env["ttft_hit"] = _q(hit_prefill_s if hit_prefill_s is not None else prefill_s, "s")
+    names = ["t_pre" if hit > 0 else "t_pre_cold", "u_pre", "c_a", "c_s" if hit > 0 else
+             "c_s_even", "W_pre", "W_pre99", "t_busy_hold", "u_slot", "P_slot", "W_slot",
+             "W_slot99", "ttft_queued_hit" if hit >= 0.99 else "ttft_queued"]  # fmt: skip
+    for name in names:
+        formula = FORMULAS.get(name) or _VARIANTS[name]
+        if name in ("c_a", "P_slot"):
+            share = "u_pre" if name == "c_a" else "u_slot"
+            if env[share].magnitude >= 1:
+                what = "prefills fill the GPU" if share == "u_pre" else "streams hold every slot"
+                raise PlanError(f"At {load_req_s:g} req/s the {what}: no steady queue.")
+        env[formula.name] = Evaluator(env).eval(_parsed_expr(formula.expr))
+    return float(env["ttft_queued"].magnitude)
+
+
 # ---------------------------------------------------------------------------------------------
 # The whole plan
 
@@ -695,10 +804,15 @@ def plan(
     ("measured" | "derived"); prefill_flops, prefill_eff, ttft_ms (the typical request: after
     a prefix hit when there is a cache), ttft_miss_ms, ttft_p99_ms; r_speed_req_s, hold_s,
     r_memory_req_s, r_prefill_req_s, r_inst_req_s and binding ("ttft" | "tpot" | "memory");
-    n_inst and n_gpu (None when nothing fits); cost (usd_per_gpu_hour, cost_per_mtok_usd,
-    monthly_usd, and at the mean load); feasible, fits, reason, notes, and `steps`: one
-    {name, label, formula_latex, substituted, value, unit} per formula. Raises PlanError (or
-    KeyError for an unknown catalogue key) with a one-sentence message.
+    ttft_p99_queued_ms, the p99 TTFT at the peak with the waits for a batch slot and for the
+    GPU counted, and ttft_queue, its parts ({ttft_p99_ms, step_ms, arrival_cv, prefill_share,
+    prefill_wait_ms, prefill_wait_p99_ms, slot_share, slot_wait_chance, slot_wait_ms,
+    slot_wait_p99_ms, over_slo}), both None without a TTFT SLO, for a disaggregated plan, or
+    where the peak fills an instance; n_inst and n_gpu (None when nothing fits); cost
+    (usd_per_gpu_hour, cost_per_mtok_usd, monthly_usd, and at the mean load); feasible, fits,
+    reason, notes, and `steps`: one {name, label, formula_latex, substituted, value, unit} per
+    formula. Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence
+    message.
     """
     _check_inputs(
         context=context, mem_util=mem_util, bw_eff=bw_eff, tp=tp, knee_tok_s=knee_tok_s,
@@ -808,6 +922,21 @@ def plan(
         fleet = ["s_str", "t_0", "r_load" if tpot_slo_ms is not None else "r_load_rate",
                  "N_inst_load", *LOAD_NAMES, "N_GPU"]  # fmt: skip
     names += fleet
+    # The queue a request meets at the peak, checked against the TTFT SLO (a plan without one
+    # sets TTFT no target), for a colocated fleet: a disaggregated what-if's prefill pool does
+    # not decode and its decode pool does not prefill, so this queue is not its own.
+    if ttft_slo_ms is not None and not pd_disagg:
+        if not stalls:
+            names += ["lambda_r", "u_pre"]
+        names += [
+            "c_a",
+            "c_s" if prefix_hit > 0 and by_prefix else "c_s_even",
+            "W_pre", "W_pre99",
+            "t_busy" if stalls and hold_s is None else "t_busy_hold",
+            "u_slot", "P_slot", "W_slot", "W_slot99",
+            "ttft_queued_hit" if prefix_hit > 0 and not (by_prefix and prefix_hit < 0.99)
+            else "ttft_queued",
+        ]  # fmt: skip
     if price is not None:
         env["price"] = _q(price, "USD/h")
         names += ["cost_h", "monthly", "cost_mtok"]
@@ -819,7 +948,7 @@ def plan(
     fleet_names = {
         "N_inst", "N_GPU", "t_dec", "r_dec", "N_dec", "N_pre", "cost_h", "monthly", "cost_mtok",
         "N_GPU_mean", "monthly_mean", "cost_mtok_mean", "saving", "s_str", "t_0", "r_load",
-        *LOAD_NAMES,
+        *LOAD_NAMES, *QUEUE_NAMES,
     }  # fmt: skip
     load_formulas = [f for f in formulas if f.name in LOAD_NAMES[1:]]
     decode_names = [f for f in formulas if f.name in ("f_exp", "W_batch", "t_mem", "t_cmp",
@@ -890,9 +1019,19 @@ def plan(
     shown: dict[str, Formula] = {}
     fits = True
     batch_source = "fits"
+    # Where the peak's prefills or holds fill an instance, its queue has no steady state:
+    # the name of the share that does, and no queueing figure after it.
+    queue_full = ""
     for formula in formulas:
         if not fits and formula.name in fleet_names:
             continue  # no fleet of instances that hold nothing
+        if formula.name in QUEUE_NAMES and queue_full:
+            continue
+        if formula.name in ("c_a", "P_slot"):
+            share = "u_pre" if formula.name == "c_a" else "u_slot"
+            if env[share].magnitude >= 1:
+                queue_full = share
+                continue
         if formula.name == "N_batch":
             slots, batch_source = planned_batch(max(int(env["N_seq"].magnitude), 1))
             env["N_slo"] = _q(slots)
@@ -1122,6 +1261,19 @@ def plan(
         at_peak = at_load(number("lambda_r"))
         # The same at the fleet r_inst alone asks for: what the stalls would do to it.
         at_rate_fleet = at_load(qps / _run("N_inst", env).magnitude)
+    # What a request meets at the peak before its first token, queueing counted.
+    ttft_queue = None
+    if "ttft_queued" in env and fits:
+        queued_ms = number("ttft_queued") * 1000
+        ttft_queue = {
+            "ttft_p99_ms": queued_ms, "step_ms": tpot_ms, "arrival_cv": number("c_a"),
+            "prefill_share": number("u_pre"), "prefill_wait_ms": number("W_pre") * 1000,
+            "prefill_wait_p99_ms": number("W_pre99") * 1000,
+            "slot_share": number("u_slot"), "slot_wait_chance": number("P_slot"),
+            "slot_wait_ms": number("W_slot") * 1000,
+            "slot_wait_p99_ms": number("W_slot99") * 1000,
+            "over_slo": queued_ms > (ttft_slo_ms or 0),
+        }  # fmt: skip
     result: dict[str, Any] = {
         "model": m.name,
         "gpu": g.name,
@@ -1159,6 +1311,11 @@ def plan(
         "ttft_ms": ttft_ms,
         "ttft_miss_ms": ttft_cold_ms,
         "ttft_p99_ms": ttft_p99_ms,
+        # The p99 TTFT at the peak with the waits for a slot and for the GPU counted (None
+        # without a TTFT SLO, for a disaggregated what-if, or where the peak fills an
+        # instance: the notes say).
+        "ttft_p99_queued_ms": ttft_queue["ttft_p99_ms"] if ttft_queue else None,
+        "ttft_queue": ttft_queue,
         "prefix_hit": prefix_hit,
         "r_speed_req_s": number("r_speed"),
         "hold_s": number("t_hold"),
@@ -1243,6 +1400,40 @@ def plan(
                 "over the steps rather than removing it; disaggregating prefill removes it."
             )
         notes.append(text)
+    if ttft_queue and ttft_queue["over_slo"]:
+        waits = [f"the {format_number(tpot_ms)} ms decode step it arrives during"]
+        if ttft_queue["slot_wait_p99_ms"] > 0:
+            waits.append(
+                f"a slot ({format_number(ttft_queue['slot_wait_chance'] * 100)}% of arrivals "
+                f"find all {batch} held; p99 wait "
+                f"{format_number(ttft_queue['slot_wait_p99_ms'])} ms)"
+            )
+        if ttft_queue["prefill_wait_p99_ms"] > 0:
+            waits.append(
+                f"the prompts ahead of it (prefills fill "
+                f"{format_number(ttft_queue['prefill_share'] * 100)}% of the GPU; p99 wait "
+                f"{format_number(ttft_queue['prefill_wait_p99_ms'])} ms)"
+            )
+        text = (
+            f"At the peak, queueing adds {format_number(ttft_queue['ttft_p99_ms'] - ttft_p99_ms)}"
+            f" ms to the p99 TTFT, for {format_number(ttft_queue['ttft_p99_ms'])} ms against the "
+            f"{format_number(ttft_slo_ms or 0)} ms SLO: a request waits for "
+            + (", ".join(waits[:-1]) + " and " + waits[-1] if len(waits) > 1 else waits[0])
+            + " before its own prefill."
+        )
+        if ttft_p99_ms <= (ttft_slo_ms or 0):
+            text += (
+                " The fleet is sized without these waits: more instances, each taking fewer "
+                "requests, shorten them (prompts longer than the mean lengthen them)."
+            )
+        notes.append(text)
+    elif queue_full and fits:
+        shares = {"u_pre": "prefills fill", "u_slot": "streams hold all the batch slots of"}
+        notes.append(
+            f"At the peak the {shares[queue_full]} each instance "
+            f"({format_number(number(queue_full) * 100)}%): its queue grows without end, so no "
+            "p99 TTFT with queueing is estimated. Plan more instances."
+        )
     if price is not None and fits and mean_qps is None and not pd_disagg:
         notes.append("Give the mean QPS to see the monthly cost autoscaled to it.")
     if price is not None and fits and mean_qps is not None and pd_disagg:
