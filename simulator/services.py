@@ -214,8 +214,9 @@ def _planner_gap(
     plan: dict[str, Any], figs: dict, *, spec: RunSpec, replicas: int, ttft_slo_ms: float
 ) -> str:
     """Said of a run at steady load on at least the planner's fleet whose p99 TTFT breaks an
-    SLO the planner says holds: the planner's p99 TTFT is one prefill with no wait, and the
-    run's p99 wait before a prefill is what it leaves out."""
+    SLO the planner says holds: the planner sizes on one prefill with no wait (beside its
+    estimate with the queue counted), and the run's p99 wait before a prefill is what that
+    leaves out."""
     p99 = figs["ttft_p99_ms"]
     steady = spec.kill_at is None and spec.burst_at is None and spec.autoscale == "off"
     if (
@@ -227,14 +228,20 @@ def _planner_gap(
         or p99 <= ttft_slo_ms
     ):
         return ""
+    queued = plan.get("ttft_p99_queued_ms")
+    estimate = (
+        f"; its estimate with the queue at the peak counted is {queued:,.0f} ms"
+        if queued is not None
+        else ""
+    )
     return (
-        f" The capacity planner holds this fleet at a p99 TTFT of {plan['ttft_p99_ms']:,.0f} "
-        "ms: one prefill of a mean prompt, with no wait. In this run one request in a hundred "
-        f"spent {figs['queued_p99_ms'] or 0:,.0f} ms or more of its TTFT beyond its own "
-        "prefill, waiting for one of a replica's "
+        f" The capacity planner sizes this fleet on a p99 TTFT of {plan['ttft_p99_ms']:,.0f} "
+        f"ms: one prefill of a mean prompt, with no wait{estimate}. In this run one request "
+        f"in a hundred spent {figs['queued_p99_ms'] or 0:,.0f} ms or more of its TTFT beyond "
+        "its own prefill, waiting for one of a replica's "
         f"{plan['batch']} batch slots or behind other prompts' prefills, and the longest "
         f"prompts' own prefills took {figs['own_prefill_p99_ms'] or 0:,.0f} ms: the "
-        "planner's figure counts neither, so its fleet is too small for this SLO."
+        "one-prefill figure counts neither, so the fleet it sizes is too small for this SLO."
     )
 
 

@@ -84,8 +84,11 @@ def test_the_reference_design_at_its_peak_holds_the_slo_where_the_plan_does(slug
         assert "The capacity planner marks this design infeasible" in run["note"], summary
     elif slug in PLANNER_OPTIMISTIC:
         assert breaks == PLANNER_OPTIMISTIC[slug], summary
-        # The candidate is told what the planner's p99 TTFT leaves out, with this run's figures.
-        assert "The capacity planner holds this fleet at a p99 TTFT of" in run["note"], summary
+        # The candidate is told what the planner's p99 TTFT leaves out, with this run's figures,
+        # beside the planner's own estimate with the queue counted.
+        assert "The capacity planner sizes this fleet on a p99 TTFT of" in run["note"], summary
+        queued = plan["ttft_p99_queued_ms"]
+        assert f"with the queue at the peak counted is {queued:,.0f} ms" in run["note"], summary
     else:  # the planner says it holds (or the brief sets no SLO and the defaults judge)
         assert figs["holds_slo"] and not breaks, summary
         assert "The capacity planner" not in run["note"], summary
