@@ -69,6 +69,8 @@ class MockInterviewHooks(AttemptExtension):
             stylesheet="css/mock.css",
             script="js/mock.js",
             loading_text="Mock interview: loading the clock…",
+            # Finish ends the interview (after a confirmation) and leads to its report.
+            finish_label="Finish the interview…",
         )
 
     def attempt_finished(self, attempt: Attempt) -> str:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class StepPanel:
     """A feature's live panel on the step page, loaded (and refreshed) on its own so that a
-    cached page stays right: its URL, element id and class, static assets, loading text."""
+    cached page stays right: its URL, element id and class, static assets, loading text, and
+    what the last step's Finish button says beside it ("" for practice's own words)."""
 
     url: str
     element_id: str
@@ -28,6 +29,7 @@ class StepPanel:
     stylesheet: str  # a static path
     script: str  # a static path
     loading_text: str
+    finish_label: str = ""
 
 
 @dataclass(frozen=True)

@@ -172,7 +172,15 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
     context.update(feedback_context(attempt=attempt, answer=stored, submission=latest))
     # A feature's live panels (a mock interview's clock, nudges and follow-ups).
     context["panels"] = extensions.step_panels(attempt, answer.step_key)
+    context["finish_label"] = _finish_label(context["panels"])
     return context
+
+
+def _finish_label(panels) -> str:
+    """What the last step's Finish button says: a panel's words (a mock interview's Finish
+    ends the interview), else practice's own."""
+    labels = [panel.finish_label for panel in panels if panel.finish_label]
+    return labels[0] if labels else "Finish and see the scorecard"
 
 
 def answer_as_typed(answer: StepAnswer, typed: dict) -> StepAnswer:
@@ -212,6 +220,7 @@ def after_submit_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
     follow_ups = _follow_ups(attempt, answer, submitted)
     if follow_ups:
         context |= follow_ups | _pager(context["steps"], context["step"]) | {"attempt": attempt}
+        context["finish_label"] = _finish_label(extensions.step_panels(attempt, answer.step_key))
         context["follow_up"] = {"id": answer.follow_up_id} if answer.follow_up_id else None
     return context
 

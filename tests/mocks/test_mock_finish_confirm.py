@@ -49,6 +49,25 @@ def test_finish_asks_first_and_the_session_runs_on(people):
     assert refused.status_code == 422 and f'href="{step}"' in refused.content.decode()
 
 
+def test_the_finish_button_of_a_mock_says_it_ends_the_interview(people):
+    session = _app_session(people["candidate"])
+    them = client_for(people["candidate"])
+    step = reverse("attempt_step", kwargs={"attempt_id": session.attempt_id, "step": "tradeoffs"})
+    assert ">Finish the interview…</button>" in them.get(step).content.decode()
+    # Submitting the step redraws the pager (the follow-ups still open) in the same words.
+    submit = reverse(
+        "attempt_submit", kwargs={"attempt_id": session.attempt_id, "step": "tradeoffs"}
+    )
+    answered = them.post(submit, {"text": TRADEOFFS, "base_version": "0"}, HTTP_HX_REQUEST="true")
+    assert answered.status_code == 200
+    assert ">Finish the interview…</button>" in answered.content.decode()
+    # Practice's own Finish leads to the scorecard and says so.
+    revision = session.attempt.revision
+    practice = flow.attempt_start(user=people["candidate"], revision=revision)
+    own = reverse("attempt_step", kwargs={"attempt_id": practice.pk, "step": "tradeoffs"})
+    assert ">Finish and see the scorecard</button>" in them.get(own).content.decode()
+
+
 def test_finish_after_the_end_opens_the_report(people):
     session = _app_session(people["candidate"])
     mock.session_end(session=session, reason="ended early")
