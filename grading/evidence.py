@@ -216,34 +216,44 @@ class Backing:
 def limit_shared_sentences(backings: list[Backing], vocabulary: StepVocabulary) -> dict[str, str]:
     """Rule 3: the points that lose their credit because they share a sentence, with why.
 
-    `backings` are in rubric order. Returns {point id: the id of the point that kept the
-    sentence}; points not in the result keep their credit.
+    `backings` are in rubric order. Each point is judged against the points whose quotes share
+    a sentence with its own (its neighbours), not against every point reached through a chain
+    of shared sentences. Returns {point id: the id of a neighbour that kept the sentence};
+    points not in the result keep their credit.
     """
-    lost: dict[str, str] = {}
-    groups: list[list[Backing]] = []
-    for backing in backings:
-        touching = [g for g in groups if any(b.sentences & backing.sentences for b in g)]
-        merged = [b for g in touching for b in g] + [backing]
-        groups = [g for g in groups if g not in touching] + [merged]
     order = {b.point_id: i for i, b in enumerate(backings)}
-    for group in groups:
-        if len(group) < 2:
+    neighbours = {
+        b.point_id: [o for o in backings if o is not b and o.sentences & b.sentences]
+        for b in backings
+    }
+    apart = {
+        b.point_id
+        for b in backings
+        if neighbours[b.point_id] and _sets_apart(b, neighbours[b.point_id], vocabulary.points)
+    }
+    lost: dict[str, str] = {}
+    for b in backings:
+        near = neighbours[b.point_id]
+        if not near or b.point_id in apart:
             continue
-        group.sort(key=lambda b: order[b.point_id])
-        apart = [b for b in group if _sets_apart(b, group, vocabulary.points)]
-        speaks_of = [b for b in group if _own_terms(b, vocabulary.points)]
-        keepers = apart or speaks_of[:1] or group[:1]
-        keeper_ids = {b.point_id for b in keepers}
-        for b in group:
-            if b.point_id not in keeper_ids:
-                lost[b.point_id] = keepers[0].point_id
+        keepers = [o for o in near if o.point_id in apart]
+        if not keepers:
+            # None of them is set apart: one keeps the sentence, the first in rubric order
+            # whose quote carries a term of its own wording, else the first.
+            pool = sorted([b, *near], key=lambda o: order[o.point_id])
+            keepers = [o for o in pool if _own_terms(o, vocabulary.points)] or pool
+            if keepers[0] is b:
+                continue
+        lost[b.point_id] = keepers[0].point_id
     return lost
 
 
-def _sets_apart(backing: Backing, group: list[Backing], points: dict[str, frozenset[str]]) -> bool:
-    """Whether the backing's quote carries a term of its own point that no other point of
-    the group (those claiming the same sentence) has in its wording."""
-    others = [points.get(b.point_id, frozenset()) for b in group if b is not backing]
+def _sets_apart(
+    backing: Backing, neighbours: list[Backing], points: dict[str, frozenset[str]]
+) -> bool:
+    """Whether the backing's quote carries a term of its own point that none of the points
+    claiming a sentence of it (`neighbours`) has in its wording."""
+    others = [points.get(b.point_id, frozenset()) for b in neighbours]
     return bool(_own_terms(backing, points).difference(*others))
 
 

@@ -507,13 +507,16 @@ def validate_model_grade(
             keeper = shared.get(verdict.id)
             if keeper is None:
                 continue
-            why = f"quotes the sentence that backs {keeper} and says nothing of this point"
+            why = (
+                f"quotes the sentence that backs {keeper} and says nothing of this point "
+                "that sets it apart"
+            )
             warnings.append(rejected_warning(verdict.id, why))
             # The candidate reads the points' wording, never their ids.
             verdicts[i] = _not_awarded(
                 says[verdict.id],
                 "the grader's quote is the sentence that backs another point, and says "
-                "nothing of this one",
+                "nothing of this one that the other does not",
             )
 
     cap_contradicted(verdicts, found, misconceptions)

@@ -9,7 +9,13 @@ from __future__ import annotations
 import pytest
 
 from grading import GraderConfig, grade, grade_offline
-from grading.evidence import content_terms, step_vocabulary
+from grading.evidence import (
+    Backing,
+    StepVocabulary,
+    content_terms,
+    limit_shared_sentences,
+    step_vocabulary,
+)
 from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
 from grading.types import rubric_points
 
@@ -229,3 +235,31 @@ def test_a_refused_points_comment_restates_the_point_whole_or_not_at_all(shipped
     assert any("backs" in p.comment for p in refused), [p.comment for p in result.points]
     for p in refused:
         assert p.comment.endswith(".") or p.comment.endswith(says[p.id]), p.comment
+
+
+def test_a_point_is_judged_against_the_points_sharing_its_own_sentence():
+    # "overload" quotes both sentences; "scale" the first and "shed" the second. "shed" is
+    # set apart from "overload" (the one point sharing its sentence) by "queue", which only
+    # "scale", whose quote shares nothing with its own, also has: "shed" keeps its credit.
+    wording = {
+        "scale": "Autoscale on queue depth rather than GPU utilisation",
+        "overload": "Under overload shed load with 429 and autoscale",
+        "shed": "Shed load by queue",
+    }
+    vocabulary = StepVocabulary(
+        step=frozenset().union(*(content_terms(w) for w in wording.values())),
+        points={k: content_terms(v) for k, v in wording.items()},
+    )
+    first = "Autoscale on queue depth, not GPU utilisation"
+    second = "Shed load with a 429 when the queue is full"
+    backings = [
+        Backing("scale", first, frozenset({0})),
+        Backing("overload", f"{first}. {second}", frozenset({0, 1})),
+        Backing("shed", second, frozenset({1})),
+    ]
+    lost = limit_shared_sentences(backings, vocabulary)
+    assert "shed" not in lost
+    # Whoever loses is told of a point whose quote shares its sentence.
+    for point, keeper in lost.items():
+        mine = next(b for b in backings if b.point_id == point).sentences
+        assert mine & next(b for b in backings if b.point_id == keeper).sentences
