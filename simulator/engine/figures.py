@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .fleet import DONE, FAILED, SHED, TIMED_OUT, Result
+from .fleet import DONE, FAILED, PENDING, SHED, TIMED_OUT, Result
 
 BIN_S = 5.0  # TTFT is charted, and judged for "when did it break", per 5 s of arrivals
 # ...in windows of whole bins holding at least this many requests: the p99 of fewer is their
@@ -30,9 +30,12 @@ def _ms(x: float | None) -> float | None:
     return None if x is None else round(x * 1000, 3)
 
 
-def _ttft_by_bin(result: Result, bin_s: float) -> list[list[float]]:
+def _ttft_by_bin(result: Result, bin_s: float, *, waiting: bool = False) -> list[list[float]]:
     """The TTFTs in s of the requests that arrived in each bin of the window; a request that
-    timed out or was shed counts as infinitely late."""
+    timed out or was shed counts as infinitely late. With `waiting`, so does one still
+    waiting for its first token at the end of the window, longer than the TTFT SLO: an
+    overloaded run's last requests never leave its queue, and without them its end looks
+    calm."""
     n_bins = max(1, math.ceil(result.seconds / bin_s))
     bins: list[list[float]] = [[] for _ in range(n_bins)]
     for a, f, s in zip(result.arrival, result.first_token, result.status, strict=True):
@@ -40,6 +43,8 @@ def _ttft_by_bin(result: Result, bin_s: float) -> list[list[float]]:
         if not math.isnan(f):
             bins[k].append(f - a)
         elif s in (SHED, TIMED_OUT):
+            bins[k].append(math.inf)
+        elif waiting and s == PENDING and result.seconds - a > result.ttft_slo_s:
             bins[k].append(math.inf)
     return bins
 
@@ -56,7 +61,7 @@ def slo_breaks(result: Result) -> list[tuple[float, float]]:
     the bin of the request that uses up the 1% a p99 allows to be slow, and ends with the bin
     of its last slow request: so at low load, where a window spans minutes, the times are
     still those of the requests that broke it."""
-    bins = _ttft_by_bin(result, BIN_S)
+    bins = _ttft_by_bin(result, BIN_S, waiting=True)
     windows: list[list[int]] = []
     held: list[int] = []
     count = 0

@@ -584,3 +584,18 @@ def test_at_low_load_one_slow_request_is_no_break_and_a_break_is_timed_by_its_re
     assert slo_breaks(_ttft_run(shed, qps=1))[0][0] == 60.0
     # Broken from the start at a higher load too.
     assert slo_breaks(_ttft_run([2.0] * 400, qps=20)) == [(0.0, 20.0)]
+
+
+def test_an_overloaded_run_is_not_said_to_recover_for_the_requests_still_queued_at_its_end():
+    # Three times what one slot serves: the last requests never leave the queue, so they were
+    # counted nowhere, and the last slow ones ended 30 s before the window: "it recovers".
+    replica = ReplicaModel(
+        max_batch=1, kv_tokens=10**6, step_base_s=0.001, step_per_stream_s=0.0,
+        prefill_s_per_token=0.01,
+    )  # fmt: skip
+    workload = Workload(qps=3, input_tokens=100, output_tokens=2, length_dist="fixed")
+    result = simulate(replica, workload, Scenario(replicas=1, seconds=240, seed=1, ttft_slo_s=2.0))
+    figs = figures(result)
+    assert figs["slo_broken_at_s"] == 0.0
+    assert figs["recovered_at_s"] is None
+    assert slo_breaks(result)[-1][1] == 240.0
