@@ -10,13 +10,9 @@ and nothing else.
 
 from __future__ import annotations
 
-from functools import wraps
-from urllib.parse import urlencode
-
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -83,46 +79,6 @@ def _absolute(request: HttpRequest, name: str, **kwargs) -> str:
     return request.build_absolute_uri(reverse(name, kwargs=kwargs))
 
 
-def _polled(page: str, element_id: str, poll_url=None):
-    """login_required for an address a live page polls with htmx (`page`: the page it lives
-    on, by URL name; `element_id`: the live part it swaps). A signed-out poll (a sign-out in
-    another tab, an expired session) gets a notice in place of the live part, which says so
-    and polls on (`poll_url(request, session_id)`, else the same address), turning back into
-    the live part once they sign in again: following the redirect to the log-in page, htmx
-    would swap that whole page into this one. It reads nothing of the session. A plain visit
-    goes to the log-in page, as ever."""
-
-    def decorator(view):
-        @wraps(view)
-        def wrapped(request: HttpRequest, session_id: int, **kwargs) -> HttpResponse:
-            if request.user.is_authenticated:
-                return view(request, session_id, **kwargs)
-            if not request.htmx:
-                return redirect_to_login(request.get_full_path())
-            context = {
-                "element_id": element_id,
-                "poll_url": poll_url(request, session_id) if poll_url else request.get_full_path(),
-                "poll_ms": _poll_ms(),
-                "sign_in_url": redirect_to_login(reverse(page, args=[session_id])).url,
-            }
-            response = render(request, "mock/signed_out.html", context)
-            patch_vary_headers(response, ["HX-Request"])
-            return response
-
-        return wrapped
-
-    return decorator
-
-
-def _panel_resume_url(request: HttpRequest, session_id: int) -> str:
-    # No `after`: once signed in again the panel comes back in full (a poll asking only for
-    # what is new would answer 204 and leave the notice); `resume`: without the first load's
-    # move to this step, since it is no new visit of it.
-    step_key = request.GET.get("step", "")
-    query = urlencode({"step": step_key if step_key in STEP_KEYS else "", "resume": 1})
-    return f"{reverse('mock_panel', args=[session_id])}?{query}"
-
-
 # --- the candidate -------------------------------------------------------------------------
 
 
@@ -140,7 +96,7 @@ def mock_start(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("mock_session", session_id=session.pk)
 
 
-@_polled("mock_session", "mock-session-live")
+@login_required
 @require_safe
 def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
     """The candidate's session page: the clock (or, while a person is awaited, a button to
@@ -168,7 +124,7 @@ def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
     return render(request, "mock/session.html", context)
 
 
-@_polled("mock_session", "mock-panel", poll_url=_panel_resume_url)
+@login_required
 @require_safe
 def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
     """The candidate's live panel, polled: 204 while nothing they see is new (`after`, the
@@ -179,7 +135,7 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
         after = int(request.GET.get("after", ""))
     except ValueError:
         after = -1  # the first load: always render
-    if after < 0 and request.htmx and "resume" not in request.GET:
+    if after < 0 and request.htmx:
         # Only a step page's first load moves the candidate: the polls of a second tab left
         # open on another step must not flip the step (and its clock) back and forth. And
         # only htmx's load (HX-Request): a link or an image on another site, which Lax
@@ -374,11 +330,7 @@ def interview_page(request: HttpRequest, session_id: int) -> HttpResponse:
     return render(request, "mock/interview.html", context)
 
 
-@_polled(
-    "mock_interview",
-    "live",
-    poll_url=lambda _request, session_id: reverse("mock_interview_events", args=[session_id]),
-)
+@login_required
 @require_safe
 def interview_events(request: HttpRequest, session_id: int) -> HttpResponse:
     """The live part of the interviewer's page, polled: 204 when no event is newer than

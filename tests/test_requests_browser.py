@@ -1,8 +1,8 @@
 """One handler (static/js/requests.js) tells every failed request of the practice step, the
-drill set, the question editor and the mock interviewer's page, in the box where that
-request's answer would go: a server error, a lost connection (the request aborted) and an
-expired session, whose sign-in link is reached from the keyboard; and practice keeps the
-browser's copy of the text when the log-in page answers its save."""
+drill set, the question editor, the mock interviewer's page and the load-test panel, in the
+box where that request's answer would go: a server error, a lost connection (the request
+aborted) and an expired session, whose sign-in link is reached from the keyboard; and
+practice keeps the browser's copy of the text when the log-in page answers its save."""
 
 from __future__ import annotations
 
@@ -112,11 +112,25 @@ def _mock_interviewer(browser, base) -> Box:
     return Box(page, user, send, "**/interview/nudge/", "#nudge-status", "Not sent.", "#nudge-text")
 
 
+def _simulator(browser, base) -> Box:
+    box = _practice(browser, base, step="bottlenecks")
+    page = box.page
+    page.locator("#sim-form").wait_for()
+
+    def send(text):
+        page.locator("#sim-replicas").fill("3")  # blank without a design of the candidate's
+        page.locator("#sim-form [name=prediction]").fill("It holds at the peak.")
+        page.locator("#sim-form button[name=scenario]").first.click()
+
+    return Box(page, box.user, send, "**/run/", "#sim-form", "Not run.", "#sim-replicas")
+
+
 PAGES = {
     "practice": _practice,
     "drills": _drills,
     "authoring": _authoring,
     "mock-interviewer": _mock_interviewer,
+    "simulator": _simulator,
 }
 
 

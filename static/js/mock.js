@@ -53,10 +53,11 @@
 
   // A nudge or follow-up that was sent leaves an empty box for the next one. One the server
   // refused (a 422 with the reason, which htmx swaps in and counts as "successful") keeps
-  // its text as typed, to fix and send again.
+  // its text as typed, to fix and send again; so does one that failed, the log-in page's 200
+  // after the session expired included (requests.js marks it failed and says so).
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const form = event.detail.elt;
-    const sent = event.detail.xhr && event.detail.xhr.status === 200;
+    const sent = event.detail.successful && event.detail.xhr && event.detail.xhr.status === 200;
     if (form && form.classList && form.classList.contains("mock-reset") && sent) {
       form.querySelectorAll("textarea").forEach((t) => { t.value = ""; });
     }

@@ -18,13 +18,35 @@
   const body = document.body;
   const loginPath = new URL(body.dataset.loginUrl, location.href).pathname;
 
+  // A request that no form or box answers for (a live part's poll, a button of its own) is
+  // told at the top of the page, once, and the notice goes with the next request that
+  // succeeds. Nothing on the page is swapped away: what was typed stays where it was.
+  function pageNotice() {
+    let notice = document.getElementById("request-problem");
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.id = "request-problem";
+      notice.className = "message message-error";
+      notice.setAttribute("role", "alert");
+      notice.dataset.requestFailed = "This page is not up to date.";
+      notice.dataset.requestRetry = "Try again";
+      (document.querySelector("main") || body).prepend(notice);
+    }
+    return notice;
+  }
+
   function failureOf(detail) {
     // htmx names the element that sent the request in requestConfig; `elt` is where the
     // event fired, which for a swap is the target.
     const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
     const holder = elt && elt.closest ? elt.closest("[data-request-failed]") : null;
-    return holder ? { elt, holder, request: detail.requestConfig } : null;
+    return { elt, holder: holder || pageNotice(), request: detail.requestConfig };
   }
+
+  document.addEventListener("htmx:afterRequest", (event) => {
+    const notice = document.getElementById("request-problem");
+    if (notice && event.detail.successful) notice.remove();
+  });
 
   function landedOnLogIn(xhr) {
     return Boolean(xhr && xhr.responseURL) && new URL(xhr.responseURL).pathname === loginPath;
@@ -50,6 +72,8 @@
         else box.replaceChildren(place);
       }
     }
+    // Whoever was on the message (its retry button, pressed) stays on it when it is told again.
+    const hadFocus = place.contains(document.activeElement);
     const lead = document.createElement("strong");
     lead.textContent = holder.dataset.requestFailed;
     place.replaceChildren(lead);
@@ -57,6 +81,11 @@
       if (typeof part !== "string" || !/^[,.;]/.test(part)) place.append(" ");
       place.append(part);
     });
+    if (hadFocus) {
+      const button = place.querySelector("button");
+      if (!button) place.tabIndex = -1;
+      (button || place).focus();
+    }
   }
 
   function why(status) {
@@ -139,7 +168,6 @@
   });
   document.addEventListener("htmx:responseError", (event) => {
     const failure = failureOf(event.detail);
-    if (!failure) return;
     const status = event.detail.xhr ? event.detail.xhr.status : 0;
     if (landedOnLogIn(event.detail.xhr)) signedOut(failure, "Your session has expired.");
     else if (status === 403 || status === 404) refused(failure, status);
@@ -149,8 +177,7 @@
   });
   for (const [name, sentence] of [["htmx:sendError", why(0)], ["htmx:timeout", "The server took too long to answer."]]) {
     document.addEventListener(name, (event) => {
-      const failure = failureOf(event.detail);
-      if (failure) passing(failure, sentence);
+      passing(failureOf(event.detail), sentence);
     });
   }
 
