@@ -512,14 +512,28 @@ def _store_fallback_reason(submission: Submission, reason: str, raw_response: st
     """Label the stored offline grade with why the model did not grade (and keep the model's
     unusable reply, when there was one)."""
     Grade.objects.filter(submission=submission, grader="rubric").update(
-        fallback_reason=reason[:300], raw_response=raw_response
+        fallback_reason=_storable(reason[:300]), raw_response=_storable(raw_response)
     )
     attempt_touch(submission.answer.attempt_id)
 
 
+def _storable(value: Any) -> Any:
+    """`value` with NUL characters removed from every string in it, however nested.
+
+    A model's reply may hold them (raw, or escaped as \\u0000 in its JSON); PostgreSQL refuses
+    them in text and JSON columns, which would fail the grading task on every retry."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_storable(v) for v in value]
+    return value
+
+
 def _store(submission: Submission, grader: str, *, score: float, **fields: Any) -> Grade:
     grade, _ = Grade.objects.update_or_create(
-        submission=submission, grader=grader, defaults={"score": score, **fields}
+        submission=submission, grader=grader, defaults={"score": score, **_storable(fields)}
     )
     attempt_touch(submission.answer.attempt_id)
     return grade

@@ -234,3 +234,35 @@ def test_malformed_grader_settings_end_offline_with_the_reason_and_no_retry(
     grade = Grade.objects.get(submission=submission)
     assert "GRADER_TIMEOUT_S" in grade.fallback_reason
     assert not tasks_for(submission)  # a retry cannot fix the settings
+
+
+def _every_point_hit_with_nul_characters(request):
+    ids = request["response_format"]["json_schema"]["schema"]["properties"]["points"]
+    ids = ids["items"]["properties"]["id"]["enum"]
+    quote = "a prefix-aware router in front of ten vLLM replicas"
+    points = [
+        {"id": i, "evidence": quote, "verdict": "hit", "comment": "covered\u0000 here"} for i in ids
+    ]
+    # The JSON escapes the comments' NUL as \u0000; the feedback holds a raw one, which the
+    # reply's tolerant parse (control characters inside strings) reads as well.
+    content = grade_content(points, feedback="FEEDBACK")
+    return ScriptedReply(content=content.replace("FEEDBACK", "Good\x00 answer"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_reply_holding_nul_characters_is_stored_as_the_model_grade(content_loaded, model_server):
+    # PostgreSQL refuses NUL in text and JSON columns: the task failed on every retry there.
+    model_server.responder = _every_point_hit_with_nul_characters
+    submission = submit(ANSWER)
+
+    run_worker()
+
+    submission.refresh_from_db()
+    assert submission.grade_status == Submission.GradeStatus.DONE
+    grade = Grade.objects.get(submission=submission, grader="llm")
+    assert grade.score > 0
+    assert grade.feedback == "Good answer" and "\x00" not in grade.raw_response
+    comments = {point["comment"] for point in grade.points}
+    assert "covered here" in comments and not any("\x00" in c for c in comments)
+    [task] = tasks_for(submission)
+    assert task.status == "SUCCESSFUL"
