@@ -2,9 +2,10 @@ from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
@@ -96,8 +97,23 @@ def session_state(request: HttpRequest) -> JsonResponse:
     )
 
 
+class LoginForm(AuthenticationForm):
+    """Django's log-in form, refusing a name longer than any account's.
+
+    Django's form sets the field's max_length after the field is built, so it never checks
+    it: a longer name went on to authenticate, and axes' record of the failure (a 255
+    character column) was refused by PostgreSQL, a 500 instead of the form again."""
+
+    def __init__(self, request=None, *args, **kwargs):
+        super().__init__(request, *args, **kwargs)
+        field = self.fields["username"]
+        field.validators.append(MaxLengthValidator(field.max_length))
+
+
 class LoginView(auth_views.LoginView):
     """Django's log-in form, going on to `next` only when it is a path on this site."""
+
+    form_class = LoginForm
 
     def get_redirect_url(self) -> str:
         return _next_path(self.request)

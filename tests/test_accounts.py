@@ -100,6 +100,14 @@ def test_one_account_from_one_address_is_locked_after_five_failures(client):
     assert _login(client, "ada", PASSWORD).status_code == 429
 
 
+def test_a_name_longer_than_any_account_gets_the_form_again(client):
+    """Pasted into the name box: it once reached axes' record of the failure, a 255-character
+    column that PostgreSQL refused (a 500)."""
+    response = _login(client, "pasted " * 50)
+    assert response.status_code == 200
+    assert "at most 150 characters" in response.content.decode()
+
+
 def test_password_spraying_from_one_address_is_cut_off_before_the_40th_guess(client):
     for n in range(10):
         User.objects.create_user(f"user{n}", password=PASSWORD)
