@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from authoring.models import Draft, ProblemReport
@@ -169,13 +169,18 @@ def draft_new(*, kind: str, slug: str, user) -> Draft:
             f"A slug is up to 50 lowercase letters, digits and hyphens, e.g. '{new.example}'."
         )
     noun = Draft.Kind(kind).label.lower()
+    taken = f"There is already a {noun} '{slug}': open it from the list."
     if (
         new.published.objects.filter(slug=slug).exists()
         or Draft.objects.filter(kind=kind, slug=slug).exists()
     ):
-        raise AuthoringError(f"There is already a {noun} '{slug}': open it from the list.")
+        raise AuthoringError(taken)
     text = new.template.read_text(encoding="utf-8").replace(new.slug_line, f"slug: {slug}", 1)
-    return Draft.objects.create(kind=kind, slug=slug, text=text, updated_by=user)
+    try:
+        with transaction.atomic():
+            return Draft.objects.create(kind=kind, slug=slug, text=text, updated_by=user)
+    except IntegrityError:  # another instructor created it since the check above
+        raise AuthoringError(taken) from None
 
 
 def question_new(*, slug: str, user) -> Draft:

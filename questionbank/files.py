@@ -24,6 +24,9 @@ ROUNDINGS = ("ceil", "floor", "round")
 RUBRIC_ID_RE = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$")
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_FILE_BYTES = 512 * 1024
+# The longest title and summary the site stores (the columns of questions.models): a longer
+# one passed every check here, then failed to publish on PostgreSQL, which enforces them.
+TEXT_MAX_CHARS = {"title": 200, "summary": 500}
 CONTENT_DIR = Path(__file__).resolve().parent.parent / "content"
 
 QUESTION_KEYS = {
@@ -259,7 +262,7 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
         cf.problem(("slug",), f"slug '{slug}' does not match the file name '{Path(cf.path).name}'")
     for key in ("title", "summary"):
         if key in meta:
-            _check_text(cf, (key,), meta[key])
+            _check_text(cf, (key,), meta[key], TEXT_MAX_CHARS[key])
     if "difficulty" in meta and meta["difficulty"] not in DIFFICULTIES:
         cf.problem(("difficulty",), f"difficulty must be one of {', '.join(DIFFICULTIES)}")
     if "tags" in meta and not _is_str_list(meta["tags"]):
@@ -868,9 +871,11 @@ def _check_id(cf, path, value, ids: dict, what: str) -> None:
     ids[value] = path
 
 
-def _check_text(cf, path, value) -> None:
+def _check_text(cf, path, value, max_chars: int | None = None) -> None:
     if not isinstance(value, str) or not value.strip():
         cf.problem(path, f"'{path[-1]}' must be non-empty text")
+    elif max_chars is not None and len(value) > max_chars:
+        cf.problem(path, f"'{path[-1]}' is {len(value)} characters; at most {max_chars}")
 
 
 SOURCE_KEYS = {"title", "url", "facts"}
@@ -957,7 +962,7 @@ def validate_concept(cf: ContentFile, *, concept_slugs: set[str] | None) -> list
         cf.problem(("slug",), f"slug '{slug}' does not match the file name")
     for key in ("title", "summary"):
         if key in cf.meta:
-            _check_text(cf, (key,), cf.meta[key])
+            _check_text(cf, (key,), cf.meta[key], TEXT_MAX_CHARS[key])
     _check_concepts(cf, ("related",), cf.meta.get("related"), concept_slugs)
     if not cf.body.strip():
         cf.problems.append(Problem(cf.path, cf.body_line, "concept note has no body"))

@@ -5,8 +5,12 @@ refused page."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection, transaction
 from django.urls import reverse
 
 from authoring import selectors, services
@@ -101,6 +105,31 @@ def test_a_number_that_is_not_finite_is_refused_not_stored(instructor_client, in
     assert not QuestionRevision.objects.filter(question__slug=SLUG).exists()
 
 
+# Longer than the columns that store them (PostgreSQL enforces a column's length; SQLite
+# does not): each passed every check, then publishing or trying it was a 500 there.
+TOO_LONG = {"title": "title: " + "Long " * 41, "summary": "summary: " + "Long " * 101}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", TOO_LONG)
+def test_a_title_or_summary_longer_than_the_site_stores_is_a_problem(
+    instructor_client, instructor, key
+):
+    text = _template(**{f"{key}: ": TOO_LONG[key]})
+    draft = services.question_new(slug=SLUG, user=instructor)
+    line = _line_of(text, TOO_LONG[key])
+
+    published = instructor_client.post(
+        reverse("authoring:question_publish", args=[SLUG]),
+        {"text": text, "base_version": draft.version},
+    )
+    assert published.status_code == 422
+    assert f"Not published: line {line}: &#x27;{key}&#x27; is" in published.content.decode()
+    tried = instructor_client.post(reverse("authoring:question_try", args=[SLUG]))
+    assert tried.status_code == 422
+    assert not QuestionRevision.objects.filter(question__slug=SLUG).exists()
+
+
 @pytest.mark.django_db
 def test_a_concept_note_with_an_unreadable_value_is_a_problem(instructor_client, instructor):
     services.draft_new(kind=Draft.Kind.CONCEPT, slug="odd-note", user=instructor)
@@ -147,3 +176,48 @@ def test_a_stale_tabs_refusal_links_to_the_newer_draft(instructor_client, instru
     assert page.status_code == 409
     editor = reverse("authoring:question", args=[SLUG])
     assert f'<a href="{editor}" id="load-newer">' in page.content.decode()
+
+
+def _blocked_on_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the interleaving is held by PostgreSQL's row locks"
+)
+@pytest.mark.django_db(transaction=True)
+def test_two_instructors_creating_one_new_question_at_once_is_a_refusal(instructor_client):
+    """Both find the slug free; the second's insert waits on the first's, still committing,
+    and its unique constraint then refused it: a 500 instead of "There is already ..."."""
+    colleague = User.objects.create_user("colette")
+    created, done = threading.Event(), threading.Event()
+
+    def colleague_creates() -> None:
+        try:
+            with transaction.atomic():
+                services.question_new(slug=SLUG, user=colleague)
+                created.set()
+                while not done.is_set() and not _blocked_on_a_lock():  # until ours blocks theirs
+                    done.wait(0.01)
+        finally:
+            created.set()
+            connection.close()
+
+    thread = threading.Thread(target=colleague_creates)
+    thread.start()
+    created.wait()
+    try:
+        response = instructor_client.post(
+            reverse("authoring:create"), {"kind": "question", "slug": SLUG}
+        )
+    finally:
+        done.set()
+        thread.join()
+    assert response.status_code == 422
+    assert f"There is already a question &#x27;{SLUG}&#x27;" in response.content.decode()
+    assert Draft.objects.get(slug=SLUG).updated_by == colleague
