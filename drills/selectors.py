@@ -107,7 +107,11 @@ class DueCard:
 def cards_due(*, user: User, now: datetime | None = None) -> list[DueCard]:
     """The user's cards due by the end of today, soonest first."""
     now = now or clock()
-    cards = list(Card.objects.owned_by(user).filter(due__lt=end_of_today(now)).order_by("due"))
+    # Cards scheduled from one grade share their due time: "pk" keeps them in one order on
+    # every database (PostgreSQL returns ties in any order).
+    cards = list(
+        Card.objects.owned_by(user).filter(due__lt=end_of_today(now)).order_by("due", "pk")
+    )
     concepts = question_selectors.concepts_by_slug(
         {c.subject for c in cards if c.source == Card.Source.CONCEPT}
     )

@@ -56,7 +56,7 @@ def question_page(
                 user=request.user, revision__question=revision.question, is_preview=False
             )
             .select_related("revision")
-            .order_by("-started_at")[:5]
+            .order_by("-started_at", "-pk")[:5]
         )
     return render(
         request,
