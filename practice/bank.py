@@ -98,6 +98,12 @@ class Bank:
     menus: list[Menu]  # topic, difficulty, model, GPU
     sort: Menu  # the orders offered (those by the candidate's own record only when signed in)
 
+    @property
+    def order_said(self) -> str:
+        """The chosen order as the count says it ("hardest first"); "" for the bank's own."""
+        chosen = next((o for o in self.sort.options if o.value == self.sort.chosen), None)
+        return chosen.label[0].lower() + chosen.label[1:] if chosen and chosen.value else ""
+
 
 def fold(text: str) -> str:
     """`text` for matching: compatibility-decomposed, accents dropped, case folded

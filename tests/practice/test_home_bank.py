@@ -286,7 +286,10 @@ def test_each_order_lists_every_question_in_that_order(client, content_loaded):
     # The chosen order is kept in its box, and choosing one is not a filter.
     html = client.get(reverse("home"), {"sort": "hardest"}).content.decode()
     assert '<option value="hardest" selected>Hardest first</option>' in html
-    assert f"All {len(revisions)} questions." in html
+    # The count, a live region, says the new order: a screen reader hears that it changed.
+    assert f"All {len(revisions)} questions, hardest first." in html
+    narrowed = client.get(reverse("home"), {"q": "rag", "sort": "title"}).content.decode()
+    assert re.search(r"\d+ of \d+ questions match(es)?, by title\.", narrowed)
 
 
 def test_an_order_by_the_candidates_own_record_puts_the_weakest_first(client, candidate):
