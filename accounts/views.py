@@ -101,8 +101,8 @@ class LoginForm(AuthenticationForm):
     """Django's log-in form, refusing a name longer than any account's.
 
     Django's form sets the field's max_length after the field is built, so it never checks
-    it: a longer name went on to authenticate, and axes' record of the failure (a 255
-    character column) was refused by PostgreSQL, a 500 instead of the form again."""
+    it: a longer name would go on to authenticate, and axes' record of the failure (a 255
+    character column) is more than PostgreSQL stores."""
 
     def __init__(self, request=None, *args, **kwargs):
         super().__init__(request, *args, **kwargs)
