@@ -31,9 +31,6 @@ from questionbank.files import question_spec
 
 # The commands and fake model servers it starts read files, never the database (it passes with
 # DATABASE_URL pointing at no server), so CI's PostgreSQL run leaves it to the SQLite one.
-# One worker runs the module, so the whole bank's tests run once (`shipped_reports`, 25 s),
-# not once in each.
-pytestmark = pytest.mark.xdist_group("question-tests")
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
