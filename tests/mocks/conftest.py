@@ -17,18 +17,26 @@ def people(content_loaded):
     }
 
 
-@pytest.fixture
-def joined_session(people):
-    """A mock interview of the chat question whose interviewer has joined: the clock runs."""
+def chat_session(candidate, *, interviewer=None):
+    """A mock interview of the chat question for `candidate`: with the app as interviewer,
+    or with `interviewer` joined by the invite link. Either way the clock runs."""
     from mocks import services as mock
     from questions.models import Question
 
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="human")
-    token = mock.invite_token(session)
-    mock.invite_accept(session_id=session.pk, token=token, user=people["interviewer"])
-    session.refresh_from_db()
+    mode = "app" if interviewer is None else "human"
+    session = mock.mock_session_start(user=candidate, revision=revision, mode=mode)
+    if interviewer is not None:
+        token = mock.invite_token(session)
+        mock.invite_accept(session_id=session.pk, token=token, user=interviewer)
+        session.refresh_from_db()
     return session
+
+
+@pytest.fixture
+def joined_session(people):
+    """A mock interview of the chat question whose interviewer has joined: the clock runs."""
+    return chat_session(people["candidate"], interviewer=people["interviewer"])
 
 
 def client_for(user) -> Client:

@@ -14,9 +14,8 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from mocks import services as mock
-from questions.models import Question
 from tests.conftest import signed_in_context, watched_page
+from tests.mocks.conftest import chat_session
 
 pytestmark = pytest.mark.browser
 
@@ -32,8 +31,7 @@ def test_the_countdown_counts_the_time_a_sleeping_tab_missed(browser, live_serve
     # clock does not move (a redraw is not what is tested here; under load one came late).
     settings.MOCK_POLL_SECONDS = 3600
     candidate = User.objects.create(username="candidate")
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="app")
+    session = chat_session(candidate)
     errors: list[str] = []
     context = signed_in_context(browser, live_server_url, candidate)
     page = watched_page(context, errors)

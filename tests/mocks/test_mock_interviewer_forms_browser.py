@@ -6,10 +6,9 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from mocks import services as mock
 from mocks.log import Kind
-from questions.models import Question
 from tests.conftest import signed_in_context, watched_page
+from tests.mocks.conftest import chat_session
 
 pytestmark = pytest.mark.browser
 
@@ -18,11 +17,8 @@ def test_a_refused_follow_up_keeps_its_text_and_a_double_click_sends_once(
     browser, live_server_url, settings
 ):
     settings.MOCK_POLL_SECONDS = 60  # no redraw of the live view during the test
-    candidate = User.objects.create(username="candidate")
     interviewer = User.objects.create(username="interviewer")
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
+    session = chat_session(User.objects.create(username="candidate"), interviewer=interviewer)
     errors: list[str] = []
     page = watched_page(signed_in_context(browser, live_server_url, interviewer), errors)
     page.goto(f"{live_server_url}/mock/{session.pk}/interview/")

@@ -10,9 +10,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from playwright.sync_api import expect
 
-from mocks import services as mock
-from questions.models import Question
 from tests.conftest import signed_in_context, watched_page
+from tests.mocks.conftest import chat_session
 
 pytestmark = pytest.mark.browser
 
@@ -24,6 +23,14 @@ def _sign_out_elsewhere(context, base) -> None:
     other.get_by_role("button", name="Log out").click()
     other.wait_for_url(f"{base}/")
     other.close()
+
+
+def _stop_polling(page) -> None:
+    """Leave the page and give a poll already sent time to be answered: a signed-out poll's
+    answer renders the log-in page in the live server's thread, and a test client's request
+    running then in the next test would count that page's context as its own."""
+    page.goto("about:blank")
+    page.wait_for_timeout(1000)
 
 
 def _script_errors(errors: list[str]) -> list[str]:
@@ -42,8 +49,7 @@ def _sign_in_again(context, base, user) -> None:
 def test_signing_out_in_another_tab_mid_mock(browser, live_server_url, settings):
     settings.MOCK_POLL_SECONDS = 0.3
     candidate = User.objects.create(username="candidate")
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="app")
+    session = chat_session(candidate)
     errors: list[str] = []
     context = signed_in_context(browser, live_server_url, candidate)
     step = watched_page(context, errors)
@@ -63,17 +69,15 @@ def test_signing_out_in_another_tab_mid_mock(browser, live_server_url, settings)
     _sign_in_again(context, live_server_url, candidate)
     expect(notice).to_have_count(0)  # the next poll went through
     expect(panel).to_contain_text("Left in the session")
+    _stop_polling(step)
     context.close()
     assert _script_errors(errors) == []
 
 
 def test_the_interviewers_typed_feedback_outlives_a_sign_out(browser, live_server_url, settings):
     settings.MOCK_POLL_SECONDS = 0.3
-    candidate = User.objects.create(username="candidate")
     interviewer = User.objects.create(username="interviewer")
-    revision = Question.objects.get(slug="chat-api-50qps").current_revision
-    session = mock.mock_session_start(user=candidate, revision=revision, mode="human")
-    mock.invite_accept(session_id=session.pk, token=mock.invite_token(session), user=interviewer)
+    session = chat_session(User.objects.create(username="candidate"), interviewer=interviewer)
     errors: list[str] = []
     context = signed_in_context(browser, live_server_url, interviewer)
     page = watched_page(context, errors)
@@ -85,5 +89,6 @@ def test_the_interviewers_typed_feedback_outlives_a_sign_out(browser, live_serve
 
     expect(page.locator("#request-problem")).to_contain_text("Your session has expired.")
     expect(feedback).to_have_value("Pinned the SLO first; ask about the peak sooner.")
+    _stop_polling(page)
     context.close()
     assert _script_errors(errors) == []
