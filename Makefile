@@ -69,7 +69,8 @@ graphviz:
 	$(call apt_need,dot,graphviz,architecture diagrams)
 
 # The real-vLLM suite has its own target (it builds a separate Python 3.11 environment).
-# Two workers (pytest-xdist; one per core here): tests grouped with xdist_group share one.
+# Two workers (pytest-xdist; one per core here): the tests of an xdist_group run in one, in
+# file order (a module whose module-scoped fixture is costly is one group).
 # The 15 slowest tests close every run, so the next cost shows in every CI log.
 TEST_WORKERS ?= 2
 test: install chromium graphviz

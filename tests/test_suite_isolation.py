@@ -68,3 +68,49 @@ def test_the_next_test_without_content_reads_no_concept_notes(db):
     from questions.selectors import concepts_by_slug
 
     assert concepts_by_slug(["tpot-floor"]) == {}
+
+
+def _worker_record(tmp_path_factory) -> Path:
+    # Each worker's base temp is <run's temp>/popen-gwN: the parent is the run's, shared.
+    return tmp_path_factory.getbasetemp().parent / "content-isolation-worker"
+
+
+def test_a_group_runs_in_one_worker_first_of_two(tmp_path_factory):
+    """The pair below is in this module's xdist group, so xdist runs it in one worker, this
+    one first. Without a working group (as under pytest 9.2 with pytest-xdist 3.8) the second
+    can run first or in the other worker."""
+    import os
+
+    _worker_record(tmp_path_factory).write_text(os.environ.get("PYTEST_XDIST_WORKER", "main"))
+
+
+def test_a_group_runs_in_one_worker_second_of_two(tmp_path_factory):
+    import os
+
+    record = _worker_record(tmp_path_factory)
+    assert record.exists(), "the group's first test has not run before this one"
+    assert record.read_text() == os.environ.get("PYTEST_XDIST_WORKER", "main")
+
+
+def test_a_page_a_live_server_renders_meanwhile_stays_out_of_the_clients_response(client, db):
+    """A render in a live server's request thread while the test client's request runs (a
+    browser test's last poll, say) is not recorded as the client's."""
+    import threading
+
+    from django.core.signals import request_started
+    from django.template import Context, Template
+    from django.urls import reverse
+
+    def render_in_a_server_thread(**kwargs):
+        render = lambda: Template("{{ elsewhere }}").render(Context({"elsewhere": 1}))  # noqa: E731
+        thread = threading.Thread(target=render, name="Thread-9 (process_request_thread)")
+        thread.start()
+        thread.join()
+
+    request_started.connect(render_in_a_server_thread, dispatch_uid="render-elsewhere")
+    try:
+        response = client.get(reverse("login"))
+    finally:
+        request_started.disconnect(dispatch_uid="render-elsewhere")
+    assert "form" in response.context
+    assert "elsewhere" not in response.context

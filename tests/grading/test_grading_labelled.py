@@ -66,6 +66,11 @@ def test_spearman_is_computed_correctly():
     assert spearman([1, 2, 2, 3], [1, 3, 2, 4]) == pytest.approx(0.9486833, abs=1e-6)
 
 
+# One worker runs the module, so its module-scoped fixture (the labelled set graded) is built
+# once, not once per worker.
+pytestmark = pytest.mark.xdist_group(__name__)
+
+
 @pytest.fixture(scope="module")
 def graded(shipped_question):
     entries = yaml.safe_load(LABELLED.read_text(encoding="utf-8"))["answers"]

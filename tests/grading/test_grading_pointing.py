@@ -46,6 +46,11 @@ def shown(result) -> list[str]:
 # --- precision on the labelled set ---------------------------------------------------------------
 
 
+# One worker runs the module, so its module-scoped fixture (the labelled set graded) is built
+# once, not once per worker.
+pytestmark = pytest.mark.xdist_group(__name__)
+
+
 @pytest.fixture(scope="module")
 def pointing():
     return measure_pointing(shipped_labels())

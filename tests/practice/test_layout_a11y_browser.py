@@ -15,7 +15,9 @@ from django.urls import reverse
 from accounts.instructors import instructor_grant
 
 # Layout and accessibility are HTML and CSS: one database's run checks them.
-pytestmark = [pytest.mark.browser, pytest.mark.one_database]
+# One worker walks the site, so the module's site and browser contexts are built once, not once
+# per worker.
+pytestmark = [pytest.mark.browser, pytest.mark.one_database, pytest.mark.xdist_group(__name__)]
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 360, "height": 740}

@@ -59,6 +59,11 @@ def line_of(path: Path, needle: str, after: str = "") -> int:
     raise AssertionError(f"{needle!r} not in {path} after {after!r}")
 
 
+# One worker runs the module, so its module-scoped fixture (the whole bank's question tests) is
+# built once, not once per worker.
+pytestmark = pytest.mark.xdist_group(__name__)
+
+
 @pytest.fixture(scope="module")
 def shipped_reports():
     report = content_tests_run(CONTENT)
