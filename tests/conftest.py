@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -44,15 +45,24 @@ def reaches_database(item) -> bool:
     )
 
 
+def checks_one_database(item) -> bool:
+    """Whether a test's result cannot depend on the database: marked `one_database`, or a page
+    driven in Chromium. A browser test checks what a page shows and does; what differs by
+    database (constraints, lengths, ordering, locking, transactions) is checked by the view,
+    service and process tests, which run on both."""
+    return item.get_closest_marker("one_database") is not None or (
+        "browser" in item.fixturenames and item.get_closest_marker("processes") is None
+    )
+
+
 def pytest_collection_modifyitems(config, items):
     """With --database-tests-only, leave out tests that cannot touch the database and those
-    marked `one_database`."""
+    that check one database only."""
     if not config.getoption("--database-tests-only"):
         return
     keep, drop = [], []
     for item in items:
-        one = item.get_closest_marker("one_database") is not None
-        (keep if reaches_database(item) and not one else drop).append(item)
+        (keep if reaches_database(item) and not checks_one_database(item) else drop).append(item)
     config.hook.pytest_deselected(items=drop)
     items[:] = keep
 
@@ -86,6 +96,30 @@ def _alone_when_marked(request, tmp_path_factory):
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+# The threads socketserver starts for a live server's requests (Python names a thread after
+# its target).
+SERVER_REQUEST_THREAD = "(process_request_thread)"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _test_client_sees_its_own_templates():
+    """Django's test client records every template rendered while its request runs, in any
+    thread: a live server rendering a page for a browser test's last poll at that moment
+    would add that page's context (a log-in form, say) to another test's response. Only the
+    renders outside a live server's request threads are the client's."""
+    from django.test import client as test_client
+
+    store = test_client.store_rendered_templates
+
+    def store_unless_served(store_dict, signal, sender, template, context, **kwargs):
+        if not threading.current_thread().name.endswith(SERVER_REQUEST_THREAD):
+            store(store_dict, signal, sender, template, context, **kwargs)
+
+    test_client.store_rendered_templates = store_unless_served
+    yield
+    test_client.store_rendered_templates = store
 
 
 @pytest.fixture(autouse=True)
