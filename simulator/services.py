@@ -16,6 +16,7 @@ from typing import Any
 from planner.briefs import (
     POOLED_DESIGNS,
     QUESTION_DESIGNS,
+    REFERENCE_FLEETS,
     ROUTED_PREFIXES,
     plan_inputs_from_brief,
 )
@@ -56,7 +57,12 @@ PAGE_TAIL_S = 30.0
 
 @dataclass(frozen=True)
 class Design:
-    """A fleet to test: planner inputs, replicas, peak QPS, the SLO and the length mix."""
+    """A fleet to test: planner inputs, replicas, peak QPS, the SLO and the length mix.
+
+    `replicas` and `router` are the fleet the design runs: the question's reference answer's
+    where it states them (planner.briefs.REFERENCE_FLEETS; `fleet_from` and `router_from`
+    then name who states them), else the capacity planner's sizing (`planned_replicas`, also
+    kept when the answer's differs) behind round-robin."""
 
     plan_kwargs: dict[str, Any]
     replicas: int
@@ -74,6 +80,11 @@ class Design:
     # Why the capacity planner marks this design infeasible at its peak (`planner_infeasible`),
     # for the panel to say before any run; "" when the planner says it holds.
     planner_caveat: str = ""
+    router: str = "round-robin"
+    planned_replicas: int = 0  # the planner's (or the prefill-only model's) sizing
+    fleet_from: str = ""  # who sizes `replicas` when the planner does not ("the brief", ...)
+    router_from: str = ""  # who names `router` ("": round-robin, the simulator's default)
+    fleet_note: str = ""  # a reference fleet the simulator does not run, in a sentence
 
 
 @dataclass(frozen=True)
@@ -84,7 +95,7 @@ class RunSpec:
     qps: float | None = None
     seconds: float = 600.0
     seed: int = 1
-    router: str = "round-robin"
+    router: str | None = None  # None: the design's router
     autoscale: str = "off"
     chunked_prefill: bool = False
     kill_at: float | None = None
@@ -125,9 +136,10 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
             raise RunRefused(f"The catalogue has no {kind} called {text!r}.")
     kwargs = {"context": 8192, "prompt_len": 512, "out_len": 256, "qps": 10} | kwargs
     result = _plan(kwargs)
+    planned = result["n_inst"] or 1
+    fleet = {"replicas": planned, "planned_replicas": planned} | _reference_fleet(slug, planned)
     return Design(
         plan_kwargs=kwargs,
-        replicas=result["n_inst"] or 1,
         qps=kwargs["qps"],
         ttft_slo_ms=brief.ttft_p99_ms or 1000.0,
         tpot_slo_ms=brief.tpot_p99_ms or 100.0,
@@ -136,7 +148,26 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
         source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else "the brief",
         slug=slug,
         planner_caveat=planner_infeasible(result, ttft_slo_ms=kwargs.get("ttft_slo_ms")),
+        **fleet,
     )
+
+
+def _reference_fleet(slug: str, planned: int) -> dict[str, Any]:
+    """Design fields for the fleet `slug`'s reference answer runs (REFERENCE_FLEETS): its
+    replicas and router where it states them and who states them, and the note for one the
+    simulator does not run. Empty for a question whose answer runs the planner's fleet."""
+    chosen = REFERENCE_FLEETS.get(slug)
+    if not chosen:
+        return {}
+    source = chosen.get("source", "the reference answer")
+    fields: dict[str, Any] = {"fleet_note": chosen.get("note", "")}
+    replicas = chosen.get("replicas")
+    if replicas and replicas != planned:
+        fields |= {"replicas": replicas, "fleet_from": source}
+    router = chosen.get("router")
+    if router and router != "round-robin":
+        fields |= {"router": router, "router_from": source}
+    return fields
 
 
 def _pooled_design(brief: Brief, *, slug: str) -> Design:
@@ -180,6 +211,7 @@ def _pooled_design(brief: Brief, *, slug: str) -> Design:
         source=f"the reference design of {slug}" if chosen else "the brief",
         pooled=pooled,
         slug=slug,
+        planned_replicas=replicas,
     )
 
 
@@ -251,6 +283,7 @@ def design_from_plan_inputs(kwargs: dict[str, Any]) -> Design:
     return Design(
         plan_kwargs=kwargs,
         replicas=result["n_inst"] or 1,
+        planned_replicas=result["n_inst"] or 1,
         qps=kwargs["qps"],
         ttft_slo_ms=kwargs.get("ttft_slo_ms") or 1000.0,
         tpot_slo_ms=kwargs.get("tpot_slo_ms") or 100.0,
@@ -279,7 +312,10 @@ def _check(value: float, low: float, high: float, what: str, field: str) -> None
 def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS) -> dict:
     """Simulate `design` under `spec` and return the run: {label, params, figures, verdict,
     series (t, waiting, running, replicas), ttft_bins (t, p99 s), note}. Raises RunRefused for a
-    run past `limits` or a design the planner refuses."""
+    run past `limits` or a design the planner refuses. A spec without replicas or a router
+    runs the design's."""
+    if spec.router is None:
+        spec = replace(spec, router=design.router)
     replicas = spec.replicas if spec.replicas is not None else design.replicas
     qps = spec.qps if spec.qps is not None else design.qps
     _check(spec.seconds, 1, limits.seconds, "The simulated window (s)", "seconds")
@@ -551,7 +587,7 @@ def scenario_text(spec: RunSpec) -> str:
         )
     if spec.burst_at is not None:
         parts.append(f"{spec.burst_factor:g}× load from {spec.burst_at:g} s")
-    if spec.router != "round-robin":
+    if spec.router not in (None, "round-robin"):
         parts.append(spec.router)
     if spec.prefix_groups:
         parts.append(f"{spec.prefix_groups} shared prefixes")

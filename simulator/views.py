@@ -89,14 +89,28 @@ def _estimate_not_run(replicas: int) -> str:
 
 def _reference_source(attempt: Attempt, design: Design) -> str:
     """The words for the fleet sized for the question, in the panel's sentence: by the
-    capacity planner, or, for a prefill-only service, which the planner does not size, by the
-    simulator's own prefill-only model."""
+    reference answer (or the brief) where it states its own, beside the capacity planner's
+    figure; else by the capacity planner, or, for a prefill-only service, which the planner
+    does not size, by the simulator's own prefill-only model."""
     slug = attempt.revision.question.slug
+    if design.fleet_from:
+        return f"{design.fleet_from}'s; the capacity planner sizes {design.planned_replicas}"
+    if design.fleet_note:  # the answer's own fleet is one the simulator does not run
+        return "the capacity planner's sizing"
     if design.pooled is not None:
         what = "the reference design" if slug in POOLED_DESIGNS else "the brief"
         return f"{what}, sized by its prefill throughput"
     what = "the reference design" if slug in QUESTION_DESIGNS else "the brief"
     return f"{what}, as the capacity planner sizes it"
+
+
+def _panel_router(attempt: Attempt, design: Design) -> tuple[str, str]:
+    """The router the panel's runs use (the routing scenario names its own) and who names it:
+    the design's, or round-robin in a running mock interview, where the reference answer's
+    router would tell the candidate a choice their architecture answer is graded on."""
+    if feedback_withheld(attempt.pk):
+        return "round-robin", ""
+    return design.router, design.router_from
 
 
 def _number(text: str | None, default: float, kind: type = float) -> float:
@@ -159,6 +173,7 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
     `extra`, what was typed, over them."""
     latest = _latest_run(attempt)
     replicas, qps, source = _fleet_offered(attempt, design, latest)
+    router, router_source = _panel_router(attempt, design)
     context = {
         # In a running mock a run's note is not shown: it spells out the replica's batch,
         # step times and requests per second, figures the napkin-math step grades.
@@ -167,6 +182,8 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
         "design": design,
         "replicas": replicas,
         "replicas_source": source,
+        "router": router,
+        "router_source": router_source,
         "qps": qps,
         "scenarios": scenario_titles(design),
         "latest": latest,
@@ -237,10 +254,14 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if "error" in extra:
         context = _panel_context(attempt, design, **extra)
         return render(request, "simulator/panel.html", context, status=422)
+    router, _ = _panel_router(attempt, design)
     try:
         with cpu_budget(client=client_key(request)):
             runs = [
-                page_run(design, replace(run, replicas=replicas, qps=qps))
+                page_run(
+                    design,
+                    replace(run, replicas=replicas, qps=qps, router=run.router or router),
+                )
                 for run in scenarios[key]["runs"]
             ]
     except (RunRefused, LimitExceeded) as error:
@@ -255,6 +276,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         design={
             "replicas": replicas,
             "qps": qps,
+            "router": router,
             "plan": design.plan_kwargs,
             "ttft_slo_ms": design.ttft_slo_ms,
             "tpot_slo_ms": design.tpot_slo_ms,

@@ -1,5 +1,8 @@
 """`manage.py simulate --question SLUG [...] --json`: load-test a question's seed design (or
-the fleet given) in the discrete-event simulator and print the figures.
+the fleet given) in the discrete-event simulator and print the figures. The design's fleet is
+the one the question's reference answer runs where it states its replicas or router
+(planner.briefs.REFERENCE_FLEETS), else the capacity planner's behind round-robin; the JSON
+says which under "fleet".
 
 A refused input exits with status 2 and names the option at fault: with --json
 {"error": "..."} on stdout, without it the sentence on stderr (planner/management/scripting.py).
@@ -45,16 +48,31 @@ def naming_options(error: RunRefused) -> str:
     return naming_option(str(error), option, error.field) if option else str(error)
 
 
+def fleet_words(design: Any) -> str:
+    """Where the design's replicas and router come from, in a few words."""
+    replicas = (
+        f"{design.replicas} replicas from {design.fleet_from} (the capacity planner sizes "
+        f"{design.planned_replicas})"
+        if design.fleet_from
+        else f"{design.replicas} replicas from "
+        + ("the prefill-only model" if design.pooled is not None else "the capacity planner")
+    )
+    router = f"{design.router} router" + (
+        f" from {design.router_from}" if design.router_from else ""
+    )
+    return f"{replicas}, {router}"
+
+
 class Command(ScriptedCommand):
     help = "Simulate a question's fleet under open-loop load and print p50/p99 TTFT, TPOT, goodput."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--question", required=True, help="question slug")
-        parser.add_argument("--replicas", type=int, help="replicas (default: the plan's)")
+        parser.add_argument("--replicas", type=int, help="replicas (default: the design's)")
         parser.add_argument("--qps", type=float, help="arrival rate (default: the peak)")
         parser.add_argument("--seconds", type=float, default=600.0, help="simulated window")
         parser.add_argument("--seed", type=int, default=1)
-        parser.add_argument("--router", choices=ROUTERS, default="round-robin")
+        parser.add_argument("--router", choices=ROUTERS, help="default: the design's")
         parser.add_argument("--autoscale", choices=AUTOSCALERS, default="off")
         parser.add_argument("--kill-replica-at", type=float, dest="kill_at", metavar="T")
         parser.add_argument(
@@ -168,6 +186,7 @@ class Command(ScriptedCommand):
         out = {
             "question": question.slug,
             "design": design.source,
+            "fleet": fleet_words(design),
             **run["params"],
             **run["figures"],
             "verdict": run["verdict"],
