@@ -9,10 +9,12 @@ from django.http import QueryDict
 from planner.engine import PlanError, load_catalog
 from planner.engine.capacity import (
     DEFAULT_PREFILL_EFF,
+    DEFAULT_PROMPT_SPREAD,
     DEFAULT_SPEC_ACCEPT,
     DEFAULT_SPEC_DRAFT_COST,
     DEFAULT_SPEC_TOKENS,
     INPUT_LIMITS,
+    INPUT_MEANINGS,
     check_context,
 )
 
@@ -27,6 +29,7 @@ DEFAULTS = {
     "tp": 1,
     "knee_tok_s": None,  # derived from the decode step; type a measured one to plan on it
     "prompt_len": 512,
+    "prompt_spread": DEFAULT_PROMPT_SPREAD,
     "out_len": 256,
     "qps": 50,
     "mean_qps": None,
@@ -79,6 +82,16 @@ class CapacityForm(forms.Form):
         label="Mean prompt length (tokens; blank: the prompt fills the context)",
         required=False,
         **_within("prompt_len"),
+    )
+    # Out of range, the sentence says what the number means, not only its bounds.
+    prompt_spread = forms.FloatField(
+        label="Prompt length spread (± share of the mean, uniform; 0.5: half to 1.5× the mean, "
+        "as the simulator draws them)",
+        error_messages={
+            key: f"Give a number from 0 to 1: {INPUT_MEANINGS['prompt_spread']}."
+            for key in ("min_value", "max_value")
+        },
+        **_within("prompt_spread"),
     )
     out_len = forms.FloatField(label="Mean output length (tokens)", **_within("out_len"))
     qps = forms.FloatField(label="Peak QPS", **_within("qps"))

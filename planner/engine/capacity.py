@@ -18,7 +18,7 @@ from typing import Any
 
 from sympy import Integer, Rational
 
-from .catalog import DEFAULT_DIR, Model, load_catalog
+from .catalog import DEFAULT_DIR, GPU, Catalog, KVDtype, Model, WeightDtype, load_catalog
 from .errors import NapkinError
 from .evaluator import Evaluator, Quantity, bounded
 from .numbers import format_number
@@ -54,6 +54,8 @@ DEFAULT_SPEC_TOKENS = 4  # tokens drafted per target step
 DEFAULT_SPEC_DRAFT_COST = 0.05  # one draft step's time as a share of one target step
 # vLLM's chunked prefill splits a long prompt into chunks of --max-num-batched-tokens tokens.
 CHUNK_TOKENS = 8192
+# Prompts' lengths spread uniformly over +-50% of the mean, as the simulator draws them.
+DEFAULT_PROMPT_SPREAD = 0.5
 
 
 @dataclass(frozen=True)
@@ -189,18 +191,39 @@ _ALL: list[Formula] = [
     # Arrivals: a round-robin router deals an instance every N_inst-th arrival of a Poisson
     # stream, and the time to the N-th arrival is Erlang-N (Larson and Odoni, Urban Operations
     # Research, 2.11.3), so c_a^2 = 1 / N_inst; random routing would keep c_a^2 = 1. Service:
-    # the plan gives every request the mean prompt and output, so the one spread it knows is
-    # the prefix cache's hits and misses. Against the discrete-event simulator (round-robin,
-    # prompts and outputs +-50% around the mean) at each generating question's peak, this
-    # figure is 0.7x-1.6x its p99 TTFT (tests/planner/test_ttft_queueing.py): low where the
-    # simulator's longest prompts' own prefills dominate, high where its steps run shorter
-    # than the planned batch's.
+    # prompts are not all the mean length, and a long one prefills longer than in proportion
+    # (attention grows as its square). With lengths spread uniformly over +-s_len of the mean
+    # (the simulator's +-50% by default), a prompt's own tokens u have a coefficient of
+    # variation c_n = s_len / sqrt(3), and to first order a prefill's time spreads by
+    # c_n x u dt/du (the delta method): the linear layers count once, attention twice. A miss's
+    # own tokens are its whole prompt; a hit's are those after the cached prefix. Within-class
+    # spreads add to the hits' and misses' own (the law of total variance). The mean prefill
+    # stays t_pre, the mean prompt's, as the fleet is sized on it: the spread's effect on the
+    # mean (attention's E[n^2] = n^2 (1 + c_n^2)) is second order and left out. Against the
+    # discrete-event simulator (the plan's fleet, round-robin, prompts and outputs +-50%) at
+    # each generating question's peak, this figure is 0.83x-1.59x its p99 TTFT
+    # (tests/planner/test_ttft_queueing.py): low where the simulator's longest prompts' own
+    # prefills dominate (the figure's own prefill is a mean prompt's), high where its waits are
+    # rarer than u_pre (arrivals this regular wait less often than Poisson ones) and its steps
+    # shorter than the planned batch's.
     Formula("c_a", "Arrival variability at an instance (coefficient of variation of its gaps): "
             "a round-robin router deals it every N_inst-th arrival",
             "sqrt(1 / N_inst)", ""),
+    Formula("c_n", "Prompt length variability (coefficient of variation): lengths uniform "
+            "over ± s_len of the mean have a standard deviation of s_len / √3 of it",
+            "s_len / sqrt(3)", ""),
+    Formula("sigma_cold", "Spread of a miss's prefill time from its prompt's length (standard "
+            "deviation): c_n × n dF/dn, the linear layers once and attention (quadratic in n) "
+            "twice, at the GPU's prefill rate", "c_n * (2 FLOP * (P_act - P_emb) * n_prompt / tok "
+            "+ 4 FLOP * d_attn * L * n_prompt^2 / tok^2) / (TP * mfu * F_peak)", "ms"),
+    Formula("sigma_hit", "Spread of a hit's prefill time: its own tokens after the cached "
+            "prefix, u = n − n_cached, vary; c_n × u dF/du, attention over the whole prompt",
+            "c_n * (2 FLOP * (P_act - P_emb) * (n_prompt - n_cached) / tok + 4 FLOP * d_attn * L "
+            "* n_prompt * (n_prompt - n_cached) / tok^2) / (TP * mfu * F_peak)", "ms"),
     Formula("c_s", "Prefill time variability (coefficient of variation): prefix-cache hits "
-            "and misses", "sqrt((hit * ttft_hit^2 + (1 - hit) * ttft_cold^2) / t_pre^2 - 1)",
-            ""),
+            "and misses, each spread by its prompts' lengths",
+            "sqrt((hit * (ttft_hit^2 + sigma_hit^2) + (1 - hit) * (ttft_cold^2 + sigma_cold^2)) "
+            "/ t_pre^2 - 1)", ""),
     Formula("W_pre", "Mean wait behind other prompts' prefills at the peak (Kingman: "
             "variability x utilisation x time)",
             "(c_a^2 + c_s^2) / 2 * u_pre / (1 - u_pre) * t_pre", "ms"),
@@ -242,8 +265,8 @@ FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL}
 # What an instance sees at the peak, in order (lambda_r first: the search sets it).
 LOAD_NAMES = ["lambda_r", "u_pre", "u_kv", "tpot_load", "k_pre", "tpot_p99"]
 # The queue a request meets at the peak, in order (the variants by the plan's name).
-QUEUE_NAMES = ["c_a", "c_s", "W_pre", "W_pre99", "t_busy", "u_slot", "P_slot", "W_slot",
-               "W_slot99", "ttft_queued"]  # fmt: skip
+QUEUE_NAMES = ["c_a", "c_n", "sigma_cold", "sigma_hit", "c_s", "W_pre", "W_pre99", "t_busy",
+               "u_slot", "P_slot", "W_slot", "W_slot99", "ttft_queued"]  # fmt: skip
 
 # Variants chosen by the inputs. The name is the symbol they define; the key says when.
 _VARIANTS: dict[str, Formula] = {
@@ -290,8 +313,20 @@ _VARIANTS: dict[str, Formula] = {
         ("r_load_rate", Formula("r_load", "Load an instance carries: rho x r_inst",
                                 "rho * r_inst", "req/s")),
         ("N_inst_load", Formula("N_inst", "Instances", "ceil(lambda_peak / r_load)", "")),
-        ("c_s_even", Formula("c_s", "Prefill time variability: every prompt the mean length, "
-                             "the same share of it cached", "0", "")),
+        ("c_n_full", Formula("c_n", "Prompt length variability: none, every prompt fills the "
+                             "context", "0", "")),
+        # A per-token hit rate caches the same share of every prompt, so the cached part grows
+        # with the prompt: n dF/dn with n_cached = hit x n.
+        ("sigma_hit_tokens", Formula("sigma_hit", "Spread of a prefill's time from its prompt's "
+                                     "length: c_n × n dF/dn, the cached share growing with the "
+                                     "prompt", "c_n * (2 FLOP * (P_act - P_emb) * (n_prompt - "
+                                     "n_cached) / tok + 4 FLOP * d_attn * L * (n_prompt^2 - "
+                                     "n_cached^2) / tok^2) / (TP * mfu * F_peak)", "ms")),
+        ("c_s_cold", Formula("c_s", "Prefill time variability: the prompts' lengths (every "
+                             "request prefills its whole prompt)", "sigma_cold / t_pre", "")),
+        ("c_s_tokens", Formula("c_s", "Prefill time variability: the prompts' lengths (every "
+                               "request prefills the same share of its prompt)",
+                               "sigma_hit / t_pre", "")),
         # A measured knee already counts the stalls, and a measured hold is what it is: the
         # hold time is the plan's.
         ("t_busy_hold", Formula("t_busy", "Time a request holds its slot at the peak (the "
@@ -624,6 +659,8 @@ def ttft_p99_queued(
     slots: int,
     hit: float = 0.0,
     hit_prefill_s: float | None = None,
+    prefill_sd_s: float = 0.0,
+    hit_prefill_sd_s: float = 0.0,
 ) -> float:
     """The p99 TTFT at the peak with queueing counted, in seconds (s): the decode step in
     flight (step_s), the p99 wait for one of `slots` batch slots, each held hold_s, the p99
@@ -633,19 +670,22 @@ def ttft_p99_queued(
 
     prefill_s is a prompt's prefill with nothing cached (s); with a shared prefix, `hit` of
     the requests hit it and prefill in hit_prefill_s, and the p99 is a miss's unless 99% hit.
-    A 0.5 s prefill at 1 req/s on one of 4 instances, 10 slots held 8 s, 20 ms steps: 20 ms
-    + 1.89 s + 0.49 s + 0.5 s = 2.9 s. Raises PlanError where the load fills the GPU or the
-    slots (no steady queue).
+    prefill_sd_s and hit_prefill_sd_s are the standard deviations (s) the prompts' lengths give
+    a miss's and a hit's prefill (the plan's sigma_cold and sigma_hit); 0: every prompt the
+    mean length. A 0.5 s prefill at 1 req/s on one of 4 instances, 10 slots held 8 s, 20 ms
+    steps: 20 ms + 1.89 s + 0.49 s + 0.5 s = 2.9 s. Raises PlanError where the load fills the
+    GPU or the slots (no steady queue).
     """
     env = {
         "ttft_cold": _q(prefill_s, "s"), "t_tok": _q(step_s, "s"), "N_inst": _q(instances),
         "lambda_r": _q(load_req_s, "req/s"), "t_hold": _q(hold_s, "s/req"),
-        "N_batch": _q(slots), "hit": _q(hit),
+        "N_batch": _q(slots), "hit": _q(hit), "sigma_cold": _q(prefill_sd_s, "s"),
+        "sigma_hit": _q(hit_prefill_sd_s, "s"),
     }  # fmt: skip
     if hit > 0:
         env["ttft_hit"] = _q(hit_prefill_s if hit_prefill_s is not None else prefill_s, "s")
     names = ["t_pre" if hit > 0 else "t_pre_cold", "u_pre", "c_a", "c_s" if hit > 0 else
-             "c_s_even", "W_pre", "W_pre99", "t_busy_hold", "u_slot", "P_slot", "W_slot",
+             "c_s_cold", "W_pre", "W_pre99", "t_busy_hold", "u_slot", "P_slot", "W_slot",
              "W_slot99", "ttft_queued_hit" if hit >= 0.99 else "ttft_queued"]  # fmt: skip
     for name in names:
         formula = FORMULAS.get(name) or _VARIANTS[name]
@@ -683,6 +723,7 @@ INPUT_LIMITS: dict[str, tuple[float, float, str]] = {
     "tpot_slo_ms": (0.001, 10**6, "ms"),
     "ttft_slo_ms": (0.001, 10**7, "ms"),
     "prompt_len": (1, 10**7, "tokens"),
+    "prompt_spread": (0, 1, ""),
     "prefill_eff": (0.01, 1, ""),
     "prefix_hit": (0, 1, ""),
     "prefix_len": (1, 10**7, "tokens"),
@@ -691,6 +732,14 @@ INPUT_LIMITS: dict[str, tuple[float, float, str]] = {
     "spec_accept": (0, 0.99, ""),
     "spec_tokens": (1, 16, "tokens"),
     "spec_draft_cost": (0, 1, ""),
+}
+
+
+# What an input's range means, where "must be between" alone would not say.
+INPUT_MEANINGS: dict[str, str] = {
+    "prompt_spread": "the share of the mean prompt that prompts' lengths spread either side of "
+    "it, from 0 (every prompt the mean length) to 1 (prompts from almost nothing to twice the "
+    "mean)",
 }
 
 
@@ -706,7 +755,10 @@ def _check_inputs(**values: float | None) -> None:
             continue
         low, high, unit = INPUT_LIMITS[name]
         if not low <= value <= high:
-            raise PlanError(f"{name} must be between {low} and {high} {unit}".rstrip() + ".", name)
+            meaning = f": {INPUT_MEANINGS[name]}" if name in INPUT_MEANINGS else ""
+            raise PlanError(
+                f"{name} must be between {low} and {high} {unit}".rstrip() + meaning + ".", name
+            )
         if low == 0 and 0 < value < SMALLEST_NONZERO:
             raise PlanError(
                 f"{name} must be 0 or at least {SMALLEST_NONZERO:g}: a smaller one is 0 for "
@@ -728,6 +780,320 @@ def _step(formula: Formula, value: Quantity) -> dict[str, Any]:
         "value": shown,
         "unit": unit,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Why a plan misses its SLO or holds nothing, and what would change that. Each remedy is
+# weighed on the plan's own figures, scaled by the one lever it pulls, and named only where it
+# reaches the target and is not already in use: telling a candidate to cache a prefix the plan
+# already caches, or to quantise weights already at 4 bits, teaches nothing. Scaling by TP
+# leaves out the all-reduce, so those figures say "about".
+
+
+# One node's NVLink domain: past 8 GPUs tensor parallelism crosses nodes, where its
+# all-reduces stop scaling, so no remedy asks for more.
+MOST_TP_SUGGESTED = 8
+
+
+def _or_list(items: list[str]) -> str:
+    """'a', 'a or b', 'a, b or c'."""
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else "".join(items)
+
+
+def _remedies(items: list[str]) -> str:
+    """Remedies, each of which may hold a list of its own: 'a or b', 'a; b; or c'."""
+    return " or ".join(items) if len(items) <= 2 else "; ".join(items[:-1]) + "; or " + items[-1]
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """What a plan was made with: the levers a remedy may pull, and the figures to weigh it."""
+
+    model: Model
+    gpu: GPU
+    weights: WeightDtype
+    kv: KVDtype
+    catalog: Catalog
+    tp: int
+    mem_util: float
+    prefill_eff: float
+    overhead_given: float | None  # B per GPU; None: derived for each TP
+
+    def overhead(self, tp: int) -> float:
+        if self.overhead_given is not None:
+            return self.overhead_given
+        return overhead_bytes(hidden_size=self.model.hidden_size, tp=tp)
+
+    def usable(self, *, tp: int | None = None, gpu: GPU | None = None) -> float:
+        """Bytes per GPU vLLM may fill with weights and KV."""
+        memory = float((gpu or self.gpu).memory.magnitude)
+        return memory * self.mem_util - self.overhead(tp or self.tp)
+
+    def weights_bytes(self, dtype: WeightDtype | None = None) -> float:
+        d = dtype or self.weights
+        return weights_bytes(
+            params=self.model.params, embedding_params=self.model.embedding_params,
+            bytes_per_param=d.bytes_per_param,
+            embedding_bytes_per_param=d.embedding_bytes_per_param,
+        )  # fmt: skip
+
+    def step_bytes(self, dtype: WeightDtype | None = None) -> float:
+        """Weights a decode step reads at batch 1 (the plan's W_step)."""
+        d, m = dtype or self.weights, self.model
+        return (m.params_per_token - m.embedding_params) * d.bytes_per_param + (
+            m.embedding_params - m.unread_embedding_params
+        ) * d.embedding_bytes_per_param
+
+    def pool(self, *, tp: int | None = None, gpu: GPU | None = None,
+             dtype: WeightDtype | None = None) -> float:  # fmt: skip
+        """The KV pool, B (the plan's pool)."""
+        tp = tp or self.tp
+        return tp * self.usable(tp=tp, gpu=gpu) - self.weights_bytes(dtype)
+
+    def kv_per_token(self, *, tp: int | None = None, kv: KVDtype | None = None) -> float:
+        m = self.model
+        return kv_bytes_per_token(
+            layers=m.layers, kv_heads=m.kv_heads, head_dim=m.head_dim,
+            kv_bytes=(kv or self.kv).bytes, tp=tp or self.tp,
+        )  # fmt: skip
+
+    def tflops(self, gpu: GPU | None = None) -> float:
+        """Dense TFLOPS a prefill runs at: FP8 tensor cores for FP8 weights where the GPU
+        has them (as the plan's F_peak)."""
+        g = gpu or self.gpu
+        fp8 = self.weights.key == "fp8" and g.fp8_tflops
+        return float((g.fp8_tflops if fp8 else g.bf16_tflops) or 0)
+
+    def prefill_s(self, tokens: float, cached: float = 0) -> float:
+        """One prefill of `tokens` prompt tokens, `cached` of them from the prefix cache (s)."""
+        m = self.model
+        flops = prefill_flops(
+            linear_params=m.params_per_token - m.embedding_params,
+            attention_width=m.attention_width, layers=m.layers, prompt_tokens=tokens,
+            cached_tokens=cached,
+        )  # fmt: skip
+        return ttft_s(flops=flops, tflops=self.tflops(), efficiency=self.prefill_eff, tp=self.tp)
+
+    def larger_tp(self, ok: Callable[[int], bool]) -> int | None:
+        """The smallest TP above the plan's, up to MOST_TP_SUGGESTED, that vLLM can shard this
+        model over and `ok` accepts."""
+        sizes = tp_sizes(self.model, most=MOST_TP_SUGGESTED)
+        return next((n for n in sizes if n > self.tp and ok(n)), None)
+
+    def other_gpus(self, ok: Callable[[GPU], bool]) -> list[str]:
+        """Names of the catalogue's other GPUs that `ok` accepts."""
+        return [g.name for g in self.catalog.gpus.values() if g.key != self.gpu.key and ok(g)]
+
+    def smaller_weights(self, ok: Callable[[WeightDtype], bool]) -> WeightDtype | None:
+        """The least-squeezed weight dtype smaller than the plan's that `ok` accepts."""
+        smaller = sorted(
+            (d for d in self.catalog.weight_dtypes.values()
+             if d.bytes_per_param < self.weights.bytes_per_param),
+            key=lambda d: -d.bytes_per_param,
+        )  # fmt: skip
+        return next((d for d in smaller if ok(d)), None)
+
+
+def _largest(ok: Callable[[float], bool], high: float) -> float:
+    """The largest x in [0, high] with ok(x), for ok true at 0 and false past some point."""
+    lo, hi = 0.0, high
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+def _weights_reason(s: _Setup) -> str:
+    """The weights do not fit on one GPU's share: more GPUs, smaller weights, a larger GPU."""
+    w = s.weights_bytes()
+    per_gpu, usable = w / s.tp, s.usable()
+    head = (
+        f"The weights alone do not fit: {format_number(per_gpu / 1e9)} GB per GPU, but vLLM may "
+        f"use {format_number(usable / GiB)} GiB per GPU "
+        f"({format_number(float(s.gpu.memory.magnitude) / GiB)} GiB × "
+        f"{format_number(s.mem_util)} − {format_number(s.overhead(s.tp) / GiB)} GiB overhead)."
+    )
+    helps = []
+    tp = s.larger_tp(lambda n: w / n <= s.usable(tp=n))
+    if tp:
+        helps.append(f"TP {tp} ({format_number(w / tp / 1e9)} GB of weights per GPU)")
+    dtype = s.smaller_weights(lambda d: s.weights_bytes(d) / s.tp <= usable)
+    if dtype:
+        helps.append(
+            f"{dtype.name} weights ({format_number(s.weights_bytes(dtype) / s.tp / 1e9)} GB "
+            "per GPU)"
+        )
+    gpus = s.other_gpus(lambda g: per_gpu <= s.usable(gpu=g))
+    if gpus:
+        helps.append(f"a GPU with more memory ({_or_list(gpus)})")
+    needed = (per_gpu + s.overhead(s.tp)) / float(s.gpu.memory.magnitude)
+    if s.mem_util < needed <= 0.95:
+        helps.append(f"--gpu-memory-utilization {math.ceil(needed * 100) / 100:g}")
+    if not helps:
+        return head + (
+            " No single change of TP, weight dtype or GPU in the catalogue holds them: "
+            "combine more GPUs per instance with smaller weights."
+        )
+    return head + f" What would hold them: {_remedies(helps)}."
+
+
+def _kv_reason(s: _Setup, *, pool: float, kv_stream: float, n_flight: float,
+               prompt_given: bool) -> str:  # fmt: skip
+    """Not one stream's KV fits in the pool: a shorter stream, smaller KV, more GPUs,
+    smaller weights, a larger GPU."""
+    head = (
+        f"Not even one sequence of {format_number(n_flight)} tokens fits: it needs "
+        f"{format_number(kv_stream / GiB)} GiB of KV and the pool holds "
+        f"{format_number(max(pool, 0) / GiB)} GiB."
+    )
+    helps = []
+    kappa = kv_stream / n_flight
+    if pool > 0:
+        tokens = math.floor(pool / kappa)
+        helps.append(
+            f"streams of at most {tokens} tokens, prompt and output together"
+            + ("" if prompt_given else " (a blank prompt fills the context: give one, or "
+               f"shorten the context to {tokens})")
+        )  # fmt: skip
+    smaller_kv = [k for k in s.catalog.kv_dtypes.values() if k.bytes < s.kv.bytes]
+    kv = next((k for k in sorted(smaller_kv, key=lambda k: -k.bytes)
+               if kv_stream * k.bytes / s.kv.bytes <= pool), None)  # fmt: skip
+    if kv:
+        helps.append(f"{kv.name} KV ({format_number(kv_stream * kv.bytes / s.kv.bytes / GiB)} GiB "
+                     "a stream)")  # fmt: skip
+    tp = s.larger_tp(lambda n: s.kv_per_token(tp=n) * n_flight <= s.pool(tp=n))
+    if tp:
+        helps.append(f"TP {tp} (a pool of {format_number(s.pool(tp=tp) / GiB)} GiB)")
+    dtype = s.smaller_weights(lambda d: kv_stream <= s.pool(dtype=d))
+    if dtype:
+        helps.append(f"{dtype.name} weights (a pool of {format_number(s.pool(dtype=dtype) / GiB)}"
+                     " GiB)")  # fmt: skip
+    gpus = s.other_gpus(lambda g: kv_stream <= s.pool(gpu=g))
+    if gpus:
+        helps.append(f"a GPU with more memory ({_or_list(gpus)})")
+    if not helps:
+        return head + " No single change in the catalogue makes room: combine them."
+    return head + f" What would make room: {_remedies(helps)}."
+
+
+def _tpot_floor_reason(s: _Setup, *, slo_ms: float, one_stream_ms: float, floor_ms: float,
+                       kv_stream: float, spec_decode: bool) -> str:  # fmt: skip
+    """Even one stream's step misses the TPOT SLO: a step reads the weights, so more
+    bandwidth per instance or fewer bytes."""
+    head = (
+        f"The TPOT SLO of {format_number(slo_ms)} ms is below the floor of "
+        f"{format_number(one_stream_ms)} ms (one stream, its KV included; the weights alone "
+        f"take {format_number(floor_ms)} ms)."
+    )
+    helps = []
+    tp = s.larger_tp(lambda n: one_stream_ms * s.tp / n <= slo_ms)
+    if tp:
+        helps.append(f"TP {tp} (about {format_number(one_stream_ms * s.tp / tp)} ms: each GPU "
+                     f"reads 1/{tp} of the weights)")  # fmt: skip
+
+    def with_dtype(d: WeightDtype) -> float:
+        # One stream's step reads the weights and its KV (speculation, if on, divides both
+        # alike): smaller weights shrink their part, the KV read stays.
+        return one_stream_ms * (s.step_bytes(d) + kv_stream) / (s.step_bytes() + kv_stream)
+
+    dtype = s.smaller_weights(lambda d: with_dtype(d) <= slo_ms)
+    if dtype:
+        helps.append(f"{dtype.name} weights (about {format_number(with_dtype(dtype))} ms)")
+    bandwidth = float(s.gpu.bandwidth.magnitude)
+    gpus = s.other_gpus(lambda g: one_stream_ms * bandwidth / float(g.bandwidth.magnitude)
+                        <= slo_ms)  # fmt: skip
+    if gpus:
+        helps.append(f"a GPU with more memory bandwidth ({_or_list(gpus)})")
+    if not spec_decode:
+        accept, drafted = DEFAULT_SPEC_ACCEPT, DEFAULT_SPEC_TOKENS
+        per_step = (1 - accept ** (drafted + 1)) / (1 - accept)  # the plan's E_tok
+        spec_ms = one_stream_ms * (1 + DEFAULT_SPEC_TOKENS * DEFAULT_SPEC_DRAFT_COST) / per_step
+        if spec_ms <= slo_ms:
+            helps.append(
+                f"speculative decoding (about {format_number(spec_ms)} ms at the what-if's "
+                f"defaults, {format_number(per_step)} tokens a step)"
+            )
+    helps.append(f"a TPOT SLO of at least {format_number(math.ceil(one_stream_ms * 10) / 10)} ms")
+    return head + f" What would meet it: {_remedies(helps)}."
+
+
+def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, prefix_hit: float,
+                 by_prefix: bool, n_cached: float, hit_ms: float) -> str:  # fmt: skip
+    """The p99 prefill misses the TTFT SLO. Which prefill is the p99 (a whole prompt, a
+    prefix-cache miss, a hit's suffix) says what would shorten it; caching is named only
+    where the plan does not cache already."""
+    slo_s = slo_ms / 1000
+    miss = not prefix_hit or (by_prefix and prefix_hit < 0.99)
+    if not prefix_hit:
+        head = (
+            f"The p99 TTFT is one prefill of the whole {format_number(n_prompt)}-token prompt, "
+            f"{format_number(p99_ms)} ms, over the {format_number(slo_ms)} ms SLO; more "
+            "instances do not shorten a prefill."
+        )
+    elif miss:
+        head = (
+            f"The p99 TTFT is a prefix-cache miss: the cache already serves "
+            f"{format_number(prefix_hit * 100)}% of requests (a hit prefills in "
+            f"{format_number(hit_ms)} ms), but the {format_number((1 - prefix_hit) * 100)}% "
+            f"that miss prefill the whole {format_number(n_prompt)}-token prompt in "
+            f"{format_number(p99_ms)} ms, over the {format_number(slo_ms)} ms SLO."
+        )
+    else:
+        cached = (
+            f"{format_number(n_cached)} of its {format_number(n_prompt)} tokens"
+            if by_prefix
+            else f"{format_number(prefix_hit * 100)}% of each prompt's tokens"
+        )
+        head = (
+            f"The p99 TTFT is a prefix-cache hit's: with {cached} cached, the prefill of the "
+            f"rest takes {format_number(p99_ms)} ms, over the {format_number(slo_ms)} ms SLO."
+        )
+    helps = []
+    tp = s.larger_tp(lambda n: p99_ms * s.tp / n <= slo_ms)
+    if tp:
+        helps.append(
+            f"TP {tp} (about {format_number(p99_ms * s.tp / tp)} ms, the prefill's compute split "
+            f"over {tp} GPUs; with prefill disaggregated only the prefill instances need them)"
+        )
+    rate = s.tflops()
+    gpus = s.other_gpus(lambda g: s.tflops(g) > rate and p99_ms * rate / s.tflops(g) <= slo_ms)
+    if gpus:
+        helps.append(f"a GPU with more compute ({_or_list(gpus)})")
+    fp8 = s.catalog.weight_dtypes.get("fp8")
+    if fp8 and s.weights.key != "fp8" and s.gpu.fp8_tflops:
+        fp8_ms = p99_ms * rate / s.gpu.fp8_tflops
+        if fp8_ms <= slo_ms:
+            helps.append(f"FP8 weights, which prefill on the GPU's FP8 tensor cores (about "
+                         f"{format_number(fp8_ms)} ms)")  # fmt: skip
+    if miss:
+        longest = math.floor(_largest(lambda n: s.prefill_s(n) <= slo_s, n_prompt))
+        if longest >= 1:
+            helps.append(f"prompts of at most {longest} tokens")
+    elif by_prefix:
+        own = n_prompt - n_cached
+        longest = math.floor(_largest(lambda u: s.prefill_s(n_cached + u, n_cached) <= slo_s, own))
+        if longest >= 1:
+            helps.append(
+                f"at most {longest} tokens after the cached prefix (now {format_number(own)})"
+            )
+    else:
+        share = 1 - _largest(lambda f: s.prefill_s(n_prompt, n_prompt * (1 - f)) <= slo_s, 1)
+        if share < 1 - 1 / n_prompt:
+            helps.append(f"a token hit rate of {format_number(math.ceil(share * 1000) / 1000)} "
+                         "or more")  # fmt: skip
+    if not prefix_hit:
+        helps.append(
+            "caching a prefix the prompts share, if they share one (the p99 becomes a hit's "
+            "only once 99% of requests hit)"
+        )
+    elif miss and hit_ms <= slo_ms:
+        helps.append(
+            f"a hit rate of 99% or more, which makes the p99 a hit's {format_number(hit_ms)} "
+            "ms, if the misses can be made to hit (prefix-aware routing keeps a prefix on the "
+            "replicas that hold it)"
+        )
+    helps.append(f"a TTFT SLO of at least {format_number(math.ceil(p99_ms))} ms")
+    return head + f" What would meet it: {_remedies(helps)}."
 
 
 def _search_batch(upper: int, ok: Callable[[int], bool], *, want_largest: bool) -> int:
@@ -766,6 +1132,7 @@ def plan(
     overhead_gib: float | None = None,
     hold_s: float | None = None,
     prompt_len: float | None = None,
+    prompt_spread: float = DEFAULT_PROMPT_SPREAD,
     prefill_eff: float = DEFAULT_PREFILL_EFF,
     prefix_hit: float = 0.0,
     prefix_len: float | None = None,
@@ -785,8 +1152,11 @@ def plan(
     (max-model-len, tokens), mem_util (vLLM --gpu-memory-utilization, applied to the memory the
     driver reports), bw_eff (achievable share of the memory bandwidth), tp (GPUs per
     instance), out_len (mean output tokens), prompt_len (mean prompt tokens; None: the prompt
-    fills the context), qps (peak req/s), mean_qps (mean req/s, for the autoscaled cost),
-    rho (target utilisation), tpot_slo_ms and ttft_slo_ms (optional p99 targets),
+    fills the context), prompt_spread (how far prompts' lengths spread either side of the
+    mean, uniformly, as a share of it: 0.5, the simulator's, draws half to 1.5x the mean; it
+    sets only the queueing estimate's prefill variability, never the fleet), qps (peak
+    req/s), mean_qps (mean req/s, for the autoscaled cost), rho (target utilisation),
+    tpot_slo_ms and ttft_slo_ms (optional p99 targets),
     knee_tok_s (a measured output tok/s at the SLO; None: derived from the decode step at the
     planned batch), overhead_gib (non-KV memory per GPU, GiB; overhead_gb, decimal GB,
     overrides it; None for both: derived from the model's size and TP), hold_s (optional
@@ -805,19 +1175,23 @@ def plan(
     a prefix hit when there is a cache), ttft_miss_ms, ttft_p99_ms; r_speed_req_s, hold_s,
     r_memory_req_s, r_prefill_req_s, r_inst_req_s and binding ("ttft" | "tpot" | "memory");
     ttft_p99_queued_ms, the p99 TTFT at the peak with the waits for a batch slot and for the
-    GPU counted, and ttft_queue, its parts ({ttft_p99_ms, step_ms, arrival_cv, prefill_share,
+    GPU counted, and ttft_queue, its parts ({ttft_p99_ms, step_ms, arrival_cv, prompt_cv,
+    prefill_cv, prefill_sd_ms and hit_prefill_sd_ms (None without hits), prefill_share,
     prefill_wait_ms, prefill_wait_p99_ms, slot_share, slot_wait_chance, slot_wait_ms,
     slot_wait_p99_ms, over_slo}), both None without a TTFT SLO, for a disaggregated plan, or
     where the peak fills an instance; n_inst and n_gpu (None when nothing fits); cost
     (usd_per_gpu_hour, cost_per_mtok_usd, monthly_usd, and at the mean load); feasible, fits,
-    reason, notes, and `steps`: one {name, label, formula_latex, substituted, value, unit} per
-    formula. Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence
+    reason (where the plan misses an SLO or holds nothing: why, and the remedies that would
+    reach the target from the plan's figures, none already in use), notes, and `steps`: one
+    {name, label, formula_latex, substituted, value, unit} per formula. Raises PlanError (or
+    KeyError for an unknown catalogue key) with a one-sentence
     message.
     """
     _check_inputs(
         context=context, mem_util=mem_util, bw_eff=bw_eff, tp=tp, knee_tok_s=knee_tok_s,
         out_len=out_len, qps=qps, rho=rho, overhead_gib=overhead_gib, overhead_gb=overhead_gb,
-        hold_s=hold_s, tpot_slo_ms=tpot_slo_ms, prompt_len=prompt_len, prefill_eff=prefill_eff,
+        hold_s=hold_s, tpot_slo_ms=tpot_slo_ms, prompt_len=prompt_len,
+        prompt_spread=prompt_spread, prefill_eff=prefill_eff,
         prefix_hit=prefix_hit, prefix_len=prefix_len, ttft_slo_ms=ttft_slo_ms, mean_qps=mean_qps,
         usd_per_gpu_hour=usd_per_gpu_hour, spec_accept=spec_accept, spec_tokens=spec_tokens,
         spec_draft_cost=spec_draft_cost,
@@ -866,6 +1240,7 @@ def plan(
         "n_out": _q(out_len, "tok"), "eta": _q(bw_eff), "beta": g.bandwidth,
         "mfu": _q(prefill_eff), "F_peak": _q(tflops, "TFLOPS"), "o_bar": _q(out_len, "tok/req"),
         "lambda_peak": _q(qps, "req/s"), "rho": _q(rho), "hit": _q(prefix_hit),
+        "s_len": _q(prompt_spread),
         "month": _q(HOURS_PER_MONTH, "h"),
         "a_act": _q(ACTIVATION_PEAK_GIB, "GiB"), "d_ref": _q(ACTIVATION_REF_HIDDEN),
         "m_nt": _q(NON_TORCH_GIB[1 if tp == 1 else 2], "GiB"),
@@ -928,9 +1303,15 @@ def plan(
     if ttft_slo_ms is not None and not pd_disagg:
         if not stalls:
             names += ["lambda_r", "u_pre"]
+        # A prompt that fills the context cannot run longer than the mean: no spread.
+        names += ["c_a", "c_n" if prompt_len is not None else "c_n_full"]
+        if prefix_hit > 0 and by_prefix:
+            names += ["sigma_cold", "sigma_hit", "c_s"]
+        elif prefix_hit > 0:
+            names += ["sigma_hit_tokens", "c_s_tokens"]
+        else:
+            names += ["sigma_cold", "c_s_cold"]
         names += [
-            "c_a",
-            "c_s" if prefix_hit > 0 and by_prefix else "c_s_even",
             "W_pre", "W_pre99",
             "t_busy" if stalls and hold_s is None else "t_busy_hold",
             "u_slot", "P_slot", "W_slot", "W_slot99",
@@ -1188,14 +1569,12 @@ def plan(
         )
     usable = number("mem") * mem_util - number("overhead")  # B per GPU for weights and KV
     weights_per_gpu = number("W") / tp
+    setup = _Setup(
+        model=m, gpu=g, weights=w, kv=k, catalog=catalog, tp=tp, mem_util=mem_util,
+        prefill_eff=prefill_eff, overhead_given=number("overhead") if overhead_given else None,
+    )  # fmt: skip
     if weights_per_gpu > usable:
-        reason = (
-            f"The weights alone do not fit: {format_number(weights_per_gpu / 1e9)} GB per GPU, "
-            f"but vLLM may use {format_number(usable / GiB)} GiB per GPU "
-            f"({format_number(number('mem') / GiB)} GiB × {format_number(mem_util)} − "
-            f"{format_number(number('overhead') / GiB)} GiB overhead). Raise tp, quantise the "
-            "weights or pick a larger GPU."
-        )
+        reason = _weights_reason(setup)
         if m.is_moe:
             ep = math.ceil(expert_bytes / max(usable - (number("W") - expert_bytes) / tp, 1))
             notes.append(
@@ -1205,33 +1584,45 @@ def plan(
                 "hold the experts."
             )
     elif not fits:
-        reason = (
-            f"Not even one sequence of {format_number(number('n_flight'))} tokens fits: it "
-            f"needs {format_number(number('kv_stream') / GiB)} GiB of KV and the pool holds "
-            f"{format_number(number('pool') / GiB)} GiB. Shorten the context, use FP8 KV or "
-            "raise tp."
-        )
+        reason = _kv_reason(
+            setup, pool=number("pool"), kv_stream=number("kv_stream"),
+            n_flight=number("n_flight"), prompt_given=prompt_len is not None,
+        )  # fmt: skip
     feasible: bool | None = None
     if tpot_slo_ms is not None:
         feasible = tpot_slo_ms >= tpot_ms
-        if not feasible:
-            reason = reason or (
-                f"The TPOT SLO of {format_number(tpot_slo_ms)} ms is below the floor of "
-                f"{format_number(one_stream_ms)} ms (one stream, its KV included; the weights "
-                f"alone take {format_number(tpot_floor_ms)} ms)."
-                if batch <= 1
-                else f"At the measured knee's batch of {batch} streams a step takes "
-                f"{format_number(tpot_ms)} ms, over the {format_number(tpot_slo_ms)} ms TPOT SLO."
-            )
+        if not feasible and reason is None:
+            # A measured knee past the SLO: the largest batch that meets it, if any does.
+            slo_batch = (
+                _search_batch(batch, lambda n: tpot_at(n) * 1000 <= tpot_slo_ms,
+                              want_largest=True)
+                if batch > 1 else 0
+            )  # fmt: skip
+            if slo_batch:
+                knee = slo_batch / tpot_at(slo_batch)
+                reason = (
+                    f"At the measured knee's batch of {batch} streams a step takes "
+                    f"{format_number(tpot_ms)} ms, over the {format_number(tpot_slo_ms)} ms "
+                    f"TPOT SLO: the knee was measured past it. At most {slo_batch} streams meet "
+                    f"the SLO, about {format_number(knee)} tok/s: measure the knee at the SLO "
+                    f"(vllm bench serve --goodput tpot:{format_number(tpot_slo_ms)}) and type "
+                    "that in, or leave the knee blank to plan on the derived one."
+                )
+            else:
+                reason = _tpot_floor_reason(
+                    setup, slo_ms=tpot_slo_ms, one_stream_ms=one_stream_ms,
+                    floor_ms=tpot_floor_ms, kv_stream=number("kv_stream"),
+                    spec_decode=spec_decode,
+                )  # fmt: skip
     if ttft_slo_ms is not None:
         ttft_ok = ttft_p99_ms <= ttft_slo_ms
         feasible = ttft_ok if feasible is None else feasible and ttft_ok
-        if not ttft_ok:
-            reason = reason or (
-                f"The p99 TTFT is {format_number(ttft_p99_ms)} ms, over the "
-                f"{format_number(ttft_slo_ms)} ms SLO: cache the shared prefix, raise tp or "
-                "shorten the prompt."
-            )
+        if not ttft_ok and reason is None:
+            reason = _ttft_reason(
+                setup, slo_ms=ttft_slo_ms, p99_ms=ttft_p99_ms, n_prompt=n_prompt,
+                prefix_hit=prefix_hit, by_prefix=by_prefix,
+                n_cached=number("n_cached") if prefix_hit > 0 else 0, hit_ms=ttft_ms,
+            )  # fmt: skip
     if not fits:
         feasible = False
     binding: str = "memory"
@@ -1263,10 +1654,16 @@ def plan(
         at_rate_fleet = at_load(qps / _run("N_inst", env).magnitude)
     # What a request meets at the peak before its first token, queueing counted.
     ttft_queue = None
+
+    def maybe_ms(name: str) -> float | None:
+        return number(name) * 1000 if name in env else None
+
     if "ttft_queued" in env and fits:
         queued_ms = number("ttft_queued") * 1000
         ttft_queue = {
             "ttft_p99_ms": queued_ms, "step_ms": tpot_ms, "arrival_cv": number("c_a"),
+            "prompt_cv": number("c_n"), "prefill_cv": number("c_s"),
+            "prefill_sd_ms": maybe_ms("sigma_cold"), "hit_prefill_sd_ms": maybe_ms("sigma_hit"),
             "prefill_share": number("u_pre"), "prefill_wait_ms": number("W_pre") * 1000,
             "prefill_wait_p99_ms": number("W_pre99") * 1000,
             "slot_share": number("u_slot"), "slot_wait_chance": number("P_slot"),
@@ -1282,6 +1679,7 @@ def plan(
         "context": context,
         "tp": tp,
         "prompt_tokens": n_prompt,
+        "prompt_spread": prompt_spread,
         "weights_bytes": number("W"),
         "weights_read_per_step_bytes": number("W_step"),
         "params": m.params,
@@ -1424,7 +1822,13 @@ def plan(
         if ttft_p99_ms <= (ttft_slo_ms or 0):
             text += (
                 " The fleet is sized without these waits: more instances, each taking fewer "
-                "requests, shorten them (prompts longer than the mean lengthen them)."
+                "requests, shorten them."
+            )
+        if ttft_queue["prompt_cv"] > 0:
+            text += (
+                f" The waits count prompts {format_number(prompt_spread * 100)}% either side "
+                "of the mean; the request's own prefill here is a mean prompt's, and a longer "
+                "one's takes longer."
             )
         notes.append(text)
     elif queue_full and fits:
