@@ -25,7 +25,7 @@ from mocks import services as mock
 from mocks.log import CANDIDATE_KINDS, Kind, is_mock_follow_up
 from mocks.models import MockSession
 from practice import services as flow
-from practice.step_page import step_url
+from practice.step_page import progress_context, step_url
 from questionbank import STEP_KEYS
 from questions import selectors
 from rate_limits import LimitExceeded
@@ -146,11 +146,21 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
     if after >= 0 and not session.events.filter(seq__gt=after, kind__in=PANEL_KINDS).exists():
         response = HttpResponse(status=204)
     else:
-        context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
-        context["poll_ms"] = _poll_ms()
+        context = _candidate_panel_context(session, step_key=step_key, clock=clock)
         response = render(request, "mock/candidate_panel.html", context)
     patch_vary_headers(response, ["HX-Request"])  # only htmx's load moves the candidate
     return response
+
+
+def _candidate_panel_context(session: MockSession, *, step_key: str, clock: mock.Clock) -> dict:
+    """The panel's context, and once the session has ended the step page's progress bar
+    (sent out of band): the end submitted the answers as they stood, and the bar counts them
+    when the panel says so, not at the next reload."""
+    context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
+    context["poll_ms"] = _poll_ms()
+    if context["ended"] and step_key in STEP_KEYS:
+        context["progress"] = progress_context(attempt=session.attempt, step_key=step_key)
+    return context
 
 
 def _own_follow_up(request: HttpRequest, session_id: int, follow_up: str):
@@ -207,8 +217,8 @@ def follow_up_submit(request: HttpRequest, session_id: int, follow_up: str) -> H
             messages.error(request, error)
         return redirect(step_url(session.attempt, step_key if step_key in STEP_KEYS else "clarify"))
     clock = mock.session_tick(session)
-    context = mock_report.candidate_panel_context(session, step_key=step_key, clock=clock)
-    context |= {"poll_ms": _poll_ms(), "error": error, "focus_latest": not error}
+    context = _candidate_panel_context(session, step_key=step_key, clock=clock)
+    context |= {"error": error, "focus_latest": not error}
     return render(request, "mock/candidate_panel.html", context, status=422 if error else 200)
 
 

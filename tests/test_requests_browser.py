@@ -2,7 +2,9 @@
 drill set, the question editor, the mock interviewer's page and the load-test panel, in the
 box where that request's answer would go: a server error, a lost connection (the request
 aborted) and an expired session, whose sign-in link is reached from the keyboard; and
-practice keeps the browser's copy of the text when the log-in page answers its save."""
+practice keeps the browser's copy of the text when the log-in page answers its save. Two
+failures told in one box keep the one that matters more: a Submit's over its autosave's, a
+retry's "still signed out" over an autosave's "expired"."""
 
 from __future__ import annotations
 
@@ -203,21 +205,70 @@ def test_an_expired_session_is_told_with_a_sign_in_link_the_keyboard_reaches(box
     _tab_to(page, box.field, link.inner_text())
 
 
+def _autosaved(page, send) -> None:
+    """send(), then wait until the autosave its typing sets off has had its answer (and
+    requests.js has told any failure); not one that a blur set off before."""
+    page.evaluate(
+        """() => {
+          window.autosaveAnswered = false;
+          document.body.addEventListener("htmx:afterRequest", (event) => {
+            const cause = event.detail.requestConfig.triggeringEvent;
+            const typed = Boolean(cause) && cause.type === "input";
+            if (event.detail.elt.id === "autosave" && typed) window.autosaveAnswered = true;
+          });
+        }"""
+    )
+    send()
+    page.wait_for_function("() => window.autosaveAnswered")
+
+
 def test_a_practice_answer_survives_an_expired_session_and_saves_after_sign_in(open_box):
+    from practice.models import Submission
+
     box = open_box("practice")
     page = box.page
+    status = page.locator("#save-status")
     _expire_the_session()
     box.send("Typed after the session ended.")
-    expect(page.locator("#save-status")).to_contain_text("Your session has expired.")
+    expect(status).to_contain_text("Not saved. Your session has expired.")
     # The log-in page answered the save with a 200: the browser's copy is kept all the same.
     copies = page.evaluate("Object.values(localStorage).join(' ')")
     assert "Typed after the session ended." in copies
+    # Pressed before signing in, the button says so; an autosave failing after that (the
+    # blur of the button sets one off) says less and leaves that message in place.
+    page.get_by_role("button", name="Save now").click()
+    expect(status).to_contain_text("You are still signed out.")
+    _autosaved(page, lambda: box.send("Typed after the session ended, and more."))
+    expect(status).to_contain_text("Not saved. You are still signed out.")
     with page.context.expect_page() as new_tab:
         page.get_by_role("link", name="Sign in again in a new tab").click()
     _sign_in(new_tab.value, box.user)
     page.bring_to_front()
     page.get_by_role("button", name="Save now").click()
-    expect(page.locator("#save-status")).to_contain_text("Draft saved")
+    expect(status).to_contain_text("Draft saved")
+    assert not Submission.objects.exists()  # "Save now" saves the draft, and only that
+
+
+def test_a_submit_after_an_expired_session_is_submitted_again_after_sign_in(open_box):
+    """The Submit's failure is told beside it in its own words, over the failure of the
+    autosave that the blur of the Submit button sets off, and its button submits."""
+    from practice.models import Submission
+
+    box = open_box("practice")
+    page = box.page
+    status = page.locator("#save-status")
+    page.locator("#answer-text").fill("Typed after the session ended.")
+    _expire_the_session()
+    page.locator("#submit-button").click()
+    expect(status).to_contain_text("Not submitted. Your session has expired.")
+    expect(status.get_by_role("button", name="Save now")).to_have_count(0)
+    with page.context.expect_page() as new_tab:
+        status.get_by_role("link", name="Sign in again in a new tab").click()
+    _sign_in(new_tab.value, box.user)
+    page.bring_to_front()
+    status.get_by_role("button", name="Submit again").click()
+    expect(page.locator("#feedback")).to_be_visible()
+    assert Submission.objects.get().text == "Typed after the session ended."
 
 
 def test_a_drill_after_an_expired_session_returns_to_its_set_after_sign_in(open_box):

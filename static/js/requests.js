@@ -13,6 +13,9 @@
 //                        a new tab, and this button then sends the request again. Without
 //                        it, "Sign in again" leads to the log-in page and back to this page.
 // Page scripts tell refusals of their own the same way: window.requests.say(element, text).
+//
+// Two failures told in one box (a Submit and the autosave that the blur of its button fired,
+// both signed out) keep the one that matters more: see RANK below.
 (function () {
   "use strict";
   const body = document.body;
@@ -35,17 +38,56 @@
     return notice;
   }
 
+  // Which message a box keeps when a second failure lands on it before the person has read
+  // the first (the autosave that the blur of a pressed button fired, say): one that asks
+  // them to sign in outranks one that passes by itself, and the answer to a request the
+  // person made (a submit, a click, a retry) outranks that of one made for them (an
+  // autosave, a poll). A message of lower rank leaves the shown one as it is, and so does one
+  // made for them that says the same words (its button, under the pointer maybe, stays put).
+  // The rank is forgotten when a request told in the box succeeds or its button is pressed:
+  // what comes after that is news.
+  const RANK = { signedOut: 2, asked: 1 };
+
+  function askedByThePerson(request) {
+    const event = request && request.triggeringEvent;
+    return Boolean(event) && (event.type === "submit" || event.type === "click");
+  }
+
+  function holderOf(elt) {
+    return elt && elt.closest ? elt.closest("[data-request-failed]") : null;
+  }
+
   function failureOf(detail) {
     // htmx names the element that sent the request in requestConfig; `elt` is where the
     // event fired, which for a swap is the target.
     const elt = (detail.requestConfig && detail.requestConfig.elt) || detail.elt;
-    const holder = elt && elt.closest ? elt.closest("[data-request-failed]") : null;
-    return { elt, holder: holder || pageNotice(), request: detail.requestConfig };
+    const holder = holderOf(elt) || pageNotice();
+    const request = detail.requestConfig;
+    return { elt, holder, request, asked: askedByThePerson(request) };
+  }
+
+  function boxOf(holder) {
+    const selector = holder.dataset.requestStatus;
+    return selector ? document.querySelector(selector) : holder;
+  }
+
+  // Where `box` shows a message told by this script, if it shows one.
+  function toldIn(box) {
+    if (box.matches("[role=status], [role=alert]")) return box;
+    return box.querySelector(":scope > [data-request-problem]");
+  }
+
+  function forget(place, atLeast = 0) {
+    if (place && Number(place.dataset.requestRank) >= atLeast) delete place.dataset.requestRank;
   }
 
   document.addEventListener("htmx:afterRequest", (event) => {
+    if (!event.detail.successful) return;
     const notice = document.getElementById("request-problem");
-    if (notice && event.detail.successful) notice.remove();
+    if (notice) notice.remove();
+    const holder = holderOf(event.detail.elt);
+    const box = holder && boxOf(holder);
+    if (box) forget(toldIn(box));
   });
 
   function landedOnLogIn(xhr) {
@@ -54,15 +96,31 @@
 
   // The message replaces the box's content, or, in a form, is added at its end (the box
   // keeps what was typed); a box that is a live region already holds the message itself.
-  function tell(holder, parts) {
-    const selector = holder.dataset.requestStatus;
-    const box = selector ? document.querySelector(selector) : holder;
+  // `rank` (RANK) decides whether it replaces a message told there before; without one, it
+  // always does.
+  function tell(holder, parts, rank) {
+    const box = boxOf(holder);
     if (!box) return;
+    const message = document.createDocumentFragment();
+    const lead = document.createElement("strong");
+    lead.textContent = holder.dataset.requestFailed;
+    message.append(lead);
+    parts.filter(Boolean).forEach((part) => {
+      if (typeof part !== "string" || !/^[,.;]/.test(part)) message.append(" ");
+      message.append(part);
+    });
+    const shown = toldIn(box);
+    if (rank !== undefined && shown && shown.dataset.requestRank) {
+      const shownRank = Number(shown.dataset.requestRank);
+      if (rank < shownRank) return;
+      const asked = rank & RANK.asked;
+      if (rank === shownRank && !asked && shown.textContent === message.textContent) return;
+    }
     let place = box;
     if (box.matches("[role=status], [role=alert]")) {
       box.classList.add("is-error");
     } else {
-      place = box.querySelector(":scope > [data-request-problem]");
+      place = shown;
       if (!place) {
         place = document.createElement("p");
         place.className = "field-errors";
@@ -74,13 +132,9 @@
     }
     // Whoever was on the message (its retry button, pressed) stays on it when it is told again.
     const hadFocus = place.contains(document.activeElement);
-    const lead = document.createElement("strong");
-    lead.textContent = holder.dataset.requestFailed;
-    place.replaceChildren(lead);
-    parts.filter(Boolean).forEach((part) => {
-      if (typeof part !== "string" || !/^[,.;]/.test(part)) place.append(" ");
-      place.append(part);
-    });
+    place.replaceChildren(message);
+    if (rank === undefined) delete place.dataset.requestRank;
+    else place.dataset.requestRank = String(rank);
     if (hadFocus) {
       const button = place.querySelector("button");
       if (!button) place.tabIndex = -1;
@@ -96,9 +150,10 @@
   }
 
   const kept = (failure) => failure.holder.dataset.requestKept;
+  const rankOf = (failure, signedOut) => (signedOut ? RANK.signedOut : 0) + (failure.asked ? RANK.asked : 0);
 
   function passing(failure, sentence) {
-    tell(failure.holder, [sentence, kept(failure), failure.holder.dataset.requestAgain]);
+    tell(failure.holder, [sentence, kept(failure), failure.holder.dataset.requestAgain], rankOf(failure, false));
   }
 
   function retryButton(failure) {
@@ -106,25 +161,31 @@
     button.type = "button";
     button.className = "button button-small";
     button.textContent = failure.holder.dataset.requestRetry;
-    button.addEventListener("click", () => withSession(failure, "You are still signed out.", () => resend(failure)));
+    button.addEventListener("click", (press) => {
+      forget(button.closest("[data-request-rank]"));
+      const pressed = { ...failure, asked: true };
+      withSession(pressed, "You are still signed out.", () => resend(failure, press));
+    });
     return button;
   }
 
-  // The same request again, with what the page holds now. A form sent by a button (a
-  // quantity's Check, which names the quantity) is sent by that button again.
-  function resend(failure) {
+  // The same request again, with what the page holds now, as the person's own (`press`). A
+  // form sent by a button (a quantity's Check, which names the quantity) is sent by that
+  // button again.
+  function resend(failure, press) {
     const event = failure.request.triggeringEvent;
     const button = event && event.type === "submit" ? event.submitter : null;
     if (button && button.isConnected) button.click();
-    else htmx.ajax(failure.request.verb, failure.request.path, { source: failure.elt }).catch(() => {});
+    else htmx.ajax(failure.request.verb, failure.request.path, { source: failure.elt, event: press }).catch(() => {});
   }
 
   function signedOut(failure, sentence) {
     const link = document.createElement("a");
     link.href = loginPath + "?next=" + encodeURIComponent(location.pathname + location.search);
+    const rank = rankOf(failure, true);
     if (!failure.holder.dataset.requestRetry) {
       link.textContent = "Sign in again";
-      tell(failure.holder, [sentence, kept(failure), link, "; it brings you back to this page."]);
+      tell(failure.holder, [sentence, kept(failure), link, "; it brings you back to this page."], rank);
       return;
     }
     // A new tab signs in without leaving this page; back here, the button fetches the new
@@ -132,7 +193,7 @@
     link.target = "_blank";
     link.rel = "noopener";
     link.textContent = "Sign in again in a new tab";
-    tell(failure.holder, [sentence, kept(failure), link, ", then", retryButton(failure), "."]);
+    tell(failure.holder, [sentence, kept(failure), link, ", then", retryButton(failure), "."], rank);
   }
 
   // Is this browser still signed in? No: say so, with `sentence`. Yes: every form and htmx
@@ -142,6 +203,9 @@
       .then((response) => response.json())
       .then((session) => {
         if (!session.signed_in) return signedOut(failure, sentence);
+        // Signed in: a message that says otherwise is out of date, whatever its rank.
+        const box = boxOf(failure.holder);
+        if (box) forget(toldIn(box), RANK.signedOut);
         document.querySelectorAll("input[name=csrfmiddlewaretoken]").forEach((i) => { i.value = session.csrf_token; });
         body.setAttribute("hx-headers", JSON.stringify({ "x-csrftoken": session.csrf_token }));
         return go();
@@ -155,7 +219,8 @@
     withSession(failure, "Your session has expired.", () => {
       if (status !== 403) return passing(failure, why(status));
       const next = failure.holder.dataset.requestRetry ? retryButton(failure) : failure.holder.dataset.requestAgain;
-      tell(failure.holder, ["Your session changed since this page loaded; it is renewed now.", kept(failure), next]);
+      const renewed = "Your session changed since this page loaded; it is renewed now.";
+      tell(failure.holder, [renewed, kept(failure), next], rankOf(failure, false));
     });
   }
 
@@ -172,7 +237,7 @@
     if (landedOnLogIn(event.detail.xhr)) signedOut(failure, "Your session has expired.");
     else if (status === 403 || status === 404) refused(failure, status);
     // A text too large for the browser's copy may not be in it: only the page holds it.
-    else if (status === 400 || status === 413) tell(failure.holder, [why(status)]);
+    else if (status === 400 || status === 413) tell(failure.holder, [why(status)], rankOf(failure, false));
     else passing(failure, why(status));
   });
   for (const [name, sentence] of [["htmx:sendError", why(0)], ["htmx:timeout", "The server took too long to answer."]]) {
