@@ -13,6 +13,9 @@ import planner.views
 from questionbank import load_question, load_question_spec, parse_file
 from questions.services import question_revision_publish
 
+# The planner's figures and pages read a published revision and nothing the databases differ on.
+pytestmark = pytest.mark.one_database
+
 EVALUATE = "/planner/evaluate/"
 
 

@@ -8,6 +8,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+# A simulation reads its question's published revision and nothing the databases differ on.
+pytestmark = pytest.mark.one_database
+
 FIELDS = (
     "ttft_p50_ms",
     "ttft_p99_ms",
