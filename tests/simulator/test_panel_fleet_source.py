@@ -16,18 +16,6 @@ from questions.models import Question
 PREDICTION = "Four replicas hold the rate but prefill stalls push p99 TPOT over 12 ms."
 
 
-@pytest.fixture
-def start(content_loaded, client):
-    user = User.objects.create_user("fleet", password="a-long-Passphrase-42")
-    client.force_login(user)
-
-    def _start(slug: str):
-        revision = Question.objects.get(slug=slug).current_revision
-        return flow.attempt_start(user=user, revision=revision)
-
-    return client, _start
-
-
 def panel(client, attempt) -> str:
     url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
     return client.get(url).content.decode()

@@ -17,7 +17,6 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from planner.briefs import REFERENCE_FLEETS, plan_inputs_from_brief
-from practice import services as flow
 from questionbank import load_question_spec
 from questions.models import Question
 from simulator.engine import ROUTERS
@@ -99,18 +98,6 @@ def test_an_answers_own_fleet_at_the_peak_does_what_the_answer_says(slug):
 
 
 # --- the panel ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def start(content_loaded, client):
-    user = User.objects.create_user("fleet", password="a-long-Passphrase-42")
-    client.force_login(user)
-
-    def _start(slug: str):
-        revision = Question.objects.get(slug=slug).current_revision
-        return flow.attempt_start(user=user, revision=revision)
-
-    return client, _start
 
 
 def panel(client, attempt) -> str:
