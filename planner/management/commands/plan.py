@@ -14,6 +14,7 @@ from django.core.management.base import CommandError, CommandParser
 from planner.engine import NapkinError, PlanError, format_number, load_catalog, plan
 from planner.engine.capacity import (
     DEFAULT_PREFILL_EFF,
+    DEFAULT_PROMPT_SPREAD,
     DEFAULT_SPEC_ACCEPT,
     DEFAULT_SPEC_DRAFT_COST,
     DEFAULT_SPEC_TOKENS,
@@ -66,6 +67,13 @@ class Command(ScriptedCommand):
             type=float,
             default=None,
             help="mean prompt tokens (default: the prompt fills the context)",
+        )
+        parser.add_argument(
+            "--prompt-spread",
+            type=float,
+            default=DEFAULT_PROMPT_SPREAD,
+            help="how far prompts' lengths spread either side of the mean, as a share of it, "
+            "0..1 (the queue-aware p99 TTFT counts it)",
         )
         parser.add_argument(
             "--prefill-eff",
@@ -135,6 +143,7 @@ class Command(ScriptedCommand):
                 overhead_gib=options["overhead_gib"],
                 hold_s=options["hold_s"],
                 prompt_len=options["prompt_len"],
+                prompt_spread=options["prompt_spread"],
                 prefill_eff=options["prefill_eff"],
                 prefix_hit=options["prefix_hit"],
                 prefix_len=options["prefix_len"],
