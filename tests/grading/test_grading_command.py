@@ -20,7 +20,8 @@ from grading.fake_server import ScriptedReply, grade_content, response_ids
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = "--question chat-api-50qps --step architecture"
 CONTRACT_KEYS = [
-    "grader", "model", "score", "points", "warnings", "latency_ms", "advisory", "note",
+    "grader", "model", "score", "points", "misconceptions", "warnings", "latency_ms", "advisory",
+    "note",
 ]  # fmt: skip
 POINT_KEYS = ["id", "verdict", "evidence", "comment", "evidence_source", "diagram_evidence"]
 GOOD = (
@@ -65,6 +66,20 @@ def test_json_output_has_exactly_the_contract_fields(answer_file):
     router = next(p for p in data["points"] if p["id"] == "arch-prefix-router")
     assert router["verdict"] == "hit" and router["evidence"] in GOOD
     assert isinstance(data["warnings"], list) and isinstance(data["latency_ms"], int)
+
+
+def test_a_wrong_idea_in_the_answer_is_printed_with_the_words_that_state_it(answer_file):
+    wrong = "We provision the fleet for the average load of 20 QPS; a queue absorbs the peak."
+    data = run_json(
+        "--question", "chat-api-50qps", "--step", "clarify", "--grader", "rubric",
+        "--answer-file", answer_file(wrong),
+    )  # fmt: skip
+    found = {m["id"]: m for m in data["misconceptions"]}
+    assert list(found) == ["c1-size-for-mean"]
+    assert list(found["c1-size-for-mean"]) == ["id", "evidence", "comment"]
+    assert found["c1-size-for-mean"]["evidence"] in wrong
+    right = run_json(*ARCH.split(), "--grader", "rubric", "--answer-file", answer_file(GOOD))
+    assert right["misconceptions"] == []
 
 
 def test_the_matchers_verdicts_are_printed_as_advisory(answer_file):

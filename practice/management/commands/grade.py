@@ -9,7 +9,9 @@ a diagram box: the architecture step, or one its question enables).
 
 With --json it prints exactly one JSON object (a contract used by outside checks):
 {"grader", "model", "score", "points": [{"id", "verdict", "evidence", "comment",
-"evidence_source", "diagram_evidence"}], "warnings", "latency_ms", "advisory", "note"}.
+"evidence_source", "diagram_evidence"}], "misconceptions": [{"id", "evidence", "comment"}],
+"warnings", "latency_ms", "advisory", "note"}. "misconceptions" lists the wrong ideas of the step
+found in the answer, each with the candidate's words stating it.
 Per point, "evidence_source" says whether the "diagram" or the "prose" gave the evidence (""
 for none), and "diagram_evidence" lists the diagram's node labels and edge lines that did.
 "advisory" is true when the offline keyword matcher answered (grader "rubric"): its verdicts
@@ -109,6 +111,7 @@ def command_json(result: GradeResult) -> dict[str, Any]:
         "model": result.model,
         "score": result.score,
         "points": [p.to_dict() for p in result.points],
+        "misconceptions": [m.to_dict() for m in result.misconceptions],
         "warnings": result.warnings,
         "latency_ms": result.latency_ms,
         "advisory": advisory,
