@@ -285,7 +285,7 @@ def test_the_page_plans_with_the_default_spread_and_shows_its_steps(client: Clie
     for name in ("c_n", "sigma_cold", "c_s"):
         assert f'id="step-{name}"' in html, name
     assert "s_len / √3" in html and "n dF/dn" in html
-    assert 'id="plan-prompt-spread">±50%<' in html
+    assert 'id="plan-prompt-spread">prompts ±50% of the mean<' in html
     wider = client.get("/planner/capacity/", query | {"prompt_spread": 1}).context["result"]
     assert wider["ttft_p99_queued_ms"] > page.context["result"]["ttft_p99_queued_ms"]
     assert wider["n_gpu"] == page.context["result"]["n_gpu"]
@@ -297,3 +297,15 @@ def test_the_page_shows_a_bad_spread_beside_its_field(client: Client) -> None:
     html = response.content.decode()
     assert response.context["result"] is None
     assert "Prompt length spread" in html and "twice the mean" in html
+
+
+def test_a_blank_prompt_length_is_not_said_to_spread(client: Client) -> None:
+    # Every prompt fills the context, so the plan counts no spread (c_n = 0) whatever the
+    # input says, and the headline says what the figure counts.
+    query = {name: value for name, value in DEFAULTS.items() if value not in (None, False)}
+    page = client.get("/planner/capacity/", query | {"prompt_len": "", "context": 4096,
+                                                     "qps": 5, "ttft_slo_ms": 3000})  # fmt: skip
+    assert page.context["result"]["ttft_queue"]["prompt_cv"] == 0
+    html = page.content.decode()
+    assert 'id="plan-prompt-spread">every prompt the same length<' in html
+    assert "±50%" not in html
