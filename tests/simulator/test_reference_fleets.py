@@ -194,3 +194,20 @@ def test_the_command_runs_the_answers_fleet_and_says_where_it_comes_from(content
         "8 replicas from the reference answer (the capacity planner sizes 7), least-loaded "
         "router from the reference answer"
     )
+
+
+def test_the_commands_fleet_words_name_the_replicas_and_router_given_over_the_designs(
+    content_loaded,
+):
+    out = StringIO()
+    call_command(
+        "simulate", "--question", SPEC, "--seconds", "30", "--replicas", "12", "--router",
+        "round-robin", "--json", stdout=out,
+    )  # fmt: skip
+    figs = json.loads(out.getvalue())
+    assert (figs["replicas"], figs["router"]) == (12, "round-robin")
+    assert figs["fleet"] == (
+        "12 replicas from --replicas (the design runs 8 from the reference answer; the capacity "
+        "planner sizes 7), round-robin router from --router (the design runs a least-loaded "
+        "router from the reference answer)"
+    )

@@ -48,19 +48,25 @@ def naming_options(error: RunRefused) -> str:
     return naming_option(str(error), option, error.field) if option else str(error)
 
 
-def fleet_words(design: Any) -> str:
-    """Where the design's replicas and router come from, in a few words."""
-    replicas = (
-        f"{design.replicas} replicas from {design.fleet_from} (the capacity planner sizes "
-        f"{design.planned_replicas})"
-        if design.fleet_from
-        else f"{design.replicas} replicas from "
-        + ("the prefill-only model" if design.pooled is not None else "the capacity planner")
+def fleet_words(design: Any, *, replicas: int | None = None, router: str | None = None) -> str:
+    """Where the run's replicas and router come from, in a few words: the design's, or the
+    --replicas and --router given over them (the design's then said beside them, so the
+    words never name a fleet other than the one the figures are for)."""
+    who = design.fleet_from or (
+        "the prefill-only model" if design.pooled is not None else "the capacity planner"
     )
-    router = f"{design.router} router" + (
+    planned = f"the capacity planner sizes {design.planned_replicas}" if design.fleet_from else ""
+    if replicas is not None and replicas != design.replicas:
+        beside = "; ".join(filter(None, [f"the design runs {design.replicas} from {who}", planned]))
+        designed = f"{replicas} replicas from --replicas ({beside})"
+    else:
+        designed = f"{design.replicas} replicas from {who}" + (f" ({planned})" if planned else "")
+    designed_router = f"{design.router} router" + (
         f" from {design.router_from}" if design.router_from else ""
     )
-    return f"{replicas}, {router}"
+    if router is not None and router != design.router:
+        designed_router = f"{router} router from --router (the design runs a {designed_router})"
+    return f"{designed}, {designed_router}"
 
 
 class Command(ScriptedCommand):
@@ -186,7 +192,7 @@ class Command(ScriptedCommand):
         out = {
             "question": question.slug,
             "design": design.source,
-            "fleet": fleet_words(design),
+            "fleet": fleet_words(design, replicas=spec.replicas, router=spec.router),
             **run["params"],
             **run["figures"],
             "verdict": run["verdict"],
