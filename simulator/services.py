@@ -21,6 +21,7 @@ from planner.briefs import (
     plan_inputs_from_brief,
 )
 from planner.engine import PlanError, plan
+from planner.engine.capacity import DEFAULT_PROMPT_SPREAD
 from questionbank import Brief
 from simulator.engine import (
     HPA_PERIOD_S,
@@ -373,6 +374,9 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         context=int(design.plan_kwargs.get("context") or 0),
         pooled=design.pooled is not None,
         fanout=design.pooled.fanout if design.pooled is not None else 1,
+        # The planner's prompt spread where the design comes from its page (a question's design
+        # leaves it at the default both share).
+        input_spread=design.plan_kwargs.get("prompt_spread", DEFAULT_PROMPT_SPREAD),
         **cache,
     )
     scenario = Scenario(

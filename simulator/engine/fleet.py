@@ -107,6 +107,10 @@ class Workload:
       or a chat's earlier turns, kept between its requests): only the rest is prefilled,
       and the stream holds all its KV, as a plan's token hit rate counts it.
 
+    `input_spread`: with the uniform spread, how far prompts' lengths spread either side of
+    their mean, as a share of it (0.5: ±50%, as the capacity planner assumes by default; the
+    planner's prompt_spread); outputs keep ±50%.
+
     `context` (0: none): no request is longer than the context (max-model-len): a prompt the
     spread would draw longer is cut to the context less its output, as a client must.
 
@@ -130,6 +134,7 @@ class Workload:
     context: int = 0
     pooled: bool = False
     fanout: int = 1
+    input_spread: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -253,11 +258,12 @@ class SimulationError(ValueError):
     """A scenario or workload the simulator refuses, told in one sentence."""
 
 
-def _lengths(rng: random.Random, mean: float, dist: str, n: int) -> list[int]:
+def _lengths(rng: random.Random, mean: float, dist: str, n: int, spread: float = 0.5) -> list[int]:
     if dist == "fixed":
         return [max(1, round(mean))] * n
     if dist == "uniform":
-        return [max(1, round(mean * (0.5 + rng.random()))) for _ in range(n)]
+        low = 1 - spread
+        return [max(1, round(mean * (low + 2 * spread * rng.random()))) for _ in range(n)]
     return [max(1, round(rng.expovariate(1 / mean))) for _ in range(n)]
 
 
@@ -301,6 +307,8 @@ def _validate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> 
         raise SimulationError(f"autoscale must be one of {', '.join(AUTOSCALERS)}.")
     if workload.length_dist not in LENGTH_DISTS:
         raise SimulationError(f"length_dist must be one of {', '.join(LENGTH_DISTS)}.")
+    if not 0 <= workload.input_spread <= 1:
+        raise SimulationError("input_spread must be between 0 and 1.")
     if workload.arrivals not in ARRIVALS:
         raise SimulationError(f"arrivals must be one of {', '.join(ARRIVALS)}.")
     if replica.max_batch < 1:
@@ -338,7 +346,9 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     arrivals = [t for t in requests for _ in range(k)]
     parent = [j for j in range(len(requests)) for _ in range(k)]
     n = len(arrivals)
-    in_tok = _lengths(rng, workload.input_tokens / k, workload.length_dist, n)
+    in_tok = _lengths(
+        rng, workload.input_tokens / k, workload.length_dist, n, workload.input_spread
+    )
     if workload.pooled:
         out_tok = [1] * n
     else:
