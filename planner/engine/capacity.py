@@ -1017,6 +1017,14 @@ def _tpot_floor_reason(s: _Setup, *, slo_ms: float, one_stream_ms: float, floor_
     return head + f" What would meet it: {_remedies(helps)}."
 
 
+# Said after a TTFT reason's remedies: each brings one prefill within the SLO, not the waits.
+QUEUE_CAVEAT = (
+    " Each brings one prefill within the SLO; at the peak, requests also wait for a batch slot "
+    "and behind other prompts' prefills (the p99 TTFT with queueing counted), so leave room "
+    "for that wait."
+)
+
+
 def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, prefix_hit: float,
                  by_prefix: bool, n_cached: float, hit_ms: float) -> str:  # fmt: skip
     """The p99 prefill misses the TTFT SLO. Which prefill is the p99 (a whole prompt, a
@@ -1093,7 +1101,9 @@ def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, pr
             "replicas that hold it)"
         )
     helps.append(f"a TTFT SLO of at least {format_number(math.ceil(p99_ms))} ms")
-    return head + f" What would meet it: {_remedies(helps)}."
+    # Feasibility is judged on one prefill; the queue-aware p99 the plan also shows adds the
+    # waits at the peak, which none of these remove.
+    return head + f" What would meet it: {_remedies(helps)}." + QUEUE_CAVEAT
 
 
 def _search_batch(upper: int, ok: Callable[[int], bool], *, want_largest: bool) -> int:

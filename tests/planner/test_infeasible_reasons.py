@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from planner.engine import plan
+from planner.engine.capacity import QUEUE_CAVEAT
 from tests.planner.test_ttft_queueing import brief_inputs
 
 RAG = brief_inputs("long-context-rag")  # 90% of requests hit a 28k-token prefix of 30k
@@ -31,7 +32,7 @@ def test_a_plan_that_caches_already_is_not_told_to_cache_the_prefix() -> None:
     assert "a GPU with more compute (H100 SXM, H100 PCIe or H200 SXM)" in reason
     assert "prompts of at most 10848 tokens" in reason
     assert "a hit rate of 99% or more, which makes the p99 a hit's 597.9 ms" in reason
-    assert reason.endswith("or a TTFT SLO of at least 6928 ms.")
+    assert reason.endswith("or a TTFT SLO of at least 6928 ms." + QUEUE_CAVEAT)
 
 
 @pytest.mark.parametrize(
