@@ -24,10 +24,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+# Starts processes (servers, commands), each on a SQLite file of its own whatever DATABASE_URL
+# says: CI's PostgreSQL run would repeat the SQLite run exactly.
 # It compares two medians taken a minute apart: a neighbouring test worker busy in one of them
 # and idle in the other would decide the ratio, so it runs alone.
-pytestmark = [pytest.mark.processes, pytest.mark.alone]
+pytestmark = [pytest.mark.processes, pytest.mark.one_database, pytest.mark.alone]
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD = "a-long-Passphrase-42"

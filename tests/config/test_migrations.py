@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
-pytestmark = pytest.mark.processes
+# Starts processes (servers, commands), each on a SQLite file of its own whatever DATABASE_URL
+# says: CI's PostgreSQL run would repeat the SQLite run exactly.
+pytestmark = [pytest.mark.processes, pytest.mark.one_database]
 
 ROOT = Path(__file__).resolve().parents[2]
 

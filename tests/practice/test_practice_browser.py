@@ -12,7 +12,9 @@ from django.db import connection
 from tests.conftest import save_screenshot
 from tests.practice.conftest import check_quantity
 
-# Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
+# The end-to-end journey starts a worker on DATABASE_URL's database, so CI runs it on each; the
+# other journeys check what the page does with the keyboard, a reload or Enter, which no
+# database changes (`one_database`).
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "a-long-Passphrase-42"
@@ -188,6 +190,7 @@ def test_a_new_candidate_completes_a_question_end_to_end(page, live_server_url, 
     assert page.js_errors == []
 
 
+@pytest.mark.one_database
 def test_reload_keeps_the_draft_and_a_second_tab_does_not_overwrite(browser, page, live_server_url):
     base = live_server_url
     sign_up(page, base, "twotabs")
@@ -223,6 +226,7 @@ def test_reload_keeps_the_draft_and_a_second_tab_does_not_overwrite(browser, pag
     assert page.locator("#answer-text").input_value() == "First tab keeps typing."
 
 
+@pytest.mark.one_database
 def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worker):
     base = live_server_url
     page.goto(base + "/accounts/signup/?next=/questions/chat-api-50qps/")
@@ -273,6 +277,7 @@ def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worke
     save_screenshot(page, "flow-keyboard-scorecard")
 
 
+@pytest.mark.one_database
 def test_enter_in_a_check_box_checks_that_quantity_and_never_submits(page, live_server_url):
     from practice.models import Submission
 
@@ -296,6 +301,7 @@ def test_enter_in_a_check_box_checks_that_quantity_and_never_submits(page, live_
     assert check.count() == 1
 
 
+@pytest.mark.one_database
 def test_a_submit_marks_the_step_done_in_the_progress_bar_without_a_reload(page, live_server_url):
     sign_up(page, live_server_url, "progress")
     page.get_by_role("button", name="Start practising").click()
@@ -312,6 +318,7 @@ def test_a_submit_marks_the_step_done_in_the_progress_bar_without_a_reload(page,
     assert page.js_errors == []
 
 
+@pytest.mark.one_database
 def test_enter_in_a_check_box_checks_without_javascript_too(browser, live_server_url):
     from practice.models import StepAnswer, Submission
 
