@@ -13,7 +13,7 @@ capacity plan over it. The expected value comes from the planner engine's named 
 `planner.engine.check_quantity` against the drill's quantity, written in the napkin language
 over the givens exactly as the question files write theirs, with its known mistakes. Givens
 derived from earlier quantities (the weights, the KV bytes per token) are stated exactly, so
-the checker's value and the planner's agree to the last digit (tests/drills check 200 seeds).
+the checker's value and the planner's agree to the last digit (tests/drills check 80 seeds).
 
 TTFT from prefill follows the planner's `F_cold` and `ttft_cold` (linear layers over the
 non-embedding parameters a token passes through, the active ones of a mixture of experts, plus

@@ -12,16 +12,23 @@ import yaml
 from grading import GraderConfig
 from grading.fake_server import FakeChatServer
 from grading.health import default_health_cache
+from questionbank.files import YAML_LOADER
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
+
+
+def read_yaml(text: str) -> Any:
+    """YAML read with the question bank's loader: libyaml's, where PyYAML has it, reads the
+    bank's front matter (read at collection, in every worker) about ten times faster."""
+    return yaml.load(text, Loader=YAML_LOADER)  # noqa: S506 (a safe loader)
 
 
 def read_front_matter(path: Path) -> dict[str, Any]:
     """The YAML block between the first two `---` lines of a question file."""
     lines = path.read_text(encoding="utf-8").split("\n")
     end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    return yaml.safe_load("\n".join(lines[1:end]))
+    return read_yaml("\n".join(lines[1:end]))
 
 
 @pytest.fixture(scope="session")

@@ -23,9 +23,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-import yaml
 
 from grading import grade
+
+from .conftest import read_yaml
 
 LABELLED = Path(__file__).resolve().parent / "labelled_answers.yaml"
 RHO_ALL = 0.70
@@ -73,7 +74,7 @@ pytestmark = pytest.mark.xdist_group(__name__)
 
 @pytest.fixture(scope="module")
 def graded(shipped_question):
-    entries = yaml.safe_load(LABELLED.read_text(encoding="utf-8"))["answers"]
+    entries = read_yaml(LABELLED.read_text(encoding="utf-8"))["answers"]
     rows = []
     for entry in entries:
         step = shipped_question(entry["question"])["steps"][entry["step"]]

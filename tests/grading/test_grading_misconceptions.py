@@ -14,15 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from grading import grade
 from questionbank import load_question_spec
 from questionbank.files import CONTENT_DIR
 
-from .conftest import read_front_matter
+from .conftest import read_front_matter, read_yaml
 
-ANSWERS = yaml.safe_load(
+ANSWERS = read_yaml(
     (Path(__file__).resolve().parent / "misconception_answers.yaml").read_text(encoding="utf-8")
 )
 SEED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")

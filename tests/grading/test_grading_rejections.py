@@ -13,12 +13,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-import yaml
 
 from grading import grade
 from questionbank import load_question_spec
 
-ANSWERS = yaml.safe_load(
+from .conftest import read_yaml
+
+ANSWERS = read_yaml(
     (Path(__file__).resolve().parent / "rejecting_answers.yaml").read_text(encoding="utf-8")
 )
 STRONG_FLOOR = 0.8

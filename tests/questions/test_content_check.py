@@ -28,10 +28,21 @@ def run_check(path: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def content_copy(tmp_path) -> Path:
+    """A content folder with the questions the tests break and every concept note: the rest of
+    the bank would only make each command run longer (`test_shipped_content_passes` checks
+    all of it)."""
     copy = tmp_path / "content"
-    shutil.copytree(CONTENT / "questions", copy / "questions")
+    (copy / "questions").mkdir(parents=True)
+    for slug in SLUGS:
+        shutil.copy(CONTENT / "questions" / f"{slug}.md", copy / "questions")
     shutil.copytree(CONTENT / "concepts", copy / "concepts")
     return copy
+
+
+def test_a_copy_of_part_of_the_bank_passes(content_copy):
+    # The broken copies below fail for what each test breaks, not for a question left out.
+    result = run_check(content_copy)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def line_of(path: Path, needle: str) -> int:
