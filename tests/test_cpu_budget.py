@@ -19,7 +19,9 @@ SPENT = "a few very large calculations, simulations or diagrams"
 
 
 @pytest.fixture
-def tiny_budget(settings):
+def tiny_budget(settings, one_rate_window):
+    """A budget the first evaluation spends, in one clock minute: a test that crossed into
+    the next minute would find its budget whole again and its refusal evaluated."""
     settings.CPU_SECONDS_PER_MINUTE = TINY
 
 
