@@ -1,7 +1,9 @@
 """A question's own tests (`tests:`) run through the model grader against the real vLLM CPU
 server. The tiny model's weights are random, so its verdicts mean nothing: these tests assert
 the plumbing (every answer test reaches the model, and its result names the model and the
-prompt version, or says why the offline grade stood in), never the verdicts."""
+prompt version, or says why the offline grade stood in), never the verdicts. They grade a copy
+of one question that keeps one answer test per step and follow-up (and every napkin test):
+the plumbing is the same for each answer test, and the model's time is the stage's cost."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from grading import PROMPT_VERSION, GraderConfig
 from grading.question_tests import question_tests_run
@@ -21,11 +24,26 @@ from questionbank.files import question_spec
 pytestmark = pytest.mark.vllm
 
 ROOT = Path(__file__).resolve().parents[2]
-QUESTION = ROOT / "content" / "questions" / "chat-api-50qps.md"
+SHIPPED = ROOT / "content" / "questions" / "chat-api-50qps.md"
 
 
 @pytest.fixture(scope="module")
-def test_content_command(vllm_server, vllm_model_name):
+def question(tmp_path_factory) -> Path:
+    """The shipped question with the first answer test of each step and follow-up kept."""
+    cf = parse_file(SHIPPED)
+    tests = {
+        key: [e for e in entries if "expect" not in e] + [e for e in entries if "expect" in e][:1]
+        for key, entries in cf.meta["tests"].items()
+    }
+    front = yaml.safe_dump({**cf.meta, "tests": tests}, sort_keys=False, allow_unicode=True)
+    path = tmp_path_factory.mktemp("question") / SHIPPED.name
+    path.write_text(f"---\n{front}---\n{cf.body}", encoding="utf-8")
+    assert not parse_file(path).problems
+    return path
+
+
+@pytest.fixture(scope="module")
+def test_content_command(vllm_server, vllm_model_name, question):
     """`manage.py test_content --grader llm`, started in the background as soon as a test of
     this module asks for it: it grades the same answer tests as the in-process run, one at a
     time, so the two side by side keep the server's batch busy."""
@@ -33,7 +51,7 @@ def test_content_command(vllm_server, vllm_model_name):
     env.pop("GRADER_API_KEY", None)
     env.update(GRADER_BASE_URL=vllm_server, GRADER_MODEL=vllm_model_name)
     proc = subprocess.Popen(
-        [sys.executable, "manage.py", "test_content", str(QUESTION), "--grader", "llm", "--json"],
+        [sys.executable, "manage.py", "test_content", str(question), "--grader", "llm", "--json"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -49,9 +67,9 @@ def test_content_command(vllm_server, vllm_model_name):
 
 
 def test_answer_tests_go_through_the_real_model(
-    vllm_server, vllm_model_name, vllm_report, test_content_command
+    vllm_server, vllm_model_name, vllm_report, test_content_command, question
 ):
-    cf = parse_file(QUESTION)
+    cf = parse_file(question)
     config = GraderConfig(base_url=vllm_server, model=vllm_model_name, timeout_s=180, max_retries=0)
     report = question_tests_run(cf, question_spec(cf), grader="llm", config=config)
     answers = [r for r in report.results if r.kind == "answer"]
@@ -78,7 +96,7 @@ def test_answer_tests_go_through_the_real_model(
     )
 
 
-def test_test_content_command_with_the_llm_grader(test_content_command, vllm_model_name):
+def test_test_content_command_with_the_llm_grader(test_content_command, vllm_model_name, question):
     try:
         stdout, stderr = test_content_command.communicate(timeout=900)
     except subprocess.TimeoutExpired:
@@ -93,7 +111,7 @@ def test_test_content_command_with_the_llm_grader(test_content_command, vllm_mod
     assert data["questions"] == 1 and data["tests"] > 0
     assert data["failed"] == len(data["failures"])
     for failure in data["failures"]:
-        assert failure["file"] == str(QUESTION) and failure["line"] > 1
+        assert failure["file"] == str(question) and failure["line"] > 1
     # The output names the model and the prompt version that gave the answer tests' verdicts.
     # (A reply the random model garbles falls back to the offline grade, which says so.)
     models = {row["model"] for row in data["graded_by"] if row["grader"] == "llm"}
