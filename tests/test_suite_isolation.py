@@ -46,10 +46,10 @@ def test_a_test_that_changes_a_question_file_changes_its_own_copy(db, tmp_path):
     assert EDITED_TITLE not in _shipped().read_text(encoding="utf-8")
 
 
-def test_the_next_test_gets_the_shipped_content_freshly_loaded(content_loaded):
+def test_the_next_test_gets_the_shipped_content_freshly_loaded(bank_loaded):
     bank = sorted(p.stem for p in (Path(settings.CONTENT_DIR) / "questions").glob("*.md"))
-    assert sorted(content_loaded.created) == [f"{slug} r1" for slug in bank]
-    assert content_loaded.unchanged == []
+    assert sorted(bank_loaded.created) == [f"{slug} r1" for slug in bank]
+    assert bank_loaded.unchanged == []
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     assert revision.title == "Design a chat completion API at 50 QPS"
     assert EDITED_PROMPT not in revision.rendered["steps"]["clarify"]["prompt"]
@@ -117,3 +117,12 @@ def test_a_page_a_live_server_renders_meanwhile_stays_out_of_the_clients_respons
         request_started.disconnect(dispatch_uid="render-elsewhere")
     assert "form" in response.context
     assert "elsewhere" not in response.context
+
+
+def test_content_loaded_holds_the_core_questions_and_every_concept_note(content_loaded):
+    from questions.models import Concept
+    from tests.conftest import CORE_SLUGS
+
+    assert set(Question.objects.values_list("slug", flat=True)) == set(CORE_SLUGS)
+    concepts = {p.stem for p in (Path(settings.CONTENT_DIR) / "concepts").glob("*.md")}
+    assert set(Concept.objects.values_list("slug", flat=True)) == concepts

@@ -359,7 +359,7 @@ def test_the_revision_page_shows_the_diff_escaped(content_loaded, instructor_cli
 
 
 @pytest.mark.django_db
-def test_export_then_load_content_creates_no_revision(content_loaded, tmp_path):
+def test_export_then_load_content_creates_no_revision(bank_loaded, tmp_path):
     before = QuestionRevision.objects.count()
     call_command("export_content", str(tmp_path))
     for shipped in sorted((Path(settings.CONTENT_DIR) / "questions").glob("*.md")):

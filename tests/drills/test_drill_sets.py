@@ -271,7 +271,7 @@ def test_the_set_page_is_fetched_again_on_back_not_taken_from_the_browser_cache(
     assert 'id="answer-1"' not in response.content.decode()
 
 
-def test_a_new_candidate_is_sent_to_the_easiest_question_first(content_loaded):
+def test_a_new_candidate_is_sent_to_the_easiest_question_first(bank_loaded):
     # The bank lists its questions easiest first; the recommendation took the first by slug,
     # an advanced one, before the bank's intro question.
     from questions import selectors as question_selectors

@@ -19,7 +19,7 @@ def check_buttons(page: str) -> list[str]:
     return re.findall(r'<button type="submit" name="quantity"[^>]*>', page)
 
 
-def test_a_running_mock_offers_no_check_it_would_refuse(people):
+def test_a_running_mock_offers_no_check_it_would_refuse(people, bank_loaded):
     # The page said "type a worksheet name and check it. Expected values are revealed after you
     # submit the step", yet every Check answered "In a mock interview the numbers are checked
     # at the end", and submitting revealed nothing.

@@ -14,7 +14,7 @@ from tests.mocks.conftest import client_for
 WORKSHEET = "W = P * b_w in GB\nwrong = 3 * P * b_w in GB"
 
 
-def test_the_report_has_the_numbers_the_session_withheld(people):
+def test_the_report_has_the_numbers_the_session_withheld(people, bank_loaded):
     revision = Question.objects.get(slug="structured-extraction-api").current_revision
     session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
     answer = flow.answer_open(attempt=session.attempt, step_key="estimate")
@@ -46,7 +46,7 @@ def test_the_report_has_the_numbers_the_session_withheld(people):
     assert "Weight memory in BF16: correct (`W`), expected 15.23 GB" in section
 
 
-def test_a_step_awaiting_the_candidates_self_check_links_to_it(people):
+def test_a_step_awaiting_the_candidates_self_check_links_to_it(people, bank_loaded):
     # With no model every step read "not scored yet, awaiting the candidate's self-check",
     # and the candidate reading their own report had no way from it to the self-check.
     revision = Question.objects.get(slug="structured-extraction-api").current_revision
@@ -69,7 +69,7 @@ def test_a_step_awaiting_the_candidates_self_check_links_to_it(people):
     assert "awaiting the candidate's self-check" in shared and link not in shared
 
 
-def test_the_report_keeps_the_load_tests_run_during_the_session(people):
+def test_the_report_keeps_the_load_tests_run_during_the_session(people, bank_loaded):
     # The practice scorecard lists each load test (prediction beside the simulator's verdict)
     # as part of the attempt's record; the mock report, the record of a mock, left them out.
     revision = Question.objects.get(slug="structured-extraction-api").current_revision

@@ -229,7 +229,7 @@ def test_an_infeasible_plans_fleet_is_said_to_be_for_the_load_only(client: Clien
     assert 'id="plan-infeasible-fleet"' not in feasible.content.decode()
 
 
-def test_a_one_gpu_plan_says_one_gpu_and_one_instance(client: Client, content_loaded) -> None:
+def test_a_one_gpu_plan_says_one_gpu_and_one_instance(client: Client, bank_loaded) -> None:
     # The planner page said "1 GPUs" and "1 instances".
     page = client.get("/planner/capacity/?question=first-model-one-gpu").content.decode()
     assert '<span class="pl-big" id="plan-n-gpu">1</span> GPU<' in page

@@ -251,7 +251,7 @@ BANK_SLUGS = sorted(p.stem for p in (settings.BASE_DIR / "content" / "questions"
 
 @pytest.mark.parametrize("slug", BANK_SLUGS)
 def test_the_planner_opened_from_a_question_plans_the_fleet_the_simulator_tests(
-    client: Client, content_loaded, slug: str
+    client: Client, bank_loaded, slug: str
 ) -> None:
     # The estimate step's feedback offers the planner "prefilled from the brief", and the
     # bottlenecks step load-tests the question's design: both must be the same fleet, with

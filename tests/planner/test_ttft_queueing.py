@@ -204,9 +204,9 @@ def test_the_queueing_figure_is_within_2x_of_the_simulator_at_every_peak(slug: s
 @pytest.mark.browser
 @pytest.mark.one_database
 def test_the_capacity_page_shows_the_queued_p99_and_says_it_breaks_the_slo(
-    page, live_server_url
+    page, live_server_bank_url
 ) -> None:
-    page.goto(f"{live_server_url}/planner/capacity/?question=tensor-parallel-70b-midrange")
+    page.goto(f"{live_server_bank_url}/planner/capacity/?question=tensor-parallel-70b-midrange")
     assert page.locator("#plan-ttft-peak").inner_text() == "2475"
     assert page.locator("#plan-ttft-peak-over").is_visible()
     assert page.locator("#plan-n-gpu").inner_text() == "8"  # the fleet the plan sizes

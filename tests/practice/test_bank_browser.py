@@ -53,18 +53,18 @@ def cards_for_topic(topic: str, q: str = "", sort: str | None = None) -> int | l
 
 
 @pytest.fixture
-def candidate(live_server_url):
+def candidate(live_server_bank_url):
     return User.objects.create_user("bank-walker", password="a-long-Passphrase-42")
 
 
 @pytest.mark.parametrize(
     "viewport", [{"width": 1280, "height": 900}, {"width": 360, "height": 740}]
 )
-def test_filter_by_topic_finds_the_question(browser, live_server_url, candidate, viewport):
+def test_filter_by_topic_finds_the_question(browser, live_server_bank_url, candidate, viewport):
     errors: list[str] = []
-    context = signed_in_context(browser, live_server_url, candidate, viewport=viewport)
+    context = signed_in_context(browser, live_server_bank_url, candidate, viewport=viewport)
     page = watched_page(context, errors)
-    page.goto(live_server_url + "/")
+    page.goto(live_server_bank_url + "/")
     ready(page)
     total = page.locator(".question-card").count()
     assert total == cards_for_topic("")  # every published question, unfiltered
@@ -94,7 +94,7 @@ def test_filter_by_topic_finds_the_question(browser, live_server_url, candidate,
         page.get_by_label("Search").fill("zzzz-no-such-question")
         expect(page.locator(".bank-empty")).to_contain_text("No question matches")
         page.get_by_role("link", name="Clear the filters").click()
-        page.wait_for_url(live_server_url + "/")
+        page.wait_for_url(live_server_bank_url + "/")
         expect(cards).to_have_count(total)
         # Back after a search and a filter: the box says what the list is filtered by.
         page.get_by_label("Search").fill("kv")
@@ -120,10 +120,10 @@ def test_filter_by_topic_finds_the_question(browser, live_server_url, candidate,
     assert errors == []
 
 
-def test_the_filters_work_without_javascript(browser, live_server_url):
+def test_the_filters_work_without_javascript(browser, live_server_bank_url):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    page.goto(live_server_url + "/")
+    page.goto(live_server_bank_url + "/")
     page.get_by_label("Topic", exact=True).select_option(TOPIC)
     page.get_by_role("button", name="Show questions").click()
     page.wait_for_url(re.compile(rf"[?&]topic={re.escape(TOPIC)}(&|$)"))
@@ -148,11 +148,13 @@ def submit_and_grade(page, user) -> None:
     ready(page)
 
 
-def test_a_candidate_walks_a_new_question_from_the_home_page(browser, live_server_url, candidate):
+def test_a_candidate_walks_a_new_question_from_the_home_page(
+    browser, live_server_bank_url, candidate
+):
     errors: list[str] = []
-    context = signed_in_context(browser, live_server_url, candidate)
+    context = signed_in_context(browser, live_server_bank_url, candidate)
     page = watched_page(context, errors)
-    page.goto(live_server_url + "/")
+    page.goto(live_server_bank_url + "/")
     ready(page)
     page.get_by_label("Search").fill(SPEC.title)
     page.get_by_label("Search").press("Enter")
@@ -193,7 +195,7 @@ def test_a_candidate_walks_a_new_question_from_the_home_page(browser, live_serve
     assert f"{first.label}: correct" in card  # the napkin check the candidate made
     save_screenshot(page, "bank-walk-scorecard")
 
-    page.goto(live_server_url + "/")
+    page.goto(live_server_bank_url + "/")
     ready(page)
     # Finished, and not scored until the candidate self-checks (no model here).
     expect(page.locator(f'[data-slug="{NEW_QUESTION}"] .bank-status')).to_have_text(

@@ -17,7 +17,7 @@ WORKSHEET = "W = P * b_w in GB\nflops = (2 * P_lin * n_in) / (tok in TFLOP\nt = 
 
 
 @pytest.fixture
-def attempt(content_loaded):
+def attempt(bank_loaded):
     user = User.objects.create_user("broken-line", password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="structured-extraction-api").current_revision
     return flow.attempt_start(user=user, revision=revision)

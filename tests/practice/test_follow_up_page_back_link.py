@@ -12,7 +12,7 @@ from questions.models import Question
 pytestmark = pytest.mark.django_db
 
 
-def test_the_follow_up_page_goes_back_to_its_trade_offs_answer(content_loaded, client):
+def test_the_follow_up_page_goes_back_to_its_trade_offs_answer(bank_loaded, client):
     user = User.objects.create_user("follow-back", password="a-long-Passphrase-42")
     client.force_login(user)
     revision = Question.objects.get(slug="structured-extraction-api").current_revision

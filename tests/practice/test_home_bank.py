@@ -55,13 +55,13 @@ def card(client, slug: str, **params) -> str:
 
 
 @pytest.fixture
-def candidate(client, content_loaded) -> User:
+def candidate(client, bank_loaded) -> User:
     user = User.objects.create_user("finder", password="a-long-Passphrase-42")
     client.force_login(user)
     return user
 
 
-def test_every_published_question_is_listed_with_model_gpu_time_and_topics(client, content_loaded):
+def test_every_published_question_is_listed_with_model_gpu_time_and_topics(client, bank_loaded):
     revisions = published()
     assert sorted(listed(client)) == sorted(r.question.slug for r in revisions)
     html = client.get(reverse("home")).content.decode()
@@ -84,7 +84,7 @@ def test_every_published_question_is_listed_with_model_gpu_time_and_topics(clien
         assert f"badge-{revision.difficulty}" in text
 
 
-def test_the_estimated_time_is_the_questions_minutes_else_the_sum_of_its_steps(content_loaded):
+def test_the_estimated_time_is_the_questions_minutes_else_the_sum_of_its_steps(bank_loaded):
     seed = Question.objects.get(slug="chat-api-50qps").current_revision
     assert estimated_minutes(seed) == 45
     spec = {k: v for k, v in seed.spec.items() if k != "minutes"}
@@ -105,7 +105,7 @@ def test_the_estimated_time_is_the_questions_minutes_else_the_sum_of_its_steps(c
 
 
 @pytest.mark.parametrize("facet", ["topic", "difficulty", "model", "gpu"])
-def test_each_filter_lists_exactly_the_questions_it_names(client, content_loaded, facet):
+def test_each_filter_lists_exactly_the_questions_it_names(client, bank_loaded, facet):
     revisions = published()
 
     def values(revision) -> set[str]:
@@ -124,7 +124,7 @@ def test_each_filter_lists_exactly_the_questions_it_names(client, content_loaded
         assert sorted(listed(client, **{facet: value})) == expected, value
 
 
-def test_the_seed_hardware_is_one_choice_each_whatever_the_briefs_wording(client, content_loaded):
+def test_the_seed_hardware_is_one_choice_each_whatever_the_briefs_wording(client, bank_loaded):
     assert set(SEEDS) <= set(listed(client, gpu="rtx-4090"))
     assert set(SEEDS) <= set(listed(client, model="qwen2.5-7b-instruct"))  # the LoRA brief too
     html = client.get(reverse("home")).content.decode()
@@ -132,21 +132,21 @@ def test_the_seed_hardware_is_one_choice_each_whatever_the_briefs_wording(client
     assert html.count('<option value="qwen2.5-7b-instruct">') == 1
 
 
-def test_filters_combine(client, content_loaded):
+def test_filters_combine(client, bank_loaded):
     both = listed(client, topic="prefix-caching", difficulty="advanced")
     assert "long-context-rag" in both
     assert "chat-api-50qps" not in both  # prefix caching, but a core question
     assert "multi-tenant-lora" not in both  # advanced, but no prefix-caching topic
 
 
-def test_search_folds_case_and_accents(client, content_loaded):
+def test_search_folds_case_and_accents(client, bank_loaded):
     plain = listed(client, q="rag")
     assert "long-context-rag" in plain
     assert listed(client, q="RÀG") == plain
     assert listed(client, q="  Rag  ") == plain
 
 
-def test_search_wants_every_word(client, content_loaded):
+def test_search_wants_every_word(client, bank_loaded):
     rag, lora = set(listed(client, q="rag")), set(listed(client, q="lora"))
     both = set(listed(client, q="rag lora"))
     assert both <= rag & lora
@@ -155,20 +155,20 @@ def test_search_wants_every_word(client, content_loaded):
     assert "multi-tenant-lora" not in listed(client, q="lora zzzz")
 
 
-def test_search_reads_tags_model_and_gpu_too(client, content_loaded):
+def test_search_reads_tags_model_and_gpu_too(client, bank_loaded):
     assert "long-context-rag" in listed(client, q="kv-cache")  # a tag
     assert set(SEEDS) <= set(listed(client, q="qwen2.5-7b 4090"))  # model and GPU
     assert "multi-tenant-lora" in listed(client, q="rank-16 adapters")  # the brief's model text
 
 
-def test_no_match_says_so_with_a_link_that_clears_the_filters(client, content_loaded):
+def test_no_match_says_so_with_a_link_that_clears_the_filters(client, bank_loaded):
     html = client.get(reverse("home"), {"q": "zzzz-no-such-question"}).content.decode()
     assert "No question matches" in html
     assert f'<a href="{reverse("home")}">Clear the filters</a>' in html
     assert 'value="zzzz-no-such-question"' in html  # the search stays in its box
 
 
-def test_unknown_filter_values_are_ignored(client, content_loaded):
+def test_unknown_filter_values_are_ignored(client, bank_loaded):
     everything = listed(client)
     assert listed(client, topic="no-such-topic") == everything
     assert listed(client, difficulty="impossible", model="gpt-9", gpu="abacus") == everything
@@ -197,7 +197,7 @@ def test_hostile_parameters_never_break_the_page(client, candidate, query):
     assert "question-card" in html or "No question matches" in html
 
 
-def test_a_long_search_is_cut_not_refused(client, content_loaded):
+def test_a_long_search_is_cut_not_refused(client, bank_loaded):
     assert "long-context-rag" in listed(client, q="rag" + " " * 300 + "zzzz-after-the-cut")
 
 
@@ -267,7 +267,7 @@ def _rank(slug_revisions: dict[str, QuestionRevision], slugs: list[str]) -> list
     return [DIFFICULTIES.index(slug_revisions[s].difficulty) for s in slugs]
 
 
-def test_each_order_lists_every_question_in_that_order(client, content_loaded):
+def test_each_order_lists_every_question_in_that_order(client, bank_loaded):
     revisions = {r.question.slug: r for r in published()}
     easiest = listed(client)
     assert listed(client, sort="") == easiest
@@ -305,19 +305,19 @@ def test_an_order_by_the_candidates_own_record_puts_the_weakest_first(client, ca
     assert not_started[-3:][0] == "multi-tenant-lora"
 
 
-def test_a_visitor_is_not_offered_an_order_by_a_record_they_do_not_have(client, content_loaded):
+def test_a_visitor_is_not_offered_an_order_by_a_record_they_do_not_have(client, bank_loaded):
     html = client.get(reverse("home"), {"sort": "lowest-score"}).content.decode()
     assert "Lowest best score first" not in html and "Not started first" not in html
     assert listed(client, sort="lowest-score") == listed(client)
     assert listed(client, sort="no-such-order" * 50) == listed(client)
 
 
-def test_clearing_the_filters_keeps_the_order(client, content_loaded):
+def test_clearing_the_filters_keeps_the_order(client, bank_loaded):
     html = client.get(reverse("home"), {"q": "zzzz-no-such", "sort": "title"}).content.decode()
     assert f'<a href="{reverse("home")}?sort=title">Clear the filters</a>' in html
 
 
-def test_htmx_gets_the_list_alone_with_its_count_and_the_url_varies_on_it(client, content_loaded):
+def test_htmx_gets_the_list_alone_with_its_count_and_the_url_varies_on_it(client, bank_loaded):
     response = client.get(
         reverse("home"),
         {"topic": "lora"},
@@ -342,7 +342,7 @@ def test_htmx_gets_the_list_alone_with_its_count_and_the_url_varies_on_it(client
     assert "<html" in restore.content.decode()
 
 
-def test_the_form_works_without_javascript(client, content_loaded):
+def test_the_form_works_without_javascript(client, bank_loaded):
     html = client.get(reverse("home")).content.decode()
     form = html[html.index('<form class="bank-filters"') : html.index("</form>")]
     assert 'method="get"' in form and f'action="{reverse("home")}"' in form

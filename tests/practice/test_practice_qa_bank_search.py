@@ -31,12 +31,12 @@ def listed(client, q: str) -> list[str]:
         "7B\u22128B",  # a minus sign
     ],
 )
-def test_any_dash_finds_a_title_written_with_an_en_dash(client, content_loaded, typed):
+def test_any_dash_finds_a_title_written_with_an_en_dash(client, bank_loaded, typed):
     assert listed(client, typed) == listed(client, "7B\u20138B") != []
 
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\u00ad", "\u200e", "\u202e", "\ufeff"])
-def test_an_invisible_character_in_the_search_changes_nothing(client, content_loaded, invisible):
+def test_an_invisible_character_in_the_search_changes_nothing(client, bank_loaded, invisible):
     assert listed(client, f"long{invisible}-context") == listed(client, "long-context") != []
     assert listed(client, f"RAG{invisible}") == listed(client, "RAG") != []
 

@@ -69,7 +69,7 @@ def test_a_page_costs_the_same_queries_for_ten_times_the_rows(
 
 
 def test_the_review_index_costs_the_same_queries_however_many_questions_wait(
-    content_loaded, client, instructor
+    bank_loaded, client, instructor
 ):
     """The index counts what waits under each question: one count for the whole bank, not a
     queue built (and its disputes fetched) per question."""

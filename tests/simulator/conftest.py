@@ -10,9 +10,9 @@ from questions.models import Question
 
 
 @pytest.fixture
-def start(content_loaded, client):
-    """(client signed in as a new candidate, a function that starts their attempt at a
-    question by its slug)."""
+def start(bank_loaded, client):
+    """(client signed in as a new candidate, a function that starts their attempt at any
+    question of the bank by its slug)."""
     user = User.objects.create_user("fleet", password="a-long-Passphrase-42")
     client.force_login(user)
 

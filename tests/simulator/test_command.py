@@ -159,7 +159,7 @@ def test_a_replica_back_at_once_is_said_in_the_verdict(content_loaded):
     assert "a replica killed at 30 s, back cold after 0 s" in figs["verdict"]
 
 
-def test_the_prefill_only_embedding_question_runs_and_claims_no_tpot(content_loaded):
+def test_the_prefill_only_embedding_question_runs_and_claims_no_tpot(bank_loaded):
     # It said "The catalogue has no model called 'gte-Qwen2-7B-instruct (embeddings) ...'".
     figs = simulate("--question", "embedding-rerank-service", "--seconds", "120")
     assert figs["replicas"] == 15 and figs["qps"] == 20 and figs["ttft_slo_ms"] == 500

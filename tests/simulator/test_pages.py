@@ -263,7 +263,7 @@ def test_every_scenario_at_the_pages_top_load_fits_its_request_budget(key):
         assert page_window(replace(run, qps=50.0)) == replace(run, qps=50.0)
 
 
-def test_the_voice_agent_design_runs_on_the_panel_at_its_peak(content_loaded, client):
+def test_the_voice_agent_design_runs_on_the_panel_at_its_peak(bank_loaded, client):
     user = User.objects.create_user("voice", password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="voice-agent-latency-budget").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
@@ -287,7 +287,7 @@ def test_a_runs_table_scrolls_with_the_keyboard(candidate):
     assert 'tabindex="0"' in wrap and 'role="region"' in wrap and "aria-label=" in wrap, wrap
 
 
-def test_the_embedding_question_runs_on_the_panel_as_a_prefill_only_fleet(content_loaded, client):
+def test_the_embedding_question_runs_on_the_panel_as_a_prefill_only_fleet(bank_loaded, client):
     # The panel said "The load simulator cannot run this question's design".
     user = User.objects.create_user("embed", password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="embedding-rerank-service").current_revision

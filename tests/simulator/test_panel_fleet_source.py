@@ -94,7 +94,7 @@ def running_mock(client, slug: str):
     return mock.mock_session_start(user=user, revision=revision, mode="app")
 
 
-def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(content_loaded, client):
+def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(bank_loaded, client):
     # In a mock the napkin checker is withheld so that nothing of the grading leaks, yet the
     # panel offered "7 replicas (the reference design)": the fleet the rubric asks for.
     from mocks import services as mock

@@ -164,7 +164,7 @@ def test_a_reference_fleet_the_simulator_does_not_run_is_said(start):
     assert "15 prefill and 4 decode H200s, which this simulator does not run" in page
 
 
-def test_a_running_mock_gets_neither_the_answers_fleet_nor_its_router(content_loaded, client):
+def test_a_running_mock_gets_neither_the_answers_fleet_nor_its_router(bank_loaded, client):
     # The rubric grades "eight replicas ... behind a least-loaded router": a mock's panel
     # names neither, and its runs go round-robin (a least-loaded run's verdict would say so).
     from mocks import services as mock
@@ -185,7 +185,7 @@ def test_a_running_mock_gets_neither_the_answers_fleet_nor_its_router(content_lo
 # --- the command ----------------------------------------------------------------------------
 
 
-def test_the_command_runs_the_answers_fleet_and_says_where_it_comes_from(content_loaded):
+def test_the_command_runs_the_answers_fleet_and_says_where_it_comes_from(bank_loaded):
     out = StringIO()
     call_command("simulate", "--question", SPEC, "--seconds", "60", "--json", stdout=out)
     figs = json.loads(out.getvalue())
@@ -197,7 +197,7 @@ def test_the_command_runs_the_answers_fleet_and_says_where_it_comes_from(content
 
 
 def test_the_commands_fleet_words_name_the_replicas_and_router_given_over_the_designs(
-    content_loaded,
+    bank_loaded,
 ):
     out = StringIO()
     call_command(
