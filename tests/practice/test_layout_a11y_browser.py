@@ -164,7 +164,7 @@ def is_test_database() -> bool:
     return connection.settings_dict["NAME"] == connection.creation._get_test_db_name()
 
 
-def test_the_walk_visits_shipped_content_in_a_test_database(content_loaded):
+def test_the_walk_visits_shipped_content_in_a_test_database(bank_loaded):
     """Also makes pytest-django set up the test database when this module runs alone: the walk
     itself asks for no `db` fixture (see `site`)."""
     from questions.models import Concept, Question

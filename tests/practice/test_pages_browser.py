@@ -8,10 +8,10 @@ from tests.conftest import save_screenshot
 pytestmark = [pytest.mark.browser, pytest.mark.one_database]
 
 
-def test_home_to_question_to_concept(page, live_server_url):
+def test_home_to_question_to_concept(page, live_server_bank_url):
     from questions.models import Question
 
-    page.goto(live_server_url + "/")
+    page.goto(live_server_bank_url + "/")
     assert page.title().startswith("Design questions")
     cards = page.locator(".question-card")
     # One card per published question, however large the bank has grown.
@@ -37,12 +37,12 @@ def test_home_to_question_to_concept(page, live_server_url):
     assert page.js_errors == []
 
 
-def test_question_page_in_dark_mode(dark_page, live_server_url):
-    dark_page.goto(live_server_url + "/questions/long-context-rag/")
+def test_question_page_in_dark_mode(dark_page, live_server_bank_url):
+    dark_page.goto(live_server_bank_url + "/questions/long-context-rag/")
     background = dark_page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(15, 19, 32)"
     save_screenshot(dark_page, "question-dark")
-    dark_page.goto(live_server_url + "/")
+    dark_page.goto(live_server_bank_url + "/")
     save_screenshot(dark_page, "home-dark")
     assert dark_page.js_errors == []
 

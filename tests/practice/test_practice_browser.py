@@ -12,8 +12,8 @@ from django.db import connection
 from tests.conftest import save_screenshot
 from tests.practice.conftest import check_quantity
 
-# The end-to-end journey starts a worker on DATABASE_URL's database, so CI runs it on each; the
-# other journeys check what the page does with the keyboard, a reload or Enter, which no
+# The end-to-end and keyboard journeys start a worker on DATABASE_URL's database, so CI runs
+# them on each; the other journeys check what the page does on a reload or Enter, which no
 # database changes (`one_database`).
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,7 +226,6 @@ def test_reload_keeps_the_draft_and_a_second_tab_does_not_overwrite(browser, pag
     assert page.locator("#answer-text").input_value() == "First tab keeps typing."
 
 
-@pytest.mark.one_database
 def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worker):
     base = live_server_url
     page.goto(base + "/accounts/signup/?next=/questions/chat-api-50qps/")

@@ -2,8 +2,9 @@
 server. The tiny model's weights are random, so its verdicts mean nothing: these tests assert
 the plumbing (every answer test reaches the model, and its result names the model and the
 prompt version, or says why the offline grade stood in), never the verdicts. They grade a copy
-of one question that keeps one answer test per step and follow-up (and every napkin test):
-the plumbing is the same for each answer test, and the model's time is the stage's cost."""
+of one question that keeps one answer test per step and follow-up, one with a diagram (and
+every napkin test): the plumbing is the same for each answer test of a kind, and the model's
+time is the stage's cost."""
 
 from __future__ import annotations
 
@@ -29,12 +30,16 @@ SHIPPED = ROOT / "content" / "questions" / "chat-api-50qps.md"
 
 @pytest.fixture(scope="module")
 def question(tmp_path_factory) -> Path:
-    """The shipped question with the first answer test of each step and follow-up kept."""
+    """The shipped question with the first answer test of each step and follow-up kept, and
+    the first that sends a diagram (a diagram reaches the model's prompt by its own path)."""
     cf = parse_file(SHIPPED)
-    tests = {
-        key: [e for e in entries if "expect" not in e] + [e for e in entries if "expect" in e][:1]
-        for key, entries in cf.meta["tests"].items()
-    }
+
+    def kept(entries: list[dict]) -> list[dict]:
+        graded = [e for e in entries if "expect" in e]
+        firsts = graded[:1] + [e for e in graded if "diagram" in e][:1]
+        return [e for e in entries if "expect" not in e or any(e is f for f in firsts)]
+
+    tests = {key: kept(entries) for key, entries in cf.meta["tests"].items()}
     front = yaml.safe_dump({**cf.meta, "tests": tests}, sort_keys=False, allow_unicode=True)
     path = tmp_path_factory.mktemp("question") / SHIPPED.name
     path.write_text(f"---\n{front}---\n{cf.body}", encoding="utf-8")
