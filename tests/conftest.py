@@ -79,21 +79,43 @@ CHROMIUM_FLAGS = [
 ]
 
 
+# Where an `alone` test's lock file is, stashed on the test by `_alone_when_marked`.
+ALONE_LOCK = pytest.StashKey[Path]()
+
+
 @pytest.fixture(autouse=True)
 def _alone_when_marked(request, tmp_path_factory):
-    """A test marked `alone` runs while no other test does: every test holds a shared lock on
-    one file for the xdist workers of this run, and an `alone` test an exclusive one, so it
-    waits for the other worker's test to finish and holds its next one back."""
+    """A test marked `alone` runs while no other test does: every other test holds a shared
+    lock on one file for the xdist workers of this run, for its set-up, call and teardown; an
+    `alone` test takes an exclusive one for its call only (`pytest_runtest_call` below), so it
+    waits for the other worker's test to finish and holds its next one back while it measures.
+    Its set-up (a server to migrate, load and start) runs beside the other worker's tests."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         yield
         return
-    exclusive = request.node.get_closest_marker("alone") is not None
     # Each worker's base temp is <run's temp>/popen-gwN: the parent is the run's, shared.
     path = tmp_path_factory.getbasetemp().parent / "alone.lock"
+    if request.node.get_closest_marker("alone") is not None:
+        request.node.stash[ALONE_LOCK] = path
+        yield
+        return
     with open(path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        fcntl.flock(lock, fcntl.LOCK_SH)
         try:
             yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    path = item.stash.get(ALONE_LOCK, None)
+    if path is None:
+        return (yield)
+    with open(path, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return (yield)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
