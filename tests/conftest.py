@@ -55,22 +55,9 @@ def checks_one_database(item) -> bool:
     )
 
 
-def is_slow(item) -> bool:
-    """A test that drives Chromium or starts servers or commands: seconds, not milliseconds."""
-    return item.get_closest_marker("processes") is not None or bool(
-        {"browser", "live_server"} & set(item.fixturenames)
-    )
-
-
-# Before pytest-django's own sort (tryfirst there too; a conftest's hook runs before a
-# plugin's of the same kind), which is stable: it keeps this order within its groups.
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Slow tests first, so that the xdist workers, which take tests in this order, end on
-    short ones together instead of one waiting on the other's last long journey. With
-    --database-tests-only, leave out tests that cannot touch the database and those that
-    check one database only."""
-    items.sort(key=lambda item: not is_slow(item))
+    """With --database-tests-only, leave out tests that cannot touch the database and those
+    that check one database only."""
     if not config.getoption("--database-tests-only"):
         return
     keep, drop = [], []
