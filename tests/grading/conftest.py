@@ -15,7 +15,6 @@ from grading.health import default_health_cache
 from questionbank.files import YAML_LOADER
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHIPPED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
 
 
 def read_yaml(text: str) -> Any:

@@ -18,13 +18,13 @@ import pytest
 from grading import grade
 from questionbank import load_question_spec
 from questionbank.files import CONTENT_DIR
+from tests.conftest import CORE_SLUGS
 
 from .conftest import read_front_matter, read_yaml
 
 ANSWERS = read_yaml(
     (Path(__file__).resolve().parent / "misconception_answers.yaml").read_text(encoding="utf-8")
 )
-SEED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
 BANK_SLUGS = sorted(p.stem for p in (CONTENT_DIR / "questions").glob("*.md"))
 FREE_TEXT_STEPS = ("clarify", "architecture", "bottlenecks", "tradeoffs")
 WRONG_ANSWER_CEILING = 0.25
@@ -51,7 +51,7 @@ def flagged(result) -> set[str]:
     return {m.id for m in result.misconceptions}
 
 
-@pytest.mark.parametrize("slug", SEED_SLUGS)
+@pytest.mark.parametrize("slug", CORE_SLUGS)
 def test_every_free_text_step_of_a_seed_question_ships_at_least_four_misconceptions(slug):
     spec = load_question_spec(slug)
     for key in FREE_TEXT_STEPS:
@@ -60,7 +60,7 @@ def test_every_free_text_step_of_a_seed_question_ships_at_least_four_misconcepti
 
 def test_the_bank_states_its_misconceptions_in_answer_tests():
     """The stated answers below are the bank's own (test_content requires one per idea)."""
-    assert {s[0] for s in STATED} >= set(SEED_SLUGS)
+    assert {s[0] for s in STATED} >= set(CORE_SLUGS)
     assert len(STATED) >= 49
 
 
@@ -92,7 +92,7 @@ def test_a_confidently_wrong_answer_scores_at_most_a_quarter(slug, step_key, ans
 
 
 def test_every_wrong_answer_set_covers_each_question_and_step():
-    assert {(w[0], w[1]) for w in WRONG} == {(s, k) for s in SEED_SLUGS for k in FREE_TEXT_STEPS}
+    assert {(w[0], w[1]) for w in WRONG} == {(s, k) for s in CORE_SLUGS for k in FREE_TEXT_STEPS}
 
 
 @pytest.mark.parametrize("slug", BANK_SLUGS)

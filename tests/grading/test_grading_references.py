@@ -13,9 +13,9 @@ import pytest
 
 from grading import grade
 from questionbank import FollowUp, QuestionSpec, StepSpec, load_question_spec
+from tests.conftest import CORE_SLUGS
 
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "questions"
-SEED_SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
 SHIPPED_SLUGS = tuple(sorted(p.stem for p in CONTENT.glob("*.md")))
 OFF_TOPIC = (
     "My favourite pasta is carbonara; the trick is to take the pan off the heat before the "
@@ -33,7 +33,7 @@ def gradable_parts(spec: QuestionSpec) -> list[tuple[str, StepSpec | FollowUp]]:
 
 
 def test_the_seed_questions_are_still_shipped_and_the_bank_holds_at_least_fifteen():
-    assert set(SEED_SLUGS) <= set(SHIPPED_SLUGS)
+    assert set(CORE_SLUGS) <= set(SHIPPED_SLUGS)
     assert len(SHIPPED_SLUGS) >= 15
 
 

@@ -10,11 +10,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from tests.conftest import CORE_SLUGS
+
 # Starts processes (servers, commands) that reach DATABASE_URL's database: CI runs it on each.
 pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[2]
-SEED_SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]
 # The test process allows async-unsafe ORM use for Playwright; a deployment never does.
 CLEAN_ENV = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
 
@@ -33,7 +34,7 @@ def django_subprocess(code: str, **env) -> subprocess.CompletedProcess:
 @pytest.mark.django_db
 def test_home_lists_the_three_questions_by_slug_link(client, content_loaded):
     html = client.get("/").content.decode()
-    for slug in SEED_SLUGS:
+    for slug in CORE_SLUGS:
         assert f'href="/questions/{slug}/"' in html
 
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import CORE_SLUGS
+
 # The commands it starts read files, never the database (it passes with DATABASE_URL pointing
 # at no server), so CI's PostgreSQL run leaves it to the SQLite one.
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
-SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]
 
 
 def run_check(path: Path) -> subprocess.CompletedProcess:
@@ -33,7 +34,7 @@ def content_copy(tmp_path) -> Path:
     all of it)."""
     copy = tmp_path / "content"
     (copy / "questions").mkdir(parents=True)
-    for slug in SLUGS:
+    for slug in CORE_SLUGS:
         shutil.copy(CONTENT / "questions" / f"{slug}.md", copy / "questions")
     shutil.copytree(CONTENT / "concepts", copy / "concepts")
     return copy

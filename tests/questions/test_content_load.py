@@ -9,10 +9,10 @@ from django.core.management import call_command
 from questionbank import STEP_KEYS
 from questions.models import Concept, Question, QuestionRevision, RevisionImmutableError
 from questions.services import content_load
+from tests.conftest import CORE_SLUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTENT = ROOT / "content"
-SEED_SLUGS = ["chat-api-50qps", "multi-tenant-lora", "long-context-rag"]
 BANK = sorted(p.stem for p in (CONTENT / "questions").glob("*.md"))
 # The seed's interviewer follow-ups, per question (how many each must carry).
 SEED_FOLLOW_UPS = {"chat-api-50qps": 4, "multi-tenant-lora": 3, "long-context-rag": 3}
@@ -69,7 +69,7 @@ def test_a_broken_file_loads_nothing(content_copy):
 
 
 def test_the_bank_publishes_at_least_fifteen_questions_and_keeps_the_seed_three():
-    assert len(BANK) >= 15 and set(SEED_SLUGS) <= set(BANK)
+    assert len(BANK) >= 15 and set(CORE_SLUGS) <= set(BANK)
 
 
 @pytest.mark.django_db
@@ -81,7 +81,7 @@ def test_load_content_command_is_idempotent(capsys):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("slug", SEED_SLUGS)
+@pytest.mark.parametrize("slug", CORE_SLUGS)
 def test_seed_question_is_complete(content_loaded, slug):
     revision = Question.objects.get(slug=slug).current_revision
     spec = revision.question_spec

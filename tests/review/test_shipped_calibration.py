@@ -30,8 +30,8 @@ from grading.calibration import read_labels
 from questions.models import Question
 from review.calibration_sets import labels_check
 from review.services import CALIBRATED_STEPS
+from tests.conftest import CORE_SLUGS
 
-SLUGS = ("chat-api-50qps", "multi-tenant-lora", "long-context-rag")
 KINDS = {"strong", "partial", "weak", "paraphrase", "keyword-stuffed"}
 KAPPA_FLOOR = 0.3
 
@@ -40,7 +40,7 @@ def calibration_file(slug: str) -> Path:
     return Path(settings.CONTENT_DIR) / "calibration" / f"{slug}.jsonl"
 
 
-@pytest.mark.parametrize("slug", SLUGS)
+@pytest.mark.parametrize("slug", CORE_SLUGS)
 def test_each_shipped_set_is_valid_and_spans_every_kind(content_loaded, slug):
     text = calibration_file(slug).read_text(encoding="utf-8")
     entries, problems = read_labels(text)
@@ -57,7 +57,7 @@ def test_each_shipped_set_is_valid_and_spans_every_kind(content_loaded, slug):
         assert set(counted) == KINDS, step
 
 
-@pytest.mark.parametrize("slug", SLUGS)
+@pytest.mark.parametrize("slug", CORE_SLUGS)
 def test_the_offline_grader_agrees_with_the_shipped_labels(content_loaded, slug):
     for step in CALIBRATED_STEPS:
         out = io.StringIO()
