@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -195,39 +196,33 @@ def _drain(env: dict[str, str]) -> subprocess.CompletedProcess:
 def test_a_submission_made_while_the_grader_is_down_is_regraded_once_it_is_back(
     vllm_grader_env, vllm_server_process, vllm_report
 ):
-    """`make grader` stopped: the next submission gets no model grade (offline, a re-grade
-    queued); `make grader` started again: the re-grade, within the retry schedule, is the
-    model's."""
+    """The grader down: the submission gets no model grade (offline, a re-grade queued); the
+    grader answering again: the re-grade, within the retry schedule, is the model's.
+
+    "Down" is the grader's address with nothing listening, which is what a stopped `make
+    grader` leaves (the connection is refused). Stopping and restarting the real server
+    would add vLLM's whole start-up (about 45 s on 2 cores) to test the same path."""
     retry_s = 3.0
     env = dict(vllm_grader_env)
     # A short schedule (settings.GRADING_RETRY_BACKOFF_S reads it), long enough that the
     # batch worker that finds the model down exits before the re-grade is due; the health
-    # answer is not trusted across the restart.
+    # answer is not trusted across the two phases.
     env.update(
         GRADING_RETRY_BACKOFF_S=f"{retry_s}", GRADING_RETRY_TAIL="5", GRADER_HEALTH_TTL_S="0"
     )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        dead_port = probe.getsockname()[1]
+    down_env = dict(env, GRADER_BASE_URL=f"http://127.0.0.1:{dead_port}/v1")
     answers = {"architecture": GOOD}
-    vllm_server_process.stop()
-    try:
-        assert vllm_server_process.health() is None, "the grader still answers"
-        ids = _shell(env, SUBMIT.format(answers=json.dumps(answers), username="down", mark=MARK))
-        _drain(env)
-    finally:
-        restarted = time.monotonic()
-        vllm_server_process.start(wait=False)  # vLLM starts while the rows are read
-    try:
-        [down] = _shell(env, REPORT.format(ids=json.dumps(ids), mark=MARK)).values()
-        assert down["status"] == "offline", down
-        assert [g["grader"] for g in down["grades"]] == ["rubric"], down["grades"]
-        assert down["grades"][0]["fallback_reason"], down["grades"]
-        assert [t["status"] for t in down["tasks"]] == ["SUCCESSFUL", "READY"], down["tasks"]
-        assert down["attempts"] == 1, down
-    finally:
-        vllm_server_process.wait_healthy()
-    vllm_report.append(
-        f"worker  make grader stopped and started again: healthy after "
-        f"{time.monotonic() - restarted:.1f} s"
-    )
+    ids = _shell(down_env, SUBMIT.format(answers=json.dumps(answers), username="down", mark=MARK))
+    _drain(down_env)
+    [down] = _shell(env, REPORT.format(ids=json.dumps(ids), mark=MARK)).values()
+    assert down["status"] == "offline", down
+    assert [g["grader"] for g in down["grades"]] == ["rubric"], down["grades"]
+    assert down["grades"][0]["fallback_reason"], down["grades"]
+    assert [t["status"] for t in down["tasks"]] == ["SUCCESSFUL", "READY"], down["tasks"]
+    assert down["attempts"] == 1, down
 
     deadline = time.monotonic() + 120
     while True:
