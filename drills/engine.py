@@ -115,19 +115,26 @@ class Given:
 
 @dataclass(frozen=True)
 class Drill:
-    """One drawn drill. `quantity` is the checker's spec; `expected` is the planner engine's
-    value in `unit` ("" for a count); `solution` the worked lines shown after an answer;
-    `setting` what was drawn (catalogue keys and figures), for the record and the tests."""
+    """One drawn drill. `quantity` is the checker's spec, whose id is the drill's kind and
+    whose unit is the drill's; `expected` is the planner engine's value in that unit ("" for a
+    count); `solution` the worked lines shown after an answer; `setting` what was drawn
+    (catalogue keys and figures), for the record and the tests."""
 
-    kind: str
     seed: int
     question: str
     givens: tuple[Given, ...]
     quantity: dict[str, Any]
     expected: float
-    unit: str
     solution: tuple[str, ...]
     setting: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.quantity["id"]
+
+    @property
+    def unit(self) -> str:
+        return self.quantity["unit"]
 
     @property
     def givens_dict(self) -> dict[str, str]:
@@ -363,13 +370,11 @@ def _kv_per_token(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         f"The {m.attention_heads} query heads are not cached, only the {m.kv_heads} KV heads.",
     )
     return Drill(
-        kind="kv_per_token",
         seed=seed,
         question=f"How many KiB of KV cache does one token take in {m.name} with {k.name} KV?",
         givens=givens,
         quantity=quantity,
         expected=kv_b / 1024,
-        unit="KiB",
         solution=solution,
         setting={"model": m.key, "kv": s.kv},
     )
@@ -415,13 +420,11 @@ def _weights(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         "1000, GiB powers of 1024)",
     )
     return Drill(
-        kind="weights",
         seed=seed,
         question=f"How many GB do {m.name}'s weights take as {w.name}?",
         givens=givens,
         quantity=quantity,
         expected=w_b / 1e9,
-        unit="GB",
         solution=solution,
         setting={"model": m.key, "weights": s.weights},
     )
@@ -479,7 +482,6 @@ def _max_seqs(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         f"N_seq = ⌊{format_number(pool / stream)}⌋ = {result['max_seqs']}",
     )
     return Drill(
-        kind="max_seqs",
         seed=seed,
         question=(
             f"How many {s.context}-token sequences fit at once in the KV cache of one "
@@ -488,7 +490,6 @@ def _max_seqs(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         givens=givens,
         quantity=quantity,
         expected=float(result["max_seqs"]),
-        unit="",
         solution=solution,
         setting=s.record(),
     )
@@ -545,7 +546,6 @@ def _tpot_floor(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         + ("within reach." if tpot <= s.tpot_slo else "below this floor: no batch size meets it."),
     )
     return Drill(
-        kind="tpot_floor",
         seed=seed,
         question=(
             f"What is the decode TPOT floor, in ms, of {m.name} ({w.name} weights) on one "
@@ -554,7 +554,6 @@ def _tpot_floor(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         givens=givens,
         quantity=quantity,
         expected=tpot,
-        unit="ms",
         solution=solution,
         setting=s.record(),
     )
@@ -593,13 +592,11 @@ def _r_inst(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         f"r_inst = {format_number(result['r_inst_req_s'])} req/s ({result['binding']} bound)",
     )
     return Drill(
-        kind="r_inst",
         seed=seed,
         question="How many requests per second can one instance sustain?",
         givens=givens,
         quantity=quantity,
         expected=result["r_inst_req_s"],
-        unit="req/s",
         solution=solution,
         setting=s.record(),
     )
@@ -647,13 +644,11 @@ def _n_inst(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         f"= ⌈{qps} / ({rho} × {exact_text(rate)})⌉ = ⌈{format_number(qps / (rho * r))}⌉ = {count}",
     )
     return Drill(
-        kind="n_inst",
         seed=seed,
         question="How many instances does the fleet need at peak?",
         givens=givens,
         quantity=quantity,
         expected=float(count),
-        unit="",
         solution=solution,
         setting={"qps": qps, "rho": rho, "knee_tok_s": knee, "out_len": out_len},
     )
@@ -691,13 +686,11 @@ def _n_gpu(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         f"N_GPU = {instances} × {tp} = {gpus}",
     )
     return Drill(
-        kind="n_gpu",
         seed=seed,
         question="How many GPUs does the fleet need at peak?",
         givens=givens,
         quantity=quantity,
         expected=float(gpus),
-        unit="",
         solution=solution,
         setting={"qps": qps, "rho": rho, "tp": tp, "knee_tok_s": knee, "out_len": out_len},
     )
@@ -801,7 +794,6 @@ def _ttft(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
             "parameters, so the linear term counts the active ones.",
         )
     return Drill(
-        kind="ttft",
         seed=seed,
         question=(
             f"How long, in ms, does one {g.name} take to prefill {_a(prompt)} {prompt}-token "
@@ -811,7 +803,6 @@ def _ttft(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         givens=tuple(givens),
         quantity=quantity,
         expected=ttft,
-        unit="ms",
         solution=tuple(solution),
         setting=s.record() | {"prompt_len": prompt, "prefill_eff": eff},
     )
@@ -867,7 +858,6 @@ def _cost_per_mtok(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         "N_GPU)",
     )
     return Drill(
-        kind="cost_per_mtok",
         seed=seed,
         question=(
             f"What does a million output tokens cost, in USD, on the peak fleet ({gpus} × "
@@ -876,7 +866,6 @@ def _cost_per_mtok(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         givens=givens,
         quantity=quantity,
         expected=cost,
-        unit="USD/Mtok",
         solution=solution,
         setting=s.record() | {"n_gpu": gpus, "usd_per_gpu_hour": price},
     )

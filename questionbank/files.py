@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -336,11 +337,9 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
         if not isinstance(follow_ups, list):
             cf.problem((*path, "follow_ups"), "follow_ups must be a list")
             return
-        for i, fu in enumerate(follow_ups):
-            fpath = (*path, "follow_ups", i)
-            if not isinstance(fu, dict):
-                cf.problem(fpath, "a follow-up must be a mapping")
-                continue
+        for fpath, fu in _mappings(
+            cf, (*path, "follow_ups"), follow_ups, "a follow-up must be a mapping"
+        ):
             _check_keys(cf, fpath, fu, FOLLOW_UP_KEYS, FOLLOW_UP_KEYS - {"concepts"}, "follow-up")
             _check_id(cf, (*fpath, "id"), fu.get("id"), ids, "follow-up")
             for text_key in ("prompt", "reference"):
@@ -355,11 +354,7 @@ def _validate_rubric(cf: ContentFile, path: tuple, rubric: Any, ids: dict, conce
     if not isinstance(rubric, list) or not rubric:
         cf.problem(path, "rubric must be a non-empty list of points")
         return
-    for i, point in enumerate(rubric):
-        ppath = (*path, i)
-        if not isinstance(point, dict):
-            cf.problem(ppath, "a rubric point must be a mapping")
-            continue
+    for ppath, point in _mappings(cf, path, rubric, "a rubric point must be a mapping"):
         _check_keys(
             cf, ppath, point, RUBRIC_KEYS, RUBRIC_KEYS - RUBRIC_OPTIONAL_KEYS, "rubric point"
         )
@@ -482,11 +477,7 @@ def _validate_misconceptions(cf: ContentFile, path: tuple, step: dict, ids: dict
         return
     rubric = step.get("rubric") if isinstance(step.get("rubric"), list) else []
     own_points = {p.get("id") for p in rubric if isinstance(p, dict)}
-    for i, item in enumerate(items):
-        ipath = (*mpath, i)
-        if not isinstance(item, dict):
-            cf.problem(ipath, "a misconception must be a mapping")
-            continue
+    for ipath, item in _mappings(cf, mpath, items, "a misconception must be a mapping"):
         _check_keys(
             cf, ipath, item, MISCONCEPTION_KEYS, MISCONCEPTION_KEYS - {"concepts"}, "misconception"
         )
@@ -538,11 +529,9 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
     givens = step.get("givens")
     names: dict[str, str] = {}
     if isinstance(givens, list):
-        for i, given in enumerate(givens):
-            gpath = (*path, "givens", i)
-            if not isinstance(given, dict):
-                cf.problem(gpath, "a given must be a mapping with name, label and value")
-                continue
+        for gpath, given in _mappings(
+            cf, (*path, "givens"), givens, "a given must be a mapping with name, label and value"
+        ):
             _check_keys(cf, gpath, given, GIVEN_KEYS, GIVEN_KEYS, "given")
             name = given.get("name")
             if not isinstance(name, str) or not NAME_RE.match(name):
@@ -564,11 +553,9 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
             cf.problem((*path, "quantities"), "quantities must be a list")
         return
     known = dict(names)
-    for i, qty in enumerate(quantities):
-        qpath = (*path, "quantities", i)
-        if not isinstance(qty, dict):
-            cf.problem(qpath, "a quantity must be a mapping")
-            continue
+    for qpath, qty in _mappings(
+        cf, (*path, "quantities"), quantities, "a quantity must be a mapping"
+    ):
         _check_keys(
             cf,
             qpath,
@@ -608,11 +595,9 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
         if not isinstance(mistakes, list):
             cf.problem((*qpath, "mistakes"), "mistakes must be a list")
             mistakes = []
-        for j, mistake in enumerate(mistakes):
-            mpath = (*qpath, "mistakes", j)
-            if not isinstance(mistake, dict):
-                cf.problem(mpath, "a mistake must be a mapping with formula and hint")
-                continue
+        for mpath, mistake in _mappings(
+            cf, (*qpath, "mistakes"), mistakes, "a mistake must be a mapping with formula and hint"
+        ):
             _check_keys(cf, mpath, mistake, MISTAKE_KEYS, {"hint"}, "mistake")
             if ("formula" in mistake) == ("replace" in mistake):
                 cf.problem(mpath, "a mistake needs exactly one of formula or replace")
@@ -687,11 +672,9 @@ def _validate_tests(cf: ContentFile, tests: Any, steps: dict) -> None:
         if not isinstance(entries, list) or not entries:
             cf.problem(kpath, f"tests for '{key}' must be a non-empty list of tests")
             continue
-        for i, entry in enumerate(entries):
-            tpath = (*kpath, i)
-            if not isinstance(entry, dict):
-                cf.problem(tpath, "a test must be a mapping (answer and expect, or quantity)")
-                continue
+        for tpath, entry in _mappings(
+            cf, kpath, entries, "a test must be a mapping (answer and expect, or quantity)"
+        ):
             if "name" in entry:
                 _check_text(cf, (*tpath, "name"), entry["name"])
             if "quantity" in entry:
@@ -850,6 +833,18 @@ def _what_it_gives(row: Any) -> str:
     return f"The formula gives {kind}{value}: write `unit` as a unit of {kind}, such as {unit}."
 
 
+def _mappings(
+    cf: ContentFile, path: tuple, items: list, problem: str
+) -> Iterator[tuple[tuple, dict]]:
+    """Each item of `items` that is a mapping, with its path under `path`; `problem` is
+    reported for each item that is not one."""
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            yield (*path, i), item
+        else:
+            cf.problem((*path, i), problem)
+
+
 def _check_keys(cf, path, mapping, allowed, required, what) -> None:
     for key in mapping:
         if key not in allowed:
@@ -887,11 +882,9 @@ def _check_sources(cf, sources) -> None:
     if not isinstance(sources, list) or not sources:
         cf.problem(("sources",), "sources must be a list of {title, url, facts}")
         return
-    for i, source in enumerate(sources):
-        path = ("sources", i)
-        if not isinstance(source, dict):
-            cf.problem(path, "a source must be a mapping with title and url")
-            continue
+    for path, source in _mappings(
+        cf, ("sources",), sources, "a source must be a mapping with title and url"
+    ):
         _check_keys(cf, path, source, SOURCE_KEYS, {"title", "url"}, "source")
         for key in ("title", "facts"):
             if key in source:

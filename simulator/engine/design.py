@@ -135,40 +135,47 @@ def replica_from_plan(
             prefill_s_per_token2=c,
         )
 
-    if plan["knee_source"] != "measured":
-        replica = model_at(batch)
-        rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
+    def rate_at(b: int) -> float:
+        return saturated_rate(model_at(b), prompt=n, output=output_tokens, prefix=prefix)
+
+    # The batch: the planner's, or for a measured knee the smallest whose saturated rate
+    # reaches it (every stream that fits when none does).
+    measured = plan["knee_source"] == "measured"
+    target = plan["knee_tok_s"] / output_tokens if measured else 0.0
+    if not measured:
+        chosen = batch
+    elif rate_at(max_seqs) < target:
+        chosen = max_seqs
+    else:
+        lo, hi = 1, max_seqs
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if rate_at(mid) >= target:
+                hi = mid
+            else:
+                lo = mid + 1
+        chosen = lo
+    replica = model_at(chosen)
+    rate = rate_at(chosen)
+    if not measured:
         note = (
             f"Batch {batch} (the planner's, from the TPOT SLO or the streams that fit); "
             f"decode step {base * 1000:.2f} + {per_stream * 1000:.4f} ms per stream; prefill "
             f"{t1 * 1000:.1f} ms at {n:g} tokens."
         )
-        return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
-    target = plan["knee_tok_s"] / output_tokens
-    lo, hi = 1, max_seqs
-    if saturated_rate(model_at(hi), prompt=n, output=output_tokens, prefix=prefix) < target:
-        replica = model_at(hi)
-        rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
+    elif rate < target:
         note = (
             f"The measured knee ({plan['knee_tok_s']:g} tok/s) is more than these step times "
             f"give with every stream that fits ({max_seqs}): the replica runs at "
             f"{rate * output_tokens:.0f} tok/s."
         )
-        return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if saturated_rate(model_at(mid), prompt=n, output=output_tokens, prefix=prefix) >= target:
-            hi = mid
-        else:
-            lo = mid + 1
-    replica = model_at(lo)
-    rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
-    note = (
-        f"Batch {lo}: the smallest whose saturated rate, prefill included, reaches the measured "
-        f"knee of {plan['knee_tok_s']:g} tok/s ({rate:.2f} req/s); decode step "
-        f"{replica.step_s(lo) * 1000:.2f} ms at that batch, prefill {t1 * 1000:.1f} ms at "
-        f"{n:g} tokens."
-    )
+    else:
+        note = (
+            f"Batch {chosen}: the smallest whose saturated rate, prefill included, reaches the "
+            f"measured knee of {plan['knee_tok_s']:g} tok/s ({rate:.2f} req/s); decode step "
+            f"{replica.step_s(chosen) * 1000:.2f} ms at that batch, prefill {t1 * 1000:.1f} ms "
+            f"at {n:g} tokens."
+        )
     return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
 
 

@@ -151,6 +151,25 @@ def test_the_candidate_page_shows_every_concept_week_by_week(instructor, candida
 # Assigning, and the candidate's one click
 
 
+def test_both_progress_pages_list_the_weakest_concepts_and_the_candidates_names_questions(
+    instructor, candidate, client
+):
+    """The candidate's own page names the questions that use each weak concept; the
+    instructor's page lists the same concepts and assigns questions through its form."""
+    weakest = selectors.progress(user=candidate).weakest
+    assert any(w.questions for w in weakest)
+    client.force_login(candidate)
+    own = client.get("/drills/progress/").content.decode().split('data-testid="weakest"')[1]
+    client.force_login(instructor)
+    theirs = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
+    theirs = theirs.split('data-testid="weakest"')[1]
+    for w in weakest:
+        assert f'<a href="{w.url}">{w.title}</a>' in own.split("</ul>")[0]
+        assert f'<a href="{w.url}">{w.title}</a>' in theirs.split("</ul>")[0]
+    assert "Questions that use it" in own.split("</ul>")[0]
+    assert "Questions that use it" not in theirs.split("</ul>")[0]
+
+
 def test_an_assigned_drill_set_shows_on_home_drills_and_progress_and_starts_in_one_click(
     instructor, candidate, client
 ):

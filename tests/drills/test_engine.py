@@ -131,6 +131,13 @@ def test_the_seeds_draw_every_model_and_gpu_of_the_catalogue():
     assert {s["gpu"] for s in drawn if "gpu" in s} == set(catalog.gpus)
 
 
+def test_a_drill_is_of_the_kind_asked_and_in_the_unit_its_quantity_is_judged_in():
+    for kind in engine.AVAILABLE:
+        drill = engine.drill_generate(kind, 7)
+        assert drill.kind == kind == drill.as_json()["kind"]
+        assert drill.unit == drill.quantity["unit"] == drill.as_json()["unit"]
+
+
 def test_a_seed_reproduces_its_drill_and_another_seed_draws_other_givens():
     for kind in engine.AVAILABLE:
         assert engine.drill_generate(kind, 42) == engine.drill_generate(kind, 42)

@@ -25,6 +25,7 @@ from grading.types import VERDICTS
 from questions.models import Question
 from review.calibration_sets import CalibrationError, calibration_measure
 from review.models import CalibrationLabel, CalibrationRun
+from review.services import CALIBRATED_STEPS
 
 SLUG = "chat-api-50qps"
 
@@ -256,6 +257,14 @@ def test_an_unknown_question_or_step_is_refused(content_loaded):
         calibrate(question=SLUG, step="estimate", json=True)
     with pytest.raises(CommandError, match="no labelled answers"):
         calibrate(question=SLUG, step="clarify", json=True)
+
+
+def test_export_refuses_a_step_without_a_set_and_names_the_steps_that_have_one(content_loaded):
+    with pytest.raises(CommandError) as raised:
+        call_command("export_labels", question=SLUG, step="estimate", stdout=io.StringIO())
+    assert "no calibration set" in str(raised.value)
+    assert all(key in str(raised.value) for key in CALIBRATED_STEPS)
+    assert raised.value.returncode == 2
 
 
 def test_the_model_grades_several_labelled_answers_at_once_and_keeps_each_ones_labels(

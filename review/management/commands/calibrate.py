@@ -57,6 +57,23 @@ def question_loaded(slug: str) -> Question:
     return question
 
 
+def add_question_arguments(parser: CommandParser) -> None:
+    """--question and --step, as every command over a calibration set takes them."""
+    parser.add_argument("--question", required=True, help="question slug")
+    parser.add_argument("--step", default=None, help=f"step key ({', '.join(CALIBRATED_STEPS)})")
+
+
+def calibrated_step(step_key: str | None) -> str | None:
+    """`step_key` as given (None: every step); a usage error naming the steps that have a
+    calibration set when it is not one of them."""
+    if step_key is not None and step_key not in CALIBRATED_STEPS:
+        raise _fail(
+            f"step {step_key!r} has no calibration set (free-text steps: "
+            f"{', '.join(CALIBRATED_STEPS)})"
+        )
+    return step_key
+
+
 def read_labels_file(path: str) -> list[LabelledAnswer]:
     try:
         raw = Path(path).read_bytes()[: MAX_LABELS_BYTES + 1]
@@ -106,22 +123,14 @@ class Command(BaseCommand):
     help = "Measure a grader's agreement with instructor labels (Cohen's kappa per point)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--question", required=True, help="question slug")
-        parser.add_argument(
-            "--step", default=None, help=f"step key ({', '.join(CALIBRATED_STEPS)})"
-        )
+        add_question_arguments(parser)
         parser.add_argument("--grader", choices=["rubric", "llm"], default="rubric")
         parser.add_argument("--labels", default=None, help="a labels file (JSON Lines)")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args: Any, **options: Any) -> None:
         question = question_loaded(options["question"])
-        step_key = options["step"]
-        if step_key is not None and step_key not in CALIBRATED_STEPS:
-            raise _fail(
-                f"step {step_key!r} has no calibration set (free-text steps: "
-                f"{', '.join(CALIBRATED_STEPS)})"
-            )
+        step_key = calibrated_step(options["step"])
         if options["grader"] == "llm":
             try:
                 config = GraderConfig.from_settings(settings.GRADER)

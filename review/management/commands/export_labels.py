@@ -15,25 +15,25 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from review.calibration_sets import labels_export
-from review.management.commands.calibrate import _fail, question_loaded
-from review.services import CALIBRATED_STEPS
+from review.management.commands.calibrate import (
+    _fail,
+    add_question_arguments,
+    calibrated_step,
+    question_loaded,
+)
 
 
 class Command(BaseCommand):
     help = "Export a question's instructor labels as a labels file (JSON Lines)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--question", required=True, help="question slug")
-        parser.add_argument(
-            "--step", default=None, help=f"step key ({', '.join(CALIBRATED_STEPS)})"
-        )
+        add_question_arguments(parser)
         parser.add_argument("--output", default=None, help="file to write (default stdout)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         question = question_loaded(options["question"])
-        if options["step"] is not None and options["step"] not in CALIBRATED_STEPS:
-            raise _fail(f"step {options['step']!r} has no calibration set")
-        lines = [e.to_json() for e in labels_export(question=question, step_key=options["step"])]
+        step_key = calibrated_step(options["step"])
+        lines = [e.to_json() for e in labels_export(question=question, step_key=step_key)]
         text = "".join(f"{line}\n" for line in lines)
         if options["output"]:
             try:
