@@ -25,6 +25,7 @@ from planner.engine.capacity import DEFAULT_PROMPT_SPREAD
 from questionbank import Brief
 from simulator.engine import (
     HPA_PERIOD_S,
+    ROUTERS,
     PooledDesign,
     Scenario,
     SimulationError,
@@ -305,6 +306,19 @@ def _plan(kwargs: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def router_named(text: str) -> str:
+    """The router `text` names (surrounding spaces aside), one of the engine's ROUTERS, which
+    the panel's menu and the command's --router offer. RunRefused (field "router") naming
+    them for anything else."""
+    name = text.strip()
+    if name in ROUTERS:
+        return name
+    *most, last = ROUTERS
+    raise RunRefused(
+        f"The router must be {', '.join(most)} or {last}, not {text[:30]!r}.", "router"
+    )
+
+
 def _check(value: float, low: float, high: float, what: str, field: str) -> None:
     if not (low <= value <= high) or math.isnan(value):
         raise RunRefused(f"{what} must be between {low:g} and {high:g}.", field)
@@ -315,8 +329,8 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
     series (t, waiting, running, replicas), ttft_bins (t, p99 s), note}. Raises RunRefused for a
     run past `limits` or a design the planner refuses. A spec without replicas or a router
     runs the design's."""
-    if spec.router is None:
-        spec = replace(spec, router=design.router)
+    router = design.router if spec.router is None else spec.router
+    spec = replace(spec, router=router_named(router))
     replicas = spec.replicas if spec.replicas is not None else design.replicas
     qps = spec.qps if spec.qps is not None else design.qps
     _check(spec.seconds, 1, limits.seconds, "The simulated window (s)", "seconds")

@@ -24,6 +24,7 @@ from practice.models import Attempt, StepAnswer
 from practice.services import answer_open, attempt_touch
 from rate_limits import LimitExceeded, client_key, cpu_budget
 from simulator.charts import run_charts
+from simulator.engine import ROUTERS
 from simulator.hooks import STEP
 from simulator.models import SimulationRun
 from simulator.services import (
@@ -34,10 +35,12 @@ from simulator.services import (
     design_from_plan_inputs,
     page_run,
     page_scenarios,
+    router_named,
     scenario_titles,
 )
 
 MAX_PREDICTION = 2000
+CHOSEN = "you"  # a saved run's router_from when the candidate chose its router in the panel
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
@@ -104,13 +107,31 @@ def _reference_source(attempt: Attempt, design: Design) -> str:
     return f"{what}, as the capacity planner sizes it"
 
 
-def _panel_router(attempt: Attempt, design: Design) -> tuple[str, str]:
-    """The router the panel's runs use (the routing scenario names its own) and who names it:
-    the design's, or round-robin in a running mock interview, where the reference answer's
-    router would tell the candidate a choice their architecture answer is graded on."""
+def _default_router(attempt: Attempt, design: Design) -> tuple[str, str]:
+    """The router the panel's runs use unless the candidate chooses another (the routing
+    scenario names its own), and who names it: the design's, or round-robin in a running mock
+    interview, where the reference answer's router would tell the candidate a choice their
+    architecture answer is graded on."""
     if feedback_withheld(attempt.pk):
         return "round-robin", ""
     return design.router, design.router_from
+
+
+def _router_offered(
+    attempt: Attempt, design: Design, latest: SimulationRun | None
+) -> tuple[str, str]:
+    """The router the panel's menu offers and who chose it: the last run's where the candidate
+    chose it (CHOSEN), as the boxes keep the last run's fleet, else the default."""
+    last = (latest.design or {}) if latest else {}
+    if last.get("router_from") == CHOSEN and last.get("router") in ROUTERS:
+        return last["router"], CHOSEN
+    return _default_router(attempt, design)
+
+
+def _router_choices(default: str) -> list[tuple[str, str]]:
+    """(value, label) of the menu's routers, every one the engine runs, the `default` marked
+    (the help beside the menu says whose it is: a label that said it was cut on a phone)."""
+    return [(name, f"{name} (default)" if name == default else name) for name in ROUTERS]
 
 
 def _number(text: str | None, default: float, kind: type = float) -> float:
@@ -173,7 +194,8 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
     `extra`, what was typed, over them."""
     latest = _latest_run(attempt)
     replicas, qps, source = _fleet_offered(attempt, design, latest)
-    router, router_source = _panel_router(attempt, design)
+    router, router_source = _router_offered(attempt, design, latest)
+    default_router, default_from = _default_router(attempt, design)
     context = {
         # In a running mock a run's note is not shown: it spells out the replica's batch,
         # step times and requests per second, figures the napkin-math step grades.
@@ -184,14 +206,20 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
         "replicas_source": source,
         "router": router,
         "router_source": router_source,
+        "router_choices": _router_choices(default_router),
+        "router_default_from": default_from,
+        "router_selected": router,
         "qps": qps,
         "scenarios": scenario_titles(design),
         "latest": latest,
         "charts": run_charts(latest.runs) if latest else [],
         "prediction": "",
         "error": None,
+        "error_field": None,
     }
     context.update(extra)
+    if context.get("router_text") in ROUTERS:  # a refused run keeps the router it was sent
+        context["router_selected"] = context["router_text"]
     return context
 
 
@@ -221,13 +249,16 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
     key = request.POST.get("scenario", "")
     replicas_text = request.POST.get("replicas", "").strip()[:40]
     qps_text = request.POST.get("qps", "").strip()[:40]
+    router_text = request.POST.get("router", "").strip()[:40]
     scenarios = page_scenarios(design)
     # What was typed goes back into the boxes when the run is refused.
     extra: dict[str, Any] = {
         "prediction": prediction,
         "replicas_text": replicas_text,
         "qps_text": qps_text,
+        "router_text": router_text,
     }
+    default_router, default_from = _default_router(attempt, design)
     offered, offered_qps, why_not = _fleet_offered(attempt, design, _latest_run(attempt))
     try:  # a box that does not read as a number is told first
         if offered is None and not replicas_text:
@@ -241,8 +272,9 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
             )
         replicas = int(_number(replicas_text, offered or design.replicas, int))
         qps = _number(qps_text, offered_qps)
+        router = router_named(router_text) if router_text else default_router
     except RunRefused as error:
-        extra["error"] = str(error)
+        extra |= {"error": str(error), "error_field": error.field}
     else:
         if key not in scenarios:
             extra["error"] = "Choose one of the scenarios."
@@ -254,7 +286,8 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if "error" in extra:
         context = _panel_context(attempt, design, **extra)
         return render(request, "simulator/panel.html", context, status=422)
-    router, _ = _panel_router(attempt, design)
+    # Choosing the default router is leaving it: the result names whose default it is.
+    router_from = default_from if router == default_router else CHOSEN
     try:
         with cpu_budget(client=client_key(request)):
             runs = [
@@ -265,7 +298,8 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
                 for run in scenarios[key]["runs"]
             ]
     except (RunRefused, LimitExceeded) as error:
-        context = _panel_context(attempt, design, **extra, error=str(error))
+        field = getattr(error, "field", None)
+        context = _panel_context(attempt, design, **extra, error=str(error), error_field=field)
         return render(request, "simulator/panel.html", context, status=422)
     answer = answer_open(attempt=attempt, step_key=STEP)
     SimulationRun.objects.create(
@@ -277,6 +311,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
             "replicas": replicas,
             "qps": qps,
             "router": router,
+            "router_from": router_from,
             "plan": design.plan_kwargs,
             "ttft_slo_ms": design.ttft_slo_ms,
             "tpot_slo_ms": design.tpot_slo_ms,
