@@ -115,6 +115,35 @@
       } catch (e) { /* ignore */ }
     }
   });
+  // A Submit that failed (requests.js tells why in the status, with its Submit again) leaves
+  // the step not submitted until a Submit goes through. The autosave's answer replaces that
+  // status ("Draft saved at ..."), which must not read as the step being in: while the status
+  // does not say "Not submitted.", #submit-pending says it, with a Submit again of its own. A
+  // Submit the server refused (409, 422, 429) is told by the server, in its own words.
+  const pending = document.getElementById("submit-pending");
+  const submitButton = document.getElementById("submit-button");
+  let submitFailed = false;
+  function showPending() {
+    const box = status();
+    const told = Boolean(box) && Array.from(box.querySelectorAll("strong"))
+      .some((lead) => lead.textContent === form.dataset.requestFailed);
+    pending.firstElementChild.hidden = !submitFailed || told;
+  }
+  if (pending && submitButton) {
+    document.body.addEventListener("htmx:afterRequest", (event) => {
+      if (event.detail.elt !== form) return;
+      submitFailed = !event.detail.successful;
+      showPending();
+    });
+    // requests.js may tell a failure after the request (once it has asked whether the session
+    // is still there), and the autosave swaps the status: follow what the status says.
+    new MutationObserver(showPending).observe(pending.parentElement, { childList: true, subtree: true, characterData: true });
+    pending.querySelector("button").addEventListener("click", () => {
+      // The focus waits on Submit: this note goes away when the status tells the outcome.
+      submitButton.focus();
+      submitButton.click();
+    });
+  }
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {

@@ -10,8 +10,10 @@
 //   data-request-kept    what is kept of what was typed ("Your text is kept in this page.")
 //   data-request-again   what happens after a passing failure ("It saves on your next edit.")
 //   data-request-retry   a button's name: the page keeps its text, so "Sign in again" opens
-//                        a new tab, and this button then sends the request again. Without
-//                        it, "Sign in again" leads to the log-in page and back to this page.
+//                        a new tab, and this button then sends the request again; it also
+//                        follows a passing failure of a request the person made (a Submit),
+//                        in place of data-request-again. Without it, "Sign in again" leads
+//                        to the log-in page and back to this page.
 // Page scripts tell refusals of their own the same way: window.requests.say(element, text).
 //
 // Two failures told in one box (a Submit and the autosave that the blur of its button fired,
@@ -152,8 +154,11 @@
   const kept = (failure) => failure.holder.dataset.requestKept;
   const rankOf = (failure, signedOut) => (signedOut ? RANK.signedOut : 0) + (failure.asked ? RANK.asked : 0);
 
+  // A request the person made (a Submit, a button) is offered again in place by its button,
+  // as after a sign-in; one made for them (an autosave) says when it goes again by itself.
   function passing(failure, sentence) {
-    tell(failure.holder, [sentence, kept(failure), failure.holder.dataset.requestAgain], rankOf(failure, false));
+    const again = failure.asked && failure.holder.dataset.requestRetry ? retryButton(failure) : failure.holder.dataset.requestAgain;
+    tell(failure.holder, [sentence, kept(failure), again], rankOf(failure, false));
   }
 
   function retryButton(failure) {

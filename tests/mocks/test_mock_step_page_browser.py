@@ -1,5 +1,7 @@
 """The candidate's step page in a mock interview, as its live panel changes it: a follow-up's
-autosave that fails says that the draft was not saved (not that an answer was not sent), and
+autosave that fails says that the draft was not saved (not that an answer was not sent); in
+the session's last seconds a follow-up's answer the server does not have is saved again, so
+that the end submits what is on screen, and one the end came without stays on screen to copy;
 when the time runs out the progress bar counts the answers the end submitted, with the rest
 of what the panel then says."""
 
@@ -7,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from mocks import services as mock
@@ -57,6 +60,62 @@ def test_a_follow_up_draft_not_saved_says_so_and_keeps_the_text(candidate_page):
     expect(page.get_by_label("Your answer to the follow-up")).to_have_value(
         "By a hash of the prompt prefix."
     )
+
+
+def _follow_up_not_saved(candidate_page, answer_failure, expected, told: str):
+    """A session with a follow-up asked, its page open, and an answer typed whose autosave
+    failed (`answer_failure` answers the draft address): (session, event, page, text)."""
+    session = chat_session(
+        User.objects.create(username="candidate"),
+        interviewer=User.objects.create(username="interviewer"),
+    )
+    event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
+    page = candidate_page(session, expected=expected)
+    page.route("**/follow-ups/*/draft/", answer_failure)
+    text = "By a hash of the prompt prefix, so that a shared prefix meets its cached KV."
+    page.get_by_label("Your answer to the follow-up").fill(text)
+    expect(page.locator(f"#fu-status-{event.seq}")).to_contain_text(f"Draft not saved. {told}")
+    return session, event, page, text
+
+
+def test_a_follow_up_answer_not_saved_is_saved_before_the_time_runs_out(candidate_page):
+    session, event, page, text = _follow_up_not_saved(
+        candidate_page,
+        lambda route: route.fulfill(status=500, body="boom"),
+        ("status of 500", "Error Code 500"),
+        "The server had an error (500).",
+    )
+    page.unroute("**/follow-ups/*/draft/")  # the server answers again; nobody types
+    # Seven seconds left: a nudge redraws the panel, whose clock then says so.
+    left = timedelta(minutes=session.total_minutes) - timedelta(seconds=7)
+    MockSession.objects.filter(pk=session.pk).update(started_at=timezone.now() - left)
+    mock.nudge_send(session=session, text="Seven seconds left.")
+    expect(page.locator("#mock-panel")).to_contain_text("Seven seconds left.")
+
+    expect(page.locator("#mock-panel")).to_contain_text("The session has ended", timeout=15_000)
+    expect(page.locator(".mock-not-submitted")).to_have_count(0)
+    answer = mock.follow_up_answer(session=session, event=event)
+    assert answer.submissions.get().text == text
+
+
+def test_a_follow_up_answer_the_end_came_without_stays_to_copy(candidate_page):
+    session, event, page, text = _follow_up_not_saved(
+        candidate_page,
+        lambda route: route.abort(),
+        ("ERR_FAILED", "htmx:sendError"),
+        "Connection lost.",
+    )
+    mock.session_end(session=session, reason="ended early")
+
+    panel = page.locator("#mock-panel")
+    expect(panel).to_contain_text("The session has ended")
+    kept = panel.get_by_role("alert").filter(has_text="Not submitted")
+    expect(kept).to_contain_text("the report does not have it")
+    copy = kept.get_by_label("Your latest answer to the follow-up (not submitted)")
+    expect(copy).to_have_value(text)
+    kept.get_by_role("button", name="Copy the answer").click()
+    expect(kept.get_by_role("button", name="Copied")).to_be_visible()
+    assert not mock.follow_up_answer(session=session, event=event).submissions.exists()
 
 
 def test_the_progress_bar_counts_what_the_end_submitted_when_time_runs_out(candidate_page):
