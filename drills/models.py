@@ -98,6 +98,12 @@ class Card(models.Model):
     last_review = models.DateTimeField(null=True, blank=True)
     reviews = models.PositiveIntegerField(default=0)
     lapses = models.PositiveIntegerField(default=0)  # reviews rated Again
+    # The practice session whose one review is the card's latest ("set:<id>" for a drill set,
+    # "attempt:<id>" for a question's attempt, "" for none), and what re-rating that review
+    # needs as the session goes on: {"state": the FSRS state before it ({} for a new card),
+    # "ratings": {answer: rating}} (drills.services.card_review).
+    session = models.CharField(max_length=40, blank=True, default="")
+    session_base = models.JSONField(default=dict)
 
     objects = OwnedQuerySet.as_manager()
 

@@ -4,7 +4,8 @@ and the candidate's graded steps decide.
 A card is graded from a verdict, never from what the candidate says of themselves: a drill's
 from the napkin checker's verdict (`RATINGS`), a concept's from the step's primary verdict
 (instructor, model, self-check: practice.scoring.primary_grade) on the rubric points that link
-the concept.
+the concept. A drill set is one review of each kind's card, and a question's attempt one review
+of each concept's card, rated by its worst answer (`card_review`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ SET_SIZE = 5
 # schedule must be the same every time it is computed (and tested), so it is off. One learning
 # step of a minute: a miss (Again, Hard) is due again at once, for the next set to take up,
 # while a right answer goes straight to days. FSRS's default second step (ten minutes) brought
-# every kind of a set answered right back "due today" right after the set.
+# every kind of a set answered right back "due today" right after the set. A set with a miss
+# stays a miss however it ends: it is one review, rated by its worst answer (`card_review`).
 ONE_MINUTE = timedelta(minutes=1)
 SCHEDULER = Scheduler(
     enable_fuzzing=False, learning_steps=(ONE_MINUTE,), relearning_steps=(ONE_MINUTE,)
@@ -71,19 +73,53 @@ class DrillAnswerError(Exception):
         self.status = status
 
 
-def card_review(*, user: User, key: str, source: str, rating: Rating, now: datetime) -> Card:
+def card_review(
+    *,
+    user: User,
+    key: str,
+    source: str,
+    rating: Rating,
+    now: datetime,
+    session: str = "",
+    answer: str = "",
+) -> Card:
     """Review the user's card `key` with `rating` at `now` (a new card when there is none),
-    and store FSRS's next state and due date."""
+    and store FSRS's next state and due date.
+
+    With `session` (a drill set, a question's attempt), the session is one review of the card,
+    rated by its worst `answer` so far (any Again: Again, else any Hard: Hard, else Good): the
+    first answer of a session reviews the card, and each later one re-rates that review from
+    the state before it, at `now`. An answer rated again (an instructor's review of a graded
+    step) replaces its rating. A session that another on the same card came between starts a
+    review of its own. Without `session`, each call is a review of its own.
+
+    Why one review a session: answers minutes apart in one sitting are not spaced reviews.
+    Reviewed one by one, a set's last Good would take a card missed minutes before out of its
+    one-minute learning step to days away, and a mostly wrong set would not be due again
+    today. Re-rating as each answer comes, rather than once when the set ends, keeps what a
+    set left midway had answered, with no "finished" event to wait for."""
     card, _ = Card.objects.select_for_update().get_or_create(
         user=user, key=key, defaults={"source": source, "due": now, "state": {}}
     )
-    state = FsrsCard.from_dict(card.state) if card.state else FsrsCard(due=now)
-    state, _log = SCHEDULER.review_card(state, rating, now)
+    ratings: dict[str, int] = {}
+    base = card.state
+    if session and card.session == session:
+        # Undo the session's review before rating it again.
+        ratings = dict(card.session_base["ratings"])
+        base = card.session_base["state"]
+        card.reviews -= 1
+        card.lapses -= min(ratings.values()) == Rating.Again
+    ratings[answer] = int(rating)
+    rated = Rating(min(ratings.values()))
+    state = FsrsCard.from_dict(base) if base else FsrsCard(due=now)
+    state, _log = SCHEDULER.review_card(state, rated, now)
+    card.session = session
+    card.session_base = {"state": base, "ratings": ratings} if session else {}
     card.state = state.to_dict()
     card.due = state.due
     card.last_review = now
     card.reviews += 1
-    card.lapses += rating == Rating.Again
+    card.lapses += rated == Rating.Again
     card.save()
     return card
 
@@ -204,6 +240,8 @@ def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = No
             source=Card.Source.DRILL,
             rating=RATINGS[result.verdict],
             now=now,
+            session=f"set:{item.drill_set_id}",
+            answer=str(item.pk),
         )
     return result
 
@@ -372,7 +410,13 @@ def _concept_cards_read(user: User, sync: ConceptSync) -> int:
         except LookupError:
             continue
         read += 1
-        _review_concepts(user, ratings, grade.created_at)
+        _review_concepts(
+            user,
+            ratings,
+            when=grade.created_at,
+            session=f"attempt:{attempt.pk}",
+            answer=str(grade.submission_id),
+        )
     ConceptSync.objects.filter(pk=sync.pk).update(last_grade_id=last)
     return read
 
@@ -384,7 +428,16 @@ def _mock_running(attempt) -> bool:
     return mock is not None and mock.ended_at is None
 
 
-def _review_concepts(user: User, ratings: Iterable[tuple[str, Rating]], when: datetime) -> None:
+def _review_concepts(
+    user: User,
+    ratings: Iterable[tuple[str, Rating]],
+    *,
+    when: datetime,
+    session: str,
+    answer: str,
+) -> None:
+    """Review the concepts' cards with one graded answer's ratings. The attempt is the session
+    (`card_review`): a concept missed in one step stays due when a later step gets it."""
     ratings = list(ratings)
     existing = set(
         Card.objects.owned_by(user)
@@ -395,4 +448,12 @@ def _review_concepts(user: User, ratings: Iterable[tuple[str, Rating]], when: da
         key = f"concept:{slug}"
         # A concept becomes a card when it is missed; one never missed needs no schedule.
         if key in existing or rating == Rating.Again:
-            card_review(user=user, key=key, source=Card.Source.CONCEPT, rating=rating, now=when)
+            card_review(
+                user=user,
+                key=key,
+                source=Card.Source.CONCEPT,
+                rating=rating,
+                now=when,
+                session=session,
+                answer=answer,
+            )

@@ -63,17 +63,18 @@ def test_a_gb_for_gib_answer_is_a_known_mistake_and_the_card_follows_fsrs(candid
 
 
 def test_a_right_answer_rates_good_and_the_next_review_follows_fsrs(candidate):
-    drill_set = services.drill_set_start(user=candidate, kind="kv_per_token", now=NOW)
     scheduler = services.SCHEDULER
     state = FsrsCard(due=NOW)
-    for position, minutes in ((1, 0), (2, 30), (3, 24 * 60)):
-        item = drill_set.items.get(position=position)
-        when = NOW + timedelta(minutes=minutes)
+    for days in (0, 2, 7):  # a set each time, each one a review of the kind's card
+        when = NOW + timedelta(days=days)
+        drill_set = services.drill_set_start(user=candidate, kind="kv_per_token", now=when)
+        item = drill_set.items.get(position=1)
         services.drill_item_answer(item=item, answer=f"{drill_of(item).expected} KiB", now=when)
         state, _ = scheduler.review_card(state, Rating.Good, when)
     card = Card.objects.get(user=candidate, key="drill:kv_per_token")
     assert card.due == state.due
-    assert card.due > NOW.replace(day=3)  # graduated: days away, not minutes
+    assert card.reviews == 3
+    assert card.due > NOW + timedelta(days=10)  # each review spaced further
 
 
 def test_after_a_set_only_its_misses_are_due_today(candidate):

@@ -207,12 +207,14 @@ def test_the_grading_hook_reads_verdicts_into_concept_cards_once_each(content_lo
     DrillHooks().submission_graded(submission)
     key = f"concept:{point.concepts[0]}"
     assert Card.objects.get(user=user, key=key).reviews == 1
-    # A self-check under the model's grade is no new verdict; an instructor's review is.
+    # A self-check under the model's grade is no new verdict; an instructor's review is,
+    # and it re-rates the attempt's one review of the card in the model's place.
     Grade.objects.create(submission=submission, grader="self", score=1.0, points=[])
     assert services.concept_cards_sync(user=user) == 0
     Grade.objects.create(submission=submission, grader="instructor", score=1.0, points=[])
     assert services.concept_cards_sync(user=user) == 1
-    assert Card.objects.get(user=user, key=key).reviews == 2
+    card = Card.objects.get(user=user, key=key)
+    assert (card.reviews, card.lapses) == (1, 0)
 
 
 def test_an_answer_waiting_for_its_self_check_comes_first(content_loaded):
