@@ -3,15 +3,7 @@ schedule what comes back (one per drill kind, one per concept the candidate miss
 
 from django.db import models
 
-# The napkin checker's verdicts (planner.engine.VERDICTS) as a page names them.
-VERDICT_LABELS = {
-    "correct": "Correct",
-    "close": "Close",
-    "not_rounded": "Not rounded",
-    "known_mistake": "A known mistake",
-    "wrong_unit": "Wrong unit",
-    "wrong": "Wrong",
-}
+from planner.engine.checker import VERDICT_LABELS
 
 
 class OwnedQuerySet(models.QuerySet):

@@ -46,6 +46,7 @@ from practice.scoring import (
 )
 from practice.services import grading_text
 from practice.step_page import step_url
+from practice.templatetags.napkin_verdicts import napkin_verdict
 from questionbank import STEP_KEYS
 from questions import selectors
 
@@ -461,7 +462,7 @@ def _numbers(grades: list[Grade]) -> list[dict]:
             "expected": point.get("expected", ""),
             "hint": point.get("hint", ""),
         }
-        line = f"{row['label']}: {row['verdict'].replace('_', ' ')}"
+        line = f"{row['label']}: {napkin_verdict(row['verdict'])}"
         if row["answer"]:
             line += f" ({_code_cell(row['answer'])})"
         if row["expected"]:

@@ -23,7 +23,8 @@ from practice.models import Attempt, StepAnswer, Submission
 from practice.scoring import grade_label, primary_grade, submission_score
 from practice.self_check import self_check_view
 from practice.services import step_spec
-from practice.slo import unread_figures
+from practice.slo import figure_readings, unread_figures
+from questionbank import Brief
 from questions import selectors
 
 # How long a submission may wait in the queue or in grading before the panel says it is late:
@@ -174,7 +175,9 @@ def feedback_context(
         and main.grader == "llm"
         and any(is_injection_warning(w) for w in main.warnings or ())
         and not injection_found_in_text(main.warnings or ()),
-        "slo_review": _slo_review(by["slo"].slo_review, submission.fields)
+        "slo_review": _slo_review(
+            by["slo"].slo_review, submission.fields, attempt.revision.question_spec.brief
+        )
         if "slo" in by and by["slo"].slo_review
         else None,
         "checks": by["checker"].points if "checker" in by else [],
@@ -184,13 +187,24 @@ def feedback_context(
     }
 
 
-def _slo_review(stored: dict, card: dict) -> dict:
+def _slo_review(stored: dict, card: dict, brief: Brief) -> dict:
     """The SLO card's stored review, with the figures it could not read as numbers listed as
-    unread (what was typed, and why) rather than among the missed."""
+    unread (what was typed, and why) rather than among the missed, and a figure read otherwise
+    than the brief's value followed by how it was read ("Context length: 8k reads as 8,000;
+    ... write 8Ki."), pinned or not."""
     unread = unread_figures(card)
     labels = {u["label"] for u in unread}
     missed = [label for label in stored.get("missed", []) if label not in labels]
-    return {**stored, "missed": missed, "unread": unread}
+    readings = figure_readings(card, brief)
+    pinned = [
+        f"{label}: {readings[label]}" if label in readings else label
+        for label in stored.get("pinned", [])
+    ]
+    differs = [
+        {**d, "brief": f"{d['brief']}. {readings[d['label']]}"} if d.get("label") in readings else d
+        for d in stored.get("differs", [])
+    ]
+    return {**stored, "pinned": pinned, "differs": differs, "missed": missed, "unread": unread}
 
 
 def _picture(text: str, *, evidence: Sequence[str] = ()):

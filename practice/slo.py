@@ -81,7 +81,7 @@ def parse_number(raw: object, unit: str = "") -> float | None:
 
     Raises ValueError with a sentence for the candidate when the text is not a number.
     """
-    text = str(raw or "").strip().replace(",", "").replace("_", "")
+    text = _figure_text(raw)
     if not text:
         return None
     wanted = f" in {unit}" if unit else ""
@@ -163,6 +163,31 @@ def review_card(card: dict, brief: Brief) -> CardReview:
                 differs.append({"label": card_field.label, "theirs": value, "brief": str(expected)})
     score = (len(pinned) / relevant) if relevant else 0.0
     return CardReview(pinned, differs, missed, errors, names, round(score, 3))
+
+
+def _figure_text(raw: object) -> str:
+    """A figure as the calculator reads it: thousands separators and underscores dropped."""
+    return str(raw or "").strip().replace(",", "").replace("_", "")
+
+
+def figure_readings(card: dict, brief: Brief) -> dict[str, str]:
+    """How the calculator read a card's figures where that reading may not be what was meant
+    and is not the brief's value ("8k" for a context of 8192): label -> the calculator's own
+    note, the words the worksheet and the planner show under such a line ("8k reads as 8,000;
+    for a power of two such as 8,192 write 8Ki.")."""
+    readings = {}
+    for f in NUMBER_FIELDS:
+        expected = brief.value_of(f.name)
+        try:
+            theirs = parse_number(card.get(f.name), f.unit)
+        except ValueError:
+            continue  # refused, and said so (unread_figures)
+        if theirs is None or expected is None or theirs == float(expected):
+            continue
+        notes = evaluate_expression(_figure_text(card.get(f.name))).notes
+        if notes:
+            readings[f.label] = " ".join(notes)
+    return readings
 
 
 def unread_figures(card: dict) -> list[dict]:

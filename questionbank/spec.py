@@ -18,6 +18,9 @@ DIAGRAM_STEP = "architecture"
 # The one slug pattern (questions and concepts): it also keeps a slug inside its folder.
 # At most 50 characters: the database's slug columns (Django's SlugField) hold no more.
 SLUG_RE = re.compile(r"^(?=.{1,50}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
+# Where a quantity's short label ends: a comma (unless it sits between digits, a thousands
+# separator as in 2,500) or an opening parenthesis.
+_SHORT_LABEL_END = re.compile(r"(?<!\d),|,(?!\d)| \(")
 
 
 @dataclass(frozen=True)
@@ -154,8 +157,9 @@ class Quantity:
     @property
     def short_label(self) -> str:
         """The label up to its first comma or parenthesis ("Decode TPOT floor with BF16
-        weights"), for names that must stay short, like a button's accessible name."""
-        return re.split(r",| \(", self.label, maxsplit=1)[0].strip()
+        weights"), for names that must stay short, like a button's accessible name. A comma
+        between digits separates thousands ("Streams of 2,500 tokens that fit"): no cut there."""
+        return _SHORT_LABEL_END.split(self.label, maxsplit=1)[0].strip()
 
     @property
     def rounded_formula(self) -> str:

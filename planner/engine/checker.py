@@ -52,10 +52,28 @@ from .parser import (
     parse_units,
     walk,
 )
-from .units import DIMENSIONLESS, REQUESTS, TOKENS, Dim, describe_dim, dim_div, dim_mul
+from .units import (
+    DIMENSIONLESS,
+    MONEY,
+    REQUESTS,
+    TOKENS,
+    Dim,
+    describe_dim,
+    dim_div,
+    dim_mul,
+)
 from .worksheet import build_env, evaluate, evaluate_line, format_number, shown_in
 
 VERDICTS = ("correct", "close", "wrong_unit", "not_rounded", "known_mistake", "wrong")
+# Each verdict as the pages name it to the candidate: the one list every page uses.
+VERDICT_LABELS = {
+    "correct": "Correct",
+    "close": "Close",
+    "wrong_unit": "Wrong unit",
+    "not_rounded": "Round it",
+    "known_mistake": "A known slip",
+    "wrong": "Not right yet",
+}
 DEFAULT_TOLERANCE = 0.05
 MISTAKE_KEYS = frozenset({"formula", "replace", "hint", "kind"})
 _ROUNDING = {"ceil": math.ceil, "floor": math.floor, "round": lambda x: math.floor(x + 0.5)}
@@ -127,6 +145,24 @@ def _has_units(node: Node, env: Mapping[str, Quantity]) -> bool:
         or (isinstance(part, Name) and part.id in env and env[part.id].dim != DIMENSIONLESS)
         for part in walk(node)
     )
+
+
+def _per_money(dim: Dim) -> bool:
+    """Whether `dim` is money per something (USD/Mtok, USD/h, USD/req): money once above the
+    line, and only below it besides."""
+    per = dim_div(dim, MONEY)
+    return dim[-1] == 1 and per != DIMENSIONLESS and max(per) <= 0  # money is the last axis
+
+
+def _money_alone(node: Node, env: Mapping[str, Quantity]) -> bool:
+    """Whether the only units the candidate wrote are amounts of money ($1.32, 1.32 USD): no
+    other unit, and no name that carries one."""
+    for part in walk(node):
+        if isinstance(part, UnitRef | WithUnit) and part.unit.dim != MONEY:
+            return False
+        if isinstance(part, Name) and part.id in env and env[part.id].dim != DIMENSIONLESS:
+            return False
+    return True
 
 
 def _rel(a: float, b: float) -> float:
@@ -542,7 +578,8 @@ def check_quantity(
     given_labels: name -> label, quoted when a hint names a given; worksheet_lines: the
     worksheet as typed, so an answer that uses a worksheet name is read for the inputs of its
     line (without them, such an answer is judged on its value alone). A bare number is read in
-    the quantity's unit ("21.5" for a quantity in ms), and the hint names the unit assumed.
+    the quantity's unit ("21.5" for a quantity in ms), and so is an amount of money alone where
+    the unit is money per something ("$1.32" for USD/Mtok); the hint names the unit assumed.
 
     Raises NapkinError when the answer does not evaluate (the caller shows that error), and
     FormulaError when the authored formula, a mistake or the givens do not.
@@ -589,6 +626,14 @@ def check_quantity(
                 f"No unit given, so read in {unit_text}: "
                 f"{format_number(judge.in_unit(answer))} {unit_text}."
             )
+    elif answer.dim == MONEY and _per_money(judge.dim) and _money_alone(line.expr, scope):
+        # `$1.32` in a box of USD/Mtok: a price with its "per" left off, read per the box's
+        # unit as a bare 1.32 would be (reading it per token instead would make it 1.32e6).
+        answer = Quantity(answer.magnitude * judge.scale, judge.dim, answer.binary)
+        assumed_unit = (
+            f"USD with no per unit, so read in {unit_text}: "
+            f"{format_number(judge.in_unit(answer))} {unit_text}."
+        )
 
     def result(
         verdict: str, hint: str, value: float | None, unit: str, kind: str | None = None
@@ -654,18 +699,20 @@ def check_quantity(
 
     if judge.rounding:
         own = _own_rounding(line.expr, worksheet_lines, set(worksheet_env or {}))
-        rounded_right = False
-        if own is not None and own[0] == judge.rounding:
+        rounded_from: tuple[str, float] | None = None
+        if own is not None:
             try:
                 inner_q = Evaluator(dict(scope)).eval(own[1])
             except NapkinError:
                 inner_q = None
-            rounded_right = (
-                inner_q is not None
-                and inner_q.dim == judge.dim
-                and judge.rounded(judge.in_unit(inner_q)) == value
-            )
-        verdict = _judge_count(judge, value, raw, expected, reveal, rounded_right)
+            if inner_q is not None and inner_q.dim == judge.dim:
+                rounded_from = (own[0], judge.in_unit(inner_q))
+        rounded_right = (
+            rounded_from is not None
+            and rounded_from[0] == judge.rounding
+            and judge.rounded(rounded_from[1]) == value
+        )
+        verdict = _judge_count(judge, value, raw, expected, reveal, rounded_right, rounded_from)
         if verdict is not None and verdict[0] == "correct":
             return offset_slips() or result("correct", verdict[1], value, unit_text)
         if verdict is not None:
@@ -754,12 +801,17 @@ def _judge_count(
     expected: float,
     reveal: bool,
     rounded_right: bool = False,
+    rounded_from: tuple[str, float] | None = None,
 ) -> tuple[str, str] | None:
     """The verdict on an answer to a rounded quantity, when rounding decides it: correct, the
     right value not yet whole, or whole but rounded the other way. None to judge on.
     `rounded_right`: the answer rounds its own value the required way (`floor(x)` for a count
     rounded down), so a wrong whole number comes from the value before rounding, never from
-    the direction."""
+    the direction. `rounded_from`: the rounding the answer applies itself and the value it
+    rounds (in the quantity's unit), or None when it rounds nothing the checker can see.
+
+    The count itself is named only when `reveal`: before the step is submitted a hint says
+    which way to round, never what the count comes to."""
     whole = abs(value - round(value)) < 1e-9
     if whole and round(value) == round(expected):
         return "correct", ""
@@ -770,22 +822,24 @@ def _judge_count(
     except FormulaError:
         unrounded = raw
     words = _ROUNDING_WORDS[judge.rounding or "round"]
-    # The value this count is rounded from: the formula over the earlier quantities as they
-    # are (16 whole streams), unless that is already whole (a fleet of 10 instances times TP),
-    # then the value before any rounding (9.14 instances).
-    before = [x for x in dict.fromkeys((raw, unrounded)) if x != round(x)]
-    shown = (
-        f": {format_number(before[0] if before else unrounded)} becomes {format_number(expected)}."
-        if reveal
-        else "."
-    )
+
+    def near(x: float) -> bool:
+        return _rel(x, raw) <= judge.tolerance or _rel(x, unrounded) <= judge.tolerance
+
     if not whole:
-        near = _rel(value, raw) <= judge.tolerance or _rel(value, unrounded) <= judge.tolerance
-        if not near:
+        if not near(value):
             return None
         # "Right value" only when rounding the answer the required way gives the count: 10.4
         # GPUs rounded up is 11, so 10.4 is not the right value of a count that comes to 10.
         if judge.rounded(value) == expected:
+            # The value this count is rounded from: the formula over the earlier quantities
+            # as they are (16 whole streams), unless that is already whole (a fleet of 10
+            # instances times TP), then the value before any rounding (9.14 instances).
+            before = [x for x in dict.fromkeys((raw, unrounded)) if x != round(x)]
+            source = before[0] if before else unrounded
+            shown = (
+                f": {format_number(source)} becomes {format_number(expected)}." if reveal else "."
+            )
             return "not_rounded", f"Right value, but it must be a whole number, {words}{shown}"
         return (
             "close",
@@ -793,20 +847,26 @@ def _judge_count(
             f"{format_number(judge.rounded(value))}, not the count this comes to; check the "
             "value before rounding.",
         )
-    if rounded_right:
+    # A whole number is "rounded the wrong way" only when the answer shows the rounding: a
+    # bare 9 may be a guess, a slip or 9.14 rounded down, and is judged on its value.
+    if rounded_right or rounded_from is None:
         return None
-    for x in before:
-        for way, other in (("ceil", math.ceil(x)), ("floor", math.floor(x))):
-            if other == round(value) and other != expected:
-                # Not the right value: the count is the other whole number. Name the value
-                # it comes from and where that goes, the way a reviewer would put it.
-                went = _ROUNDING_WORDS[way]
-                return (
-                    "not_rounded",
-                    f"{format_number(x)} {went} gives {other}, but this count must be "
-                    f"{words}, which gives {format_number(expected)}.",
-                )
-    return None
+    way, x = rounded_from
+    if x == round(x) or not near(x) or judge.rounded(x) != expected:
+        return None  # not the right value rounded the other way
+    shown = f": {format_number(x)} becomes {format_number(expected)}." if reveal else "."
+    return (
+        "not_rounded",
+        f"{format_number(x)} {_ROUNDING_WORDS[way]} gives {format_number(value)}, but this "
+        f"count must be {words}{shown}",
+    )
 
 
-__all__ = ["VERDICTS", "MISTAKE_KEYS", "CheckResult", "check_quantity", "givens_from_estimate"]
+__all__ = [
+    "VERDICTS",
+    "VERDICT_LABELS",
+    "MISTAKE_KEYS",
+    "CheckResult",
+    "check_quantity",
+    "givens_from_estimate",
+]

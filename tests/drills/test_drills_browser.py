@@ -56,7 +56,7 @@ def test_a_first_drill_set_with_gb_for_gib_then_home_and_progress(
         done = page.locator(f"#drill-{item.position} [data-testid=verdict]")
         expect(done).to_be_visible()
         if slip:
-            expect(done).to_contain_text("A known mistake")
+            expect(done).to_contain_text("A known slip")
             expect(done).to_contain_text("GB vs GiB")
             solution = page.locator(f"#drill-{item.position} [data-testid=solution]")
             expect(solution).to_contain_text("(P − P_emb) × b_w + P_emb × b_emb")

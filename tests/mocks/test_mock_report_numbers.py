@@ -32,7 +32,7 @@ def test_the_report_has_the_numbers_the_session_withheld(people, bank_loaded):
     numbers = page.split("Napkin math:")[1].split("mock-report-step")[0]
     assert "Your numbers" in numbers
     assert "Weight memory in BF16" in numbers and "15.23 GB" in numbers
-    assert "<code>W</code>" in numbers and "correct" in numbers
+    assert "<code>W</code>" in numbers and "Weight memory in BF16: Correct" in numbers
     # The fleet the brief asks for, and what the candidate had instead.
     assert "H100s for the interactive peak by throughput" in numbers
     assert "expected 4" in numbers
@@ -43,7 +43,7 @@ def test_the_report_has_the_numbers_the_session_withheld(people, bank_loaded):
     ).content.decode()
     section = export.split("## Napkin math")[1].split("\n## ")[0]
     assert "### Your numbers" in section
-    assert "Weight memory in BF16: correct (`W`), expected 15.23 GB" in section
+    assert "Weight memory in BF16: Correct (`W`), expected 15.23 GB" in section
 
 
 def test_a_step_awaiting_the_candidates_self_check_links_to_it(people, bank_loaded):

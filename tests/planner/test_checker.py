@@ -72,7 +72,8 @@ def test_n_inst_quantity_is_10() -> None:
         ("tpot_floor", "172 ms", "wrong"),
         ("n_inst", "10", "correct"),
         ("n_inst", "9.14", "not_rounded"),
-        ("n_inst", "9", "not_rounded"),
+        ("n_inst", "floor(9.14)", "not_rounded"),  # the right value, rounded the wrong way
+        ("n_inst", "9", "close"),  # a bare whole number shows no rounding: judged on its value
         ("n_inst", "11", "close"),
         ("r_inst", "2000 tok/s", "known_mistake"),  # authored, of another dimension
         ("tpot_floor", "W / bw in ms", "known_mistake"),  # authored

@@ -93,17 +93,16 @@ def test_a_fleet_with_its_headroom_and_peak_stays_correct() -> None:
 
 def test_a_count_rounded_down_is_not_called_the_right_value() -> None:
     # 50 / (0.7 x 7.8125) = 9.14 instances; 9 is not the answer, 9.14 rounds up to 10.
-    result = check(Q1, "n_inst", "9")
+    result = check(Q1, "n_inst", "floor(qps_peak / (rho * r_inst))")
     assert result.verdict == "not_rounded"
     assert "Right value" not in result.hint
-    assert "9.143 rounded down gives 9" in result.hint
-    assert "must be rounded up, which gives 10." in result.hint
+    assert result.hint == "9.143 rounded down gives 9, but this count must be rounded up."
 
 
 def test_a_count_rounded_up_where_it_must_go_down_says_where_it_goes() -> None:
-    result = check(Q1, "max_seqs", "34")
+    result = check(Q1, "max_seqs", "ceil(33.51)")
     assert "Right value" not in result.hint
-    assert "rounded down" in result.hint and "33" in result.hint
+    assert result.hint == "33.51 rounded up gives 34, but this count must be rounded down."
 
 
 # A candidate who floors their own value rounded the right way: a wrong whole number then
@@ -127,17 +126,16 @@ def test_a_count_floored_from_a_wrong_value_is_not_said_to_be_rounded_up(answer:
 
 def test_a_count_rounded_up_without_rho_is_named_though_it_is_the_floor_of_the_right_value():
     # 10 QPS / 4 req/s = 2.5, rounded up 3: rho forgotten. 3 is also 3.57 rounded down, which
-    # only a bare 3 can mean.
+    # only an answer that rounds 3.57 itself shows.
     for answer, worksheet in (("ceil(10 QPS / (4 QPS))", ""), ("n", "n = ceil(10 QPS / (4 QPS))")):
         result = check(Q3, "n_inst", answer, worksheet=worksheet)
         assert (result.verdict, result.mistake) == ("known_mistake", "utilisation-target")
-    assert check(Q3, "n_inst", "3").verdict == "not_rounded"
+    assert check(Q3, "n_inst", "floor(3.57)").verdict == "not_rounded"
 
 
 def test_the_value_before_rounding_is_the_counts_own() -> None:
     # n_inst = 10 QPS / (0.7 x 16 streams / 4 s) = 3.571: the 16 streams are whole, so the
     # hint never quotes 3.41 (the value with 16.76 streams, which nobody computes).
-    assert check(Q3, "n_inst", "3").hint.startswith("3.571 rounded down gives 3,")
     revealed = check(Q3, "n_inst", "3.57", reveal=True)
     assert revealed.verdict == "not_rounded" and revealed.hint.endswith("3.571 becomes 4.")
     # Where the count's own value is whole (10 instances x TP 1), the one before rounding is.

@@ -192,7 +192,7 @@ def test_a_candidate_walks_a_new_question_from_the_home_page(
     page.wait_for_url("**/scorecard/")
     card = page.locator("main").inner_text()
     assert SPEC.title in card and "Per step" in card
-    assert f"{first.label}: correct" in card  # the napkin check the candidate made
+    assert f"{first.label}: Correct" in card  # the napkin check the candidate made
     save_screenshot(page, "bank-walk-scorecard")
 
     page.goto(live_server_bank_url + "/")

@@ -1,0 +1,144 @@
+"""What the checker says before a step is submitted about a count one away from the answer (it
+names no count), and how it reads a price written with `$` in a box of money per something."""
+
+import json
+import re
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from planner.engine import check_quantity, evaluate_worksheet, givens_from_estimate
+from planner.questions import (
+    estimate_step,
+    find_quantity,
+    given_labels,
+    question_path,
+    read_front_matter,
+)
+
+Q1, TP70B, MOE = "chat-api-50qps", "tensor-parallel-70b-midrange", "moe-mixtral-serving"
+
+
+def check(slug: str, quantity_id: str, answer: str, reveal: bool = False):
+    estimate = estimate_step(read_front_matter(question_path(slug, Path(settings.CONTENT_DIR))))
+    return check_quantity(
+        find_quantity(estimate, quantity_id),
+        answer,
+        givens_from_estimate(estimate, upto=quantity_id),
+        reveal=reveal,
+        given_labels=given_labels(estimate),
+    )
+
+
+def names_number(hint: str, number: int) -> bool:
+    return re.search(rf"(?<![\d.]){number}(?!\d|\.\d)", hint) is not None
+
+
+# --- a whole number one away from a count ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("slug", "quantity_id", "answer", "count"),
+    [
+        (TP70B, "tp_min", "2", 3),  # 2.084 GPUs' worth of weights, rounded up
+        (TP70B, "max_streams", "45", 44),  # 44.66 streams, rounded down
+        (Q1, "n_inst", "9", 10),  # 9.143 instances, rounded up
+        (Q1, "max_seqs", "34", 33),  # 33.51 streams, rounded down
+    ],
+)
+def test_a_bare_whole_number_one_away_does_not_give_the_count_away(
+    slug: str, quantity_id: str, answer: str, count: int
+) -> None:
+    result = check(slug, quantity_id, answer)
+    assert result.verdict != "not_rounded"
+    assert not names_number(result.hint, count), result.hint
+    assert "which gives" not in result.hint and "rounded up gives" not in result.hint
+
+
+def test_a_bare_whole_number_is_judged_on_its_value() -> None:
+    # 9 of 10 instances is 10% off: close, as any number that far off is; 8 is 20% off.
+    assert check(Q1, "n_inst", "9").verdict == "close"
+    assert check(Q1, "n_inst", "8").verdict == "wrong"
+
+
+@pytest.mark.parametrize(
+    ("slug", "quantity_id", "answer", "hint"),
+    [
+        (TP70B, "tp_min", "floor(2.084)",
+         "2.084 rounded down gives 2, but this count must be rounded up."),
+        (TP70B, "max_streams", "ceil(44.66)",
+         "44.66 rounded up gives 45, but this count must be rounded down."),
+        (Q1, "n_inst", "round(qps_peak / (rho * r_inst))",
+         "9.143 rounded to the nearest whole number gives 9, but this count must be rounded up."),
+    ],
+)  # fmt: skip
+def test_rounding_the_answer_shows_is_named_without_the_count(
+    slug: str, quantity_id: str, answer: str, hint: str
+) -> None:
+    result = check(slug, quantity_id, answer)
+    assert (result.verdict, result.hint) == ("not_rounded", hint)
+
+
+def test_the_count_is_named_once_revealed() -> None:
+    result = check(TP70B, "tp_min", "floor(2.084)", reveal=True)
+    assert result.verdict == "not_rounded"
+    assert result.hint.endswith("must be rounded up: 2.084 becomes 3.")
+
+
+def test_a_value_far_from_the_right_one_rounded_the_other_way_is_not_called_rounding() -> None:
+    # floor(2.9) is 2, but 2.9 is not the 2.084 this count is rounded from.
+    result = check(TP70B, "tp_min", "floor(2.9)")
+    assert result.verdict != "not_rounded"
+
+
+def test_napkin_check_names_no_count_without_reveal() -> None:
+    out = StringIO()
+    call_command("napkin", "--check", Q1, "n_inst", "9", "--json", stdout=out)
+    obj = json.loads(out.getvalue())
+    assert "expected" not in obj and not names_number(obj["hint"], 10), obj
+
+
+# --- a price written with `$` -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("answer", ["$1.32", "1.32 USD", "$2.64 / 2", "1.32", "$1.32/Mtok"])
+def test_a_price_per_million_tokens_written_in_usd_is_read_per_million_tokens(
+    answer: str,
+) -> None:
+    result = check(MOE, "cost_mtok", answer)
+    assert result.verdict == "correct", result.hint
+    assert result.value == pytest.approx(1.32, abs=0.01) and result.unit == "USD/Mtok"
+
+
+def test_the_reading_of_a_dollar_price_is_said() -> None:
+    assert check(MOE, "cost_mtok", "$1.32").hint == (
+        "USD with no per unit, so read in USD/Mtok: 1.32 USD/Mtok."
+    )
+
+
+HOURLY = {"id": "price", "label": "Fleet price", "formula": "4 * 2.5 USD/h", "unit": "USD/h"}
+TOTAL = {"id": "total", "label": "Bill", "formula": "10 USD", "unit": "USD"}
+
+
+def test_a_dollar_price_is_read_per_hour_in_a_box_of_usd_per_hour() -> None:
+    assert check_quantity(HOURLY, "$10", {}).verdict == "correct"
+
+
+def test_a_dollar_amount_in_a_box_of_usd_is_unchanged() -> None:
+    result = check_quantity(TOTAL, "$10", {})
+    assert (result.verdict, result.hint) == ("correct", "")
+
+
+def test_an_amount_computed_with_other_units_is_not_read_per_the_box() -> None:
+    # 10 USD/h times 1 h is a bill, not an hourly price: still another dimension.
+    assert check_quantity(HOURLY, "$10/h * 1 h", {}).verdict == "wrong_unit"
+    assert check_quantity(HOURLY, "bill", {}, worksheet_env=_env("bill = $10")).verdict == (
+        "wrong_unit"
+    )
+
+
+def _env(line: str) -> dict:
+    return {r.name: r.quantity for r in evaluate_worksheet([line]) if r.name}
