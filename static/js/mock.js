@@ -1,9 +1,10 @@
 // Mock interviews: count the server's time left down between polls, copy a link, reset a
-// sent form, save a follow-up's answer once more before the end (and keep it to copy if the
-// end came without it), and scrub through an answer's saved versions. The time always comes
-// from the server (each panel carries the seconds left when it was rendered); the browser's
-// clock only measures how long ago that was, for the display and for when to save again,
-// and decides nothing: the server takes a save or refuses it by its own clock.
+// sent form, save the step's answer and a follow-up's once more before the end (and keep
+// them to copy if the end came without them), and scrub through an answer's saved versions.
+// The time always comes from the server (each panel carries the seconds left when it was
+// rendered); the browser's clock only measures how long ago that was, for the display and
+// for when to save again, and decides nothing: the server takes a save or refuses it by its
+// own clock.
 (function () {
   "use strict";
 
@@ -30,56 +31,89 @@
     el.textContent = m + ":" + s;
   }
 
-  // The answer to a follow-up as the candidate sees it, against the text the server has: the
-  // end submits the server's draft, so a box whose last autosave failed (or has not run yet)
-  // would go in without what is on screen. In the session's last seconds such a box is
-  // saved again, as often as it takes; if the end comes all the same (no connection, or the
-  // interviewer ended it), the ended panel keeps the text to copy and says it is not in.
+  // The answers on the step page as the candidate sees them, against what the server has: the
+  // end submits the server's drafts, so an answer whose last autosave failed (or has not run
+  // yet) would go in without what is on screen. Two kinds: a follow-up's box (in the panel),
+  // and the step's own answer form (its text and every box beside it). In the session's last
+  // seconds such an answer is saved again, as often as it takes; if the end comes all the same
+  // (no connection, or the interviewer ended it), the ended panel keeps it to copy and says it
+  // is not in.
   const FLUSH_SECONDS = 5;
-  const confirmed = new WeakMap(); // a follow-up's box -> the text the server last took
-  const sending = new WeakMap(); // a follow-up's box -> the text of its request in flight
+  const confirmed = new WeakMap(); // an answer (its box, or the step's form) -> what the server last took
+  const sending = new WeakMap(); // an answer -> what its request in flight sends
 
-  const followUpBox = (elt) => {
+  // The answer that `elt`'s request sends, if it sends one: a follow-up's autosave (the box)
+  // or Submit (its form); the step's autosave (#autosave, in the form) or Submit (the form).
+  function answerOf(elt) {
     if (!elt || !elt.closest) return null;
-    const form = elt.closest("form.mock-follow-up");
-    return form ? form.querySelector("textarea[name=text]") : null;
-  };
-  const unsaved = (box) => box.value !== (confirmed.has(box) ? confirmed.get(box) : box.defaultValue);
+    const followUp = elt.closest("form.mock-follow-up");
+    if (followUp) return followUp.querySelector("textarea[name=text]");
+    const step = elt.closest("#answer-form");
+    return step && (elt === step || elt.id === "autosave") ? step : null;
+  }
+  const isStep = (answer) => answer.tagName === "FORM";
 
-  // Its autosave (the box's own request) and its Submit (the form's) both send the text.
+  // The boxes an answer is made of: a follow-up's one, or the step form's own (the napkin-math
+  // quantity boxes belong to their check forms, see practice.js, and are part of it too).
+  function boxesOf(answer) {
+    if (!isStep(answer)) return [answer];
+    const own = Array.from(answer.elements).filter((el) => el.name && el.matches("textarea, input[type=text], input[type=radio]"));
+    return own.concat(Array.from(document.querySelectorAll(".quantity-input input[name]")));
+  }
+  // What the boxes hold, or with `served` what the page was served with: [name, value, a
+  // choice rather than text] for each.
+  function contentOf(answer, served) {
+    return JSON.stringify(boxesOf(answer).map((el) => (el.type === "radio"
+      ? [el.name, (served ? el.defaultChecked : el.checked) ? el.value : "", true]
+      : [el.name, served ? el.defaultValue : el.value, false])));
+  }
+  const held = (answer) => (confirmed.has(answer) ? confirmed.get(answer) : contentOf(answer, true));
+  const unsaved = (answer) => contentOf(answer) !== held(answer);
+  // Whether `content` has anything written in it (a choice alone, peak or mean, is no answer).
+  const written = (content) => JSON.parse(content).some(([, value, choice]) => !choice && value.trim() !== "");
+
   document.addEventListener("htmx:beforeRequest", (event) => {
-    const box = followUpBox(event.detail.elt);
-    if (box) sending.set(box, box.value);
+    const answer = answerOf(event.detail.elt);
+    if (answer) sending.set(answer, contentOf(answer));
   });
   document.addEventListener("htmx:afterRequest", (event) => {
-    const box = followUpBox(event.detail.elt);
-    if (!box) return;
+    const answer = answerOf(event.detail.elt);
+    if (!answer) return;
     const xhr = event.detail.xhr;
-    if (event.detail.successful && xhr && xhr.status === 200) confirmed.set(box, sending.get(box));
-    sending.delete(box);
+    if (event.detail.successful && xhr && xhr.status === 200) confirmed.set(answer, sending.get(answer));
+    sending.delete(answer);
   });
 
-  function flushFollowUps() {
-    document.querySelectorAll("form.mock-follow-up textarea[name=text]").forEach((box) => {
-      if (!unsaved(box) || sending.has(box)) return;
-      // Sent as its autosave is: the box's own address, target and failure messages.
-      htmx.ajax("POST", box.getAttribute("hx-post"), { source: box }).catch(() => {});
+  function answersOnThePage() {
+    const step = document.getElementById("answer-form");
+    return Array.from(document.querySelectorAll("form.mock-follow-up textarea[name=text]")).concat(step ? [step] : []);
+  }
+
+  function flush() {
+    answersOnThePage().forEach((answer) => {
+      if (!unsaved(answer) || sending.has(answer)) return;
+      // A tab behind another one's newer draft is refused every save: it has its own message.
+      if (isStep(answer) && document.querySelector("#save-status.is-conflict")) return;
+      // Sent as its autosave is: that request's address, target and failure messages.
+      const autosave = isStep(answer) ? document.getElementById("autosave") : answer;
+      if (autosave) htmx.ajax("POST", autosave.getAttribute("hx-post"), { source: autosave }).catch(() => {});
     });
   }
 
-  // What a redraw of the panel takes away: the text of each box the server does not have.
-  // A redraw that is the answer to the box's own Submit is not one: that sent the text.
+  // What the end left out: each answer whose latest text the server does not have, as the
+  // redraw of the panel to its ended state finds it. A redraw that is the answer to a
+  // follow-up's own Submit takes nothing from that box: the Submit sent its text.
   let lost = [];
   let lostFrom = null;
   document.addEventListener("htmx:beforeSwap", (event) => {
     const panel = event.detail.target;
     if (!panel || panel.id !== "mock-panel" || !event.detail.shouldSwap) return;
-    const sent = followUpBox(event.detail.requestConfig && event.detail.requestConfig.elt);
-    const submitted = Boolean(sent) && event.detail.xhr && event.detail.xhr.status === 200;
+    const sent = answerOf(event.detail.requestConfig && event.detail.requestConfig.elt);
+    const submitted = Boolean(sent) && !isStep(sent) && event.detail.xhr && event.detail.xhr.status === 200;
     lostFrom = panel;
-    lost = submitted ? [] : Array.from(panel.querySelectorAll("form.mock-follow-up textarea[name=text]"))
-      .filter((box) => unsaved(box) && box.value.trim())
-      .map((box) => ({ text: box.value, earlier: (confirmed.has(box) ? confirmed.get(box) : box.defaultValue).trim() !== "" }));
+    lost = answersOnThePage()
+      .filter((answer) => !(submitted && answer === sent) && unsaved(answer) && written(contentOf(answer)))
+      .map((answer) => ({ step: isStep(answer), text: copyOf(answer), earlier: written(held(answer)) }));
   });
   document.addEventListener("htmx:afterSwap", () => {
     const panel = document.getElementById("mock-panel");
@@ -88,20 +122,33 @@
     lost = [];
   });
 
+  // An answer as text to copy: a follow-up's box as it is; the step's boxes each under its
+  // label, when more than one holds something.
+  function copyOf(answer) {
+    const filled = boxesOf(answer).filter((el) => (el.type === "radio" ? el.checked : el.value.trim()));
+    if (filled.length === 1 && filled[0].type !== "radio") return filled[0].value;
+    return filled.map((el) => {
+      const label = el.type === "radio" ? el.closest("fieldset").querySelector("legend") : el.labels && el.labels[0];
+      const name = label ? label.textContent.trim().replace(/\s+/g, " ") : el.name;
+      return el.type === "radio" ? name + ": " + el.value : name + "\n" + el.value;
+    }).join("\n\n");
+  }
+
   function keep(panel, answer, i) {
-    const id = "follow-up-not-submitted-" + i;
+    const id = answer.step ? "step-answer-not-submitted" : "follow-up-not-submitted-" + i;
     if (document.getElementById(id)) return;
+    const what = answer.step ? "this step" : "the follow-up";
     const block = document.createElement("div");
     block.className = "message message-error mock-not-submitted";
     block.setAttribute("role", "alert");
     const say = document.createElement("p");
     const lead = document.createElement("strong");
-    lead.textContent = "Not submitted: your latest answer to the follow-up.";
+    lead.textContent = "Not submitted: your latest answer to " + what + ".";
     const report = answer.earlier ? "the report has the version saved before it" : "the report does not have it";
     say.append(lead, " The session ended before the server had it, so " + report + ". It is kept here for you to copy.");
     const label = document.createElement("label");
     label.htmlFor = id;
-    label.textContent = "Your latest answer to the follow-up (not submitted)";
+    label.textContent = "Your latest answer to " + what + " (not submitted)";
     const copy = document.createElement("textarea");
     copy.id = id;
     copy.rows = 4;
@@ -129,7 +176,7 @@
     document.querySelectorAll("[data-seconds-left]").forEach((el) => show(el, now));
     const left = sessionSecondsLeft(now);
     // Past the end the server refuses a save (and says so): the ended panel takes over.
-    if (left !== null && left > 0 && left <= FLUSH_SECONDS) flushFollowUps();
+    if (left !== null && left > 0 && left <= FLUSH_SECONDS) flush();
   }, 1000);
 
   document.addEventListener("click", (event) => {

@@ -116,23 +116,44 @@
     }
   });
   // A Submit that failed (requests.js tells why in the status, with its Submit again) leaves
-  // the step not submitted until a Submit goes through. The autosave's answer replaces that
-  // status ("Draft saved at ..."), which must not read as the step being in: while the status
-  // does not say "Not submitted.", #submit-pending says it, with a Submit again of its own. A
-  // Submit the server refused (409, 422, 429) is told by the server, in its own words.
+  // the step not submitted until a Submit goes through; so does one the server refused with
+  // its reason in the status (a 422 whose text was not saved: an interviewer's follow-up to
+  // answer first, nothing to submit). The autosave's answer replaces that status ("Draft
+  // saved at ..."), which must not read as the step being in, nor lose the reason: while
+  // the status does not tell it, #submit-pending does, with a Submit again of its own. A
+  // refusal told elsewhere keeps its own place: another tab's newer draft (409) stays in the
+  // status, since this tab's saves are refused too; a refusal with the text saved (422, 429)
+  // is in #submit-result, which the autosave leaves alone.
   const pending = document.getElementById("submit-pending");
+  const pendingWhy = document.getElementById("submit-pending-why");
   const submitButton = document.getElementById("submit-button");
   let submitFailed = false;
+  let refusal = ""; // the server's reason for refusing the last Submit, as the status told it
+  const statusSays = (box) => {
+    const copy = box.cloneNode(true);
+    copy.querySelectorAll("strong, details").forEach((part) => part.remove());
+    return copy.textContent.trim().replace(/\s+/g, " ");
+  };
   function showPending() {
     const box = status();
-    const told = Boolean(box) && Array.from(box.querySelectorAll("strong"))
-      .some((lead) => lead.textContent === form.dataset.requestFailed);
-    pending.firstElementChild.hidden = !submitFailed || told;
+    const told = Boolean(box) && (refusal
+      ? statusSays(box).includes(refusal)
+      : Array.from(box.querySelectorAll("strong")).some((lead) => lead.textContent === form.dataset.requestFailed));
+    const why = refusal ? "The server refused your last Submit: “" + refusal + "”" : pendingWhy.dataset.failed;
+    if (pendingWhy.textContent !== why) pendingWhy.textContent = why; // a change is news to the observer below
+    pending.firstElementChild.hidden = !(submitFailed || refusal) || told;
   }
-  if (pending && submitButton) {
+  if (pending && pendingWhy && submitButton) {
+    pendingWhy.dataset.failed = pendingWhy.textContent;
     document.body.addEventListener("htmx:afterRequest", (event) => {
       if (event.detail.elt !== form) return;
+      const xhr = event.detail.xhr;
       submitFailed = !event.detail.successful;
+      // The answer is swapped in by now (its class is settling still: read its words). A 422
+      // told in the status leads with "Not saved."; one told beside it leaves "Draft saved.".
+      const box = status();
+      const inStatus = xhr && xhr.status === 422 && box && box.querySelector("strong");
+      refusal = !submitFailed && inStatus ? statusSays(box) : "";
       showPending();
     });
     // requests.js may tell a failure after the request (once it has asked whether the session
@@ -184,9 +205,10 @@
   function saveRefusal() {
     // A refusal from the server (another tab's newer draft, a mock's end) comes as a new
     // #save-status, which a screen reader need not read: say its sentence, without the other
-    // tab's text in its disclosure. A save that went through says nothing.
+    // tab's text in its disclosure. A save that went through says nothing, and neither does a
+    // failure requests.js told (marked so): it changed the live region in place, which is read.
     const el = status();
-    if (!el || !/\bis-(conflict|error)\b/.test(el.className)) {
+    if (!el || el.hasAttribute("data-request-error") || !/\bis-(conflict|error)\b/.test(el.className)) {
       said["save-said"] = "";
       return "";
     }

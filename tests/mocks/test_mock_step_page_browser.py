@@ -1,7 +1,8 @@
 """The candidate's step page in a mock interview, as its live panel changes it: a follow-up's
 autosave that fails says that the draft was not saved (not that an answer was not sent); in
-the session's last seconds a follow-up's answer the server does not have is saved again, so
-that the end submits what is on screen, and one the end came without stays on screen to copy;
+the session's last seconds an answer the server does not have (the step's, a follow-up's) is
+saved again, so that the end submits what is on screen, and one the end came without stays
+on screen to copy, under a panel that says only what the server had was submitted;
 when the time runs out the progress bar counts the answers the end submitted, with the rest
 of what the panel then says."""
 
@@ -62,15 +63,28 @@ def test_a_follow_up_draft_not_saved_says_so_and_keeps_the_text(candidate_page):
     )
 
 
-def _follow_up_not_saved(candidate_page, answer_failure, expected, told: str):
-    """A session with a follow-up asked, its page open, and an answer typed whose autosave
-    failed (`answer_failure` answers the draft address): (session, event, page, text)."""
+STEP_DRAFT = "**/steps/architecture/draft/"
+FIRST = "Clients reach a gateway, then a prefix-aware router."
+LATEST = FIRST + " Ten replicas behind it, scaled on queue depth."
+
+
+def _answers_not_saved(candidate_page, answer_failure, expected, told: str):
+    """A session with a follow-up asked, its page open, and two answers whose last autosave
+    failed (`answer_failure` answers both draft addresses): the follow-up's, typed after the
+    step's, which the server has in an earlier version (FIRST, where the page shows LATEST).
+    Returns (session, event, page, the follow-up's text)."""
     session = chat_session(
         User.objects.create(username="candidate"),
         interviewer=User.objects.create(username="interviewer"),
     )
     event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
     page = candidate_page(session, expected=expected)
+    step = page.locator("#answer-text")
+    with page.expect_response(STEP_DRAFT):
+        step.fill(FIRST)
+    page.route(STEP_DRAFT, answer_failure)
+    step.fill(LATEST)
+    expect(page.locator("#save-status")).to_contain_text(f"Not saved. {told}")
     page.route("**/follow-ups/*/draft/", answer_failure)
     text = "By a hash of the prompt prefix, so that a shared prefix meets its cached KV."
     page.get_by_label("Your answer to the follow-up").fill(text)
@@ -78,14 +92,19 @@ def _follow_up_not_saved(candidate_page, answer_failure, expected, told: str):
     return session, event, page, text
 
 
-def test_a_follow_up_answer_not_saved_is_saved_before_the_time_runs_out(candidate_page):
-    session, event, page, text = _follow_up_not_saved(
+def _step_answer(session):
+    return session.attempt.answers.get(step_key="architecture", follow_up_id="")
+
+
+def test_answers_not_saved_are_saved_before_the_time_runs_out(candidate_page):
+    session, event, page, text = _answers_not_saved(
         candidate_page,
         lambda route: route.fulfill(status=500, body="boom"),
         ("status of 500", "Error Code 500"),
         "The server had an error (500).",
     )
     page.unroute("**/follow-ups/*/draft/")  # the server answers again; nobody types
+    page.unroute(STEP_DRAFT)
     # Seven seconds left: a nudge redraws the panel, whose clock then says so.
     left = timedelta(minutes=session.total_minutes) - timedelta(seconds=7)
     MockSession.objects.filter(pk=session.pk).update(started_at=timezone.now() - left)
@@ -96,10 +115,11 @@ def test_a_follow_up_answer_not_saved_is_saved_before_the_time_runs_out(candidat
     expect(page.locator(".mock-not-submitted")).to_have_count(0)
     answer = mock.follow_up_answer(session=session, event=event)
     assert answer.submissions.get().text == text
+    assert _step_answer(session).submissions.get().text == LATEST
 
 
-def test_a_follow_up_answer_the_end_came_without_stays_to_copy(candidate_page):
-    session, event, page, text = _follow_up_not_saved(
+def test_answers_the_end_came_without_stay_to_copy(candidate_page):
+    session, event, page, text = _answers_not_saved(
         candidate_page,
         lambda route: route.abort(),
         ("ERR_FAILED", "htmx:sendError"),
@@ -108,14 +128,28 @@ def test_a_follow_up_answer_the_end_came_without_stays_to_copy(candidate_page):
     mock.session_end(session=session, reason="ended early")
 
     panel = page.locator("#mock-panel")
-    expect(panel).to_contain_text("The session has ended")
-    kept = panel.get_by_role("alert").filter(has_text="Not submitted")
+    # What the panel says was submitted is what the server had, not what is on screen.
+    expect(panel).to_contain_text(
+        "The session has ended: your answers were submitted as the server had them at the end"
+    )
+    kept = panel.get_by_role("alert").filter(
+        has_text="Not submitted: your latest answer to the follow-up"
+    )
     expect(kept).to_contain_text("the report does not have it")
     copy = kept.get_by_label("Your latest answer to the follow-up (not submitted)")
     expect(copy).to_have_value(text)
     kept.get_by_role("button", name="Copy the answer").click()
     expect(kept.get_by_role("button", name="Copied")).to_be_visible()
     assert not mock.follow_up_answer(session=session, event=event).submissions.exists()
+
+    kept_step = panel.get_by_role("alert").filter(
+        has_text="Not submitted: your latest answer to this step"
+    )
+    expect(kept_step).to_contain_text("the report has the version saved before it")
+    expect(kept_step.get_by_label("Your latest answer to this step (not submitted)")).to_have_value(
+        LATEST
+    )
+    assert _step_answer(session).submissions.get().text == FIRST
 
 
 def test_the_progress_bar_counts_what_the_end_submitted_when_time_runs_out(candidate_page):

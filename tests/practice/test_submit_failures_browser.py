@@ -7,6 +7,8 @@ submit address alone (the autosave beside it still reaches the server)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -93,3 +95,71 @@ def test_a_submit_that_went_through_leaves_no_not_submitted_note(step_page):
         page.locator("#answer-text").fill(TEXT + " Edited after submitting.")
     expect(page.locator("#save-status")).to_contain_text("Draft saved at")
     expect(page.locator(".form-actions").get_by_text("Not submitted.")).to_be_hidden()
+
+
+def test_a_submit_refused_with_its_reason_in_the_status_keeps_it_after_the_draft_saves(step_page):
+    page, attempt = step_page
+    answer = page.locator("#answer-text")
+    with page.expect_response(DRAFT):
+        answer.fill(TEXT)
+    # Emptied and submitted at once (Ctrl+Enter, the caret still in the box): the server
+    # refuses the Submit before saving anything, and says why in the status line...
+    answer.fill("")
+    with page.expect_response(SUBMIT) as refused:
+        answer.press("Control+Enter")
+    assert refused.value.status == 422
+    reason = "There is nothing to submit yet: write your answer first."
+    assert reason in refused.value.text()
+    # ...which the autosave of the emptied box then replaces.
+    expect(page.locator("#save-status")).to_contain_text("Draft saved at")
+    actions = page.locator(".form-actions")
+    expect(actions).to_contain_text(
+        f"Not submitted. The server refused your last Submit: “{reason}”"
+    )
+
+    # An edit does not make the step submitted: the note stays until a Submit goes through.
+    with page.expect_response(DRAFT):
+        answer.fill(TEXT)
+    expect(actions).to_contain_text("The server refused your last Submit")
+    actions.get_by_role("button", name="Submit again").click()
+    expect(page.locator("#feedback")).to_be_visible()
+    expect(actions.get_by_text("Not submitted.")).to_be_hidden()
+    assert attempt.answers.get(step_key="architecture").submissions.get().text == TEXT
+
+
+def test_a_submit_that_fails_as_the_autosave_lands_is_told_in_red(step_page):
+    page, _ = step_page
+    with page.expect_response(DRAFT):
+        page.locator("#answer-text").fill(TEXT)
+    # The Submit waits behind an autosave (they take turns), and fails the moment it is sent
+    # (no connection): its failure is told while the status the autosave swapped in settles.
+    told_while_settling = page.evaluate(
+        """() => new Promise((done) => {
+            const open = XMLHttpRequest.prototype.open;
+            const send = XMLHttpRequest.prototype.send;
+            XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+                this.failsAtOnce = url.endsWith("/submit/");
+                return open.call(this, method, url, ...rest);
+            };
+            XMLHttpRequest.prototype.send = function (body) {
+                if (!this.failsAtOnce) return send.call(this, body);
+                setTimeout(() => this.onerror(), 0);
+            };
+            new MutationObserver((changes, watcher) => {
+                const box = document.getElementById("save-status");
+                if (!box.textContent.includes("Not submitted.")) return;
+                watcher.disconnect();
+                done(box.classList.contains("htmx-settling"));
+            }).observe(document.body, { childList: true, subtree: true });
+            const autosave = document.getElementById("autosave");
+            htmx.ajax("POST", autosave.getAttribute("hx-post"), { source: autosave });
+            document.getElementById("submit-button").click();
+        })"""
+    )
+    assert told_while_settling
+    status = page.locator("#save-status")
+    expect(status).to_contain_text("Not submitted. Connection lost.")
+    page.wait_for_function(
+        "() => !document.getElementById('save-status').classList.contains('htmx-settling')"
+    )
+    expect(status).to_have_class(re.compile(r"\bis-error\b"))
