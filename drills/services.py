@@ -103,10 +103,13 @@ def card_review(
     )
     ratings: dict[str, int] = {}
     base = card.state
-    if session and card.session == session:
+    held = card.session_base or {}
+    # A session's record without its ratings or its state before (only a hand-edited row) is
+    # no session to go on with: the answer starts a review of its own.
+    if session and card.session == session and held.get("ratings") and "state" in held:
         # Undo the session's review before rating it again.
-        ratings = dict(card.session_base["ratings"])
-        base = card.session_base["state"]
+        ratings = dict(held["ratings"])
+        base = held["state"]
         card.reviews -= 1
         card.lapses -= min(ratings.values()) == Rating.Again
     ratings[answer] = int(rating)

@@ -847,10 +847,10 @@ def _judge_count(
             f"{format_number(judge.rounded(value))}, not the count this comes to; check the "
             "value before rounding.",
         )
-    # A whole number is "rounded the wrong way" only when the answer shows the rounding: a
-    # bare 9 may be a guess, a slip or 9.14 rounded down, and is judged on its value.
-    if rounded_right or rounded_from is None:
+    if rounded_right:
         return None
+    if rounded_from is None:
+        return _bare_count(value, raw, unrounded, expected, words, reveal)
     way, x = rounded_from
     if x == round(x) or not near(x) or judge.rounded(x) != expected:
         return None  # not the right value rounded the other way
@@ -860,6 +860,33 @@ def _judge_count(
         f"{format_number(x)} {_ROUNDING_WORDS[way]} gives {format_number(value)}, but this "
         f"count must be {words}{shown}",
     )
+
+
+def _bare_count(
+    value: float, raw: float, unrounded: float, expected: float, words: str, reveal: bool
+) -> tuple[str, str] | None:
+    """A bare whole number (no rounding in the answer) that is the right value rounded the
+    other way. Once the count may be named (the step submitted, a drill answered) the hint
+    says so, with the figures. Before that, it is close, with no figure: naming the value it
+    comes from gives the count away, and judging it on its value alone matched small counts
+    to known mistakes they only happen to equal. None for any other whole number."""
+    # The value this count is rounded from, as in the not-whole case above.
+    for x in (x for x in dict.fromkeys((raw, unrounded)) if x != round(x)):
+        for way, other in (("ceil", math.ceil(x)), ("floor", math.floor(x))):
+            if other != round(value) or other == expected:
+                continue
+            if not reveal:
+                return (
+                    "close",
+                    "A whole number, but not the count this comes to; check the value before "
+                    "rounding, and which way this count is rounded.",
+                )
+            return (
+                "not_rounded",
+                f"{format_number(x)} {_ROUNDING_WORDS[way]} gives {other}, but this count must "
+                f"be {words}, which gives {format_number(expected)}.",
+            )
+    return None
 
 
 __all__ = [

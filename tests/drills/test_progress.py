@@ -285,4 +285,4 @@ def test_the_due_list_says_what_clears_a_concept(content_loaded, client, monkeyp
     client.force_login(user)
     page = " ".join(client.get("/").content.decode().split())
     assert "read the note" in page
-    assert "a concept, by a graded answer that uses it after you read its note" in page
+    assert "a concept, by a graded answer that uses it in a later attempt (any question)" in page

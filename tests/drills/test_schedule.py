@@ -125,6 +125,16 @@ def test_the_next_set_is_a_review_of_its_own(candidate):
     assert not _due_today(candidate, later + timedelta(hours=1))
 
 
+def test_a_session_record_without_its_ratings_starts_a_review_of_its_own(candidate):
+    drill_set = _kv_set(candidate)
+    _answer(drill_set, [WRONG])
+    Card.objects.filter(user=candidate).update(session_base={})  # a hand-edited row
+    item = drill_set.items.all()[1]
+    later = NOW + timedelta(minutes=1)
+    assert services.drill_item_answer(item=item, answer=RIGHT, now=later).verdict == "correct"
+    assert _card(candidate).reviews == 2
+
+
 def test_a_mixed_set_reviews_each_kind_once(candidate):
     drill_set = services.drill_set_start(user=candidate, now=NOW)
     for item in drill_set.items.all():

@@ -88,6 +88,31 @@ def test_the_count_is_named_once_revealed() -> None:
     assert result.hint.endswith("must be rounded up: 2.084 becomes 3.")
 
 
+def test_a_bare_count_rounded_the_other_way_is_named_as_such_once_revealed() -> None:
+    # Drills check with the count revealed: a bare 9 for 9.143 instances is the rounding slip
+    # it is, and rated as one (Hard), not a miss.
+    result = check(Q1, "n_inst", "9", reveal=True)
+    assert (result.verdict, result.hint) == (
+        "not_rounded",
+        "9.143 rounded down gives 9, but this count must be rounded up, which gives 10.",
+    )
+
+
+def test_a_small_bare_count_one_off_is_not_blamed_on_a_known_mistake() -> None:
+    # 1 for 1.6 instances equals what a known mistake gives: the rounding is what it shows.
+    from drills import engine
+
+    drill = engine.drill_generate("n_inst", 3)
+    result = engine.drill_check(drill, str(int(drill.expected) - 1))
+    assert result.verdict == "not_rounded", result.hint
+
+
+def test_before_reveal_a_bare_count_rounded_the_other_way_is_close_without_a_figure() -> None:
+    result = check(TP70B, "tp_min", "2")
+    assert result.verdict == "close"
+    assert not re.search(r"\d", result.hint), result.hint
+
+
 def test_a_value_far_from_the_right_one_rounded_the_other_way_is_not_called_rounding() -> None:
     # floor(2.9) is 2, but 2.9 is not the 2.084 this count is rounded from.
     result = check(TP70B, "tp_min", "floor(2.9)")

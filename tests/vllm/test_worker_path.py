@@ -210,13 +210,15 @@ def test_a_submission_made_while_the_grader_is_down_is_regraded_once_it_is_back(
     env.update(
         GRADING_RETRY_BACKOFF_S=f"{retry_s}", GRADING_RETRY_TAIL="5", GRADER_HEALTH_TTL_S="0"
     )
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        dead_port = probe.getsockname()[1]
-    down_env = dict(env, GRADER_BASE_URL=f"http://127.0.0.1:{dead_port}/v1")
     answers = {"architecture": GOOD}
-    ids = _shell(down_env, SUBMIT.format(answers=json.dumps(answers), username="down", mark=MARK))
-    _drain(down_env)
+    # Bound and not listening for the whole down phase: connections are refused, and no other
+    # process can take the port meanwhile.
+    with socket.socket() as dead:
+        dead.bind(("127.0.0.1", 0))
+        down_env = dict(env, GRADER_BASE_URL=f"http://127.0.0.1:{dead.getsockname()[1]}/v1")
+        submit = SUBMIT.format(answers=json.dumps(answers), username="down", mark=MARK)
+        ids = _shell(down_env, submit)
+        _drain(down_env)
     [down] = _shell(env, REPORT.format(ids=json.dumps(ids), mark=MARK)).values()
     assert down["status"] == "offline", down
     assert [g["grader"] for g in down["grades"]] == ["rubric"], down["grades"]
