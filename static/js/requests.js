@@ -189,8 +189,27 @@
   function resend(failure, press) {
     const event = failure.request.triggeringEvent;
     const button = event && event.type === "submit" ? event.submitter : null;
-    if (button && button.isConnected) button.click();
-    else htmx.ajax(failure.request.verb, failure.request.path, { source: failure.elt, event: press }).catch(() => {});
+    if (button && button.isConnected) {
+      button.click();
+      return;
+    }
+    const elt = failure.elt.isConnected ? failure.elt : successor(failure);
+    if (!elt) {
+      tell(failure.holder, ["This form is no longer on the page: reload it to send again."], rankOf(failure, false));
+    } else if (elt !== failure.elt && elt.tagName === "FORM") {
+      elt.requestSubmit(); // with what its boxes hold now, as a Submit of its own
+    } else {
+      htmx.ajax(failure.request.verb, failure.request.path, { source: elt, event: press }).catch(() => {});
+    }
+  }
+
+  // What stands now where the element that sent the request stood: a redraw (a mock panel's
+  // poll) replaces a form while the box telling its failure is kept, and htmx sends nothing
+  // from an element no longer in the page. The element that sends to the same address.
+  function successor(failure) {
+    const verb = "hx-" + failure.request.verb.toLowerCase();
+    return Array.from(document.querySelectorAll("[" + verb + "]"))
+      .find((el) => el.getAttribute(verb) === failure.request.path) || null;
   }
 
   function signedOut(failure, sentence) {

@@ -167,3 +167,34 @@ def test_the_progress_bar_counts_what_the_end_submitted_when_time_runs_out(candi
     expect(page.locator("#mock-panel")).to_contain_text("The session has ended")
     expect(page.locator("#progress")).to_contain_text("1 of 5 steps submitted")
     expect(page.locator("#progress li.done")).to_have_count(1)
+
+
+def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
+    # The panel's poll replaces the follow-up's form while the box telling its failure stays:
+    # "Send it again" sends from the form that stands there now (htmx sends nothing from one
+    # no longer in the page).
+    session = chat_session(
+        User.objects.create(username="candidate"),
+        interviewer=User.objects.create(username="interviewer"),
+    )
+    event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
+    page = candidate_page(session, expected=("status of 500", "Error Code 500"))
+    page.route("**/follow-ups/*/submit/", lambda route: route.fulfill(status=500, body="boom"))
+    answer = "By a hash of the prompt prefix."
+    page.get_by_label("Your answer to the follow-up").fill(answer)
+    page.get_by_role("button", name="Submit the follow-up answer").click()
+    again = page.locator(f"#fu-status-{event.seq}").get_by_role("button", name="Send it again")
+    expect(again).to_be_visible()
+    page.unroute("**/follow-ups/*/submit/")
+
+    form = page.locator("form.mock-follow-up").element_handle()
+    mock.nudge_send(session=session, text="Two minutes on this step.")
+    expect(page.locator("#mock-panel")).to_contain_text("Two minutes on this step.")
+    assert not form.evaluate("f => f.isConnected"), "the poll did not redraw the form"
+
+    with page.expect_response("**/follow-ups/*/submit/") as sent:
+        again.click()
+    assert sent.value.status == 200
+    expect(page.locator("form.mock-follow-up")).to_have_count(0)
+    follow_up = session.attempt.answers.get(follow_up_id=event.payload["follow_up_id"])
+    assert follow_up.submissions.get().text == answer
