@@ -54,10 +54,27 @@
     return button;
   }
 
-  function backup() {
+  // `sent`: the copy went to the server as the page was left, and its answer was never read.
+  function backup(sent) {
     try {
-      localStorage.setItem(key, JSON.stringify({ tab: tabId, at: Date.now(), data: snapshot() }));
+      localStorage.setItem(key, JSON.stringify({ tab: tabId, at: Date.now(), sent: Boolean(sent), data: snapshot() }));
     } catch (e) { /* storage full or disabled: the server copy still saves */ }
+  }
+
+  // The answer as a string to compare: every box, less the version it was loaded at.
+  function answerNow() {
+    const data = snapshot();
+    delete data.base_version;
+    return JSON.stringify(data);
+  }
+
+  function fill(data) {
+    Object.entries(data).forEach(([name, value]) => {
+      if (name === "base_version") return;
+      const field = form.elements.namedItem(name) || quantityBoxes().find((b) => b.name === name);
+      if (field && field.type !== "radio" && field.length === undefined) field.value = value;
+      else if (field && field.length) Array.from(field).forEach((r) => { r.checked = r.value === value; });
+    });
   }
 
   function offerRestore() {
@@ -67,6 +84,22 @@
     const current = snapshot();
     const differs = Object.keys(saved.data).some((n) => n !== "base_version" && saved.data[n] !== current[n]);
     if (!differs) { localStorage.removeItem(key); return; }
+    // Sent as the page was left (a reload, Back) and the server is still at the version it
+    // was sent against: that save was still on its way when this page was drawn, or it
+    // failed. Either way it is the candidate's latest text: put it back and save it now (the
+    // same text arriving twice is taken once). A server that has moved on since was written
+    // to from elsewhere: that is the candidate's to choose, below.
+    if (saved.sent && saved.data.base_version === current.base_version) {
+      fill(saved.data);
+      backup();
+      wordCount();
+      // Once htmx has read the page: it starts on DOMContentLoaded, which follows this
+      // deferred script.
+      const save = () => form.dispatchEvent(new Event("change", { bubbles: true }));
+      if (document.readyState === "complete") save();
+      else document.addEventListener("DOMContentLoaded", save);
+      return;
+    }
     const box = document.createElement("div");
     box.className = "message restore";
     box.setAttribute("role", "alert");
@@ -76,12 +109,7 @@
     box.append(restore, " ", discard);
     form.prepend(box);
     restore.addEventListener("click", () => {
-      Object.entries(saved.data).forEach(([name, value]) => {
-        if (name === "base_version") return;
-        const field = form.elements.namedItem(name) || quantityBoxes().find((b) => b.name === name);
-        if (field && field.type !== "radio" && field.length === undefined) field.value = value;
-        else if (field && field.length) Array.from(field).forEach((r) => { r.checked = r.value === value; });
-      });
+      fill(saved.data);
       box.remove();
       wordCount();
       form.dispatchEvent(new Event("input", { bubbles: true }));
@@ -101,19 +129,89 @@
       seconds.value = String(activeSeconds);
     }
   });
-  // A save that went through clears this tab's browser copy. One that failed (requests.js says
-  // why next to the answer) leaves the text in the page and in that copy, whatever the server said.
+  // What the server holds of the answer: the boxes as the page came, then what each save it
+  // took sent. The answer differs from it from an edit until the save that carries the edit
+  // is taken; typing on while a save is on its way leaves it differing.
+  let serverHas = answerNow();
+  const sentBy = new WeakMap(); // a save's request -> the answer it sends
+  const isSave = (elt) => elt === form || elt.id === "autosave";
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    if (isSave(event.detail.elt)) sentBy.set(event.detail.xhr, answerNow());
+  });
+  // Whether the server stored what a save sent: an autosave or a Submit that went through; a
+  // Submit refused past the rate limit (429), or refused with its text saved (a 422 whose
+  // status says saved: one told in the status leads with "Not saved.").
+  function stored(detail) {
+    const code = detail.xhr ? detail.xhr.status : 0;
+    if (!detail.successful) return false;
+    if ((code >= 200 && code < 300) || code === 429) return true;
+    const box = status();
+    return code === 422 && Boolean(box) && !box.querySelector("strong");
+  }
+  // A save that went through clears this tab's browser copy, unless the candidate typed on
+  // while it was sent. One that failed (requests.js says why next to the answer) leaves the
+  // text in the page and in that copy, whatever the server said.
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const elt = event.detail.elt;
-    if (elt !== form && elt.id !== "autosave") return;
+    if (!isSave(elt)) return;
     const xhr = event.detail.xhr;
+    if (stored(event.detail) && sentBy.has(xhr)) serverHas = sentBy.get(xhr);
     if (event.detail.successful && xhr.status >= 200 && xhr.status < 300) {
       activeSeconds = 0;
       try {
         const saved = JSON.parse(localStorage.getItem(key) || "null");
-        if (saved && saved.tab === tabId) localStorage.removeItem(key);
+        if (saved && saved.tab === tabId && answerNow() === serverHas) localStorage.removeItem(key);
       } catch (e) { /* ignore */ }
     }
+  });
+
+  // Leaving the page (a reload, Back, a closed tab) with typing the server does not have: it
+  // is sent at once, as the autosave sends it, by a request that outlives the page. The
+  // browser copy is marked sent: the page that comes next (a reload, Back then Forward) may
+  // have been drawn before that save landed, and puts the copy back (offerRestore). Nothing
+  // is sent from a tab behind another one's newer draft: its saves are refused.
+  const conflicted = () => Boolean(document.querySelector("#save-status.is-conflict"));
+  let sentOnLeaving = null;
+  function sendOnLeaving() {
+    const answer = answerNow();
+    if (answer === serverHas || answer === sentOnLeaving || conflicted()) return;
+    const autosave = document.getElementById("autosave");
+    const body = new FormData(form); // multipart: UTF-8 as it is, not percent-encoded
+    quantityBoxes().forEach((box) => body.set(box.name, box.value));
+    body.set("seconds", String(activeSeconds));
+    sentOnLeaving = answer;
+    backup(true);
+    // keepalive caps a body at 64 KiB: a longer one is refused at once, and the copy marked
+    // sent is put back and saved by the page that comes next.
+    fetch(autosave.getAttribute("hx-post"), {
+      method: "POST", body, keepalive: true, credentials: "same-origin", headers: { "HX-Request": "true" },
+    }).catch(() => {});
+  }
+  window.addEventListener("pagehide", sendOnLeaving);
+  // A page hidden may not come back (a phone's browser ends a tab in the background): save
+  // now. A tab switched away from stays alive, so the autosave's own request does it.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden" && answerNow() !== serverHas && !conflicted()) {
+      form.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
+  // Back to this page from the browser's cache, as it was: the save sent on leaving moved the
+  // server's version past this page's, and the next autosave would be refused as another
+  // tab's. Saving the same answer again is taken as it stands (the same text arriving twice
+  // is stored once) and brings the version back.
+  window.addEventListener("pageshow", (event) => {
+    if (!event.persisted || sentOnLeaving === null) return;
+    sentOnLeaving = null;
+    if (answerNow() !== serverHas) form.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+  // Saves that fail (the page says "Not saved.") leave nothing sent that could land: leaving
+  // then asks first. Typing merely not yet saved is sent on leaving, with no question.
+  window.addEventListener("beforeunload", (event) => {
+    const box = status();
+    const failed = Boolean(box) && (box.matches(".is-error, .is-conflict") || Boolean(box.querySelector("strong")));
+    if (!failed || answerNow() === serverHas) return;
+    event.preventDefault();
+    event.returnValue = ""; // what older browsers need to ask
   });
   // A Submit that failed (requests.js tells why in the status, with its Submit again) leaves
   // the step not submitted until a Submit goes through; so does one the server refused with
