@@ -107,10 +107,20 @@ def test_a_small_bare_count_one_off_is_not_blamed_on_a_known_mistake() -> None:
     assert result.verdict == "not_rounded", result.hint
 
 
-def test_before_reveal_a_bare_count_rounded_the_other_way_is_close_without_a_figure() -> None:
+def test_before_reveal_a_bare_count_rounded_the_other_way_is_told_as_its_distance_is() -> None:
+    # 2 GPUs for 2.084 matched the 0.9-memory-share mistake by chance; 9 instances for 9.143
+    # reads as 11 does, one either side of 10, so neither says which side the count is.
     result = check(TP70B, "tp_min", "2")
-    assert result.verdict == "close"
-    assert not re.search(r"\d", result.hint), result.hint
+    assert (result.verdict, result.mistake) == ("wrong", None), result.hint
+    nine, eleven = check(Q1, "n_inst", "9"), check(Q1, "n_inst", "11")
+    assert (
+        (nine.verdict, nine.hint)
+        == (eleven.verdict, eleven.hint)
+        == (
+            "close",
+            "Close, but more than 5% off; check the inputs you rounded.",
+        )
+    )
 
 
 def test_a_value_far_from_the_right_one_rounded_the_other_way_is_not_called_rounding() -> None:
