@@ -80,7 +80,9 @@ class Formula:
 # lambda_peak / lambda_mean peak and mean QPS, rho utilisation target, price USD per GPU-hour,
 # month 730 h, E_x / k_x routed experts and experts per token, alpha / k_spec / c_draft the
 # speculative decoding what-if, t_1 the decode step of one stream, r_stall the largest load per
-# instance whose p99 TPOT, prefill stalls counted, meets the SLO (searched).
+# instance whose p99 TPOT, prefill stalls counted, meets the SLO (searched); past TP = 1,
+# B_ar / t_call the interconnect's one-way bandwidth per GPU and one all-reduce's latency (the
+# catalogue's), b_act bytes per activation element (BF16).
 _ALL: list[Formula] = [
     Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
     # A decode step gathers one row of the input embedding table per sequence but reads
@@ -261,7 +263,27 @@ _ALL: list[Formula] = [
     Formula("saving", "Saved each month by scaling down off-peak", "monthly - monthly_mean",
             "USD"),
 ]  # fmt: skip
-FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL}
+# Tensor parallelism's all-reduces, past TP = 1 only (a TP = 1 plan has none, and its figures
+# and derivation stay those above). Each layer all-reduces the hidden vector of every token
+# twice, after attention and after the MLP (Megatron-LM, Shoeybi et al., arXiv 1909.08053).
+# A ring all-reduce of S bytes over TP GPUs moves S x 2(TP - 1)/TP through each GPU's link
+# (NCCL tests, doc/PERFORMANCE.md, "Bus bandwidth"), so the time is that over the link's
+# one-way bandwidth B_ar, plus a fixed latency t_call per all-reduce. A decode step's
+# messages are small (one token per stream), so its 2 L latencies weigh most; a prefill's
+# carry every prompt token, so its bytes do. The all-reduce waits for the layer before it and
+# the next layer waits for it: its time adds to the step's and the prefill's, not overlapped.
+_ALLREDUCE: list[Formula] = [
+    Formula("r_ring", "Share of an all-reduced vector each GPU sends in a ring: 2(TP − 1)/TP "
+            "(NCCL's bus-bandwidth factor)", "2 * (TP - 1) / TP", ""),
+    Formula("tau_ar", "All-reduce time per token: two all-reduces a layer of the hidden vector, "
+            "the ring's share over the interconnect", "2 * L * r_ring * d_model * b_act / "
+            "(B_ar * tok)", "us/tok"),
+    Formula("t_lat", "All-reduce latency of one forward pass: two all-reduces a layer",
+            "2 * L * t_call", "ms"),
+    Formula("t_ar", "All-reduce time of a decode step at the planned batch: the latency, then "
+            "one token of each stream", "t_lat + N_batch * tau_ar * tok", "ms"),
+]  # fmt: skip
+FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL + _ALLREDUCE}
 # What an instance sees at the peak, in order (lambda_r first: the search sets it).
 LOAD_NAMES = ["lambda_r", "u_pre", "u_kv", "tpot_load", "k_pre", "tpot_p99"]
 # The queue a request meets at the peak, in order (the variants by the plan's name).
@@ -338,8 +360,54 @@ _VARIANTS: dict[str, Formula] = {
         ("N_GPU_mean_load", Formula("N_GPU_mean", "GPUs for the mean load (autoscaled, the "
                                     "same load per instance)", "ceil(lambda_mean / r_load) * TP",
                                     "")),
+        # Past TP = 1: the same figures with the all-reduces added (_ALLREDUCE above).
+        ("t_tok_ar", Formula("t_tok", "TPOT at the planned batch: the slower of memory and "
+                             "compute, then the step's all-reduces", "max(t_mem, t_cmp) + t_ar",
+                             "ms")),
+        ("t_step_spec_ar", Formula("t_step", "Decode step without speculation, its all-reduces "
+                                   "included", "max(t_mem, t_cmp) + t_ar", "ms")),
+        ("t_tok_spec_ar", Formula("t_tok", "TPOT with speculative decoding: verify k+1 tokens "
+                                  "(all-reduced too), draft k, over the tokens accepted",
+                                  "(max(t_mem, (k_spec + 1) * t_cmp) + t_lat + (k_spec + 1) * "
+                                  "N_batch * tau_ar * tok + k_spec * c_draft * t_step) / E_tok",
+                                  "ms")),
+        ("ttft_cold_ar", Formula("ttft_cold", "TTFT of a prompt with nothing cached: prefill "
+                                 "compute, then its all-reduces (every prompt token's)",
+                                 "F_cold / (TP * mfu * F_peak) + t_lat + n_prompt * tau_ar",
+                                 "ms")),
+        ("ttft_hit_ar", Formula("ttft_hit", "TTFT after a prefix-cache hit, the new tokens' "
+                                "all-reduces included", "F_hit / (TP * mfu * F_peak) + t_lat + "
+                                "(n_prompt - n_cached) * tau_ar", "ms")),
+        ("sigma_cold_ar", Formula("sigma_cold", "Spread of a miss's prefill time from its "
+                                  "prompt's length (standard deviation): c_n × n dt/dn, the "
+                                  "linear layers once, attention twice, and each token's "
+                                  "all-reduces", "c_n * ((2 FLOP * (P_act - P_emb) * n_prompt / "
+                                  "tok + 4 FLOP * d_attn * L * n_prompt^2 / tok^2) / (TP * mfu * "
+                                  "F_peak) + n_prompt * tau_ar)", "ms")),
+        ("sigma_hit_ar", Formula("sigma_hit", "Spread of a hit's prefill time: c_n × u dt/du "
+                                 "over its own tokens u = n − n_cached, their all-reduces "
+                                 "included", "c_n * ((2 FLOP * (P_act - P_emb) * (n_prompt - "
+                                 "n_cached) / tok + 4 FLOP * d_attn * L * n_prompt * (n_prompt "
+                                 "- n_cached) / tok^2) / (TP * mfu * F_peak) + (n_prompt - "
+                                 "n_cached) * tau_ar)", "ms")),
+        ("sigma_hit_tokens_ar", Formula("sigma_hit", "Spread of a prefill's time from its "
+                                        "prompt's length: c_n × n dt/dn, the cached share "
+                                        "growing with the prompt, the new tokens' all-reduces "
+                                        "included", "c_n * ((2 FLOP * (P_act - P_emb) * "
+                                        "(n_prompt - n_cached) / tok + 4 FLOP * d_attn * L * "
+                                        "(n_prompt^2 - n_cached^2) / tok^2) / (TP * mfu * "
+                                        "F_peak) + (n_prompt - n_cached) * tau_ar)", "ms")),
     ]
 }  # fmt: skip
+# The variant each figure takes past TP = 1, where the all-reduces add to it.
+_WITH_ALLREDUCE = {
+    "t_tok": "t_tok_ar", "t_step_spec": "t_step_spec_ar", "t_tok_spec": "t_tok_spec_ar",
+    "ttft_cold": "ttft_cold_ar", "ttft_hit": "ttft_hit_ar", "sigma_cold": "sigma_cold_ar",
+    "sigma_hit": "sigma_hit_ar", "sigma_hit_tokens": "sigma_hit_tokens_ar",
+}  # fmt: skip
+# Bytes of one activation element the all-reduce carries: vLLM keeps activations in 16 bits
+# whatever the weights' dtype (AWQ and FP8 alike).
+ACTIVATION_BYTES = 2
 # The seed's simple floor, every weight read every step: shown where a question asks for it.
 SIMPLE_TPOT = Formula("tpot_simple", "TPOT floor, all weights read", "W / (TP * eta * beta)", "ms")
 MEASURED_HOLD = _VARIANTS["t_hold_measured"]
@@ -649,6 +717,36 @@ def ttft_s(*, flops: float, tflops: float, efficiency: float, tp: int = 1) -> fl
     return float(_run("ttft_cold", env).magnitude)
 
 
+def allreduce_s(
+    *,
+    layers: int,
+    hidden_size: int,
+    tp: int,
+    tokens: float,
+    bandwidth_bytes_s: float,
+    latency_s: float,
+) -> float:
+    """Tensor parallelism's all-reduce time for one forward pass over `tokens` tokens, in
+    seconds (s): 2 L all-reduces (after attention and after the MLP in every layer), each a
+    latency latency_s plus the ring's 2(tp − 1)/tp share of tokens × hidden_size × 2 B over
+    the interconnect's one-way bandwidth_bytes_s (B/s per GPU). 0 at tp = 1.
+
+    Llama-3.1-70B (80 layers, hidden 8192) at TP 4 on RTX 4090s through host memory (15.75
+    GB/s, 25 us): a 2000-token prefill 4 ms + 499 ms = 503 ms; a decode step of 44 streams
+    4 ms + 11 ms = 15 ms.
+    """
+    if tp == 1:
+        return 0.0
+    env = {
+        "TP": _q(tp), "L": _q(layers), "d_model": _q(hidden_size),
+        "b_act": _q(ACTIVATION_BYTES, "B"), "B_ar": _q(bandwidth_bytes_s, "B/s"),
+        "t_call": _q(latency_s, "s"), "N_batch": _q(tokens),
+    }  # fmt: skip
+    for name in ("r_ring", "tau_ar", "t_lat", "t_ar"):
+        env[name] = _run(name, env)
+    return float(env["t_ar"].magnitude)
+
+
 def ttft_p99_queued(
     *,
     prefill_s: float,
@@ -786,8 +884,11 @@ def _step(formula: Formula, value: Quantity) -> dict[str, Any]:
 # Why a plan misses its SLO or holds nothing, and what would change that. Each remedy is
 # weighed on the plan's own figures, scaled by the one lever it pulls, and named only where it
 # reaches the target and is not already in use: telling a candidate to cache a prefix the plan
-# already caches, or to quantise weights already at 4 bits, teaches nothing. Scaling by TP
-# leaves out the all-reduce, so those figures say "about".
+# already caches, or to quantise weights already at 4 bits, teaches nothing. A larger TP
+# splits the compute and the weight reads over more GPUs but not the all-reduces, whose
+# latency stays and whose ring share grows: its figure is the plan's time less its
+# all-reduces, scaled by TP, plus the all-reduces at the larger TP. It still says "about": a
+# larger TP also moves the KV and the overhead, which the figure leaves where they are.
 
 
 # One node's NVLink domain: past 8 GPUs tensor parallelism crosses nodes, where its
@@ -864,15 +965,40 @@ class _Setup:
         fp8 = self.weights.key == "fp8" and g.fp8_tflops
         return float((g.fp8_tflops if fp8 else g.bf16_tflops) or 0)
 
+    def allreduce_s(self, tokens: float, *, tp: int | None = None,
+                    gpu: GPU | None = None) -> float:  # fmt: skip
+        """One forward pass's all-reduces over `tokens` tokens at `tp` on `gpu`'s interconnect
+        (s; 0 at TP = 1), as the plan's t_lat + tokens × tau_ar."""
+        g = gpu or self.gpu
+        return allreduce_s(
+            layers=self.model.layers, hidden_size=self.model.hidden_size, tp=tp or self.tp,
+            tokens=tokens, bandwidth_bytes_s=float(g.allreduce_bandwidth.magnitude),
+            latency_s=float(g.allreduce_latency.magnitude),
+        )  # fmt: skip
+
     def prefill_s(self, tokens: float, cached: float = 0) -> float:
-        """One prefill of `tokens` prompt tokens, `cached` of them from the prefix cache (s)."""
+        """One prefill of `tokens` prompt tokens, `cached` of them from the prefix cache, its
+        all-reduces included (s)."""
         m = self.model
         flops = prefill_flops(
             linear_params=m.params_per_token - m.embedding_params,
             attention_width=m.attention_width, layers=m.layers, prompt_tokens=tokens,
             cached_tokens=cached,
         )  # fmt: skip
-        return ttft_s(flops=flops, tflops=self.tflops(), efficiency=self.prefill_eff, tp=self.tp)
+        compute = ttft_s(flops=flops, tflops=self.tflops(), efficiency=self.prefill_eff, tp=self.tp)
+        return compute + self.allreduce_s(tokens - cached)
+
+    def at_tp(self, ms: float, *, tokens: float, tp: int) -> float:
+        """A time of this plan's (ms) that tokens' all-reduces are part of, at a larger `tp`:
+        the rest split over tp GPUs instead of the plan's, the all-reduces at tp added."""
+        own = self.allreduce_s(tokens) * 1000
+        return (ms - own) * self.tp / tp + self.allreduce_s(tokens, tp=tp) * 1000
+
+    def on_gpu(self, ms: float, *, tokens: float, gpu: GPU, scale: float) -> float:
+        """A time of this plan's (ms) with its part besides the all-reduces scaled by `scale`
+        (another GPU's or dtype's rate against the plan's) and `gpu`'s all-reduces added."""
+        own = self.allreduce_s(tokens) * 1000
+        return (ms - own) * scale + self.allreduce_s(tokens, gpu=gpu) * 1000
 
     def larger_tp(self, ok: Callable[[int], bool]) -> int | None:
         """The smallest TP above the plan's, up to MOST_TP_SUGGESTED, that vLLM can shard this
@@ -986,22 +1112,31 @@ def _tpot_floor_reason(s: _Setup, *, slo_ms: float, one_stream_ms: float, floor_
         f"take {format_number(floor_ms)} ms)."
     )
     helps = []
-    tp = s.larger_tp(lambda n: one_stream_ms * s.tp / n <= slo_ms)
+    # One stream's step all-reduces one token; the rest of it reads the weights and its KV.
+    tp = s.larger_tp(lambda n: s.at_tp(one_stream_ms, tokens=1, tp=n) <= slo_ms)
     if tp:
-        helps.append(f"TP {tp} (about {format_number(one_stream_ms * s.tp / tp)} ms: each GPU "
-                     f"reads 1/{tp} of the weights)")  # fmt: skip
+        helps.append(
+            f"TP {tp} (about {format_number(s.at_tp(one_stream_ms, tokens=1, tp=tp))} ms: each "
+            f"GPU reads 1/{tp} of the weights"
+            + (", and the all-reduces stay)" if s.tp > 1 or tp > 1 else ")")
+        )
 
     def with_dtype(d: WeightDtype) -> float:
         # One stream's step reads the weights and its KV (speculation, if on, divides both
-        # alike): smaller weights shrink their part, the KV read stays.
-        return one_stream_ms * (s.step_bytes(d) + kv_stream) / (s.step_bytes() + kv_stream)
+        # alike): smaller weights shrink their part, the KV read and the all-reduces stay.
+        ratio = (s.step_bytes(d) + kv_stream) / (s.step_bytes() + kv_stream)
+        return s.on_gpu(one_stream_ms, tokens=1, gpu=s.gpu, scale=ratio)
 
     dtype = s.smaller_weights(lambda d: with_dtype(d) <= slo_ms)
     if dtype:
         helps.append(f"{dtype.name} weights (about {format_number(with_dtype(dtype))} ms)")
     bandwidth = float(s.gpu.bandwidth.magnitude)
-    gpus = s.other_gpus(lambda g: one_stream_ms * bandwidth / float(g.bandwidth.magnitude)
-                        <= slo_ms)  # fmt: skip
+
+    def on(g: GPU) -> float:
+        return s.on_gpu(one_stream_ms, tokens=1, gpu=g,
+                        scale=bandwidth / float(g.bandwidth.magnitude))  # fmt: skip
+
+    gpus = s.other_gpus(lambda g: on(g) <= slo_ms)
     if gpus:
         helps.append(f"a GPU with more memory bandwidth ({_or_list(gpus)})")
     if not spec_decode:
@@ -1057,19 +1192,33 @@ def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, pr
             f"rest takes {format_number(p99_ms)} ms, over the {format_number(slo_ms)} ms SLO."
         )
     helps = []
-    tp = s.larger_tp(lambda n: p99_ms * s.tp / n <= slo_ms)
+    # The tokens the p99 prefill computes, each all-reduced: the whole prompt for a miss, the
+    # part after the cached prefix or share for a hit.
+    if miss:
+        own = n_prompt
+    elif by_prefix:
+        own = n_prompt - n_cached
+    else:
+        own = n_prompt * (1 - prefix_hit)
+    tp = s.larger_tp(lambda n: s.at_tp(p99_ms, tokens=own, tp=n) <= slo_ms)
     if tp:
         helps.append(
-            f"TP {tp} (about {format_number(p99_ms * s.tp / tp)} ms, the prefill's compute split "
-            f"over {tp} GPUs; with prefill disaggregated only the prefill instances need them)"
+            f"TP {tp} (about {format_number(s.at_tp(p99_ms, tokens=own, tp=tp))} ms, the "
+            f"prefill's compute split over {tp} GPUs"
+            + (", its all-reduces not" if s.tp > 1 or tp > 1 else "")
+            + "; with prefill disaggregated only the prefill instances need them)"
         )
     rate = s.tflops()
-    gpus = s.other_gpus(lambda g: s.tflops(g) > rate and p99_ms * rate / s.tflops(g) <= slo_ms)
+
+    def on(g: GPU) -> float:
+        return s.on_gpu(p99_ms, tokens=own, gpu=g, scale=rate / s.tflops(g))
+
+    gpus = s.other_gpus(lambda g: s.tflops(g) > rate and on(g) <= slo_ms)
     if gpus:
         helps.append(f"a GPU with more compute ({_or_list(gpus)})")
     fp8 = s.catalog.weight_dtypes.get("fp8")
     if fp8 and s.weights.key != "fp8" and s.gpu.fp8_tflops:
-        fp8_ms = p99_ms * rate / s.gpu.fp8_tflops
+        fp8_ms = s.on_gpu(p99_ms, tokens=own, gpu=s.gpu, scale=rate / s.gpu.fp8_tflops)
         if fp8_ms <= slo_ms:
             helps.append(f"FP8 weights, which prefill on the GPU's FP8 tensor cores (about "
                          f"{format_number(fp8_ms)} ms)")  # fmt: skip
@@ -1078,7 +1227,6 @@ def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, pr
         if longest >= 1:
             helps.append(f"prompts of at most {longest} tokens")
     elif by_prefix:
-        own = n_prompt - n_cached
         longest = math.floor(_largest(lambda u: s.prefill_s(n_cached + u, n_cached) <= slo_s, own))
         if longest >= 1:
             helps.append(
@@ -1264,6 +1412,13 @@ def plan(
     else:
         names.append("overhead")
     names += ["H_gpu", "kappa", "pool", "n_flight", "kv_stream", "N_seq", "tpot", "c_tok"]
+    allreduce = tp > 1
+    if allreduce:
+        env |= {
+            "B_ar": g.allreduce_bandwidth or _q(0), "t_call": g.allreduce_latency or _q(0),
+            "b_act": _q(ACTIVATION_BYTES, "B"),
+        }  # fmt: skip
+        names += ["r_ring", "tau_ar", "t_lat"]
     names.append("N_batch")
     if m.is_moe:
         env |= {"E_x": _q(m.experts or 1), "k_x": _q(m.experts_per_token or 1)}
@@ -1271,6 +1426,8 @@ def plan(
     else:
         names.append("t_mem")
     names.append("t_cmp")
+    if allreduce:
+        names.append("t_ar")
     if spec_decode:
         env |= {"alpha": _q(spec_accept), "k_spec": _q(spec_tokens), "c_draft": _q(spec_draft_cost)}
         names += ["t_step_spec", "E_tok", "t_tok_spec"]
@@ -1335,6 +1492,8 @@ def plan(
             env["lambda_mean"] = _q(mean_qps, "req/s")
             names += ["N_GPU_mean_load" if stalls else "N_GPU_mean", "monthly_mean",
                       "cost_mtok_mean", "saving"]  # fmt: skip
+    if allreduce:
+        names = [_WITH_ALLREDUCE.get(name, name) for name in names]
     formulas = [FORMULAS.get(name) or _VARIANTS[name] for name in names]
     fleet_names = {
         "N_inst", "N_GPU", "t_dec", "r_dec", "N_dec", "N_pre", "cost_h", "monthly", "cost_mtok",
@@ -1342,8 +1501,9 @@ def plan(
         *LOAD_NAMES, *QUEUE_NAMES,
     }  # fmt: skip
     load_formulas = [f for f in formulas if f.name in LOAD_NAMES[1:]]
-    decode_names = [f for f in formulas if f.name in ("f_exp", "W_batch", "t_mem", "t_cmp",
-                                                      "t_step", "E_tok", "t_tok")]  # fmt: skip
+    decode_names = [f for f in formulas if f.name in (
+        "f_exp", "W_batch", "t_mem", "t_cmp", "t_ar", "t_step", "E_tok", "t_tok",
+    )]  # fmt: skip
 
     def decode_at(batch: int) -> dict[str, Quantity]:
         """The decode step's figures at `batch` streams, by the same formulas."""
@@ -1526,10 +1686,37 @@ def plan(
             " Measure it (vllm bench serve at the SLO) and type it in to plan on it."
         )
     notes.append(knee_note)
+
+    def allreduce_ms(tokens: float) -> float:
+        """This plan's all-reduces for one forward pass over `tokens` tokens (ms)."""
+        return allreduce_s(
+            layers=m.layers, hidden_size=m.hidden_size, tp=tp, tokens=tokens,
+            bandwidth_bytes_s=number("B_ar") if allreduce else 0,
+            latency_s=number("t_call") if allreduce else 0,
+        ) * 1000  # fmt: skip
+
+    new_tokens = n_prompt - (number("n_cached") if prefix_hit > 0 else 0)
+    if allreduce and fits:
+        notes.append(
+            f"All-reduce at TP {tp} over {g.interconnect}: two per layer, {2 * m.layers} a "
+            f"forward pass, each {format_number(number('t_call') * 1e6)} µs of latency plus "
+            f"{format_number(number('r_ring'))} × {m.hidden_size} × {ACTIVATION_BYTES} B per "
+            f"token at {format_number(number('B_ar') / 1e9)} GB/s. A decode step of {batch} "
+            f"stream{'s' if batch != 1 else ''} spends {format_number(number('t_ar') * 1000)} ms "
+            f"on them ({format_number(number('t_lat') * 1000)} ms of it latency); a prefill of "
+            f"{format_number(new_tokens)} tokens {format_number(allreduce_ms(new_tokens))} ms."
+        )
+    compute_ms = ttft_ms - (allreduce_ms(new_tokens) if allreduce else 0)
     notes.append(
         f"TTFT: {format_number(prefill_flops_used / 1e12)} TFLOP of prefill at "
-        f"{format_number(prefill_eff)} × {format_number(tflops)} TFLOPS × TP {tp}: "
-        f"{format_number(ttft_ms)} ms"
+        f"{format_number(prefill_eff)} × {format_number(tflops)} TFLOPS × TP {tp}"
+        + (
+            f" ({format_number(compute_ms)} ms) and its all-reduces "
+            f"({format_number(ttft_ms - compute_ms)} ms)"
+            if allreduce
+            else ""
+        )
+        + f": {format_number(ttft_ms)} ms"
         + (
             f" after a prefix-cache hit; a miss prefills the whole prompt in "
             f"{format_number(ttft_cold_ms)} ms"
@@ -1543,7 +1730,6 @@ def plan(
             else "."
         )
     )
-    new_tokens = n_prompt - (number("n_cached") if prefix_hit > 0 else 0)
     chunks = math.ceil(new_tokens / CHUNK_TOKENS)
     if chunks > 1 and fits:
         chunk_ms = ttft_s(
@@ -1554,7 +1740,7 @@ def plan(
                 cached_tokens=min(n_prompt, CHUNK_TOKENS * 2) - CHUNK_TOKENS,
             ),
             tflops=tflops, efficiency=prefill_eff, tp=tp,
-        ) * 1000  # fmt: skip
+        ) * 1000 + (allreduce_ms(CHUNK_TOKENS) if allreduce else 0)  # fmt: skip
         stretched = chunk_ms + tpot_ms
         text = (
             f"Chunked prefill: the {format_number(new_tokens)} new prompt tokens run in {chunks} "
@@ -1716,6 +1902,10 @@ def plan(
         "prefill_eff": prefill_eff,
         "prefill_flops": prefill_flops_used,
         "prefill_flops_miss": number("F_cold"),
+        # The prefill's all-reduces (0 at TP = 1): tau_ar for each new prompt token and t_lat
+        # once a forward pass, so a prefill of n tokens spends t_lat + n tau_ar on them.
+        "allreduce_s_per_token": number("tau_ar") if allreduce else 0.0,
+        "allreduce_latency_s": number("t_lat") if allreduce else 0.0,
         "ttft_ms": ttft_ms,
         "ttft_miss_ms": ttft_cold_ms,
         "ttft_p99_ms": ttft_p99_ms,

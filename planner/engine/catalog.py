@@ -24,9 +24,12 @@ _MODEL_KEYS = {
 }  # fmt: skip
 _GPU_KEYS = {
     "name", "aliases", "memory", "memory_datasheet", "bandwidth", "bf16_tflops", "fp8_tflops",
-    "usd_per_hour", "usd_per_hour_date",
+    "usd_per_hour", "usd_per_hour_date", "interconnect", "allreduce_bandwidth", "allreduce_latency",
 }  # fmt: skip
-_GPU_REQUIRED = {"name", "memory", "memory_datasheet", "bandwidth"}
+_GPU_REQUIRED = {
+    "name", "memory", "memory_datasheet", "bandwidth", "interconnect", "allreduce_bandwidth",
+    "allreduce_latency",
+}  # fmt: skip
 _WEIGHT_KEYS = {"name", "aliases", "bytes_per_param", "embedding_bytes_per_param"}
 _KV_KEYS = {"name", "aliases", "bytes"}
 
@@ -98,6 +101,11 @@ class GPU:
     fp8_tflops: float | None
     usd_per_hour: float | None = None  # on-demand list price of one GPU, USD/h
     usd_per_hour_date: str | None = None  # when that price was read (YYYY-MM)
+    # What carries tensor parallelism's all-reduces: the link in words, each GPU's one-way
+    # bandwidth to the others in a ring (B/s) and one small all-reduce's fixed time (s).
+    interconnect: str = ""
+    allreduce_bandwidth: Quantity | None = None
+    allreduce_latency: Quantity | None = None
 
     @property
     def memory_marketed(self) -> str:
@@ -243,6 +251,15 @@ def load_catalog(directory: Path = DEFAULT_DIR) -> Catalog:
             usd_per_hour_date=str(entry["usd_per_hour_date"])
             if entry.get("usd_per_hour_date")
             else None,
+            interconnect=str(entry["interconnect"]),
+            allreduce_bandwidth=_quantity(
+                f"gpus.yaml {key} allreduce_bandwidth",
+                entry["allreduce_bandwidth"],
+                dim_div(INFORMATION, TIME),
+            ),
+            allreduce_latency=_quantity(
+                f"gpus.yaml {key} allreduce_latency", entry["allreduce_latency"], TIME
+            ),
         )
         register("GPU", key, entry)
     dtypes = _read(directory / "dtypes.yaml")

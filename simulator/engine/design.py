@@ -117,6 +117,10 @@ def replica_from_plan(
     # t(n) = a n + c n^2 through both points.
     c = (t2 - 2 * t1) / (2 * n * n)
     a = (t1 - c * n * n) / n
+    # Past TP = 1 each prompt token is all-reduced too (the plan's tau_ar), and each forward
+    # pass pays the all-reduces' latency once (the plan's t_lat): spread over the plan's
+    # prompt, so a prefill of the plan's prompt takes the plan's TTFT.
+    a += plan.get("allreduce_s_per_token", 0.0) + plan.get("allreduce_latency_s", 0.0) / n
     one = plan["tpot_one_stream_ms"] / 1000
     at_batch = plan["tpot_ms"] / 1000
     batch = max(int(plan["batch"]), 1)

@@ -94,8 +94,10 @@ def test_llama_70b_throughput_per_gpu_changes_with_tp() -> None:
         return result["r_inst_req_s"] / tp
 
     for kw in ({"gpu": "h200", "weights": "bf16"}, {"gpu": "h100-sxm", "weights": "fp8"}):
-        two, four = per_gpu(2, **kw), per_gpu(4, **kw)
-        assert four != pytest.approx(two, rel=0.03), kw
+        # TP 4's larger batch and TP 2's fewer all-reduces come out near even per GPU; at
+        # TP 8 the all-reduces' latency, 160 a step whatever the batch, costs about 15%.
+        two, eight = per_gpu(2, **kw), per_gpu(8, **kw)
+        assert eight < two / 1.1, kw
     # Not the one knee for every model and GPU: a 7B on a 4090 is planned on its own figures.
     small = plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", prompt_len=512)
     big = plan(model="llama-3.1-70b", gpu="h100-sxm", weights="fp8", tp=4, prompt_len=512)

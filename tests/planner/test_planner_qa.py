@@ -75,11 +75,12 @@ def test_a_mixture_of_experts_at_a_large_batch_is_not_a_500(client: Client) -> N
     so the plan is made: every expert is read."""
     response = client.get(
         CAPACITY,
-        _query(model="mixtral-8x7b-instruct", weights="fp8", kv="fp8", tp=8),
+        # An 80 ms TPOT SLO: at 50 ms the step's all-reduces over PCIe cap the batch near 600.
+        _query(model="mixtral-8x7b-instruct", weights="fp8", kv="fp8", tp=8, tpot_slo_ms=80),
     )
     assert response.status_code == 200
     result = response.context["result"]
-    assert result is not None and result["batch"] > 800
+    assert result is not None and result["batch"] > 1000
     assert {s["name"]: s["value"] for s in result["steps"]}["f_exp"] == 1
 
 

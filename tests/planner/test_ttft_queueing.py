@@ -92,17 +92,18 @@ def test_the_plan_shows_each_queue_step_and_sizes_the_same_fleet() -> None:
     assert [n for n in steps if n in QUEUE_NAMES] == [n for n in QUEUE_NAMES if n != "sigma_hit"]
     queued = steps["ttft_queued"]
     assert queued["formula_latex"].startswith(r"\mathrm{ttft}_{\mathrm{queued}} = ")
-    assert (queued["value"], queued["unit"]) == (pytest.approx(2475, abs=1), "ms")
-    assert with_queue["ttft_p99_queued_ms"] == pytest.approx(2475, abs=1)
+    assert (queued["value"], queued["unit"]) == (pytest.approx(2586, abs=1), "ms")
+    assert with_queue["ttft_p99_queued_ms"] == pytest.approx(2586, abs=1)
     # A figure beside the plan, not a change to it: the same fleet, still feasible with its
-    # 845 ms p99 prefill against the 1.5 s SLO, though queueing takes it past.
-    assert with_queue["ttft_p99_ms"] == pytest.approx(844.6, abs=0.1)
-    assert (with_queue["n_inst"], with_queue["feasible"]) == (2, True)
+    # 1348 ms p99 prefill (its all-reduce over PCIe included) against the 1.5 s SLO, though
+    # queueing takes it past.
+    assert with_queue["ttft_p99_ms"] == pytest.approx(1347.9, abs=0.1)
+    assert (with_queue["n_inst"], with_queue["feasible"]) == (4, True)
     assert with_queue["ttft_queue"]["over_slo"] is True
     assert [s["name"] for s in without["steps"]] == [n for n in steps if n not in QUEUE_NAMES]
-    assert without["ttft_p99_queued_ms"] is None and without["n_inst"] == 2
+    assert without["ttft_p99_queued_ms"] is None and without["n_inst"] == 4
     note = next(n for n in with_queue["notes"] if n.startswith("At the peak, queueing adds"))
-    assert "1631 ms to the p99 TTFT, for 2475 ms against the 1500 ms SLO" in note
+    assert "1238 ms to the p99 TTFT, for 2586 ms against the 1500 ms SLO" in note
 
 
 def test_the_plan_figure_is_the_named_formula_over_the_plans_own_figures() -> None:
@@ -162,13 +163,12 @@ def simulated_p99s(slug: str, seeds: tuple[int, ...]) -> list[float]:
     return [fleet_run(design, replace(spec, seed=seed))["figures"]["ttft_p99_ms"] for seed in seeds]
 
 
-# Where queueing is most of the p99 TTFT: a TP-4 70B whose prefills fill 42% of each GPU, a
-# 32B whose KV pool holds 5 streams, a RAG fleet whose 10% of misses prefill 28k tokens. The
-# queue-free figure is under half the simulated p99 in each; the queueing figure is within
-# 1.5x of its median over three seeds (1.12, 1.27 and 1.32 when written).
-@pytest.mark.parametrize(
-    "slug", ["tensor-parallel-70b-midrange", "spec-decoding-assistant", "long-context-rag"]
-)
+# Where queueing is most of the p99 TTFT: a 32B whose KV pool holds 5 streams, a RAG fleet
+# whose 10% of misses prefill 28k tokens. The queue-free figure is under half the simulated p99
+# in each; the queueing figure is within 1.5x of its median over three seeds (1.27 and 1.32
+# when written). (The TP-4 70B's queue-free figure, its 1.35 s prefill with the all-reduce, is
+# over half its simulated p99 on the planner's four boxes; the next test holds it within 2x.)
+@pytest.mark.parametrize("slug", ["spec-decoding-assistant", "long-context-rag"])
 def test_the_queueing_figure_agrees_with_the_simulator_where_queueing_dominates(
     slug: str,
 ) -> None:
@@ -207,12 +207,12 @@ def test_the_capacity_page_shows_the_queued_p99_and_says_it_breaks_the_slo(
     page, live_server_bank_url
 ) -> None:
     page.goto(f"{live_server_bank_url}/planner/capacity/?question=tensor-parallel-70b-midrange")
-    assert page.locator("#plan-ttft-peak").inner_text() == "2475"
+    assert page.locator("#plan-ttft-peak").inner_text() == "2586"
     assert page.locator("#plan-ttft-peak-over").is_visible()
-    assert page.locator("#plan-n-gpu").inner_text() == "8"  # the fleet the plan sizes
+    assert page.locator("#plan-n-gpu").inner_text() == "16"  # the fleet the plan sizes
     row = page.locator("#step-ttft_queued")
     assert row.locator("math").count() == 2  # the formula, then with the numbers
-    assert "2475 ms" in row.inner_text()
+    assert "2586 ms" in row.inner_text()
     notes = page.locator(".pl-plan-note", has_text="At the peak, queueing adds")
     assert notes.count() == 1
     assert "against the 1500 ms SLO" in notes.inner_text()

@@ -34,9 +34,10 @@ PLANNER_OPTIMISTIC = {
     # 16k prompt; prompts to 24k and the wait behind others' prefills give a p99 of about 4.1 s
     # against 4 s.
     "pd-disaggregation-long-prompts": {"ttft"},
-    # TP-4 70B on 4090s: planned p99 TTFT 845 ms is one mean 2,000-token prefill; at 0.5 req/s
-    # per replica those prefills fill 42% of the GPU, so a request waits behind others' and
-    # longer prompts take longer: simulated p99 TTFT 2.2-3 s against 1.5 s.
+    # TP-4 70B on 4090s: planned p99 TTFT 1348 ms is one mean 2,000-token prefill, its
+    # all-reduce over PCIe included; on the planner's four boxes, at 0.25 req/s each, those
+    # prefills fill 34% of the GPU, so a request waits behind others' and longer prompts take
+    # longer: simulated p99 TTFT about 2.5 s against 1.5 s.
     "tensor-parallel-70b-midrange": {"ttft"},
     # Speculative decoding is modelled (the plan's per-token time with speculation is the
     # step: p99 TPOT 15 ms against the planned 10.6 and the 20 ms SLO). TTFT breaks on KV
