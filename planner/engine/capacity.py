@@ -1118,7 +1118,12 @@ def _tpot_floor_reason(s: _Setup, *, slo_ms: float, one_stream_ms: float, floor_
         helps.append(
             f"TP {tp} (about {format_number(s.at_tp(one_stream_ms, tokens=1, tp=tp))} ms: each "
             f"GPU reads 1/{tp} of the weights"
-            + (", and the all-reduces stay)" if s.tp > 1 or tp > 1 else ")")
+            # A plan already split keeps its all-reduces; one on a single GPU gains them.
+            + (
+                ", and the all-reduces stay)"
+                if s.tp > 1
+                else f", plus the all-reduces TP {tp} adds)"
+            )
         )
 
     def with_dtype(d: WeightDtype) -> float:
@@ -1205,7 +1210,7 @@ def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, pr
         helps.append(
             f"TP {tp} (about {format_number(s.at_tp(p99_ms, tokens=own, tp=tp))} ms, the "
             f"prefill's compute split over {tp} GPUs"
-            + (", its all-reduces not" if s.tp > 1 or tp > 1 else "")
+            + (", its all-reduces not" if s.tp > 1 else f", plus the all-reduces TP {tp} adds")
             + "; with prefill disaggregated only the prefill instances need them)"
         )
     rate = s.tflops()
@@ -1741,7 +1746,9 @@ def plan(
             ),
             tflops=tflops, efficiency=prefill_eff, tp=tp,
         ) * 1000 + (allreduce_ms(CHUNK_TOKENS) if allreduce else 0)  # fmt: skip
-        stretched = chunk_ms + tpot_ms
+        # A chunk and the decodes share one forward pass: one all-reduce latency, not the
+        # chunk's and the step's both.
+        stretched = chunk_ms + tpot_ms - (number("t_lat") * 1000 if allreduce else 0)
         text = (
             f"Chunked prefill: the {format_number(new_tokens)} new prompt tokens run in {chunks} "
             f"chunks of {CHUNK_TOKENS} (--max-num-batched-tokens), each sharing a step with the "

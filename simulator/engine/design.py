@@ -121,6 +121,7 @@ def replica_from_plan(
     # pass pays the all-reduces' latency once (the plan's t_lat): spread over the plan's
     # prompt, so a prefill of the plan's prompt takes the plan's TTFT.
     a += plan.get("allreduce_s_per_token", 0.0) + plan.get("allreduce_latency_s", 0.0) / n
+    t_prefill = a * n + c * n * n  # the plan's prompt, its all-reduces included
     one = plan["tpot_one_stream_ms"] / 1000
     at_batch = plan["tpot_ms"] / 1000
     batch = max(int(plan["batch"]), 1)
@@ -165,7 +166,7 @@ def replica_from_plan(
         note = (
             f"Batch {batch} (the planner's, from the TPOT SLO or the streams that fit); "
             f"decode step {base * 1000:.2f} + {per_stream * 1000:.4f} ms per stream; prefill "
-            f"{t1 * 1000:.1f} ms at {n:g} tokens."
+            f"{t_prefill * 1000:.1f} ms at {n:g} tokens."
         )
     elif rate < target:
         note = (
@@ -177,8 +178,8 @@ def replica_from_plan(
         note = (
             f"Batch {chosen}: the smallest whose saturated rate, prefill included, reaches the "
             f"measured knee of {plan['knee_tok_s']:g} tok/s ({rate:.2f} req/s); decode step "
-            f"{replica.step_s(chosen) * 1000:.2f} ms at that batch, prefill {t1 * 1000:.1f} ms "
-            f"at {n:g} tokens."
+            f"{replica.step_s(chosen) * 1000:.2f} ms at that batch, prefill "
+            f"{t_prefill * 1000:.1f} ms at {n:g} tokens."
         )
     return Calibration(replica, rate, note + _prefix_note(prefix, replica, n), prefix)
 

@@ -119,3 +119,17 @@ def test_the_simulated_replica_prefills_the_plans_prompt_in_the_plans_ttft() -> 
     result = plan(**SEVENTY_B)
     replica = replica_from_plan(result, model=SEVENTY_B["model"], output_tokens=500).replica
     assert replica.prefill_s(2000) * 1000 == pytest.approx(result["ttft_ms"], rel=1e-6)
+
+
+def test_a_larger_tp_suggested_to_a_single_gpu_plan_says_it_adds_all_reduces() -> None:
+    # A TP 1 plan has no all-reduces for a larger TP to keep: it gains them.
+    qwen = dict(
+        model="qwen2.5-7b-instruct", gpu="rtx-4090", weights="bf16", kv="bf16", context=8192,
+        prompt_len=512, out_len=256, qps=10, tpot_slo_ms=10,
+    )  # fmt: skip
+    single = plan(**qwen, tp=1)
+    assert not single["feasible"]
+    assert "plus the all-reduces TP 4 adds" in single["reason"], single["reason"]
+    assert "all-reduces stay" not in single["reason"]
+    split = plan(**qwen, tp=2)
+    assert "TP 4 (about 6.464 ms" in split["reason"] and "all-reduces stay" in split["reason"]

@@ -8,8 +8,8 @@ GPU), within the quantity's tolerance:
 - the TP 2 pair: kv_pool, max_streams and tpot_floor from `plan(tp=2)`; t_step_full is the
   pair's step with every stream that fits (no TPOT SLO given), n_batch and t_step the planned
   batch and its step under the brief's 25 ms TPOT SLO (the planner leaves out the input
-  embedding table a step never reads, so it allows 40 streams where the question's simple
-  figure gives 39);
+  embedding table a step never reads, so it allows 35 streams where the question's simple
+  figure gives 34);
 - t_visible is the thinking tokens times the planner's step; t_prefill the planner's TTFT;
   decode_share the decode bound's time per request over it plus the prefill's;
 - r_inst, n_inst and n_gpu from the planner's requests per instance, instances and GPUs;
