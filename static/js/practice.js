@@ -103,7 +103,14 @@
     const box = document.createElement("div");
     box.className = "message restore";
     box.setAttribute("role", "alert");
-    box.innerHTML = "<p>This browser holds text for this step that the server never received.</p>";
+    // A copy sent as the page was left may well have landed, and the draft moved on since
+    // (another device, another tab): it is not "never received", and may be the older one.
+    const said = document.createElement("p");
+    const at = new Date(saved.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    said.textContent = saved.sent
+      ? "This browser holds a copy of this step from " + at + ", sent as you left the page. The draft below was saved after it and may be newer: restoring the copy replaces it."
+      : "This browser holds text for this step that the server never received.";
+    box.append(said);
     const restore = smallButton("Restore it", "button button-small");
     const discard = smallButton("Discard it", "button button-secondary button-small");
     box.append(restore, " ", discard);

@@ -73,3 +73,24 @@ def test_leaving_asks_while_saves_fail_and_not_once_one_lands(step_page):
     page.reload()
     assert dialogs == []
     expect(page.locator("#answer-text")).to_have_value("Typed while the server is down. Back up.")
+
+
+def test_a_copy_sent_on_leaving_that_the_draft_moved_past_is_offered_as_possibly_older(step_page):
+    # The copy's save landed, then the draft moved on elsewhere: "never received" would be
+    # false, and restoring the copy replaces the newer draft.
+    page, attempt = step_page
+    _type(page, "Saved first.")
+    expect(page.locator("#save-status")).to_contain_text("Draft saved")
+    key = page.locator("#answer-form").get_attribute("data-draft-key")
+    page.evaluate(
+        """([key, version]) => localStorage.setItem(key, JSON.stringify({tab: "gone",
+        at: Date.now(), sent: true,
+        data: {text: "An older copy.", base_version: String(version - 1)}}))""",
+        [key, attempt.answers.get(step_key="architecture").version],
+    )
+    page.reload()
+    offer = page.locator(".restore")
+    expect(offer).to_contain_text("sent as you left the page")
+    expect(offer).to_contain_text("may be newer")
+    expect(offer).not_to_contain_text("never received")
+    expect(page.locator("#answer-text")).to_have_value("Saved first.")
