@@ -92,6 +92,21 @@ def test_a_chosen_router_runs_and_the_result_says_the_candidate_chose_it(start):
     assert [value for value, _, selected in options if selected] == ["prefix-aware"]
 
 
+def test_the_scorecards_load_tests_say_which_router_each_ran_and_who_chose_it(start):
+    client, begin = start
+    attempt = begin(SPEC)
+    run(client, attempt, router="prefix-aware")
+    run(client, attempt)  # left at the reference answer's least-loaded
+    client.post(reverse("attempt_finish", args=[attempt.pk]))
+    card = client.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    table = html.unescape(card.split('id="sim-scorecard"')[1].split("</section>")[0])
+    said = re.findall(r'<p class="muted sim-router">([^<]*)</p>', table)
+    assert sorted(said) == [
+        "Router: least-loaded, the reference answer's default",
+        "Router: prefix-aware, your choice",
+    ]
+
+
 def test_left_at_its_default_the_result_says_the_reference_answer_chose_the_router(start):
     client, begin = start
     attempt = begin(SPEC)
