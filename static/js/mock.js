@@ -1,6 +1,7 @@
 // Mock interviews: count the server's time left down between polls, copy a link, reset a
 // sent form, save the step's answer and a follow-up's once more before the end (and keep
-// them to copy if the end came without them), and scrub through an answer's saved versions.
+// them to copy if the end came without them), send a follow-up's answer as the page is left,
+// and scrub through an answer's saved versions.
 // The time always comes from the server (each panel carries the seconds left when it was
 // rendered); the browser's clock only measures how long ago that was, for the display and
 // for when to save again, and decides nothing: the server takes a save or refuses it by its
@@ -80,9 +81,50 @@
     const answer = answerOf(event.detail.elt);
     if (!answer) return;
     const xhr = event.detail.xhr;
-    if (event.detail.successful && xhr && xhr.status === 200) confirmed.set(answer, sending.get(answer));
+    if (event.detail.successful && xhr && xhr.status === 200) {
+      confirmed.set(answer, sending.get(answer));
+      // The server has this box's latest as sent: a copy kept from leaving is behind it.
+      if (!isStep(answer)) forgetCopy(answer);
+    }
     sending.delete(answer);
   });
+
+  // Leaving the page (a reload, Back, a closed tab) with a follow-up's answer the server does
+  // not have: it is sent at once, as its autosave sends it, by a request that outlives the
+  // page (requests.js; the step's own answer is practice.js's). The page that comes next may
+  // be drawn before that save lands, or it may fail: the browser keeps a copy, with the text
+  // the server had, and the next page puts the copy back where its box still comes with that
+  // older text (putBack). A box that comes with anything else has the copy's save, or a
+  // newer one: the server's draft stands, as the latest text wins there.
+  const copyKey = (box) => "mock-follow-up:" + box.getAttribute("hx-post");
+  const textOf = (content) => JSON.parse(content)[0][1];
+  function forgetCopy(box) {
+    try { localStorage.removeItem(copyKey(box)); } catch (e) { /* storage disabled */ }
+  }
+  window.addEventListener("pagehide", () => {
+    document.querySelectorAll("form.mock-follow-up textarea[name=text]").forEach((box) => {
+      if (!unsaved(box) || !box.form) return;
+      try {
+        localStorage.setItem(copyKey(box), JSON.stringify({ text: box.value, base: textOf(held(box)) }));
+      } catch (e) { /* storage full or disabled: the save may still land */ }
+      window.requests.keepaliveSave(box.getAttribute("hx-post"), new FormData(box.form)); // its CSRF token included
+    });
+  });
+  // Each box once, as it first comes into the page (the panel loads after the page, and its
+  // redraws keep the box as it is: hx-preserve).
+  const looked = new WeakSet();
+  function putBack() {
+    document.querySelectorAll("form.mock-follow-up textarea[name=text]").forEach((box) => {
+      if (looked.has(box)) return;
+      looked.add(box);
+      let copy;
+      try { copy = JSON.parse(localStorage.getItem(copyKey(box)) || "null"); } catch (e) { copy = null; }
+      if (!copy || typeof copy.text !== "string") return;
+      if (box.value !== copy.base || copy.text === copy.base) { forgetCopy(box); return; }
+      box.value = copy.text;
+      box.dispatchEvent(new Event("input", { bubbles: true })); // its autosave, which forgets the copy once it lands
+    });
+  }
 
   function answersOnThePage() {
     const step = document.getElementById("answer-form");
@@ -169,7 +211,8 @@
   }
 
   track(document);
-  document.addEventListener("htmx:afterSettle", () => track(document));
+  document.addEventListener("DOMContentLoaded", putBack); // once htmx has read the page
+  document.addEventListener("htmx:afterSettle", () => { track(document); putBack(); });
   setInterval(() => {
     track(document);
     const now = Date.now();

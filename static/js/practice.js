@@ -188,11 +188,9 @@
     body.set("seconds", String(activeSeconds));
     sentOnLeaving = answer;
     backup(true);
-    // keepalive caps a body at 64 KiB: a longer one is refused at once, and the copy marked
-    // sent is put back and saved by the page that comes next.
-    fetch(autosave.getAttribute("hx-post"), {
-      method: "POST", body, keepalive: true, credentials: "same-origin", headers: { "HX-Request": "true" },
-    }).catch(() => {});
+    // One refused (over keepalive's 64 KiB) leaves the copy marked sent, which the page that
+    // comes next puts back and saves.
+    window.requests.keepaliveSave(autosave.getAttribute("hx-post"), body);
   }
   window.addEventListener("pagehide", sendOnLeaving);
   // A page hidden may not come back (a phone's browser ends a tab in the background): save

@@ -285,5 +285,14 @@
       const holder = elt.closest("[data-request-failed]");
       if (holder) tell(holder, [sentence]);
     },
+    // A save sent as the page is left (a reload, Back, a closed tab), as an autosave sends it,
+    // by a request that outlives the page; nobody is left to read its answer. keepalive caps
+    // a body at 64 KiB: a longer one is refused at once, and the page that comes next puts
+    // back the browser's copy of the text.
+    keepaliveSave(url, body) {
+      fetch(url, {
+        method: "POST", body, keepalive: true, credentials: "same-origin", headers: { "HX-Request": "true" },
+      }).catch(() => {});
+    },
   };
 })();

@@ -63,6 +63,28 @@ def test_a_follow_up_draft_not_saved_says_so_and_keeps_the_text(candidate_page):
     )
 
 
+def test_a_reload_right_after_typing_a_follow_up_answer_keeps_it(candidate_page):
+    # Typed, and the page reloaded before the autosave's pause ran out: the text is sent as
+    # the page is left, and the page that comes next shows it.
+    session = chat_session(
+        User.objects.create(username="candidate"),
+        interviewer=User.objects.create(username="interviewer"),
+    )
+    event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
+    page = candidate_page(session)
+    text = "By a hash of the prompt prefix, reloaded at once."
+    page.get_by_label("Your answer to the follow-up").fill(text)
+    page.reload()
+
+    expect(page.get_by_label("Your answer to the follow-up")).to_have_value(text)
+    # Stored by the save sent on leaving, or by the one the next page sends with its copy.
+    for _ in range(50):
+        if mock.follow_up_answer(session=session, event=event).text == text:
+            break
+        page.wait_for_timeout(100)
+    assert mock.follow_up_answer(session=session, event=event).text == text
+
+
 STEP_DRAFT = "**/steps/architecture/draft/"
 FIRST = "Clients reach a gateway, then a prefix-aware router."
 LATEST = FIRST + " Ten replicas behind it, scaled on queue depth."
