@@ -884,8 +884,8 @@ _BUILDERS = {
 }
 
 # For sentences: what a mistake kind means, said short ("missed the factor 2 for K and V").
-# Each follows one answer and several alike ("your last answer …", "3 of your last 4 answers
-# …"), so none agrees in number with its subject ("was", "were").
+# Each follows one answer and several alike ("your last answer …", "3 of your 5 answers in
+# your last set …"), so none agrees in number with its subject ("was", "were").
 MISTAKE_PHRASES = {
     "gb-vs-gib": "mixed up GB and GiB",
     "k-vs-ki": "read k as 1000 where it meant 1024",

@@ -19,7 +19,7 @@ from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
@@ -36,7 +36,6 @@ from questions import selectors as question_selectors
 from questions.models import QuestionRevision
 
 PROGRESS_WEEKS = 12
-RECENT_ANSWERS = 4  # "3 of your last 4 answers"
 WEAK_BELOW = 0.7  # a concept whose mean verdict is below this is weak
 WEAKEST_SHOWN = 3
 # A drill verdict as a score, so drills and graded steps share one scale.
@@ -155,8 +154,9 @@ def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
     if len(recent) == 1:
         said = f"your last answer {what}" if what else "your last answer was off"
     else:
-        # The count is of the answers that made the mistake named, not of every miss.
-        said = f"{count} of your last {len(recent)} answers " + (
+        # The count is of the answers that made the mistake named, not of every miss, out of
+        # every answer of this kind in the last set (a set holds SET_SIZE drills at most).
+        said = f"{count} of your {len(recent)} answers in your last set " + (
             what or ("was off" if count == 1 else "were off")
         )
     return f"{kind.skill}: {said}; {plan}"
@@ -165,9 +165,9 @@ def _drill_sentence(kind: engine.DrillKind, recent: list[DrillItem]) -> str:
 def recommendation(*, user: User, now: datetime | None = None) -> Recommendation:
     """What to practise next, in this order: an answer of theirs waiting for their
     self-check (unfinished, and unscored until rated), a due drill kind the candidate
-    recently got wrong (the most missed of their last four answers), a due concept card, the
-    weakest concept, a question not started yet (easiest first, as the bank lists them), any
-    due drill kind, and else a mixed set."""
+    recently got wrong (the most missed of their answers in the last set of that kind), a due
+    concept card, the weakest concept, a question not started yet (easiest first, as the bank
+    lists them), any due drill kind, and else a mixed set."""
     now = now or clock()
     waiting = self_check_waiting(user=user)
     if waiting is not None:
@@ -251,15 +251,18 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
 
 
 def _recent_answers(user: User, kinds: list[str]) -> dict[str, list[DrillItem]]:
-    """The last RECENT_ANSWERS answers of each kind, newest first (one query per kind,
-    each bounded)."""
+    """The answers of each kind in the last set that has one (the set of the newest answer of
+    that kind), newest first: every answer of a set counts, so a miss early in a set of five
+    is not left out of the count the sentence names (one query per kind, each bounded by the
+    set's SET_SIZE drills)."""
     out = {}
     for kind in kinds:
+        answered = DrillItem.objects.owned_by(user).filter(kind=kind, answered_at__isnull=False)
+        last_set = answered.order_by("-answered_at", "-pk").values("drill_set_id")[:1]
         out[kind] = list(
-            DrillItem.objects.owned_by(user)
-            .filter(kind=kind, answered_at__isnull=False)
+            answered.filter(drill_set_id=Subquery(last_set))
             .order_by("-answered_at", "-pk")
-            .only("verdict", "mistake")[:RECENT_ANSWERS]
+            .only("verdict", "mistake")[:SET_SIZE]
         )
     return out
 

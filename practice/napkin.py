@@ -15,35 +15,56 @@ from planner.engine import (
 from planner.engine.worksheet import MAX_LINES, name_defined, unknown_name
 from practice.errors import FlowError
 from practice.models import Attempt, StepAnswer
-from practice.slo import review_card
+from practice.slo import NUMBER_FIELDS, figure_readings, review_card
 
 
-def card_names(attempt: Attempt) -> dict[str, str]:
-    """Numbers from the candidate's SLO card, as names for their worksheet (name -> napkin
-    expression, e.g. qps_peak -> "50 QPS")."""
+def _card(attempt: Attempt) -> dict | None:
+    """The candidate's SLO card (the clarify step's fields), or None before they wrote one."""
     clarify = (
         StepAnswer.objects.filter(attempt_id=attempt.pk, step_key="clarify", follow_up_id="")
         .only("fields")
         .first()
     )
-    if clarify is None:
+    return None if clarify is None else clarify.fields
+
+
+def card_names(attempt: Attempt) -> dict[str, str]:
+    """Numbers from the candidate's SLO card, as names for their worksheet (name -> napkin
+    expression, e.g. qps_peak -> "50 QPS")."""
+    card = _card(attempt)
+    if card is None:
         return {}
-    return review_card(clarify.fields, attempt.revision.question_spec.brief).names
+    return review_card(card, attempt.revision.question_spec.brief).names
 
 
 def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]]]:
     """What the Givens panel adds from the SLO card, so that it lists exactly what the
     worksheet computes with, each name once: the card's names the question does not give
     (name -> expression), and the card's figures that differ from a given of the same name,
-    which the worksheet does not use ({name, card, given}). The brief's givens win because
-    the quantities are checked against them."""
+    which the worksheet does not use ({name, card, given, reading}). The brief's givens win
+    because the quantities are checked against them. `reading` is the calculator's own note on
+    how it read the figure where that may explain the difference ("8k reads as 8,000; …"),
+    else empty."""
+    card = _card(attempt)
+    if card is None:
+        return {}, []
+    brief = attempt.revision.question_spec.brief
     givens = _question_givens(attempt)
+    by_label = figure_readings(card, brief)
+    readings = {f.worksheet_name: by_label.get(f.label, "") for f in NUMBER_FIELDS}
     extra, differs = {}, []
-    for name, value in card_names(attempt).items():
+    for name, value in review_card(card, brief).names.items():
         if name not in givens:
             extra[name] = value
         elif " ".join(value.split()) != " ".join(givens[name].split()):
-            differs.append({"name": name, "card": value, "given": givens[name]})
+            differs.append(
+                {
+                    "name": name,
+                    "card": value,
+                    "given": givens[name],
+                    "reading": readings.get(name, ""),
+                }
+            )
     return extra, differs
 
 

@@ -154,14 +154,29 @@ def _per_money(dim: Dim) -> bool:
     return dim[-1] == 1 and per != DIMENSIONLESS and max(per) <= 0  # money is the last axis
 
 
-def _money_alone(node: Node, env: Mapping[str, Quantity]) -> bool:
+def _money_alone(
+    node: Node,
+    env: Mapping[str, Quantity],
+    defined: Mapping[str, Node] | None = None,
+    seen: frozenset[str] = frozenset(),
+) -> bool:
     """Whether the only units the candidate wrote are amounts of money ($1.32, 1.32 USD): no
-    other unit, and no name that carries one."""
+    other unit, and no name that carries one. A name worth an amount of money (`c = $2.5*8/4.7`
+    on the worksheet) counts as the money it stands for; where its worksheet line is known
+    (`defined`), that line is read the same way, so `bill = $10/h * 1 h` is no price."""
     for part in walk(node):
         if isinstance(part, UnitRef | WithUnit) and part.unit.dim != MONEY:
             return False
-        if isinstance(part, Name) and part.id in env and env[part.id].dim != DIMENSIONLESS:
+        if not isinstance(part, Name) or part.id not in env:
+            continue
+        dim = env[part.id].dim
+        if dim == DIMENSIONLESS:
+            continue
+        if dim != MONEY:
             return False
+        if defined and part.id in defined and part.id not in seen:
+            if not _money_alone(defined[part.id], env, defined, seen | {part.id}):
+                return False
     return True
 
 
@@ -579,7 +594,8 @@ def check_quantity(
     worksheet as typed, so an answer that uses a worksheet name is read for the inputs of its
     line (without them, such an answer is judged on its value alone). A bare number is read in
     the quantity's unit ("21.5" for a quantity in ms), and so is an amount of money alone where
-    the unit is money per something ("$1.32" for USD/Mtok); the hint names the unit assumed.
+    the unit is money per something ("$1.32" for USD/Mtok, or a worksheet name worth it); the
+    hint names the unit assumed, and a known mistake worth money alone is read the same way.
 
     Raises NapkinError when the answer does not evaluate (the caller shows that error), and
     FormulaError when the authored formula, a mistake or the givens do not.
@@ -617,6 +633,7 @@ def check_quantity(
     answer = evaluate_line(line, scope)
     shown_in(answer, line.target, line.target_pos)  # an impossible `in UNIT` is an error too
     assumed_unit = ""
+    money_read = False  # whether a plain amount of money was read per the box's unit
     if answer.dim == DIMENSIONLESS and judge.dim != DIMENSIONLESS:
         if not _has_units(line.expr, scope):
             answer = Quantity(answer.magnitude * judge.scale, judge.dim, answer.binary)
@@ -626,10 +643,19 @@ def check_quantity(
                 f"No unit given, so read in {unit_text}: "
                 f"{format_number(judge.in_unit(answer))} {unit_text}."
             )
-    elif answer.dim == MONEY and _per_money(judge.dim) and _money_alone(line.expr, scope):
+    elif (
+        answer.dim == MONEY
+        and _per_money(judge.dim)
+        and _money_alone(
+            line.expr,
+            scope,
+            _worksheet_definitions(worksheet_lines, set(worksheet_env or {}))[0],
+        )
+    ):
         # `$1.32` in a box of USD/Mtok: a price with its "per" left off, read per the box's
         # unit as a bare 1.32 would be (reading it per token instead would make it 1.32e6).
         answer = Quantity(answer.magnitude * judge.scale, judge.dim, answer.binary)
+        money_read = True
         assumed_unit = (
             f"USD with no per unit, so read in {unit_text}: "
             f"{format_number(judge.in_unit(answer))} {unit_text}."
@@ -734,6 +760,15 @@ def check_quantity(
         for mistake, wrong in mistakes
         if wrong.dim == judge.dim
     ]
+    if money_read:
+        # The answer was money read per the box's unit; a mistake worth money alone (an hour's
+        # bill where the price per Mtok was asked) is read the same way, so the two compare
+        # as the candidate meant them.
+        candidates += [
+            _Candidate(float(wrong.magnitude), str(mistake["hint"]), mistake.get("kind"))
+            for mistake, wrong in mistakes
+            if wrong.dim == MONEY
+        ]
     candidates += _unit_slips(judge, raw, line.notes)
     # A whole answer to a count is the mistaken count exactly or not at all, and says too
     # little to blame one given's unit on it.

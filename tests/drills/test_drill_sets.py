@@ -246,10 +246,30 @@ def _answered(user, kind: str, mistakes: list[str | None], now: datetime) -> Non
 
 
 def test_the_recommendation_counts_the_answers_that_made_the_mistake_it_names(candidate):
-    # The last four: one off by 1000, two GB for GiB, one right.
+    # Four answered so far: one off by 1000, two GB for GiB, one right.
     _answered(candidate, "weights", ["factor-1000", "gb-vs-gib", "gb-vs-gib", None], NOW)
     sentence = selectors.recommendation(user=candidate, now=NOW).sentence
-    assert "2 of your last 4 answers mixed up GB and GiB" in sentence
+    assert "2 of your 4 answers in your last set mixed up GB and GiB" in sentence
+
+
+def test_the_recommendation_counts_every_answer_of_the_last_set(candidate):
+    # A set of five whose first answer mixed up GB and GiB: the miss is in the count, and the
+    # count names the five answers it is out of.
+    _answered(candidate, "weights", ["gb-vs-gib", None, None, None, None], NOW)
+    recommended = selectors.recommendation(user=candidate, now=NOW)
+    assert recommended.kind == "weights"
+    assert "Weight sizing: 1 of your 5 answers in your last set mixed up GB and GiB;" in (
+        recommended.sentence
+    )
+
+
+def test_the_recommendation_leaves_out_the_sets_before_the_last(candidate):
+    # Every answer of the earlier set was off; the last set has one miss in five.
+    _answered(candidate, "weights", ["factor-1000"] * 5, NOW)
+    _answered(candidate, "weights", [None, None, "gb-vs-gib", None, None],
+              NOW + timedelta(minutes=1))  # fmt: skip
+    sentence = selectors.recommendation(user=candidate, now=NOW).sentence
+    assert "Weight sizing: 1 of your 5 answers in your last set mixed up GB and GiB;" in sentence
 
 
 def test_every_mistake_phrase_reads_after_one_answer_and_after_several(candidate):
@@ -362,13 +382,13 @@ def test_a_start_refused_for_its_kind_or_seed_uses_none_of_the_days_sets(candida
 
 
 def test_one_miss_among_several_answers_reads_in_the_singular(candidate):
-    # A wrong answer with no named mistake: "1 of your last 2 answers were off" read wrong.
+    # A wrong answer with no named mistake: "1 of your 2 answers … were off" reads wrong.
     _answered(candidate, "weights", ["", None], NOW)
     sentence = selectors.recommendation(user=candidate, now=NOW).sentence
-    assert "Weight sizing: 1 of your last 2 answers was off;" in sentence
-    _answered(candidate, "weights", ["", ""], NOW + timedelta(minutes=1))
+    assert "Weight sizing: 1 of your 2 answers in your last set was off;" in sentence
+    _answered(candidate, "weights", ["", "", None], NOW + timedelta(minutes=1))
     sentence = selectors.recommendation(user=candidate, now=NOW).sentence
-    assert "Weight sizing: 3 of your last 4 answers were off;" in sentence
+    assert "Weight sizing: 2 of your 3 answers in your last set were off;" in sentence
 
 
 def _withdraw(monkeypatch, key: str, *, removed: bool) -> None:

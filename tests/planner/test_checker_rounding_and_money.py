@@ -168,12 +168,82 @@ def test_a_dollar_amount_in_a_box_of_usd_is_unchanged() -> None:
 
 
 def test_an_amount_computed_with_other_units_is_not_read_per_the_box() -> None:
-    # 10 USD/h times 1 h is a bill, not an hourly price: still another dimension.
+    # 10 USD/h times 1 h is a bill, not an hourly price: still another dimension, whether
+    # written out, through a name that carries USD/h, or through a name for the bill itself.
     assert check_quantity(HOURLY, "$10/h * 1 h", {}).verdict == "wrong_unit"
-    assert check_quantity(HOURLY, "bill", {}, worksheet_env=_env("bill = $10")).verdict == (
-        "wrong_unit"
+    assert _check_named(HOURLY, "p * 1 h", "p = $10/h").verdict == "wrong_unit"
+    assert _check_named(HOURLY, "bill", "bill = $10/h * 1 h").verdict == "wrong_unit"
+    assert _check_named(HOURLY, "bill", "p = $10/h", "bill = p * 1 h").verdict == "wrong_unit"
+
+
+def _env(*lines: str) -> dict:
+    return {r.name: r.quantity for r in evaluate_worksheet(list(lines)) if r.name}
+
+
+def _check_named(spec: dict, answer: str, *lines: str, lines_known: bool = True):
+    return check_quantity(
+        spec,
+        answer,
+        {},
+        worksheet_env=_env(*lines),
+        worksheet_lines=list(lines) if lines_known else None,
     )
 
 
-def _env(line: str) -> dict:
-    return {r.name: r.quantity for r in evaluate_worksheet([line]) if r.name}
+# A price per Mtok: 6 GPUs at 2.5 USD/h serving 400 tok/s, 10.42 USD/Mtok. The hour's bill
+# (15 USD) is a known mistake whose value is plain money.
+PER_MTOK = {
+    "id": "cost",
+    "label": "Cost per million output tokens",
+    "formula": "6 * 2.5 USD/h / (400 tok/s)",
+    "unit": "USD/Mtok",
+    "tolerance": 0.05,
+    "mistakes": [
+        {
+            "formula": "6 * 2.5 USD/h * 1 h",
+            "hint": "That is the bill for an hour; divide it by the tokens the hour serves.",
+            "kind": "hourly-bill",
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize("lines_known", [True, False])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("c = $2.5*8/4.7",),  # a price worked out on the worksheet
+        ("c = 4.255 USD",),
+        ("gpu = $2.5", "c = gpu*8/4.7"),  # through another name worth money
+    ],
+)
+def test_a_worksheet_name_worth_money_alone_is_read_as_the_inline_price(
+    lines: tuple[str, ...], lines_known: bool
+) -> None:
+    spec = {"id": "cost", "label": "Cost", "formula": "20 USD/Mtok / 4.7", "unit": "USD/Mtok"}
+    inline = check_quantity(spec, "$2.5*8/4.7", {})
+    named = _check_named(spec, "c", *lines, lines_known=lines_known)
+    assert inline.verdict == named.verdict == "correct", named.hint
+    assert named.value == pytest.approx(4.255, abs=0.001) and named.unit == "USD/Mtok"
+    assert named.hint == inline.hint == "USD with no per unit, so read in USD/Mtok: 4.255 USD/Mtok."
+
+
+def test_a_dollar_name_is_read_per_hour_in_a_box_of_usd_per_hour() -> None:
+    assert _check_named(HOURLY, "bill", "bill = $10").verdict == "correct"
+    assert _check_named(HOURLY, "bill * 2 / 2", "bill = $10").verdict == "correct"
+
+
+@pytest.mark.parametrize("answer", ["$15", "15 USD", "$15.4", "bill"])
+def test_a_known_mistake_worth_plain_money_matches_a_price_read_per_the_box(answer: str) -> None:
+    # `$15` reads as 15 USD/Mtok, which is what the candidate meant; the mistake is the 15 USD
+    # bill for an hour, read the same way.
+    result = _check_named(PER_MTOK, answer, "bill = 6 * $2.5")
+    assert (result.verdict, result.mistake) == ("known_mistake", "hourly-bill"), result.hint
+    assert result.hint.startswith("That is the bill for an hour")
+    assert result.value == pytest.approx(float(answer.strip("$ USD")) if answer != "bill" else 15)
+
+
+def test_the_right_price_in_dollars_is_not_taken_for_the_plain_money_mistake() -> None:
+    result = check_quantity(PER_MTOK, "$10.42", {})
+    assert result.verdict == "correct", result.hint
+    assert check_quantity(PER_MTOK, "$30", {}).verdict == "wrong"
