@@ -705,7 +705,10 @@ def check_quantity(
 
     def offset_slips() -> CheckResult | None:
         """A value in tolerance whose inputs show a declared mistake (see the module)."""
-        if not mistakes:
+        if not mistakes or money_read:
+            # Money read per the box's unit ($93.6 / 1100 for USD/Mtok) is not the formula's
+            # quantities over its inputs: reading its inputs for a slip would find one that is
+            # not there (the per-Mtok reading itself looks like a dropped token count).
             return None
         inner = line.expr
         if judge.rounding and isinstance(inner, Call) and inner.func in _ROUNDING:

@@ -118,8 +118,9 @@
       if (looked.has(box)) return;
       looked.add(box);
       let copy;
-      try { copy = JSON.parse(localStorage.getItem(copyKey(box)) || "null"); } catch (e) { copy = null; }
-      if (!copy || typeof copy.text !== "string") return;
+      try { copy = JSON.parse(localStorage.getItem(copyKey(box)) || "null"); } catch (e) { copy = undefined; }
+      if (copy === null) return;
+      if (!copy || typeof copy.text !== "string") { forgetCopy(box); return; } // unreadable: nothing to put back
       if (box.value !== copy.base || copy.text === copy.base) { forgetCopy(box); return; }
       box.value = copy.text;
       box.dispatchEvent(new Event("input", { bubbles: true })); // its autosave, which forgets the copy once it lands

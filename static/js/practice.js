@@ -108,7 +108,7 @@
     const said = document.createElement("p");
     const at = new Date(saved.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
     said.textContent = saved.sent
-      ? "This browser holds a copy of this step from " + at + ", sent as you left the page. The draft below was saved after it and may be newer: restoring the copy replaces it."
+      ? "This browser holds a copy of this step from " + at + ", sent as you left the page. The draft below was saved since that page was loaded, here or elsewhere, and may be newer: compare them, as restoring the copy replaces the draft."
       : "This browser holds text for this step that the server never received.";
     box.append(said);
     const restore = smallButton("Restore it", "button button-small");

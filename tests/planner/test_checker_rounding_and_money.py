@@ -247,3 +247,11 @@ def test_the_right_price_in_dollars_is_not_taken_for_the_plain_money_mistake() -
     result = check_quantity(PER_MTOK, "$10.42", {})
     assert result.verdict == "correct", result.hint
     assert check_quantity(PER_MTOK, "$30", {}).verdict == "wrong"
+
+
+@pytest.mark.parametrize("answer", ["$93.6 / 1100", "cost_night / 1100", "$93.6 / 1090"])
+def test_a_price_worked_out_in_dollars_is_not_taken_for_a_slip(answer: str) -> None:
+    # The night's bill over the night's 1,100 Mtok, in dollars: read per Mtok, it is the price
+    # (or within tolerance of it), and no input of its was left out.
+    result = check("offline-batch-summaries", "cost_mtok_all", answer)
+    assert result.verdict == "correct", (result.verdict, result.hint)

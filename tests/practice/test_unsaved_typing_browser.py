@@ -92,5 +92,6 @@ def test_a_copy_sent_on_leaving_that_the_draft_moved_past_is_offered_as_possibly
     offer = page.locator(".restore")
     expect(offer).to_contain_text("sent as you left the page")
     expect(offer).to_contain_text("may be newer")
+    expect(offer).to_contain_text("compare them")
     expect(offer).not_to_contain_text("never received")
     expect(page.locator("#answer-text")).to_have_value("Saved first.")
