@@ -726,9 +726,12 @@ def check_quantity(
             return None
         return result("known_mistake", found[0], value, unit_text, found[1])
 
-    # The rounding the answer shows and the value it rounds (in the quantity's unit), if any.
+    # The rounding the answer shows and the value it rounds (in the quantity's unit), if any;
+    # and the value the count comes from before any earlier quantity was rounded.
     rounded_from: tuple[str, float] | None = None
+    unrounded = raw
     if judge.rounding:
+        unrounded = _value_before_rounding(judge, raw)
         own = _own_rounding(line.expr, worksheet_lines, set(worksheet_env or {}))
         if own is not None:
             try:
@@ -742,7 +745,9 @@ def check_quantity(
             and rounded_from[0] == judge.rounding
             and judge.rounded(rounded_from[1]) == value
         )
-        verdict = _judge_count(judge, value, raw, expected, reveal, rounded_right, rounded_from)
+        verdict = _judge_count(
+            judge, value, raw, unrounded, expected, reveal, rounded_right, rounded_from
+        )
         if verdict is not None and verdict[0] == "correct":
             return offset_slips() or result("correct", verdict[1], value, unit_text)
         if verdict is not None:
@@ -781,7 +786,7 @@ def check_quantity(
     elif (
         rounded_from is None
         and not reveal
-        and _rounded_the_other_way(value, raw, _value_before_rounding(judge, raw), expected)
+        and _rounded_the_other_way(value, raw, unrounded, expected)
     ):
         # A bare count one rounding away, before the count may be named: told as any number
         # that far off is. A known mistake it only happens to equal (small counts often do)
@@ -846,6 +851,7 @@ def _judge_count(
     judge: _Judge,
     value: float,
     raw: float,
+    unrounded: float,
     expected: float,
     reveal: bool,
     rounded_right: bool = False,
@@ -863,7 +869,6 @@ def _judge_count(
     whole = abs(value - round(value)) < 1e-9
     if whole and round(value) == round(expected):
         return "correct", ""
-    unrounded = _value_before_rounding(judge, raw)
     words = _ROUNDING_WORDS[judge.rounding or "round"]
 
     def near(x: float) -> bool:
@@ -875,10 +880,7 @@ def _judge_count(
         # "Right value" only when rounding the answer the required way gives the count: 10.4
         # GPUs rounded up is 11, so 10.4 is not the right value of a count that comes to 10.
         if judge.rounded(value) == expected:
-            # The value this count is rounded from: the formula over the earlier quantities
-            # as they are (16 whole streams), unless that is already whole (a fleet of 10
-            # instances times TP), then the value before any rounding (9.14 instances).
-            before = [x for x in dict.fromkeys((raw, unrounded)) if x != round(x)]
+            before = _rounded_from_values(raw, unrounded)
             source = before[0] if before else unrounded
             shown = (
                 f": {format_number(source)} becomes {format_number(expected)}." if reveal else "."
@@ -925,13 +927,20 @@ def _value_before_rounding(judge: _Judge, raw: float) -> float:
         return raw
 
 
+def _rounded_from_values(raw: float, unrounded: float) -> list[float]:
+    """The values a count is rounded from: the formula over the earlier quantities as they are
+    (16 whole streams), unless that is already whole (a fleet of 10 instances times TP), then
+    the value before any rounding (9.14 instances)."""
+    return [x for x in dict.fromkeys((raw, unrounded)) if x != round(x)]
+
+
 def _rounded_the_other_way(
     value: float, raw: float, unrounded: float, expected: float
 ) -> tuple[float, str] | None:
     """(the value, "ceil" or "floor") when the whole number `value` is the right value
     rounded the other way (the value as the earlier quantities are, or as they were before
     rounding), else None."""
-    for x in (x for x in dict.fromkeys((raw, unrounded)) if x != round(x)):
+    for x in _rounded_from_values(raw, unrounded):
         for way, other in (("ceil", math.ceil(x)), ("floor", math.floor(x))):
             if other == round(value) and other != expected:
                 return x, way

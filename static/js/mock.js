@@ -40,7 +40,7 @@
   // (no connection, or the interviewer ended it), the ended panel keeps it to copy and says it
   // is not in.
   const FLUSH_SECONDS = 5;
-  const confirmed = new WeakMap(); // an answer (its box, or the step's form) -> what the server last took
+  const confirmed = new WeakMap(); // a follow-up's box -> the text the server last took
   const sending = new WeakMap(); // an answer -> what its request in flight sends
 
   // The answer that `elt`'s request sends, if it sends one: a follow-up's autosave (the box)
@@ -54,37 +54,32 @@
   }
   const isStep = (answer) => answer.tagName === "FORM";
 
-  // The boxes an answer is made of: a follow-up's one, or the step form's own (the napkin-math
-  // quantity boxes belong to their check forms, see practice.js, and are part of it too).
+  // What the server has of an answer, and whether the page holds more: the step's answer is
+  // practice.js's to follow (window.stepAnswer), a follow-up's box is this script's.
+  const held = (box) => (confirmed.has(box) ? confirmed.get(box) : box.defaultValue);
+  const unsaved = (answer) => (isStep(answer) ? window.stepAnswer.unsaved() : answer.value !== held(answer));
+  const writtenNow = (answer) => (isStep(answer) ? window.stepAnswer.writtenNow() : answer.value.trim() !== "");
+  const writtenOnServer = (answer) => (isStep(answer) ? window.stepAnswer.writtenOnServer() : held(answer).trim() !== "");
+
+  // The boxes an answer is made of, for its copy: a follow-up's one, or the step form's own
+  // (the napkin-math quantity boxes belong to their check forms, see practice.js).
   function boxesOf(answer) {
     if (!isStep(answer)) return [answer];
     const own = Array.from(answer.elements).filter((el) => el.name && el.matches("textarea, input[type=text], input[type=radio]"));
     return own.concat(Array.from(document.querySelectorAll(".quantity-input input[name]")));
   }
-  // What the boxes hold, or with `served` what the page was served with: [name, value, a
-  // choice rather than text] for each.
-  function contentOf(answer, served) {
-    return JSON.stringify(boxesOf(answer).map((el) => (el.type === "radio"
-      ? [el.name, (served ? el.defaultChecked : el.checked) ? el.value : "", true]
-      : [el.name, served ? el.defaultValue : el.value, false])));
-  }
-  const held = (answer) => (confirmed.has(answer) ? confirmed.get(answer) : contentOf(answer, true));
-  const unsaved = (answer) => contentOf(answer) !== held(answer);
-  // Whether `content` has anything written in it (a choice alone, peak or mean, is no answer).
-  const written = (content) => JSON.parse(content).some(([, value, choice]) => !choice && value.trim() !== "");
 
   document.addEventListener("htmx:beforeRequest", (event) => {
     const answer = answerOf(event.detail.elt);
-    if (answer) sending.set(answer, contentOf(answer));
+    if (answer) sending.set(answer, isStep(answer) || answer.value);
   });
   document.addEventListener("htmx:afterRequest", (event) => {
     const answer = answerOf(event.detail.elt);
     if (!answer) return;
     const xhr = event.detail.xhr;
-    if (event.detail.successful && xhr && xhr.status === 200) {
+    if (!isStep(answer) && event.detail.successful && xhr && xhr.status === 200) {
       confirmed.set(answer, sending.get(answer));
-      // The server has this box's latest as sent: a copy kept from leaving is behind it.
-      if (!isStep(answer)) forgetCopy(answer);
+      forgetCopy(answer); // the server has this box's latest as sent: a copy from leaving is behind it
     }
     sending.delete(answer);
   });
@@ -97,7 +92,6 @@
   // older text (putBack). A box that comes with anything else has the copy's save, or a
   // newer one: the server's draft stands, as the latest text wins there.
   const copyKey = (box) => "mock-follow-up:" + box.getAttribute("hx-post");
-  const textOf = (content) => JSON.parse(content)[0][1];
   function forgetCopy(box) {
     try { localStorage.removeItem(copyKey(box)); } catch (e) { /* storage disabled */ }
   }
@@ -105,7 +99,7 @@
     document.querySelectorAll("form.mock-follow-up textarea[name=text]").forEach((box) => {
       if (!unsaved(box) || !box.form) return;
       try {
-        localStorage.setItem(copyKey(box), JSON.stringify({ text: box.value, base: textOf(held(box)) }));
+        localStorage.setItem(copyKey(box), JSON.stringify({ text: box.value, base: held(box) }));
       } catch (e) { /* storage full or disabled: the save may still land */ }
       window.requests.keepaliveSave(box.getAttribute("hx-post"), new FormData(box.form)); // its CSRF token included
     });
@@ -155,8 +149,8 @@
     const submitted = Boolean(sent) && !isStep(sent) && event.detail.xhr && event.detail.xhr.status === 200;
     lostFrom = panel;
     lost = answersOnThePage()
-      .filter((answer) => !(submitted && answer === sent) && unsaved(answer) && written(contentOf(answer)))
-      .map((answer) => ({ step: isStep(answer), text: copyOf(answer), earlier: written(held(answer)) }));
+      .filter((answer) => !(submitted && answer === sent) && unsaved(answer) && writtenNow(answer))
+      .map((answer) => ({ step: isStep(answer), text: copyOf(answer), earlier: writtenOnServer(answer) }));
   });
   document.addEventListener("htmx:afterSwap", () => {
     const panel = document.getElementById("mock-panel");

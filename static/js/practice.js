@@ -155,6 +155,18 @@
     const box = status();
     return code === 422 && Boolean(box) && !box.querySelector("strong");
   }
+  // What a mock's end asks of this answer (mock.js saves it again in the session's last
+  // seconds, and keeps it to copy if the end came without it): whether the server has what
+  // the boxes hold, and whether the boxes, or what the server has, hold any writing (a choice
+  // alone, peak or mean, is none).
+  const choices = new Set(Array.from(form.querySelectorAll("input[type=radio]"), (r) => r.name));
+  const writing = (answer) => Object.entries(JSON.parse(answer))
+    .some(([name, value]) => !choices.has(name) && String(value).trim() !== "");
+  window.stepAnswer = {
+    unsaved: () => answerNow() !== serverHas,
+    writtenNow: () => writing(answerNow()),
+    writtenOnServer: () => writing(serverHas),
+  };
   // A save that went through clears this tab's browser copy, unless the candidate typed on
   // while it was sent. One that failed (requests.js says why next to the answer) leaves the
   // text in the page and in that copy, whatever the server said.
