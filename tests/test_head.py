@@ -22,17 +22,20 @@ from practice.models import Grade
 from questions.models import Concept, Question
 
 
-def _named_patterns(patterns, namespace: str = "") -> list[tuple[str, list[str]]]:
-    """(URL name with its namespace, parameter names) of every named pattern."""
+def _named_patterns(
+    patterns, namespace: str = "", outer: tuple[str, ...] = ()
+) -> list[tuple[str, list[str]]]:
+    """(URL name with its namespace, parameter names) of every named pattern; a nested
+    pattern takes the parameters of the routes it is included under too."""
     found = []
     for p in patterns:
+        params = [*outer, *(getattr(p.pattern, "converters", {}) or p.pattern.regex.groupindex)]
         if isinstance(p, URLResolver):
             if p.namespace == "admin":
                 continue  # Django's own admin, not our views
             inner = f"{namespace}{p.namespace}:" if p.namespace else namespace
-            found += _named_patterns(p.url_patterns, inner)
+            found += _named_patterns(p.url_patterns, inner, tuple(params))
         elif isinstance(p, URLPattern) and p.name:
-            params = list(getattr(p.pattern, "converters", {}) or p.pattern.regex.groupindex)
             found.append((namespace + p.name, params))
     return found
 
