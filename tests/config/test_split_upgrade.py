@@ -35,6 +35,20 @@ BEFORE = [
     ("review", None),
 ]
 OLD_TASK = "interview.flow.grade_submission"
+# Each squashed migration, and the migrations it replaces as databases made by older releases
+# record them.
+SQUASHED = {
+    ("interview", "0001_squashed_0011_miscon_grade_misconceptions"): [
+        "0001_initial", "0002_attempts", "0003_attempt_state_version",
+        "0004_stepanswer_row_version", "0005_drop_version_triggers", "0006_grading_review",
+        "0007_attempt_is_preview", "0008_author_revision_published", "0009_review_trust",
+        "0010_mock_sessions", "0011_miscon_grade_misconceptions",
+    ],
+    ("drills", "0001_squashed_0002_assignment"): ["0001_initial", "0002_assignment"],
+    ("mocks", "0001_squashed_0002_alter_mocksession_started_at"): [
+        "0001_initial", "0002_alter_mocksession_started_at",
+    ],
+}  # fmt: skip
 SPLIT_TABLES = tuple(f"{app}_" for app in SPLIT_APPS)
 
 
@@ -194,3 +208,46 @@ def test_a_database_part_way_through_the_squashed_migrations_is_told_which_relea
     # `migrate` stops on it before touching the database.
     with pytest.raises(SystemCheckError, match="practice.E001"):
         call_command("migrate", verbosity=0, skip_checks=False)
+
+
+def _record_as_an_older_release(originals_applied) -> None:
+    """The applied migrations as an older release's `migrate` recorded them: the originals, and
+    no squashed migration (in place of what this release's `migrate` recorded for them)."""
+    from django.db.migrations.loader import MigrationLoader
+    from django.db.migrations.recorder import MigrationRecorder
+
+    recorder = MigrationRecorder(connection)
+    replacements = MigrationLoader(connection).replacements
+    for (app, squash), originals in SQUASHED.items():
+        recorded_now = [name for _, name in replacements[app, squash].replaces]
+        recorder.migration_qs.filter(app=app, name__in=[squash, *recorded_now]).delete()
+        for name in originals_applied(originals):
+            recorder.record_applied(app, name)
+
+
+@pytest.mark.django_db
+def test_a_database_that_applied_the_replaced_migrations_has_nothing_left_to_migrate():
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.db.migrations.loader import MigrationLoader
+
+    _record_as_an_older_release(lambda originals: originals)
+
+    applied = MigrationLoader(connection).applied_migrations
+    assert [key for key in SQUASHED if key not in applied] == []
+    out = StringIO()
+    call_command("migrate", plan=True, stdout=out)
+    assert "No planned migration operations." in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_database_that_applied_only_the_first_replaced_migration_is_part_way():
+    from practice.checks import part_way_through_a_squash
+
+    _record_as_an_older_release(lambda originals: originals[:1])
+
+    messages = [error.msg for error in part_way_through_a_squash(databases=["default"])]
+    assert len(messages) == len(SQUASHED)
+    for app, squash in SQUASHED:
+        assert any(f"migrations that {app}.{squash} replaces" in msg for msg in messages), squash
