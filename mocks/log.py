@@ -113,21 +113,19 @@ def feedback_withheld(attempt_id: int) -> bool:
 class SessionNotStarted(FlowError):
     """A session with a person that waits for them: no answer is written off the clock."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            "This mock interview has not started yet, so this was not saved: the clock starts "
-            "when your interviewer joins, or when you start without them on the session page."
-        )
+    message = (
+        "This mock interview has not started yet, so this was not saved: the clock starts "
+        "when your interviewer joins, or when you start without them on the session page."
+    )
 
 
 class SessionTimeUp(FlowError):
     """The mock session's time is up: nothing more is saved or submitted."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            "Time is up for this mock interview, so this was not saved: your answers go in "
-            "as they stood at the end, and the report follows."
-        )
+    message = (
+        "Time is up for this mock interview, so this was not saved: your answers go in "
+        "as they stood at the end, and the report follows."
+    )
 
 
 def deadline_gate(answer: StepAnswer) -> None:
@@ -201,21 +199,19 @@ def pending_follow_up(session: MockSession) -> MockEvent | None:
 class FollowUpPending(FlowError):
     """The interviewer asked a follow-up that the candidate has not answered yet."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            "Answer the interviewer's follow-up first (in the panel above), then submit this "
-            "answer: what you wrote here stays in its box."
-        )
+    message = (
+        "Answer the interviewer's follow-up first (in the panel above), then submit this "
+        "answer: what you wrote here stays in its box."
+    )
 
 
 class FollowUpAnswered(FlowError):
     """A follow-up asked in a session is answered once: the log and the report hold that one."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            "This follow-up is answered already (from another tab, or before going back): "
-            "your first answer stands."
-        )
+    message = (
+        "This follow-up is answered already (from another tab, or before going back): "
+        "your first answer stands."
+    )
 
 
 def follow_up_gate(answer: StepAnswer) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from planner.engine import fleet_curve, format_number, kv_curve, memory_bound_curve
 
@@ -29,18 +30,13 @@ class Chart:
     x_ticks: list[dict] = field(default_factory=list)  # {x, label}
     y_ticks: list[dict] = field(default_factory=list)  # {y, label}
     notes: list[dict] = field(default_factory=list)  # {x, y, text, css}
-
-    @property
-    def plot_left(self) -> int:
-        return LEFT
+    # The plot area: the chart less its margins for the tick labels and the axis titles.
+    plot_left: ClassVar[int] = LEFT
+    plot_top: ClassVar[int] = TOP
 
     @property
     def plot_right(self) -> int:
         return self.width - RIGHT
-
-    @property
-    def plot_top(self) -> int:
-        return TOP
 
     @property
     def plot_bottom(self) -> int:

@@ -46,8 +46,7 @@ log = logging.getLogger(__name__)
 class FollowUpLocked(FlowError):
     """A follow-up asked for (by URL) before the one before it was submitted."""
 
-    def __init__(self) -> None:
-        super().__init__("This follow-up opens once you submit the one before it.")
+    message = "This follow-up opens once you submit the one before it."
 
 
 def attempt_touch(attempt_id: int) -> None:

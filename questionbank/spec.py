@@ -23,6 +23,15 @@ SLUG_RE = re.compile(r"^(?=.{1,50}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SHORT_LABEL_END = re.compile(r"(?<!\d),|,(?!\d)| \(")
 
 
+def _named[Item](items: Iterable[Item], attribute: str, name: str, what: str) -> Item:
+    """The first of `items` whose `attribute` is `name`; LookupError ("no step 'x'", with
+    `what` for the kind) when none is."""
+    for item in items:
+        if getattr(item, attribute) == name:
+            return item
+    raise LookupError(f"no {what} {name!r}")
+
+
 @dataclass(frozen=True)
 class DiagramRule:
     """What a candidate's architecture diagram must show to earn a rubric point.
@@ -207,17 +216,11 @@ class StepSpec:
 
     def follow_up(self, follow_up_id: str) -> FollowUp:
         """The follow-up with this id; LookupError when the step has none by that id."""
-        for follow_up in self.follow_ups:
-            if follow_up.id == follow_up_id:
-                return follow_up
-        raise LookupError(f"no follow-up {follow_up_id!r}")
+        return _named(self.follow_ups, "id", follow_up_id, "follow-up")
 
     def quantity(self, quantity_id: str) -> Quantity:
         """The quantity with this id; LookupError when the step has none by that id."""
-        for quantity in self.quantities:
-            if quantity.id == quantity_id:
-                return quantity
-        raise LookupError(f"no quantity {quantity_id!r}")
+        return _named(self.quantities, "id", quantity_id, "quantity")
 
     def estimate_dict(self) -> dict[str, Any]:
         """Givens and quantities as the napkin-math engine takes them (plain data)."""
@@ -294,10 +297,7 @@ class QuestionSpec:
 
     def step(self, key: str) -> StepSpec:
         """The step with this key; LookupError for a key that is not one of STEP_KEYS."""
-        for step in self.steps:
-            if step.key == key:
-                return step
-        raise LookupError(f"no step {key!r}")
+        return _named(self.steps, "key", key, "step")
 
     def follow_up(self, follow_up_id: str) -> FollowUp:
         """A follow-up of the trade-offs step by id; LookupError when there is none."""

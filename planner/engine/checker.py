@@ -42,12 +42,12 @@ from .parser import (
     Call,
     Group,
     Name,
-    Neg,
     Node,
     Num,
     UnitRef,
     UnitSpec,
     WithUnit,
+    children,
     parse_line,
     parse_units,
     walk,
@@ -445,14 +445,7 @@ class _InputReader:
         if isinstance(node, Name):
             self._name(node.id, overrides, candidate, out, seen)
             return
-        children: tuple[Node, ...] = ()
-        if isinstance(node, BinOp):
-            children = (node.left, node.right)
-        elif isinstance(node, Neg | Group | WithUnit):
-            children = (node.inner if isinstance(node, Group) else node.operand,)
-        elif isinstance(node, Call):
-            children = node.args
-        for child in children:
+        for child in children(node):
             self._read(child, overrides, candidate, out, seen)
 
     def _name(

@@ -222,19 +222,24 @@ class Line:
     notes: tuple[str, ...] = ()  # readings worth telling the candidate about (7B, 32k)
 
 
+def children(node: Node) -> tuple[Node, ...]:
+    """The nodes directly below `node`, left to right (none below a number, name or unit)."""
+    match node:
+        case WithUnit(operand=inner) | Group(inner=inner) | Neg(operand=inner):
+            return (inner,)
+        case BinOp(left=left, right=right):
+            return (left, right)
+        case Call(args=args):
+            return args
+    return ()
+
+
 def walk(node: Node) -> Iterator[Node]:
     """The node and every node below it, parents first (for questions asked of a whole tree:
     which names it reads, whether it writes a unit)."""
     yield node
-    match node:
-        case WithUnit(operand=inner) | Group(inner=inner) | Neg(operand=inner):
-            yield from walk(inner)
-        case BinOp(left=left, right=right):
-            yield from walk(left)
-            yield from walk(right)
-        case Call(args=args):
-            for arg in args:
-                yield from walk(arg)
+    for child in children(node):
+        yield from walk(child)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -748,6 +753,7 @@ __all__ = [
     "parse_line",
     "parse_units",
     "tokenize",
+    "children",
     "walk",
     "check_definable",
     "dim_div",

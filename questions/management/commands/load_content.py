@@ -1,19 +1,14 @@
-from pathlib import Path
+from django.core.management.base import CommandError
 
-from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
-
+from questions.management.content_path import ContentCommand, content_root
 from questions.services import content_load
 
 
-class Command(BaseCommand):
+class Command(ContentCommand):
     help = "Validate and store question and concept files (idempotent; edits become revisions)."
 
-    def add_arguments(self, parser):
-        parser.add_argument("path", nargs="?", help="content directory or one file")
-
     def handle(self, *args, path=None, **options):
-        root = Path(path) if path else Path(settings.CONTENT_DIR)
+        root = content_root(path)
         if not root.exists():
             raise CommandError(f"{root} does not exist")
         report = content_load(root=root)

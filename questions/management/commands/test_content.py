@@ -13,34 +13,31 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from grading import GraderConfig
 from grading.question_tests import GraderUnavailable, content_tests_run
-from questionbank.files import concept_paths, parse_file
+from questions.management.content_path import ContentCommand, concepts_linkable, content_root
 
 USAGE_ERROR = 2
 
 
-class Command(BaseCommand):
+class Command(ContentCommand):
     help = "Run the tests inside question files; exit status 1 when any fails."
+    path_help = "content directory or one question file"
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", nargs="?", help="content directory or one question file")
+        super().add_arguments(parser)
         parser.add_argument("--grader", choices=["rubric", "llm"], default="rubric")
         parser.add_argument("--json", action="store_true", help="print one JSON object")
 
     def handle(self, *args: Any, path: str | None = None, **options: Any) -> None:
-        root = Path(path) if path else Path(settings.CONTENT_DIR)
+        root = content_root(path)
         if not root.exists():
             raise CommandError(f"{root}:1: no such file or directory", returncode=USAGE_ERROR)
-        # A lone question file may link to the shipped concepts (as check_content allows).
-        shipped = [] if concept_paths(root) else concept_paths(Path(settings.CONTENT_DIR))
-        known = {parse_file(p).meta.get("slug") for p in shipped}
         config = None
         if options["grader"] == "llm":
             try:
@@ -52,7 +49,7 @@ class Command(BaseCommand):
                 root,
                 grader=options["grader"],
                 config=config,
-                known_concepts={s for s in known if isinstance(s, str)},
+                known_concepts=concepts_linkable(root),
             )
         except GraderUnavailable as exc:
             raise CommandError(f"--grader llm: {exc}", returncode=USAGE_ERROR) from None
