@@ -1,7 +1,7 @@
 """A database that `migrate` cannot bring up to date, said before it tries.
 
-The app's first eleven migrations are one squashed migration now (and drills' two are one),
-and the migrations they replace are gone. A database that applied some of them but not all
+The app's first eleven migrations are one squashed migration (as drills' first two are, and
+mocks' two), and the migrations they replace are gone. A database that applied some of them but not all
 has no path forward in this release: without this check, `migrate` fails deep in Django with
 "Related model ... cannot be resolved"."""
 

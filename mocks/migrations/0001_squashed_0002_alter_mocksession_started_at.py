@@ -4,7 +4,7 @@ migrations as one.
 
 A database that applied both counts this one as applied (`replaces`); a new database runs this
 instead. A database that applied the first but not the second must first be migrated by a
-release that still has them (commit 8e04a6e)."""
+release that still has them (commit 2f6e021, as practice/checks.py says)."""
 
 from django.conf import settings
 from django.db import migrations, models
