@@ -18,6 +18,7 @@ from the messages framework is rendered and never cached.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Collection
 
 from django.contrib import messages
@@ -53,10 +54,13 @@ def page_key(request: HttpRequest, attempt: Attempt, shows: Collection[AnswerKey
         }
         rows = ".".join(str(versions.get(key, "-")) for key in shows)
     # started_at too: an id can come back (a rolled-back transaction, a recreated database
-    # beside a cache that outlived it), a start time to the microsecond does not.
+    # beside a cache that outlived it), a start time to the microsecond does not. The path
+    # goes in as a digest: its query string is the client's to make as long and as odd as it
+    # likes, and a key stays within what every cache backend takes (memcached: 250 characters).
+    path = hashlib.sha256(request.get_full_path().encode()).hexdigest()
     return (
         f"page:{attempt.pk}:{attempt.started_at.timestamp()}:{attempt.state_version}:{rows}:"
-        f"{attempt.status}:{htmx}:{request.get_full_path()}"
+        f"{attempt.status}:{htmx}:{path}"
     )
 
 

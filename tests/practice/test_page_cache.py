@@ -218,6 +218,20 @@ def test_a_response_carrying_a_message_is_never_cached(attempt):
     assert len(calls) == 3
 
 
+def test_a_page_key_stays_short_and_plain_whatever_the_query_string(attempt):
+    """A hostile or huge query string would make a key no cache backend but the local one takes
+    (memcached refuses keys over 250 characters, or with control characters or spaces)."""
+    queries = ["?q=%00%01%3Cscript%3E" * 40, "?next=" + "9" * 3000, "?a=b c&\u2028=1"]
+    keys = set()
+    for query in queries:
+        req = RequestFactory().get(f"/attempts/{attempt.pk}/steps/clarify/{query}")
+        HtmxMiddleware(lambda r: None)(req)
+        key = page_cache.page_key(req, attempt)
+        assert len(key) <= 250 and key.isprintable() and " " not in key, key
+        keys.add(key)
+    assert len(keys) == len(queries)  # other paths still get other pages
+
+
 def test_a_stored_quantity_check_shows_on_the_cached_estimate_page(attempt, client_in):
     base = f"/attempts/{attempt.pk}/steps/"
     client_in.get(base + "estimate/")  # opens the step (a new state); the next one is cached
