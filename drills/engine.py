@@ -308,6 +308,16 @@ def _draw(
     raise DrillError("No setting that fits was drawn.")  # pragma: no cover - catalogue change
 
 
+def _language_model_only(model: Model, before: str = " (", after: str = ")") -> str:
+    """What a figure of a vision-language model leaves out, set between `before` and `after`
+    (nothing for other models): the drills work with the language model, as the planner does,
+    not the image encoder beside it."""
+    if not model.vision_params:
+        return ""
+    tower = format_number(round(model.vision_params / 1e9, 2))
+    return f"{before}its language model, without the {tower}B-parameter vision tower{after}"
+
+
 def _weights_fraction(model: Model, w_bytes: float, emb_bytes: float) -> Fraction:
     """W in bytes, exactly: (P − P_emb)·b_w + P_emb·b_emb."""
     p_emb = model.embedding_params
@@ -390,7 +400,7 @@ def _weights(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         embedding_bytes_per_param=w.embedding_bytes_per_param,
     )
     givens = (
-        Given("P", "Parameters, all", str(m.params)),
+        Given("P", "Parameters, all" + _language_model_only(m), str(m.params)),
         Given("P_emb", "Embedding and LM-head parameters", str(m.embedding_params)),
         Given("b_w", f"Bytes per linear-layer parameter ({w.name})",
               f"{exact_text(_f(w.bytes_per_param))} B"),
@@ -421,7 +431,7 @@ def _weights(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
     )
     return Drill(
         seed=seed,
-        question=f"How many GB do {m.name}'s weights take as {w.name}?",
+        question=f"How many GB do {m.name}'s weights take as {w.name}{_language_model_only(m)}?",
         givens=givens,
         quantity=quantity,
         expected=w_b / 1e9,
@@ -445,7 +455,8 @@ def _max_seqs(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         Given("u", "GPU memory utilisation (vLLM --gpu-memory-utilization)", str(s.mem_util)),
         Given("overhead", "Non-KV memory vLLM holds (activations, CUDA graphs, context)",
               f"{format_number(s.overhead_gib)} GiB"),
-        Given("W", f"Weights ({m.name}, {w.name})", f"{exact_text(w_frac, 10**9)} GB"),
+        Given("W", f"Weights ({m.name}, {w.name}{_language_model_only(m, '; ', '')})",
+              f"{exact_text(w_frac, 10**9)} GB"),
         Given("kv_per_token", f"KV-cache bytes per token ({k.name} KV)",
               f"{exact_text(kappa, 1024)} KiB"),
         Given("ctx", "Tokens per sequence (context)", str(s.context)),
@@ -517,7 +528,8 @@ def _tpot_floor(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
     w_in = m.unread_embedding_params * _f(w.embedding_bytes_per_param)
     bw = _f(g.bandwidth.magnitude)
     givens = (
-        Given("W", f"Weights ({m.name}, {w.name})", f"{exact_text(w_frac, 10**9)} GB"),
+        Given("W", f"Weights ({m.name}, {w.name}{_language_model_only(m, '; ', '')})",
+              f"{exact_text(w_frac, 10**9)} GB"),
         Given("W_in", "Input embedding table (a decode step gathers rows of it, never reads "
               "it whole)", f"{exact_text(w_in, 10**9)} GB"),
         Given("bw", f"{g.name} memory bandwidth", f"{exact_text(bw, 10**9)} GB/s"),
@@ -722,7 +734,8 @@ def _ttft(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
     fp8 = tflops == g.fp8_tflops and w.key == "fp8"
     p_ne = m.params_per_token - m.embedding_params
     givens = [
-        Given("params", "Parameters, all (embeddings and LM head included)", str(m.params)),
+        Given("params", "Parameters, all (embeddings and LM head included"
+              + _language_model_only(m, "; ", "") + ")", str(m.params)),
         Given("params_ne", "Non-embedding parameters a token passes through"
               + (f" (the active ones: {m.experts_per_token} of {m.experts} experts)"
                  if m.is_moe else ""), str(p_ne)),

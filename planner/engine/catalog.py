@@ -21,6 +21,7 @@ _MODEL_KEYS = {
     "name", "aliases", "params", "layers", "attention_heads", "kv_heads", "head_dim",
     "hidden_size", "intermediate_size", "vocab_size", "tie_word_embeddings", "max_context",
     "max_context_yarn", "active_params", "experts", "experts_per_token", "moe_intermediate_size",
+    "vision_params",
 }  # fmt: skip
 _GPU_KEYS = {
     "name", "aliases", "memory", "memory_datasheet", "bandwidth", "bf16_tflops", "fp8_tflops",
@@ -56,6 +57,9 @@ class Model:
     experts: int | None = None
     experts_per_token: int | None = None
     moe_intermediate_size: int | None = None
+    # A vision-language model's image encoder, which `params` leaves out: the planner plans the
+    # language model, and whoever states a figure of the model says it is that model's alone.
+    vision_params: int | None = None
 
     @property
     def is_moe(self) -> bool:
