@@ -65,11 +65,14 @@ class AuthoringError(FlowError):
 
 
 class PublishRefused(AuthoringError):
-    """Publishing was refused: the text has problems or a question test fails."""
+    """Publishing was refused: the text has problems or a question test fails (each at its
+    line, for the editor to list)."""
 
     newer: int | None = None  # see NewerRevision
 
-    def __init__(self, message: str, *, problems: list[Problem], failures: list[str]):
+    def __init__(
+        self, message: str, *, problems: list[Problem], failures: list[QuestionTestFailure]
+    ):
         super().__init__(message)
         self.problems = problems
         self.failures = failures
@@ -260,6 +263,11 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise AuthoringError(f"The file holds a NUL character (line {line}): is it text?")
+    # An empty file is never a question or a note: taken as the draft, it would wipe the text.
+    if not text.strip():
+        raise AuthoringError(
+            "The file is empty: choose the .md file with your text. This draft is unchanged."
+        )
     # A file for another question or note would replace this draft with no way back; one
     # whose front matter cannot be read goes in, and the editor says what is wrong with it.
     named = parse_file(f"{slug}.md", text).meta.get("slug")
@@ -269,6 +277,19 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
             "it, or change the file's slug line. This draft is unchanged."
         )
     return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
+
+
+def draft_same_as_published(*, kind: str, slug: str, text: str) -> str:
+    """What `text` is the same as, byte for byte: "published revision 3" (a question's
+    current revision), "the published note"; "" when it differs or nothing is published."""
+    if kind == Draft.Kind.CONCEPT:
+        return "the published note" if _published_text(kind, slug) == text else ""
+    current = (
+        Question.objects.filter(slug=slug, current_revision__isnull=False)
+        .values_list("current_revision__number", "current_revision__source_text")
+        .first()
+    )
+    return f"published revision {current[0]}" if current and current[1] == text else ""
 
 
 def answer_test_verdicts(
@@ -376,28 +397,33 @@ def template_placeholders(slug: str, text: str) -> list[Problem]:
     ]
 
 
-def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
-    """Publish `text` as the question's next revision: refused (PublishRefused) while the text
-    has a problem, still holds a placeholder of the template, or one of the question's tests
-    fails. Returns (revision, created); the same text as the current revision publishes
-    nothing new."""
-    check = question_check(slug=slug, text=text)
+def question_publish_check(*, slug: str, text: str, render: bool = False) -> QuestionCheck:
+    """`question_check`, and once the text is valid, each placeholder of the template it still
+    holds as a problem: every problem Publish refuses for. The live preview shows these, so
+    it never calls publishable a text that Publish refuses. A text whose only problems are
+    placeholders keeps its spec (and rendering): its tests run and it may be previewed."""
+    check = question_check(slug=slug, text=text, render=render)
     if not check.problems:
         check.problems = template_placeholders(slug, text)
-    if check.problems:
-        first = check.problems[0]
+    return check
+
+
+def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
+    """Publish `text` as the question's next revision: refused (PublishRefused, naming every
+    problem and failing test) while the text has a problem (`question_publish_check`) or one
+    of the question's tests fails. Returns (revision, created); the same text as the current
+    revision publishes nothing new."""
+    check = question_publish_check(slug=slug, text=text)
+    # A text whose only problems are the template's placeholders is valid: its tests run, and
+    # the refusal names their failures too, as the live preview does.
+    failures = list(question_tests(check).failures) if check.spec is not None else []
+    if check.problems or failures:
+        sentences = [f"line {p.line}: {p.message}" for p in check.problems]
+        sentences += [test_failure_sentence(f) for f in failures]
         raise PublishRefused(
-            f"Not published: line {first.line}: {first.message}"
-            + (f" (and {len(check.problems) - 1} more)" if len(check.problems) > 1 else ""),
+            f"Not published: {sentences[0]}"
+            + (f" (and {len(sentences) - 1} more)" if len(sentences) > 1 else ""),
             problems=check.problems,
-            failures=[],
-        )
-    failures = [test_failure_sentence(f) for f in question_tests(check).failures]
-    if failures:
-        raise PublishRefused(
-            f"Not published: {failures[0]}"
-            + (f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""),
-            problems=[],
             failures=failures,
         )
     with transaction.atomic():

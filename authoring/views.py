@@ -70,11 +70,16 @@ def _preview_context(kind: str, slug: str, text: str) -> dict:
                 "body_html": concept.body_html,
             }
         return context
-    check = services.question_check(slug=slug, text=text, render=True)
+    # The problems Publish refuses for, found by the same check (a placeholder of the
+    # template is one), so the preview never calls publishable a text Publish refuses.
+    check = services.question_publish_check(slug=slug, text=text, render=True)
     context = {"kind": kind, "problems": check.problems, "slug": slug}
     if check.spec is not None:
         report = services.question_tests(check)
-        context["tests_run"] = len(report.results)
+        # The file's own tests and the checks every question gets are counted apart: the
+        # author knows how many tests they wrote.
+        context["builtin_checks"] = sum(r.kind == "builtin" for r in report.results)
+        context["own_tests"] = len(report.results) - context["builtin_checks"]
         context["test_failures"] = report.failures
         spec, rendered = check.spec, check.rendered
         context["preview"] = {
@@ -115,7 +120,8 @@ def _editor(
     draft: Draft,
     text: str | None = None,
     refusal: str = "",
-    failures: list[str] | None = None,
+    refusal_problems: list | None = None,
+    refusal_failures: list | None = None,
     conflict: str = "",
     base_version: int | None = None,
     newer: int | None = None,
@@ -128,7 +134,9 @@ def _editor(
         "draft": draft,
         "text": text,
         "refusal": refusal,
-        "failures": failures or [],
+        # A refused Publish's problems and failing tests, each listed at its line.
+        "refusal_problems": refusal_problems or [],
+        "refusal_failures": refusal_failures or [],
         "max_file_bytes": services.MAX_FILE_BYTES,  # the editor's script checks before sending
         # The version the page's saves are guarded by: the draft's, but for a stale tab's
         # text shown again (`conflict`), the version that tab loaded.
@@ -144,6 +152,10 @@ def _editor(
         },
         **_preview_context(kind, slug, text),
     }
+    if draft.version:  # the save status says when the saved draft is the published text
+        context["same_as_published"] = services.draft_same_as_published(
+            kind=kind, slug=slug, text=draft.text
+        )
     if kind == Draft.Kind.QUESTION:
         question = Question.objects.select_related("current_revision").filter(slug=slug).first()
         context["current"] = question.current_revision if question else None
@@ -218,7 +230,14 @@ def editor_save(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION
             return autosave.save_status("authoring/edit.html", "draft", draft, refused=exc)
         return _refused(request, slug=slug, draft=draft, exc=exc, text=text)
     if request.htmx:
-        return autosave.save_status("authoring/edit.html", "draft", draft)
+        return autosave.save_status(
+            "authoring/edit.html",
+            "draft",
+            draft,
+            same_as_published=services.draft_same_as_published(
+                kind=kind, slug=slug, text=draft.text
+            ),
+        )
     messages.success(request, f"Draft saved (version {draft.version}).")
     return redirect(f"authoring:{kind}", slug=slug)
 
@@ -258,7 +277,8 @@ def editor_publish(
             draft=draft,
             text=text,
             refusal=str(exc),
-            failures=exc.failures,
+            refusal_problems=exc.problems,
+            refusal_failures=exc.failures,
             newer=exc.newer,
             status=409 if exc.newer else 422,
         )

@@ -59,9 +59,10 @@
   source.addEventListener("input", backup);
 
   // A copy the server never got (a crash, a lost connection): offer it back.
-  let saved = null;
-  try { saved = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { saved = null; }
-  if (saved && typeof saved.text === "string") {
+  function offerBackup() {
+    let saved = null;
+    try { saved = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { saved = null; }
+    if (!saved || typeof saved.text !== "string") return;
     if (saved.text === source.value) {
       clearBackup();
     } else {
@@ -88,6 +89,28 @@
       discard.addEventListener("click", () => { clearBackup(); box.remove(); });
     }
   }
+
+  // Back then Forward loads the page again, and the browser then puts back what the box
+  // held when the instructor left, after the load event: text the server may never have
+  // received, under a status and a preview of the server's text. The page holds the
+  // server's text as the box's default value; a box that differs from it on the first
+  // pageshow is such text, and is checked and saved as an edit is. The offer of the
+  // browser's copy waits for it too, so it never offers what the box already holds.
+  // (A page kept whole in the back-forward cache shows again as it was: nothing to do.)
+  let shown = false;
+  window.addEventListener("pageshow", () => {
+    if (shown) return;
+    shown = true;
+    offerBackup();
+    if (source.value === source.defaultValue) return;
+    const status = document.getElementById("save-status");
+    if (status) {
+      status.classList.remove("is-error", "is-conflict");
+      status.textContent = "Not saved yet: this browser put back text you typed before leaving "
+        + "the page. It saves in a moment.";
+    }
+    source.dispatchEvent(new Event("input", { bubbles: true }));
+  });
 
   // A save that went through clears the browser's copy; one that failed keeps it, and
   // requests.js says why next to the text.

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import URLPattern, reverse
+from django.utils.html import escape
 
 from authoring import services
 from authoring.models import Draft, ProblemReport
@@ -20,6 +21,7 @@ from practice.autosave import StaleDraft
 from practice.history import candidate_history
 from practice.models import Attempt
 from practice.selectors import attempt_number
+from questionbank.files import parse_file
 from questions.models import Concept, Question, QuestionRevision
 from questions.selectors import question_list
 from questions.services import content_load
@@ -27,6 +29,7 @@ from tests.authoring.conftest import problem_report, written
 
 CHAT = "chat-api-50qps"
 CHAT_FILE = Path(settings.CONTENT_DIR) / "questions" / f"{CHAT}.md"
+HTMX = {"HX-Request": "true"}
 
 
 def _template_text(slug: str) -> str:
@@ -282,6 +285,86 @@ def test_publish_is_refused_while_the_text_has_a_problem(instructor_client, inst
 
 
 @pytest.mark.django_db
+def test_the_preview_shows_every_problem_publish_refuses_for(instructor, instructor_client):
+    # The untouched template validates and passes its tests: the preview said "this text can
+    # be published", and Publish refused its placeholder lines.
+    draft = services.question_new(slug="left-as-is", user=instructor)
+    with pytest.raises(services.PublishRefused) as refused:
+        services.question_publish(slug="left-as-is", text=draft.text)
+    preview = instructor_client.post(
+        reverse("authoring:question_preview", args=["left-as-is"]), {"text": draft.text}
+    ).content.decode()
+    assert 'id="no-problems"' not in preview
+    assert refused.value.problems
+    for problem in refused.value.problems:
+        link = f'class="problem-line" data-line="{problem.line}">Line {problem.line}</a>'
+        assert f"{link}: {escape(problem.message)}" in preview
+
+
+@pytest.mark.django_db
+def test_a_refused_publish_lists_every_problem_and_failing_test_at_its_line(
+    instructor, instructor_client
+):
+    # The refusal said "(and 1 more)" and never showed the others.
+    draft = services.question_new(slug="refused", user=instructor)
+    miss = "      expect: {batching-engine: miss}"
+    text = draft.text.replace("      expect: {batching-engine: hit}", miss, 1)
+    lines = text.split("\n")
+    response = instructor_client.post(
+        reverse("authoring:question_publish", args=["refused"]),
+        {"text": text, "base_version": str(draft.version)},
+    )
+    assert response.status_code == 422
+    body = response.content.decode()
+    refusal = body[body.index('id="refusal"') : body.index("</div>", body.index('id="refusal"'))]
+    assert "(and 2 more)" in refusal
+    placeholder_lines = [
+        number
+        for number, line in enumerate(lines, start=1)
+        if any(placeholder in line for placeholder in services.TEMPLATE_PLACEHOLDERS)
+    ]
+    listed = re.findall(r'class="problem-line" data-line="(\d+)">Line \1</a>: ([^<]*)', refusal)
+    assert [int(line) for line, _ in listed] == [*placeholder_lines, lines.index(miss) + 1]
+    assert "the scenario is still the template&#x27;s" in listed[1][1]
+    assert listed[2][1].endswith("expected batching-engine: miss, got batching-engine: hit")
+
+
+@pytest.mark.django_db
+def test_the_preview_counts_the_files_tests_apart_from_the_built_in_checks(
+    instructor, instructor_client
+):
+    # "all 23 question tests pass" for a file that holds 5 tests.
+    text = _template_text("counted")
+    tests = services.question_tests(services.question_check(slug="counted", text=text))
+    own = sum(result.kind != "builtin" for result in tests.results)
+    written_tests = parse_file("counted.md", text).meta["tests"]
+    assert own == sum(len(entries) for entries in written_tests.values()) < len(tests.results)
+    preview = instructor_client.post(
+        reverse("authoring:question_preview", args=["counted"]), {"text": text}
+    ).content.decode()
+    built_in = len(tests.results) - own
+    assert f"No problems, and its {own} tests and {built_in} built-in checks pass" in preview
+
+
+@pytest.mark.django_db
+def test_a_draft_holding_the_published_text_says_so(content_loaded, instructor_client):
+    # "Draft saved (version 2)" on a page showing exactly the published text.
+    published = Question.objects.get(slug=CHAT).current_revision
+    save = reverse("authoring:question_save", args=[CHAT])
+    same = f"the same text as published revision {published.number}"
+    edited = instructor_client.post(
+        save, {"text": published.source_text + "\nMore.", "base_version": "0"}, headers=HTMX
+    )
+    assert edited.status_code == 200 and same not in edited.content.decode()
+    undone = instructor_client.post(
+        save, {"text": published.source_text, "base_version": "1"}, headers=HTMX
+    )
+    assert f"(version 2): {same}." in undone.content.decode()
+    page = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
+    assert f"Draft saved (version 2): {same}." in page
+
+
+@pytest.mark.django_db
 def test_publish_names_the_failing_question_test(instructor_client, instructor):
     services.question_new(slug="tested", user=instructor)
     text = _template_text("tested").replace(
@@ -298,7 +381,9 @@ def test_publish_names_the_failing_question_test(instructor_client, instructor):
         reverse("authoring:question_preview", args=["tested"]), {"text": text}
     ).content.decode()
     line = text.split("\n").index("      expect: {batching-engine: miss}") + 1
-    assert f'data-line="{line}"' in preview and "1 of 23 question tests fails" in preview
+    # The count says what it holds: the file's own tests apart from the built-in checks.
+    assert f'data-line="{line}"' in preview
+    assert "1 of its 5 tests and 18 built-in checks fails" in preview
 
 
 @pytest.mark.django_db
@@ -543,6 +628,28 @@ def test_an_upload_of_another_questions_file_is_refused_and_the_draft_kept(
     assert response.status_code == 422
     assert f"This file is for &#x27;{CHAT}&#x27;, not &#x27;mine&#x27;" in response.content.decode()
     assert services.question_draft("mine").text == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("data", [b"", b" \r\n\n\t"], ids=["no bytes", "blank lines"])
+def test_an_empty_upload_is_refused_and_the_draft_kept(
+    content_loaded, instructor, instructor_client, data
+):
+    # An empty file became the draft: the whole text gone, "empty.md is now the draft".
+    draft = services.question_new(slug="mine", user=instructor)
+    upload = SimpleUploadedFile("empty.md", data, content_type="text/markdown")
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=["mine"]),
+        {"file": upload, "base_version": str(draft.version)},
+    )
+    assert response.status_code == 422
+    body = response.content.decode()
+    assert "The file is empty: choose the .md file with your text. This draft is unchanged." in (
+        body
+    )
+    kept = services.question_draft("mine")
+    assert (kept.text, kept.version) == (draft.text, draft.version)
+    assert escape(draft.text) in body  # the editor still shows it
 
 
 @pytest.mark.django_db

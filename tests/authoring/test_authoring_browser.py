@@ -49,8 +49,20 @@ def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practi
     author.fill("#new-slug", SLUG)
     author.get_by_role("button", name="Create from the template").click()
     author.wait_for_url(f"{base}/author/questions/{SLUG}/")
+    # The template validates, but Publish refuses its placeholder lines: the preview says so
+    # at those lines, and Publish lists them, each a link to its line.
+    untouched = author.input_value("#source")
+    expect(author.locator("#problems")).to_contain_text("2 problems")
+    expect(author.locator("#problems")).to_contain_text("this constraint is still the template's")
+    author.locator("#publish-button").click()
+    refused = author.locator("#refusal-problems .problem-line")
+    expect(refused).to_have_count(2)
+    refused.nth(1).click()
+    cursor = author.evaluate("document.getElementById('source').selectionStart")
+    assert "Write the scenario here:" in untouched[cursor:].split("\n", 1)[0]
+    template = written(untouched)
+    author.fill("#source", template)
     author.locator("#no-problems").wait_for()
-    template = written(author.input_value("#source"))
 
     # Delete a step: the live list names it at its line; a click puts the cursor there.
     broken, line = _without_step(template, "bottlenecks")
@@ -76,7 +88,7 @@ def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practi
 
     # Publish r1; the candidate finds the question and starts it.
     author.locator("#publish-button").click()
-    author.get_by_text("Published revision 1.").wait_for()
+    author.get_by_text("Published revision 1.", exact=True).wait_for()
     cand.goto(f"{base}/questions/{SLUG}/")
     cand.get_by_role("button", name="Start practising").click()
     cand.wait_for_url(re.compile(r"/attempts/\d+/steps/clarify/$"))
@@ -87,7 +99,7 @@ def test_an_instructor_writes_publishes_and_republishes_while_a_candidate_practi
     # The instructor edits and republishes: r2.
     author.fill("#source", author.input_value("#source").replace(OLD_PROMPT, NEW_PROMPT))
     author.locator("#publish-button").click()
-    author.get_by_text("Published revision 2.").wait_for()
+    author.get_by_text("Published revision 2.", exact=True).wait_for()
 
     # The open attempt still shows r1; a new attempt shows r2.
     cand.reload()
@@ -215,3 +227,55 @@ def test_a_text_too_large_to_send_is_refused_in_the_page_and_kept(browser, live_
     context.close()
     # The refused requests are logged by the browser and htmx; nothing else may be.
     assert [e for e in errors if "400" not in e] == []
+
+
+def test_text_the_browser_puts_back_after_back_and_forward_is_checked_and_saved(
+    browser, live_server_url
+):
+    """Back before the autosave, then Forward: the browser puts the typed text back in the
+    box of a freshly loaded page. It is not taken for the server's draft: the preview checks
+    it, the autosave saves it, and the browser's copy is not offered again."""
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    draft = services.question_new(slug=SLUG, user=instructor)
+    context, page, errors = _context(browser, instructor, live_server_url)
+    page.goto(f"{live_server_url}/author/")
+    page.goto(f"{live_server_url}/author/questions/{SLUG}/")
+    broken, line = _without_step(draft.text, "bottlenecks")
+    page.fill("#source", broken)
+    page.go_back()  # well inside the preview's 0.5 s and the autosave's 1.2 s
+    page.go_forward()
+    assert page.input_value("#source") == broken
+    expect(page.locator("#save-status")).to_contain_text(f"(version {draft.version + 1})")
+    expect(page.locator("#problems")).to_contain_text(f"Line {line}: missing step 'bottlenecks'")
+    expect(page.locator(".restore")).to_have_count(0)
+    assert services.question_draft(SLUG).text == broken
+    context.close()
+    assert errors == []
+
+
+def test_a_taken_slug_is_told_at_its_field_in_view(browser, live_server_url):
+    """The form to start a question is at the foot of a long list: refused, the page came
+    back at its top, the error out of sight at the bottom."""
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    errors: list[str] = []
+    context = signed_in_context(
+        browser, live_server_url, instructor, viewport={"width": 360, "height": 640}
+    )
+    page = watched_page(context, errors)
+    page.goto(f"{live_server_url}/author/")
+    assert page.evaluate("document.documentElement.scrollHeight") > 2 * 640
+    page.fill("#new-slug", "chat-api-50qps")
+    page.get_by_role("button", name="Create from the template").click()
+    error = page.locator("#new-error")
+    expect(error).to_contain_text("There is already a question 'chat-api-50qps'")
+    expect(error).to_be_in_viewport()
+    field = page.locator("#new-slug")
+    expect(field).to_be_focused()
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(field).to_have_attribute("aria-describedby", "new-error")
+    save_screenshot(page, "author-taken-slug-360")
+    context.close()
+    # The refusal is a 422 page by design; nothing else may log an error.
+    assert [e for e in errors if "status of 422" not in e] == []
