@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import math
+
 from django import forms
+from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from planner.engine import PlanError, load_catalog
+from planner.engine import PlanError, foreign_digit, format_figure, load_catalog
 from planner.engine.capacity import (
     DEFAULT_PREFILL_EFF,
     DEFAULT_PROMPT_SPREAD,
@@ -53,11 +56,47 @@ DEFAULTS = {
 SPEC_FIELDS = ("spec_accept", "spec_tokens", "spec_draft_cost")
 
 
-def _within(name: str) -> dict[str, float]:
-    """The bounds of the planner input `name` (the engine's INPUT_LIMITS): one table for the
-    form and the engine, so the page refuses exactly what `plan` would."""
+def _within(name: str) -> dict[str, object]:
+    """The bounds of the planner input `name` (the engine's INPUT_LIMITS) and the sentences
+    that refuse a number outside them: one table for the form and the engine, so the page
+    refuses exactly what `plan` would. Where the bounds alone would not say what the number
+    means (INPUT_MEANINGS), the sentence says it."""
     low, high, _unit = INPUT_LIMITS[name]
-    return {"min_value": low, "max_value": high}
+    if name in INPUT_MEANINGS:
+        meaning = (
+            f"Give a number from {format_figure(low)} to {format_figure(high)}: "
+            f"{INPUT_MEANINGS[name]}."
+        )
+        messages = {"min_value": meaning, "max_value": meaning}
+    else:
+        messages = {
+            "min_value": f"Ensure this value is greater than or equal to {format_figure(low)}.",
+            "max_value": f"Ensure this value is less than or equal to {format_figure(high)}.",
+        }
+    return {"min_value": low, "max_value": high, "error_messages": messages}
+
+
+class _AsciiDigits:
+    """A number field that reads only the digits 0-9 (`foreign_digit` says why)."""
+
+    def to_python(self, value: object) -> object:
+        if isinstance(value, str) and foreign_digit(value):
+            raise ValidationError("Use the digits 0–9.", code="digits")
+        return super().to_python(value)  # type: ignore[misc]
+
+
+class PlannerIntegerField(_AsciiDigits, forms.IntegerField):
+    pass
+
+
+class PlannerFloatField(_AsciiDigits, forms.FloatField):
+    def validate(self, value: float | None) -> None:
+        # float() reads a number past a double's range (1e400) as infinity, which Django
+        # calls "Enter a number.": it is a number, only out of the field's range.
+        if value is not None and math.isinf(value):
+            code = "max_value" if value > 0 else "min_value"
+            raise ValidationError(self.error_messages[code], code=code)
+        super().validate(value)
 
 
 def _choices(table: dict) -> list[tuple[str, str]]:
@@ -69,74 +108,70 @@ class CapacityForm(forms.Form):
     gpu = forms.ChoiceField(label="GPU")
     weights = forms.ChoiceField(label="Weights dtype")
     kv = forms.ChoiceField(label="KV-cache dtype")
-    context = forms.IntegerField(label="Context length (tokens)", **_within("context"))
-    mem_util = forms.FloatField(label="GPU memory utilisation", **_within("mem_util"))
-    bw_eff = forms.FloatField(label="Bandwidth efficiency η", **_within("bw_eff"))
-    tp = forms.IntegerField(label="Tensor parallelism (GPUs per instance)", **_within("tp"))
-    knee_tok_s = forms.FloatField(
+    context = PlannerIntegerField(label="Context length (tokens)", **_within("context"))
+    mem_util = PlannerFloatField(label="GPU memory utilisation", **_within("mem_util"))
+    bw_eff = PlannerFloatField(label="Bandwidth efficiency η", **_within("bw_eff"))
+    tp = PlannerIntegerField(label="Tensor parallelism (GPUs per instance)", **_within("tp"))
+    knee_tok_s = PlannerFloatField(
         label="Measured knee throughput (tok/s; blank: derived from the TPOT SLO)",
         required=False,
         **_within("knee_tok_s"),
     )
-    prompt_len = forms.FloatField(
+    prompt_len = PlannerFloatField(
         label="Mean prompt length (tokens; blank: the prompt fills the context)",
         required=False,
         **_within("prompt_len"),
     )
     # Out of range, the sentence says what the number means, not only its bounds.
-    prompt_spread = forms.FloatField(
+    prompt_spread = PlannerFloatField(
         label="Prompt length spread (± share of the mean, uniform; 0.5: half to 1.5× the mean, "
         "as the simulator draws them)",
-        error_messages={
-            key: f"Give a number from 0 to 1: {INPUT_MEANINGS['prompt_spread']}."
-            for key in ("min_value", "max_value")
-        },
         **_within("prompt_spread"),
     )
-    out_len = forms.FloatField(label="Mean output length (tokens)", **_within("out_len"))
-    qps = forms.FloatField(label="Peak QPS", **_within("qps"))
-    mean_qps = forms.FloatField(
+    out_len = PlannerFloatField(label="Mean output length (tokens)", **_within("out_len"))
+    qps = PlannerFloatField(label="Peak QPS", **_within("qps"))
+    mean_qps = PlannerFloatField(
         label="Mean QPS (for the autoscaled cost; optional)", required=False, **_within("mean_qps")
     )
-    rho = forms.FloatField(label="Utilisation target ρ", **_within("rho"))
-    tpot_slo_ms = forms.FloatField(
+    rho = PlannerFloatField(label="Utilisation target ρ", **_within("rho"))
+    tpot_slo_ms = PlannerFloatField(
         label="p99 TPOT SLO (ms)", required=False, **_within("tpot_slo_ms")
     )
-    ttft_slo_ms = forms.FloatField(
+    ttft_slo_ms = PlannerFloatField(
         label="p99 TTFT SLO (ms; optional)", required=False, **_within("ttft_slo_ms")
     )
-    overhead_gib = forms.FloatField(
+    overhead_gib = PlannerFloatField(
         label="Non-KV overhead per GPU (GiB; blank: derived from the model size and TP)",
         required=False,
         **_within("overhead_gib"),
     )
-    prefill_eff = forms.FloatField(
+    prefill_eff = PlannerFloatField(
         label="Compute efficiency: share of the GPU's dense TFLOPS that prefill and a "
         "compute-bound decode step reach",
         **_within("prefill_eff"),
     )
-    prefix_hit = forms.FloatField(label="Prefix-cache hit rate (0–1)", **_within("prefix_hit"))
-    prefix_len = forms.FloatField(
+    prefix_hit = PlannerFloatField(label="Prefix-cache hit rate (0–1)", **_within("prefix_hit"))
+    prefix_len = PlannerFloatField(
         label="Shared prefix (tokens a hit skips; blank: the hit rate is per token)",
         required=False,
         **_within("prefix_len"),
     )
-    usd_per_gpu_hour = forms.FloatField(
+    usd_per_gpu_hour = PlannerFloatField(
         label="GPU price (USD per GPU-hour; blank: the catalogue's list price)",
         required=False,
         **_within("usd_per_gpu_hour"),
     )
     spec_decode = forms.BooleanField(label="What if: speculative decoding", required=False)
     # Read only with speculation on (see clean()).
-    spec_accept = forms.FloatField(
+    spec_accept = PlannerFloatField(
         label="Speculation: acceptance rate per drafted token",
         required=False,
         **_within("spec_accept"),
     )
-    spec_tokens = forms.IntegerField(
+    spec_tokens = PlannerIntegerField(
         label="Speculation: tokens drafted per step", required=False, **_within("spec_tokens")
     )
-    spec_draft_cost = forms.FloatField(
+    spec_draft_cost = PlannerFloatField(
         label="Speculation: draft step cost (share of a target step)",
         required=False,
         **_within("spec_draft_cost"),
@@ -144,7 +179,7 @@ class CapacityForm(forms.Form):
     pd_disagg = forms.BooleanField(
         label="What if: prefill/decode disaggregation (pools sized separately)", required=False
     )
-    hold_s = forms.FloatField(
+    hold_s = PlannerFloatField(
         label="Measured time a request holds its KV slot (s; blank: its decode at the floor)",
         required=False,
         **_within("hold_s"),
@@ -176,8 +211,9 @@ class CapacityForm(forms.Form):
                 if prompt is not None and prompt + data["out_len"] > data["context"]:
                     self.add_error(
                         "prompt_len",
-                        f"A prompt of {prompt:g} tokens and an output of {data['out_len']:g} "
-                        f"do not fit in a context of {data['context']} tokens.",
+                        f"A prompt of {format_figure(prompt)} tokens and an output of "
+                        f"{format_figure(data['out_len'])} do not fit in a context of "
+                        f"{format_figure(data['context'])} tokens.",
                     )
         for name in SPEC_FIELDS:
             if data.get(name) is None and name not in self.errors:

@@ -38,6 +38,7 @@ from .catalog import load_catalog
 from .checker import VERDICTS, CheckResult, check_quantity, givens_from_estimate
 from .errors import FormulaError, NapkinError
 from .evaluator import Quantity
+from .numbers import foreign_digit, format_figure
 from .solve import solve_for
 from .worksheet import (
     LineResult,
@@ -67,6 +68,8 @@ __all__ = [
     "evaluate_text",
     "evaluate_worksheet",
     "fleet_curve",
+    "foreign_digit",
+    "format_figure",
     "format_number",
     "givens_from_estimate",
     "kv_bytes_per_token",

@@ -21,7 +21,7 @@ from sympy import Integer, Rational
 from .catalog import DEFAULT_DIR, GPU, Catalog, KVDtype, Model, WeightDtype, load_catalog
 from .errors import NapkinError
 from .evaluator import Evaluator, Quantity, bounded
-from .numbers import format_number
+from .numbers import format_figure, format_number
 from .parser import Line, UnitSpec, parse_line, parse_units
 from .render import latex_number_unit, name_latex, to_latex
 from .units import DIMENSIONLESS
@@ -434,22 +434,23 @@ def check_context(model: Model, context: int, out_len: float) -> None:
     if context > model.context_limit:
         if model.max_context_yarn and model.max_context_yarn > model.max_context:
             limits = (
-                f"{model.max_context} natively, {model.max_context_yarn} with YaRN rope scaling"
+                f"{format_figure(model.max_context)} natively, "
+                f"{format_figure(model.max_context_yarn)} with YaRN rope scaling"
             )
             raise PlanError(
-                f"{model.name} holds at most {model.context_limit} tokens of context "
-                f"({limits}), so {context} cannot be planned.",
+                f"{model.name} holds at most {format_figure(model.context_limit)} tokens of "
+                f"context ({limits}), so {format_figure(context)} cannot be planned.",
                 "context",
             )
         raise PlanError(
-            f"{model.name} holds at most {model.context_limit} tokens of context, so {context} "
-            "cannot be planned.",
+            f"{model.name} holds at most {format_figure(model.context_limit)} tokens of context, "
+            f"so {format_figure(context)} cannot be planned.",
             "context",
         )
     if out_len > context:
         raise PlanError(
-            f"A mean output of {format_number(out_len)} tokens does not fit in a context of "
-            f"{context} tokens, which holds the prompt and the output together.",
+            f"A mean output of {format_figure(out_len)} tokens does not fit in a context of "
+            f"{format_figure(context)} tokens, which holds the prompt and the output together.",
             "out_len",
         )
 
@@ -1369,8 +1370,9 @@ def plan(
     n_prompt = prompt_len if prompt_len is not None else max(context - out_len, 1)
     if prompt_len is not None and prompt_len + out_len > context:
         raise PlanError(
-            f"A mean prompt of {format_number(prompt_len)} tokens and a mean output of "
-            f"{format_number(out_len)} tokens do not fit in a context of {context} tokens.",
+            f"A mean prompt of {format_figure(prompt_len)} tokens and a mean output of "
+            f"{format_figure(out_len)} tokens do not fit in a context of "
+            f"{format_figure(context)} tokens.",
             "prompt_len",
         )
     if mean_qps is not None and mean_qps > qps:

@@ -1,4 +1,5 @@
-"""How the engine writes a number for people: one rule for pages, commands and LaTeX."""
+"""How the engine writes a number for people (one rule for pages, commands and LaTeX), and
+which digits it reads."""
 
 from __future__ import annotations
 
@@ -21,3 +22,16 @@ def format_number(x: float) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def format_figure(x: float) -> str:
+    """`x` as the planner's sentences print a figure: a whole number with thousands separators
+    (10,000,000), any other to about four significant digits (0.7, 1e-4)."""
+    return f"{x:,.0f}" if float(x).is_integer() else format_number(x)
+
+
+def foreign_digit(text: str) -> str | None:
+    """The first digit in `text` other than 0-9, or None. Python's int() and float() read any
+    script's digits ("٥٠" as 50, "５０" too) and the worksheet's parser reads only 0-9: every box
+    a number is typed in reads as the worksheet does."""
+    return next((ch for ch in text if ch.isdigit() and not ch.isascii()), None)

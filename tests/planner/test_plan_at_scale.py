@@ -127,7 +127,7 @@ def test_kv_is_held_for_the_tokens_in_flight_capped_by_the_context() -> None:
     reserved = plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4")
     assert reserved["tokens_per_stream"] == 8192
     assert chat["max_seqs"] >= 10 * reserved["max_seqs"]
-    with pytest.raises(PlanError, match="do not fit in a context of 8192"):
+    with pytest.raises(PlanError, match="do not fit in a context of 8,192"):
         plan(model="qwen2.5-7b", gpu="rtx-4090", weights="awq-int4", prompt_len=8000)
 
 

@@ -18,7 +18,7 @@ def test_llama_past_its_131072_tokens_is_refused_with_the_limit() -> None:
     with pytest.raises(PlanError) as refused:
         plan(**LLAMA, context=200_000)
     message = str(refused.value)
-    assert "131072" in message and "Llama-3.1-8B-Instruct" in message
+    assert "131,072" in message and "Llama-3.1-8B-Instruct" in message
     assert message.count(". ") == 0 and message.endswith(".")
 
 
@@ -32,7 +32,7 @@ def test_qwen_past_its_yarn_limit_is_refused_naming_both_limits() -> None:
     with pytest.raises(PlanError) as refused:
         plan(**QWEN, context=262_144)
     message = str(refused.value)
-    assert "131072" in message and "32768" in message and "YaRN" in message
+    assert "131,072" in message and "32,768" in message and "YaRN" in message
 
 
 def test_qwen_between_native_and_yarn_limits_is_planned_with_the_yarn_note() -> None:
@@ -42,7 +42,7 @@ def test_qwen_between_native_and_yarn_limits_is_planned_with_the_yarn_note() -> 
 
 
 def test_an_output_longer_than_the_context_is_refused() -> None:
-    with pytest.raises(PlanError, match="8192"):
+    with pytest.raises(PlanError, match="8,192"):
         plan(**QWEN, context=8192, out_len=10_000)
     assert plan(**QWEN, context=8192, out_len=8192)["n_inst"] is not None
 
@@ -61,7 +61,7 @@ def test_plan_json_refusal_is_json_on_stdout_with_exit_status_2() -> None:
     out, err, code = _plan_command("--model", "llama-3.1-8b", "--context", "200000", "--json")
     assert code == 2 and err == ""
     obj = json.loads(out)
-    assert set(obj) == {"error"} and "131072" in obj["error"]
+    assert set(obj) == {"error"} and "131,072" in obj["error"]
 
 
 def test_plan_json_unknown_model_is_json_on_stdout_too() -> None:
@@ -82,9 +82,9 @@ def test_capacity_page_refuses_a_context_past_the_model_limit_as_a_form_error(
     response = client.get("/planner/capacity/", query, HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert response.status_code == 422
-    assert 'id="plan-errors"' in html and "131072" in html
+    assert 'id="plan-errors"' in html and "131,072" in html
     assert 'id="plan-n-gpu"' not in html
     response = client.get(
         "/planner/capacity/", {**query, "context": 8192, "out_len": 10000}, HTTP_HX_REQUEST="true"
     )
-    assert response.status_code == 422 and "8192" in response.content.decode()
+    assert response.status_code == 422 and "8,192" in response.content.decode()

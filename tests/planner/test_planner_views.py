@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 
 import planner.views
+from planner.forms import DEFAULTS, CapacityForm
 from questionbank import load_question, load_question_spec, parse_file
 from questions.services import question_revision_publish
 
@@ -233,7 +234,41 @@ def test_capacity_form_explains_a_prompt_that_does_not_fit_beside_the_field(
     response = htmx.get("/planner/capacity/", {**Q3, "prompt_len": 40000}, htmx=True)
     html = response.content.decode()
     assert response.status_code == 422
-    assert "Mean prompt length" in html and "do not fit in a context of 32768" in html
+    assert "Mean prompt length" in html and "do not fit in a context of 32,768" in html
+
+
+def test_capacity_form_prints_a_refused_prompt_as_the_planner_prints_figures(
+    htmx: HtmxClient,
+) -> None:
+    response = htmx.get("/planner/capacity/", {"prompt_len": "10000000"}, htmx=True)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert (
+        "A prompt of 10,000,000 tokens and an output of 256 do not fit in a context of "
+        "8,192 tokens."
+    ) in html
+
+
+def test_capacity_form_refuses_a_number_past_a_doubles_range_as_too_large(
+    htmx: HtmxClient,
+) -> None:
+    # float("1e400") is infinity: still a number, only far above the field's bound.
+    response = htmx.get("/planner/capacity/", {"qps": "1e400"}, htmx=True)
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "Ensure this value is less than or equal to 1,000,000,000." in html
+    assert "Enter a number" not in html
+
+
+@pytest.mark.parametrize(
+    ("name", "typed"), [("qps", "٥٠"), ("qps", "５０"), ("context", "٨١٩٢"), ("tp", "١")]
+)
+def test_capacity_form_reads_only_the_digits_0_to_9(name: str, typed: str) -> None:
+    """Python reads any script's digits as numbers; the worksheet refuses them, and so does
+    the planner, rather than planning 50 QPS from a field that shows "٥٠"."""
+    form = CapacityForm({**DEFAULTS, name: typed})
+    assert not form.is_valid()
+    assert form.errors[name] == ["Use the digits 0–9."]
 
 
 def test_capacity_form_runs_the_what_ifs(client: Client) -> None:
