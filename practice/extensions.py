@@ -21,7 +21,9 @@ if TYPE_CHECKING:
 class StepPanel:
     """A feature's live panel on the step page, loaded (and refreshed) on its own so that a
     cached page stays right: its URL, element id and class, static assets, loading text, and
-    what the last step's Finish button says beside it ("" for practice's own words)."""
+    what the last step's Finish button says beside it ("" for practice's own words), and
+    where it stands: above the step ("top", a mock interview's clock) or below the answer box
+    ("after-answer", a tool for the answer, met once the question has been read)."""
 
     url: str
     element_id: str
@@ -30,6 +32,7 @@ class StepPanel:
     script: str  # a static path
     loading_text: str
     finish_label: str = ""
+    placement: str = "top"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ class SimulatorHooks(AttemptExtension):
             stylesheet="planner/planner.css",
             script="simulator/simulator.js",
             loading_text="Load test: loading the simulator…",
+            placement="after-answer",
         )
 
     def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:

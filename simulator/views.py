@@ -9,15 +9,18 @@ evaluations are.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import replace
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_POST, require_safe
 
 from planner.briefs import POOLED_DESIGNS, QUESTION_DESIGNS
+from planner.engine import foreign_digit
 from planner.forms import DEFAULTS, CapacityForm, plan_query
 from practice.extensions import feedback_withheld
 from practice.models import Attempt, StepAnswer
@@ -29,11 +32,14 @@ from simulator.hooks import STEP
 from simulator.models import SimulationRun
 from simulator.services import (
     PAGE_LIMITS,
+    PAGE_WINDOW_S,
     Design,
     RunRefused,
     design_from_brief,
     design_from_plan_inputs,
     page_run,
+    page_runs,
+    page_runs_kept,
     page_scenarios,
     router_named,
     scenario_titles,
@@ -134,12 +140,42 @@ def _router_choices(default: str) -> list[tuple[str, str]]:
     return [(name, f"{name} (default)" if name == default else name) for name in ROUTERS]
 
 
-def _number(text: str | None, default: float, kind: type = float) -> float:
-    """`text` read as a `kind` (int: a whole number), `default` when blank. RunRefused (its
-    field named) for anything else, so a typo is told rather than replaced by the default."""
+def _refusal(kind: type, text: str, why: str = "") -> RunRefused:
+    """A box's refusal, naming its field and what it takes: `text`, what was typed ("" for a
+    box left blank), `why`, what is wrong with it when more than "not a number"."""
+    if not text:
+        if kind is int:
+            return RunRefused(
+                f"Type the number of replicas: a whole number from 1 to {PAGE_LIMITS.replicas}.",
+                "replicas",
+            )
+        return RunRefused(
+            f"Type the load in QPS: a number from 0.001 to {PAGE_LIMITS.qps:g}.", "qps"
+        )
+    typed = f"not {text[:20]!r}"
+    if kind is int:
+        return RunRefused(
+            f"The number of replicas must be a whole number from 1 to {PAGE_LIMITS.replicas}"
+            f"{why}, {typed}.",
+            "replicas",
+        )
+    return RunRefused(
+        f"The load (QPS) must be a number from 0.001 to {PAGE_LIMITS.qps:g}{why}, {typed}.",
+        "qps",
+    )
+
+
+def _number(text: str | None, default: float | None, kind: type = float) -> float:
+    """`text` read as a `kind` (int: a whole number); when blank, `default`, or, with no
+    default (a box the candidate emptied), a refusal. RunRefused (its field named) for
+    anything else, so a typo is told rather than replaced by the default."""
     text = (text or "").strip()
     if not text:
+        if default is None:
+            raise _refusal(kind, text)
         return default
+    if foreign_digit(text):
+        raise _refusal(kind, text, ": use the digits 0–9")
     try:
         value = float(text)
         if kind is int:
@@ -148,17 +184,7 @@ def _number(text: str | None, default: float, kind: type = float) -> float:
             return int(value)
         return value
     except (OverflowError, ValueError):
-        if kind is int:
-            raise RunRefused(
-                f"The number of replicas must be a whole number from 1 to "
-                f"{PAGE_LIMITS.replicas}, not {text[:20]!r}.",
-                "replicas",
-            ) from None
-        raise RunRefused(
-            f"The load (QPS) must be a number from 0.001 to {PAGE_LIMITS.qps:g}, "
-            f"not {text[:20]!r}.",
-            "qps",
-        ) from None
+        raise _refusal(kind, text) from None
 
 
 def _latest_run(attempt: Attempt) -> SimulationRun | None:
@@ -213,6 +239,9 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
         "scenarios": scenario_titles(design),
         "latest": latest,
         "charts": run_charts(latest.runs) if latest else [],
+        "cpu_share_s": settings.CPU_SECONDS_PER_MINUTE,
+        "most_requests": f"{PAGE_LIMITS.requests:,}",
+        "full_qps": PAGE_LIMITS.requests / PAGE_WINDOW_S,
         "prediction": "",
         "error": None,
         "error_field": None,
@@ -221,6 +250,12 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
     if context.get("router_text") in ROUTERS:  # a refused run keeps the router it was sent
         context["router_selected"] = context["router_text"]
     return context
+
+
+def _offered_if_absent(request: HttpRequest, name: str, offered: float) -> float | None:
+    """The figure a run uses for box `name` when it is blank: `offered` when the post leaves
+    the box out, None (refused) when the box was sent empty."""
+    return offered if name not in request.POST else None
 
 
 @login_required
@@ -270,8 +305,11 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
                 ),
                 "replicas",
             )
-        replicas = int(_number(replicas_text, offered or design.replicas, int))
-        qps = _number(qps_text, offered_qps)
+        # A box left out of the post runs what the panel offers; a box sent blank was
+        # emptied by the candidate, and is told rather than run as a figure they cannot see.
+        blank_replicas = _offered_if_absent(request, "replicas", offered or design.replicas)
+        replicas = int(_number(replicas_text, blank_replicas, int))
+        qps = _number(qps_text, _offered_if_absent(request, "qps", offered_qps))
         router = router_named(router_text) if router_text else default_router
     except RunRefused as error:
         extra |= {"error": str(error), "error_field": error.field}
@@ -288,15 +326,20 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return render(request, "simulator/panel.html", context, status=422)
     # Choosing the default router is leaving it: the result names whose default it is.
     router_from = default_from if router == default_router else CHOSEN
+    specs = [
+        replace(run, replicas=replicas, qps=qps, router=run.router or router)
+        for run in scenarios[key]["runs"]
+    ]
+    # A run made before on the same fleet is shown again, free of the CPU budget; a new one
+    # is charged the CPU time it takes, which the panel then says beside the buttons.
+    runs = page_runs_kept(design, specs)
+    cpu_s = 0.0
     try:
-        with cpu_budget(client=client_key(request)):
-            runs = [
-                page_run(
-                    design,
-                    replace(run, replicas=replicas, qps=qps, router=run.router or router),
-                )
-                for run in scenarios[key]["runs"]
-            ]
+        if runs is None:
+            with cpu_budget(client=client_key(request)):
+                started = time.thread_time()
+                runs = page_runs(design, specs)
+                cpu_s = time.thread_time() - started
     except (RunRefused, LimitExceeded) as error:
         field = getattr(error, "field", None)
         context = _panel_context(attempt, design, **extra, error=str(error), error_field=field)
@@ -315,6 +358,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
             "plan": design.plan_kwargs,
             "ttft_slo_ms": design.ttft_slo_ms,
             "tpot_slo_ms": design.tpot_slo_ms,
+            "cpu_s": round(cpu_s, 2),
         },
         runs=runs,
     )
