@@ -130,7 +130,7 @@ def _cell(x: float, y: float, title: str, when: str, cell: Cell) -> dict:
         top = mark_safe(' class="pg-top-text"') if css == "pg-top" else ""  # a constant
         label = format_html(
             '<text{} x="{}" y="{}" text-anchor="middle">{}</text>',
-            top, _n(x + CELL_W / 2), _n(y + CELL_H / 2 + 4), round(cell.mean * 100),
+            top, _n(x + CELL_W / 2), _n(y + CELL_H / 2 + 4), f"{round(cell.mean * 100)}%",
         )  # fmt: skip
     if mark:
         label += format_html(

@@ -38,6 +38,7 @@ from questions.models import QuestionRevision
 PROGRESS_WEEKS = 12
 WEAK_BELOW = 0.7  # a concept whose mean verdict is below this is weak
 WEAKEST_SHOWN = 3
+QUESTIONS_SHOWN = 3  # questions named under each weakest concept; its note lists the rest
 # A drill verdict as a score, so drills and graded steps share one scale.
 DRILL_SCORES = {
     "correct": 1.0,
@@ -431,6 +432,17 @@ class WeakConcept:
     count: int
     questions: list[tuple[str, str]]  # (title, url)
 
+    @property
+    def questions_shown(self) -> list[tuple[str, str]]:
+        """The first QUESTIONS_SHOWN of `questions`: a concept used by most of the bank
+        would list every title in one run-on paragraph; its note lists them all."""
+        return self.questions[:QUESTIONS_SHOWN]
+
+    @property
+    def questions_more(self) -> int:
+        """How many of `questions` are not in `questions_shown`."""
+        return max(len(self.questions) - QUESTIONS_SHOWN, 0)
+
 
 def _rows(keys_titles: list[tuple[str, str, str]], weeks: list[date]) -> dict[str, Row]:
     return {key: Row(key, title, url, [Cell(w) for w in weeks]) for key, title, url in keys_titles}
@@ -588,6 +600,13 @@ def _assignment_title(assignment: Assignment, titles: dict[int, str]) -> str:
         kind = engine.KINDS.get(assignment.kind)
         return f"{SET_SIZE} drills: {kind.title if kind else assignment.kind}"
     return titles.get(assignment.question_id) or f"“{assignment.question.slug}”"
+
+
+def assignment_title(assignment: Assignment) -> str:
+    """What one assignment gives, in words: "5 drills: TTFT from prefill", or the
+    question's title (its slug in quotes once unpublished)."""
+    titles = _question_titles([assignment]) if assignment.question_id else {}
+    return _assignment_title(assignment, titles)
 
 
 def _question_titles(assignments: list[Assignment]) -> dict[int, str]:

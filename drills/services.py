@@ -257,6 +257,16 @@ class AssignmentError(ValueError):
     """An assignment that cannot be made, told in one sentence."""
 
 
+class AlreadyAssigned(AssignmentError):
+    """The candidate already has the same work open (not started yet): `assignment` is that
+    one, kept as it is."""
+
+    def __init__(self, assignment: Assignment) -> None:
+        super().__init__("That is already assigned and not started yet.")
+        self.assignment = assignment
+
+
+@transaction.atomic
 def assignment_create(
     *,
     instructor: User,
@@ -268,7 +278,13 @@ def assignment_create(
 ) -> Assignment:
     """Assign `candidate` five drills of `kind` or the published question `question_slug`
     (exactly one). The caller checks that `instructor` is one. AssignmentError for neither,
-    both, an unknown or unavailable kind, or an unknown question."""
+    both, an unknown or unavailable kind, or an unknown question; AlreadyAssigned when the
+    candidate has the same kind or question open (not started), from anyone (nothing added).
+
+    The candidate's row is locked while the open assignments are read and the new one is
+    written, so two posts at once (a double Enter) add one: on PostgreSQL the second waits
+    for the lock; on SQLite every transaction takes the write lock when it begins
+    (settings' IMMEDIATE mode)."""
     if bool(kind) == bool(question_slug):
         raise AssignmentError("Choose a drill set or a question to assign.")
     question = None
@@ -283,6 +299,12 @@ def assignment_create(
         ).first()
         if question is None:
             raise AssignmentError(f"No published question {question_slug!r}.")
+    User.objects.select_for_update().get(pk=candidate.pk)
+    same = Assignment.objects.for_candidate(candidate).open()
+    same = same.filter(kind=kind) if kind else same.filter(question=question)
+    existing = same.order_by("created_at", "pk").first()
+    if existing is not None:
+        raise AlreadyAssigned(existing)
     return Assignment.objects.create(
         instructor=instructor,
         candidate=candidate,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import (
@@ -12,7 +15,9 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import date as date_filter
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
@@ -272,12 +277,20 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
     what = request.POST.get("what", "")
     source, _, key = what.partition(":")
     try:
-        services.assignment_create(
+        assignment = services.assignment_create(
             instructor=request.user,
             candidate=candidate,
             kind=key if source == "drill" else "",
             question_slug=key if source == "question" else "",
             note=request.POST.get("note", ""),
+        )
+    except services.AlreadyAssigned as already:
+        # Most often the same form sent twice (a double Enter): the one open stays, once.
+        messages.info(
+            request,
+            f"{selectors.assignment_title(already.assignment)} is already assigned to "
+            f"{candidate.username}, open since {_when(already.assignment.created_at)}: "
+            "not assigned again.",
         )
     except services.AssignmentError as error:
         # The form again with what was chosen and typed: a refusal loses nothing.
@@ -287,4 +300,14 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "note": request.POST.get("note", "")[:300],
         }
         return render(request, "drills/instructor_candidate.html", context, status=422)
+    else:
+        messages.success(
+            request,
+            f"Assigned {selectors.assignment_title(assignment)} to {candidate.username}.",
+        )
     return redirect("drills:instructor_candidate", candidate_id=candidate.pk)
+
+
+def _when(moment: datetime) -> str:
+    """A moment as the drill pages print it: "Dec 6, 15:45 UTC"."""
+    return f"{date_filter(moment, 'M j, H:i')} {timezone.get_current_timezone_name()}"

@@ -17,6 +17,7 @@ from practice import step_page
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.errors import FlowError
 from practice.models import Grade, Submission
+from practice.scoring import CHECKER_WEIGHT
 from practice.services import step_spec
 from questions import selectors
 from questions.models import Question
@@ -85,10 +86,14 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
         cells = []
         for name in columns:
             found = next((p for p in grades[name].points if p.get("id") == point.id), {})
+            # An instructor picks verdicts, never quotes: the quote stored with their grade is
+            # a grader's (review_store), kept to highlight the candidate's answer; shown in
+            # the instructor's column it reads as if they had cited it.
+            quoted = name != review.INSTRUCTOR
             cells.append(
                 {
                     "verdict": found.get("verdict", "miss"),
-                    "quote": found.get("quote") or found.get("evidence", ""),
+                    "quote": (found.get("quote") or found.get("evidence", "")) if quoted else "",
                     "quote_found": found.get("quote_found"),
                     "comment": found.get("comment", ""),
                     # The nodes and edges this grader found in the diagram ("gw -> router").
@@ -151,11 +156,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         except FlowError as exc:
             error = str(exc)
         else:
-            messages.success(
-                request,
-                "Saved. The candidate's grade is now yours, marked as reviewed by an "
-                "instructor, and the labels joined the calibration set.",
-            )
+            # What saving did is said once, on the page, under the verdicts compared.
+            messages.success(request, "Your verdicts are saved.")
             return redirect("review:submission", submission_id=submission.pk)
     reviewed = submission.grades.filter(grader=review.INSTRUCTOR).exists()
     context = {
@@ -240,6 +242,9 @@ def calibration_page(request: HttpRequest, slug: str, step: str = "") -> HttpRes
             "step_key": step,
             "step_title": selectors.STEP_TITLES[step],
             "steps": [(k, selectors.STEP_TITLES[k]) for k in CALIBRATED_STEPS],
+            # The one step left out, and why: most of its score is the checker's.
+            "napkin_title": selectors.STEP_TITLES["estimate"],
+            "checker_share": round(CHECKER_WEIGHT * 100),
             "verdicts": VERDICTS,
             "grader_names": GRADER_NAMES,
         }

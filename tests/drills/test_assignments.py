@@ -5,6 +5,7 @@ assignment."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -160,14 +161,15 @@ def test_both_progress_pages_list_the_weakest_concepts_and_the_candidates_names_
     assert any(w.questions for w in weakest)
     client.force_login(candidate)
     own = client.get("/drills/progress/").content.decode().split('data-testid="weakest"')[1]
+    own = own.split("</section>")[0]
     client.force_login(instructor)
     theirs = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
-    theirs = theirs.split('data-testid="weakest"')[1]
+    theirs = theirs.split('data-testid="weakest"')[1].split("</section>")[0]
     for w in weakest:
-        assert f'<a href="{w.url}">{w.title}</a>' in own.split("</ul>")[0]
-        assert f'<a href="{w.url}">{w.title}</a>' in theirs.split("</ul>")[0]
-    assert "Questions that use it" in own.split("</ul>")[0]
-    assert "Questions that use it" not in theirs.split("</ul>")[0]
+        assert f'<a href="{w.url}">{w.title}</a>' in own
+        assert f'<a href="{w.url}">{w.title}</a>' in theirs
+    assert "Questions that use it" in own
+    assert "Questions that use it" not in theirs
 
 
 def test_an_assigned_drill_set_shows_on_home_drills_and_progress_and_starts_in_one_click(
@@ -195,6 +197,89 @@ def test_an_assigned_drill_set_shows_on_home_drills_and_progress_and_starts_in_o
     assert start_url not in client.get("/").content.decode()
     assert client.post(start_url)["Location"] == f"/drills/sets/{drill_set.pk}/"
     assert DrillSet.objects.filter(user=candidate).count() == 1
+
+
+def test_assign_says_what_was_assigned(instructor, candidate, client):
+    response = assign(client, instructor, candidate, "drill:ttft")
+    page = client.get(response["Location"]).content.decode()
+    assert "Assigned 5 drills: TTFT from prefill to learner." in page
+
+
+def test_a_kind_already_open_is_not_assigned_twice_and_the_page_says_since_when(
+    instructor, candidate, client
+):
+    """The same form sent twice (Enter pressed twice) gave the candidate two identical
+    assignments, offered twice on their pages."""
+    client.get(assign(client, instructor, candidate, "drill:ttft")["Location"])
+    first = Assignment.objects.get()
+    response = assign(client, instructor, candidate, "drill:ttft", note="Again")
+    assert response.status_code == 302
+    assert Assignment.objects.get() == first
+    page = client.get(response["Location"]).content.decode()
+    since = timezone.localtime(first.created_at)
+    assert (
+        f"5 drills: TTFT from prefill is already assigned to learner, open since "
+        f"{since:%b} {since.day}, {since:%H:%M} UTC: not assigned again."
+    ) in page
+    assert "Assigned 5 drills" not in page
+    client.force_login(candidate)
+    for url in ("/", "/drills/"):
+        assert client.get(url).content.decode().count("teacher assigned you") == 1
+
+
+def test_a_question_already_open_is_not_assigned_twice(instructor, candidate, client):
+    assign(client, instructor, candidate, "question:long-context-rag")
+    response = assign(client, instructor, candidate, "question:long-context-rag")
+    assert Assignment.objects.count() == 1
+    assert "is already assigned to learner" in client.get(response["Location"]).content.decode()
+
+
+def test_a_kind_started_already_can_be_assigned_again(instructor, candidate, client):
+    assign(client, instructor, candidate, "drill:ttft")
+    services.assignment_start(assignment=Assignment.objects.get())
+    assign(client, instructor, candidate, "drill:ttft")
+    assert Assignment.objects.count() == 2
+    assert len(selectors.assignments_open(user=candidate)) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_assigns_at_once_add_one_assignment(monkeypatch):
+    """Two posts of the form at the same moment: each reads the candidate's open work before
+    either writes, unless the candidate is locked for the check and the write."""
+    import threading
+
+    from django.db import connection
+
+    teacher = User.objects.create_user("teacher")
+    learner = User.objects.create_user("learner")
+    real_clock = services.clock
+
+    def slow_clock():
+        # Between reading the open assignments and writing the new one: room for the other.
+        time.sleep(0.3)
+        return real_clock()
+
+    monkeypatch.setattr(services, "clock", slow_clock)
+    barrier = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def post() -> None:
+        try:
+            barrier.wait()
+            services.assignment_create(instructor=teacher, candidate=learner, kind="ttft")
+            outcomes.append("created")
+        except services.AlreadyAssigned:
+            outcomes.append("already")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["already", "created"]
+    assert Assignment.objects.filter(candidate=learner).count() == 1
 
 
 def test_the_instructor_sees_how_far_an_assigned_set_got(instructor, candidate, client):

@@ -348,6 +348,21 @@ def test_each_kinds_start_button_is_named_for_its_kind(candidate, client):
         assert re.sub(r"<[^>]+>", "", button) == f"5 drills: {title}"
 
 
+def test_the_drills_page_shows_no_command_line_flag(candidate, client):
+    """Each kind's card showed `--kind kv_per_token`, an option of the `drill` command, to
+    people who use the site in a browser."""
+    client.force_login(candidate)
+    html = client.get("/drills/").content.decode()
+    assert "--kind" not in html
+
+
+def test_the_drills_page_does_not_link_to_itself_and_home_links_to_it(content_loaded, client):
+    user = User.objects.create_user("linked", password="a-long-Passphrase-42")
+    client.force_login(user)
+    assert '<a href="/drills/">All drills</a>' not in client.get("/drills/").content.decode()
+    assert '<a href="/drills/">All drills</a>' in client.get("/").content.decode()
+
+
 def test_new_drill_sets_per_day_are_capped_per_user(candidate, settings):
     """Each set is six rows and a read of the candidate's whole drill history: like attempts
     (ATTEMPTS_PER_DAY), a script posting "start a set" in a loop is stopped for the day, with

@@ -136,6 +136,19 @@ def test_the_page_draws_the_same_figures_and_marks_self_checks_and_mocks(
     assert ">S</text>" in chart and ">M</text>" in chart
 
 
+def test_each_cell_prints_its_mean_as_a_percentage(history, client, monkeypatch):
+    """The cells printed a bare 0 or 90, with no unit."""
+    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    client.force_login(history)
+    html = client.get("/drills/progress/").content.decode()
+    chart = html.split('id="chart-steps"')[1].split("</svg>")[0]
+    printed = re.findall(
+        r'<text(?: class="pg-top-text")? x="[^"]*" y="[^"]*" text-anchor="middle">([^<]*)<', chart
+    )
+    assert "90%" in printed and "25%" in printed  # clarify and estimate this week
+    assert all(p.endswith("%") for p in printed), printed
+
+
 def test_drills_count_by_the_checkers_verdict_in_their_row_and_their_concept(history):
     data = selectors.progress(user=history, now=NOW)
     kv = next(r for r in data.drills if r.key == "kv_per_token")
@@ -151,6 +164,27 @@ def test_weakest_concepts_link_their_note_and_the_questions_that_use_them(histor
         assert weak.url == f"/concepts/{weak.slug}/"
         assert weak.mean < selectors.WEAK_BELOW
         assert all(url.startswith("/questions/") for _, url in weak.questions)
+
+
+def test_a_weakest_concept_names_a_few_questions_and_counts_the_rest(bank_loaded, client):
+    """With the whole bank, one weak concept listed every question that uses it, up to 17
+    titles in one run-on paragraph."""
+    from django.utils import timezone
+
+    user = User.objects.create_user("weak", password="a-long-Passphrase-42")
+    graded_submission(user=user, at=timezone.now() - timedelta(days=1), step="architecture",
+                      grades={"llm": 0.1})  # fmt: skip
+    weakest = selectors.progress(user=user).weakest
+    many = next(w for w in weakest if len(w.questions) > selectors.QUESTIONS_SHOWN + 1)
+    client.force_login(user)
+    html = client.get("/drills/progress/").content.decode()
+    listed = html.split('data-testid="weakest"')[1].split(f'<a href="{many.url}">', 1)[1]
+    listed = listed.split("</ul>")[0]
+    assert listed.count('href="/questions/') == selectors.QUESTIONS_SHOWN
+    for title, url in many.questions[: selectors.QUESTIONS_SHOWN]:
+        assert f'<a href="{url}">{title}</a>' in listed
+    more = len(many.questions) - selectors.QUESTIONS_SHOWN
+    assert f'and <a href="{many.url}">{more} more questions</a> on its note' in listed
 
 
 def test_the_csv_export_has_every_counted_verdict_and_drill(history, client):
@@ -285,4 +319,24 @@ def test_the_due_list_says_what_clears_a_concept(content_loaded, client, monkeyp
     client.force_login(user)
     page = " ".join(client.get("/").content.decode().split())
     assert "read the note" in page
-    assert "a concept, by a graded answer that uses it in a later attempt (any question)" in page
+    assert "A concept: a graded answer that uses it, in a later attempt at any question." in page
+    assert "reading alone does not clear it" in page
+
+
+def test_the_due_help_is_short_sentences(content_loaded, client, monkeypatch):
+    """It was one sentence of 45 words, with a semicolon and a colon inside."""
+    from fsrs import Rating
+
+    from drills.models import Card
+
+    user = User.objects.create_user("reader", password="a-long-Passphrase-42")
+    services.card_review(user=user, key="drill:ttft", source=Card.Source.DRILL,
+                         rating=Rating.Again, now=NOW)  # fmt: skip
+    monkeypatch.setattr(selectors, "clock", lambda: NOW + timedelta(minutes=5))
+    client.force_login(user)
+    html = client.get("/drills/").content.decode()
+    help_html = html.split('class="muted due-help"')[1].split("</div>")[0]
+    text = " ".join(re.sub(r"<[^>]+>", " ", help_html).split())
+    assert "A drill kind: a set of its drills answered right." in text
+    sentences = [s for s in re.split(r"(?<=[.:;])\s", text) if s]
+    assert max(len(s.split()) for s in sentences) <= 16, sentences

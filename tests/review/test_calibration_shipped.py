@@ -75,3 +75,21 @@ def test_a_shipped_set_that_no_longer_fits_the_rubric_is_refused_with_its_reason
 
     with pytest.raises(CalibrationError, match="no-such-point"):
         shipped_labels(question=Question.objects.get(slug=SLUG))
+
+
+def test_the_shipped_sets_file_is_named_outside_brackets(instructor_client):
+    """A code path inside brackets, "(`content/...jsonl`)", read as if spaced out: the
+    code's padded background sits between each bracket and the path."""
+    url = reverse("review:calibration_step", args=[SLUG, "architecture"])
+    page = instructor_client.get(url).content.decode()
+    path = f"<code>content/calibration/{SLUG}.jsonl</code>"
+    assert f"a labelled set, in {path}." in page
+    assert f"({path})" not in page
+
+
+def test_the_step_tabs_say_why_napkin_math_has_none(instructor_client):
+    """The tabs skip the second step of five without a word."""
+    url = reverse("review:calibration_step", args=[SLUG, "architecture"])
+    page = " ".join(instructor_client.get(url).content.decode().split())
+    assert 'href="/review/chat-api-50qps/calibration/estimate/"' not in page
+    assert "No tab for Napkin math: most of its score (60%) is the calculator's check" in page

@@ -72,7 +72,8 @@ def test_a_flagged_submission_is_reviewed_blind_and_the_verdict_reaches_the_cand
     expect(table).to_contain_text("Model grader")
     expect(table).to_contain_text("Matcher, advisory")
     expect(table).to_contain_text("Instructor")
-    expect(page.locator(".messages")).to_contain_text("The candidate's grade is now yours")
+    expect(page.locator(".messages")).to_contain_text("Your verdicts are saved.")
+    expect(page.locator("main")).to_contain_text("Your verdict is now the candidate's grade")
     save_screenshot(page, "review-side-by-side")
 
     # The candidate's feedback: the instructor's grade (gateway 1 + queue partial 2 x 0.5 of

@@ -237,6 +237,54 @@ ALL_MISS = {
 }
 
 
+def test_a_quote_shows_under_the_grader_who_quoted_it_not_the_instructor(
+    content_loaded, client, candidate, instructor
+):
+    """The instructor's grade keeps the model's quote for a point they credited alike (it
+    highlights the candidate's answer), and the compared verdicts showed it in the
+    instructor's column too, as if they had cited it."""
+    quoted = {"id": "arch-gateway", "verdict": "hit", "evidence": REAL_QUOTE,
+              "quote": REAL_QUOTE, "quote_found": True, "comment": ""}  # fmt: skip
+    submission = make_submission(
+        user=candidate,
+        text=ANSWER,
+        review_reason="the model scored 90% and the offline rubric grader 10%: a gap",
+        extra_grades={
+            "llm": {"score": 0.9, "model": "test-model", "points": [quoted]},
+        },
+    )
+    url = reverse("review:submission", args=[submission.pk])
+    client.force_login(instructor)
+    labels = {**ALL_MISS, "arch-gateway": "hit"}
+    client.post(url, {f"point-{k}": v for k, v in labels.items()})
+    stored = submission.grades.get(grader="instructor").points
+    assert next(p for p in stored if p["id"] == "arch-gateway")["evidence"] == REAL_QUOTE
+    page = client.get(url).content.decode()
+    header = page.split('class="data-table graders-compared"')[1].split("</thead>")[0]
+    columns = re.findall(r'<th scope="col">(?:<a [^>]*>)?([^<]*)', header)[1:]
+    row = page.split('class="data-table graders-compared"')[1].split("</tr>")[1]
+    cells = row.split("<td>")[1:]
+    assert columns == ["Instructor", "Model grader"]
+    assert REAL_QUOTE not in cells[0]
+    assert f"<q>{REAL_QUOTE}</q>" in cells[1]
+
+
+def test_saving_a_review_says_what_it_did_once(content_loaded, client, candidate, instructor):
+    """The page said it twice: in the message after saving and under the table."""
+    submission = make_submission(
+        user=candidate,
+        text=ANSWER,
+        review_reason="the model scored 90% and the offline rubric grader 10%: a gap",
+        grades={"llm": (0.9, ALL_MISS)},
+    )
+    url = reverse("review:submission", args=[submission.pk])
+    client.force_login(instructor)
+    response = client.post(url, {f"point-{k}": v for k, v in ALL_MISS.items()}, follow=True)
+    text = " ".join(re.sub(r"<[^>]+>", " ", unescape(response.content.decode())).split())
+    assert "Your verdicts are saved." in text
+    assert text.lower().count("the candidate's grade") == 1, text
+
+
 def test_a_stale_tabs_blind_labels_do_not_replace_a_review_saved_meanwhile(
     content_loaded, client, candidate, instructor
 ):
