@@ -1,9 +1,9 @@
 """A database that `migrate` cannot bring up to date, said before it tries.
 
 The app's first eleven migrations are one squashed migration (as drills' first two are, and
-mocks' two), and the migrations they replace are gone. A database that applied some of them but not all
-has no path forward in this release: without this check, `migrate` fails deep in Django with
-"Related model ... cannot be resolved"."""
+mocks' two), and the migrations they replace are gone. A database that applied some of them
+but not all has no path forward in this release: without this check, `migrate` fails deep in
+Django with "Related model ... cannot be resolved"."""
 
 from __future__ import annotations
 

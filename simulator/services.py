@@ -8,13 +8,10 @@ a run from a page cannot hog a web worker; the command allows larger ones.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
-
-from django.core.cache import cache
 
 from planner.briefs import (
     POOLED_DESIGNS,
@@ -574,36 +571,6 @@ def page_run(design: Design, spec: RunSpec) -> dict:
             f"(manage.py simulate runs longer windows).{moved} " + run["note"]
         )
     return run
-
-
-# How long a page's run is kept for the same design and scenario to be shown again without
-# simulating it: a run is deterministic (its spec carries the seed), so a copy is the run.
-RUN_CACHE_S = 3600
-
-
-def _run_key(design: Design, spec: RunSpec) -> str:
-    """The cache key of `page_run(design, spec)`: every input of the run, hashed."""
-    return "simulator:run:" + hashlib.sha256(repr((design, spec)).encode()).hexdigest()
-
-
-def page_runs_kept(design: Design, specs: list[RunSpec]) -> list[dict] | None:
-    """The runs `page_runs` made of `specs` on `design` within RUN_CACHE_S, by anyone; None
-    unless every one of them is kept. Costs a cache read, no simulation."""
-    keys = [_run_key(design, spec) for spec in specs]
-    kept = cache.get_many(keys)
-    if len(kept) < len(keys):
-        return None
-    return [kept[key] for key in keys]
-
-
-def page_runs(design: Design, specs: list[RunSpec]) -> list[dict]:
-    """`page_run` of each of `specs` on `design`, each kept for `page_runs_kept`."""
-    runs = [page_run(design, spec) for spec in specs]
-    cache.set_many(
-        {_run_key(design, spec): run for spec, run in zip(specs, runs, strict=True)},
-        timeout=RUN_CACHE_S,
-    )
-    return runs
 
 
 def _prefix_override(calibration: Any, spec: RunSpec) -> str:

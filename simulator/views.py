@@ -38,8 +38,6 @@ from simulator.services import (
     design_from_brief,
     design_from_plan_inputs,
     page_run,
-    page_runs,
-    page_runs_kept,
     page_scenarios,
     router_named,
     scenario_titles,
@@ -326,20 +324,19 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         return render(request, "simulator/panel.html", context, status=422)
     # Choosing the default router is leaving it: the result names whose default it is.
     router_from = default_from if router == default_router else CHOSEN
-    specs = [
-        replace(run, replicas=replicas, qps=qps, router=run.router or router)
-        for run in scenarios[key]["runs"]
-    ]
-    # A run made before on the same fleet is shown again, free of the CPU budget; a new one
-    # is charged the CPU time it takes, which the panel then says beside the buttons.
-    runs = page_runs_kept(design, specs)
-    cpu_s = 0.0
     try:
-        if runs is None:
-            with cpu_budget(client=client_key(request)):
-                started = time.thread_time()
-                runs = page_runs(design, specs)
-                cpu_s = time.thread_time() - started
+        with cpu_budget(client=client_key(request)):
+            # What the run took is kept with it: the panel says it beside the buttons, the
+            # figure a candidate weighs the next run at that size against.
+            started = time.thread_time()
+            runs = [
+                page_run(
+                    design,
+                    replace(run, replicas=replicas, qps=qps, router=run.router or router),
+                )
+                for run in scenarios[key]["runs"]
+            ]
+            cpu_s = time.thread_time() - started
     except (RunRefused, LimitExceeded) as error:
         field = getattr(error, "field", None)
         context = _panel_context(attempt, design, **extra, error=str(error), error_field=field)

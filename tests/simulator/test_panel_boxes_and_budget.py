@@ -1,6 +1,6 @@
 """The load-test panel's boxes and what its runs cost: a box left blank or typed in another
 script's digits is told, never run as a figure the candidate cannot see; a run is charged the
-CPU time it takes, the panel says so before the run, and the same run again costs nothing."""
+CPU time it takes, and the panel says so before the run."""
 
 from __future__ import annotations
 
@@ -94,18 +94,3 @@ def test_the_panel_says_what_a_run_costs_before_it_runs(candidate, settings):
     assert cpu_s > 0
     took = re.search(r"Your last run, 10 replicas at 50 QPS, took ([\d.]+) s\.", said)
     assert float(took[1]) == cpu_s
-
-
-def test_the_same_run_again_costs_nothing(candidate, settings, one_rate_window):
-    client, attempt = candidate
-    assert run(client, attempt, replicas="10", qps="50").status_code == 200
-    # The minute's share is now spent: a new run is refused ...
-    settings.CPU_SECONDS_PER_MINUTE = 0.000001
-    refused = run(client, attempt, replicas="10", qps="40")
-    assert refused.status_code == 422
-    assert "this minute's share of the server's time" in error_of(refused)
-    # ... and the one just made is shown again, as it was, and saved with the answer again.
-    again = run(client, attempt, replicas="10", qps="50")
-    assert again.status_code == 200, error_of(again)
-    first, second = SimulationRun.objects.order_by("pk")
-    assert second.runs == first.runs and second.design["cpu_s"] == 0
