@@ -124,7 +124,7 @@ def test_napkin_batch_refuses_a_binary_or_empty_file(tmp_path, content, message)
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("napkin", "1 GB", "--to", "ms"), "Cannot convert information to ms"),
+        (("napkin", "1 GB", "--to", "ms"), "Cannot convert bytes to ms"),
         (("drill", "--kind", "nope", "--seed", "1"), "Unknown drill kind 'nope'"),
     ],
 )

@@ -15,7 +15,7 @@ from sympy import Integer, Rational
 Dim = tuple[int, int, int, int, int, int]
 
 BASE_SYMBOLS = ("B", "s", "tok", "req", "FLOP", "USD")
-BASE_NAMES = ("information", "time", "tokens", "requests", "compute", "money")
+BASE_NAMES = ("bytes", "time", "tokens", "requests", "compute", "money")
 DIMENSIONLESS: Dim = (0, 0, 0, 0, 0, 0)
 INFORMATION: Dim = (1, 0, 0, 0, 0, 0)
 TIME: Dim = (0, 1, 0, 0, 0, 0)
@@ -156,7 +156,8 @@ def unit_hint(word: str) -> str | None:
 
 
 def describe_dim(dim: Dim) -> str:
-    """A dimension in words, e.g. 'information per time' for B/s."""
+    """A dimension in words, e.g. "bytes per time" for B/s: bytes, not "information", the name of
+    the base dimension, which reads as jargon in a message."""
     if dim == DIMENSIONLESS:
         return "a plain number"
     num = [BASE_NAMES[i] for i, e in enumerate(dim) if e > 0 for _ in range(e)]

@@ -85,13 +85,13 @@ def test_verdicts(quantity_id: str, answer: str, verdict: str) -> None:
 
 def test_wrong_unit_hint_names_the_expected_dimension() -> None:
     result = check("tpot_floor", "15 GB")
-    assert result.hint == "Expected time (in ms); your answer is information."
+    assert result.hint == "Expected time (in ms); your answer is bytes."
 
 
 def test_wrong_unit_hint_for_a_count_names_no_unit() -> None:
     """A fleet size is a plain number: the hint says so once, not '(in a plain number)'."""
     result = check("n_inst", "15 GB")
-    assert result.hint == "Expected a plain number; your answer is information."
+    assert result.hint == "Expected a plain number; your answer is bytes."
 
 
 def test_authored_mistake_hint() -> None:

@@ -45,7 +45,7 @@ TABLE = [
     ("min(3, 1, 2)", 1, ""),
     ("max(3, 1, 2)", 3, ""),
     ("ceil(50 / (0.7 * 7.8))", 10, ""),
-    # information
+    # bytes
     ("15.2 GB", 15.2, "GB"),
     ("7.6e9 * 2 B", 15.2, "GB"),
     ("1024 MiB", 1, "GiB"),
@@ -139,18 +139,18 @@ def _error(text: str, **kwargs: object) -> tuple[str, int | None]:
 
 def test_adding_different_dimensions() -> None:
     message, position = _error("15 GB + 3 ms")
-    assert "Cannot add information and time" in message
+    assert "Cannot add bytes and time" in message
     assert position == 6
 
 
 def test_comparing_different_dimensions_in_min() -> None:
     message, _ = _error("min(15 GB, 3 ms)")
-    assert "min" in message and "information" in message and "time" in message
+    assert "min" in message and "bytes" in message and "time" in message
 
 
 def test_converting_to_an_incompatible_unit() -> None:
     message, position = _error("15.2 GB in ms")
-    assert "Cannot convert information to ms" in message
+    assert "Cannot convert bytes to ms" in message
     assert position == len("15.2 GB in ")
 
 

@@ -37,7 +37,7 @@ def test_an_error_shows_inline_at_its_line(page, live_server_url) -> None:
     page.locator("#id_lines").dispatch_event("input")
     error = page.locator("#ws-line-2.pl-error")
     expect(error).to_be_visible(timeout=15_000)
-    assert "Cannot add information and time" in error.locator(".pl-message").inner_text()
+    assert "Cannot add bytes and time" in error.locator(".pl-message").inner_text()
     assert error.locator(".pl-source").inner_text().splitlines()[1] == "      ^"
     assert page.locator("#ws-line-3 .pl-value").inner_text() == "= 4 GB"
     # A screen reader hears a count, not every line again: the results are no live region.

@@ -48,7 +48,7 @@ def test_napkin_error_exits_2_with_position() -> None:
     assert code == 2
     assert obj == {
         "input": "15 GB + 3 ms",
-        "error": "Cannot add information and time (at column 7).",
+        "error": "Cannot add bytes and time (at column 7).",
         "position": 6,
     }
 

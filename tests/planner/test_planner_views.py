@@ -89,7 +89,7 @@ def test_evaluate_returns_the_fragment_for_htmx(htmx: HtmxClient) -> None:
     html = response.content.decode()
     assert response.status_code == 200
     assert "<html" not in html
-    assert 'id="ws-line-2"' in html and "Cannot add information and time" in html
+    assert 'id="ws-line-2"' in html and "Cannot add bytes and time" in html
     assert "      ^</pre>" in html  # caret under column 7
     assert "= 4 GB" in html
 
