@@ -405,7 +405,7 @@ def test_worksheet_errors_show_inline_with_position(client_in, attempt):
     html = response.content.decode()
     assert "ws-error" in html
     # The message says the line once and the column once.
-    assert "Line 1: Cannot add information and time (at column 11)." in html
+    assert "Line 1: Cannot add bytes and time (at column 11)." in html
 
 
 def test_a_worksheet_error_quotes_a_long_unknown_name_shortened(client_in, attempt):
