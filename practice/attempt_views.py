@@ -159,9 +159,13 @@ def _save_status(answer: StepAnswer, refused: flow.FlowError | None = None) -> H
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
     try:
-        attempt = flow.attempt_start(user=request.user, revision=revision)
+        attempt, created = flow.attempt_start_or_resume(user=request.user, revision=revision)
     except LimitExceeded as exc:
         return views.question_page(request, slug, refusal=str(exc), status=429)
+    if not created:
+        messages.info(
+            request, "You have an attempt open with nothing written in it yet: carry on here."
+        )
     return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
 
 

@@ -20,16 +20,18 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.tasks import task
 from django.utils import timezone
 
+from diagrams import MAX_TEXT_CHARS as MAX_DIAGRAM_CHARS
 from grading.text import typed_opening
 from practice import extensions
 from practice.autosave import versioned_save
-from practice.diagram import diagram_text
+from practice.diagram import DIAGRAM_FIELD, diagram_text
 from practice.errors import FlowError
 from practice.models import Attempt, Grade, StepAnswer, Submission
 from practice.slo import QPS_KIND, card_as_text, review_card
@@ -69,6 +71,49 @@ def attempt_start(*, user, revision: QuestionRevision, is_preview: bool = False)
         "from your history, and start new ones tomorrow (UTC).",
     )
     return Attempt.objects.create(user=user, revision=revision, is_preview=is_preview)
+
+
+def _holds_work(answer: StepAnswer) -> bool:
+    """Whether the candidate wrote anything in this draft (the SLO card's peak/mean choice
+    always has a value, so alone it is nothing written)."""
+    if answer.text.strip():
+        return True
+    return any(
+        value.strip() if isinstance(value, str) else bool(value)
+        for name, value in answer.fields.items()
+        if name != QPS_KIND
+    )
+
+
+def attempt_start_or_resume(*, user, revision: QuestionRevision) -> tuple[Attempt, bool]:
+    """The candidate's unfinished attempt at this revision that holds nothing written yet, or
+    else a new one (`attempt_start`); returns it and whether it is new.
+
+    A second press of Start (a double click, or Start again on a blank attempt) thus makes no
+    empty attempt beside the first; with work in every open attempt, Start begins afresh.
+    Timed mock interviews are left out: each is started on purpose, with its own clock.
+    """
+    with transaction.atomic():
+        # Starts by one user run one at a time (a double click sends two at once), so the
+        # second finds the attempt the first made. SQLite serialises writes anyway.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        open_attempts = (
+            Attempt.objects.owned_by(user)
+            .filter(
+                revision=revision,
+                status=Attempt.Status.ACTIVE,
+                is_preview=False,
+                mock__isnull=True,
+            )
+            .exclude(answers__submissions__isnull=False)
+            .prefetch_related("answers")
+            # A blank one, if any, is among the latest: Start never leaves two behind.
+            .order_by("-pk")[:10]
+        )
+        for attempt in open_attempts:
+            if not any(_holds_work(answer) for answer in attempt.answers.all()):
+                return attempt, False
+        return attempt_start(user=user, revision=revision), True
 
 
 def attempt_finish(*, attempt_id: int, now: datetime | None = None) -> bool:
@@ -135,11 +180,22 @@ def answer_open(*, attempt: Attempt, step_key: str, follow_up_id: str = "") -> S
 
 
 def _check_size(text: str, fields: dict) -> None:
+    # The diagram has a limit of its own (the engine's) and is told by name: a diagram past it
+    # with an empty answer would otherwise be "this answer is too long".
+    diagram = len(str(fields.get(DIAGRAM_FIELD) or ""))
+    if diagram > MAX_DIAGRAM_CHARS:
+        raise FlowError(
+            f"This diagram is {diagram:,} characters; the limit is {MAX_DIAGRAM_CHARS:,}. "
+            "Nothing was saved over your previous draft. Shorten the diagram (a serving design "
+            "rarely needs more than a few dozen components) and it will save again."
+        )
     limit = settings.ANSWER_MAX_CHARS
     size = len(text) + sum(len(str(v)) for v in fields.values())
     if size > limit:
+        what = "This answer and its diagram are" if diagram else "This answer is"
+        together = " together" if diagram else ""
         raise FlowError(
-            f"This answer is {size:,} characters; the limit is {limit:,}. Nothing was saved "
+            f"{what} {size:,} characters{together}; the limit is {limit:,}. Nothing was saved "
             "over your previous draft. Shorten it (an interview answer rarely needs more than "
             "a page) and it will save again."
         )

@@ -125,14 +125,12 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
         "attempt_number": attempt_number(attempt),
         "revision": revision,
         "answer": answer,
-        **_pager(steps, current),
+        **_pager(steps, current, follow_up=bool(answer.follow_up_id)),
         "draft_url": _action_url("attempt_draft", attempt, answer),
         "submit_url": _action_url("attempt_submit", attempt, answer),
         "follow_up": None,
     }
     if answer.follow_up_id:
-        # A follow-up follows its step's own answer: back leads there, not a step earlier.
-        context["previous"] = current
         context["follow_up"] = {
             "id": answer.follow_up_id,
             "prompt_html": revision.html(answer.step_key, answer.follow_up_id)["prompt"],
@@ -219,16 +217,19 @@ def after_submit_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
     context = progress_context(attempt=attempt, step_key=answer.step_key, submitted=submitted)
     follow_ups = _follow_ups(attempt, answer, submitted)
     if follow_ups:
-        context |= follow_ups | _pager(context["steps"], context["step"]) | {"attempt": attempt}
+        pager = _pager(context["steps"], context["step"], follow_up=bool(answer.follow_up_id))
+        context |= follow_ups | pager | {"attempt": attempt}
         context["finish_label"] = _finish_label(extensions.step_panels(attempt, answer.step_key))
         context["follow_up"] = {"id": answer.follow_up_id} if answer.follow_up_id else None
     return context
 
 
-def _pager(steps: list[dict], current: dict) -> dict:
+def _pager(steps: list[dict], current: dict, *, follow_up: bool = False) -> dict:
+    """The steps before and after `current`. A follow-up follows its step's own answer: back
+    leads there, not a step earlier (on the page, and in the pager a submit redraws)."""
     number = current["number"]
     return {
-        "previous": steps[number - 2] if number > 1 else None,
+        "previous": current if follow_up else (steps[number - 2] if number > 1 else None),
         "next": steps[number] if number < len(steps) else None,
     }
 

@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -51,19 +52,32 @@ def question_page(
     revision = selectors.question_current_revision(slug)
     attempts = []
     if request.user.is_authenticated:
+        own = Attempt.objects.filter(
+            user=request.user, revision__question=revision.question, is_preview=False
+        )
         attempts = list(
-            Attempt.objects.filter(
-                user=request.user, revision__question=revision.question, is_preview=False
+            own.select_related("revision")
+            # Told apart on the page by how far each got, beside when it was started.
+            .annotate(
+                steps_submitted=Count(
+                    "answers__step_key",
+                    filter=Q(answers__submissions__isnull=False),
+                    distinct=True,
+                )
             )
-            .select_related("revision")
             .order_by("-started_at", "-pk")[:5]
         )
+        # Numbered as the step pages and History number them (`selectors.attempt_number`).
+        numbers = {pk: n for n, pk in enumerate(own.order_by("pk").values_list("pk", flat=True), 1)}
+        for attempt in attempts:
+            attempt.number = numbers[attempt.pk]
     return render(
         request,
         "interview/question.html",
         {
             "revision": revision,
             "attempts": attempts,
+            "step_count": len(STEP_KEYS),
             "brief_rows": selectors.brief_rows(revision.question_spec.brief),
             "constraints": revision.question_spec.brief.constraints,
             "steps": selectors.question_steps(revision),

@@ -35,9 +35,7 @@ def test_a_number_glued_to_b_is_bytes_with_a_note(text: str, display: str, note:
 
 def test_7b_in_a_line_that_fails_on_units_names_the_likely_cause() -> None:
     result = evaluate_expression("7B * 2 B in GB")
-    assert result.error == (
-        "Cannot convert bytes × bytes to GB (bytes). " + SEVEN_B
-    )
+    assert result.error == ("Cannot convert bytes × bytes to GB (bytes). " + SEVEN_B)
 
 
 # --- 32k is 32,000; 32Ki is 32,768 -------------------------------------------------------------
