@@ -7,13 +7,17 @@ from dataclasses import dataclass
 
 class DiagramError(ValueError):
     """A diagram that cannot be read: a syntax error or a size limit, at a line and column
-    (both 1-based, counted in characters)."""
+    (both 1-based, counted in characters). An error of the whole text (its length) has no
+    place: `located` is False and the line and column are those of its start."""
 
-    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
-        super().__init__(f"line {line}, column {column}: {message}")
+    def __init__(
+        self, message: str, line: int = 1, column: int = 1, *, located: bool = True
+    ) -> None:
+        super().__init__(f"line {line}, column {column}: {message}" if located else message)
         self.message = message
         self.line = line
         self.column = column
+        self.located = located
 
 
 class LayoutError(RuntimeError):

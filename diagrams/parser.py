@@ -74,14 +74,14 @@ def parse_diagram(text: str) -> Diagram:
     """Read Mermaid flowchart text (the subset in this module's docstring) into a `Diagram`.
 
     Raises DiagramError with the line and column (1-based) of the first syntax error, or of
-    the first statement past a size limit (MAX_TEXT_CHARS, MAX_NODES, MAX_EDGES,
-    MAX_SUBGRAPHS, MAX_SUBGRAPH_DEPTH, MAX_LABEL_CHARS); the message names the limit.
+    the first statement past a size limit (MAX_NODES, MAX_EDGES, MAX_SUBGRAPHS,
+    MAX_SUBGRAPH_DEPTH, MAX_LABEL_CHARS); the message names the limit. Past MAX_TEXT_CHARS
+    the error is of the whole text (`located` False).
     """
     if len(text) > MAX_TEXT_CHARS:
         raise DiagramError(
             f"the diagram is {len(text):,} characters long; the limit is {MAX_TEXT_CHARS:,}",
-            1,
-            1,
+            located=False,
         )
     return _Parser(text).parse()
 

@@ -71,10 +71,13 @@ class DiagramPicture:
 
     @property
     def message(self) -> str:
-        """Why it could not be drawn, with where ("Line 3, column 7: ..."); empty if drawn."""
+        """Why it could not be drawn, with where ("Line 3, column 7: ..."), as a sentence
+        when there is no where; empty if drawn."""
         if not self.error:
             return ""
-        return f"{self.where}: {self.error}" if self.where else self.error
+        if self.where:
+            return f"{self.where}: {self.error}"
+        return self.error[:1].upper() + self.error[1:]
 
 
 def step_has_diagram(spec: StepSpec | FollowUp) -> bool:
@@ -99,10 +102,11 @@ def diagram_picture(
     text: str, *, evidence: Sequence[str] = (), timeout_s: float | None = None
 ) -> DiagramPicture:
     """The diagram laid out: parsed by the engine (a syntax error or a size limit comes back
-    as `error` with its line and column), then drawn by Graphviz within `timeout_s` seconds
-    (LAYOUT_TIMEOUT_S by default). A picture drawn before is taken from the cache. The nodes
-    and edges named in `evidence` (node labels, edge lines as `Diagram.edge_lines` writes
-    them: what a grader found) are marked `is-evidence`, so the picture points at them."""
+    as `error` with its line and column; the length limit, of the whole text, without), then
+    drawn by Graphviz within `timeout_s` seconds (LAYOUT_TIMEOUT_S by default). A picture
+    drawn before is taken from the cache. The nodes and edges named in `evidence` (node
+    labels, edge lines as `Diagram.edge_lines` writes them: what a grader found) are marked
+    `is-evidence`, so the picture points at them."""
     from diagrams import DiagramError, LayoutError, parse_diagram, render_svg
 
     if not text.strip():
@@ -118,6 +122,8 @@ def diagram_picture(
         try:
             diagram = parse_diagram(text)
         except DiagramError as exc:
+            if not exc.located:  # the whole text's length: no line or column to point at
+                return DiagramPicture(text=text, svg=mark_safe(""), error=exc.message)
             return DiagramPicture(
                 text=text, svg=mark_safe(""), error=exc.message, line=exc.line, column=exc.column
             )

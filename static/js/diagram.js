@@ -45,6 +45,13 @@
       if (event.target === form) text.dispatchEvent(new Event("input", { bubbles: true }));
     });
   }
+  // The preview's error says the picture of the last diagram that worked stays on the page:
+  // true only while one is there (not the placeholder of a box that has drawn nothing yet).
+  document.body.addEventListener("htmx:configRequest", (event) => {
+    if (event.detail.elt !== text) return;
+    const picture = document.getElementById("diagram-picture");
+    if (picture && picture.querySelector("svg")) event.detail.parameters.picture_shown = "1";
+  });
   // Without JavaScript the buttons could do nothing: they show only where they work.
   palette.hidden = false;
 })();

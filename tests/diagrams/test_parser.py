@@ -340,6 +340,15 @@ def test_past_a_limit_is_an_error_that_names_it(text, words, line):
     assert words in error.message and error.line == line
 
 
+def test_the_length_limit_is_an_error_of_the_whole_text_not_of_a_place():
+    text = "flowchart LR\n  a --> b\n" + "%" * 20_000
+    error = error_of(text)
+    assert error.located is False
+    assert str(error) == f"the diagram is {len(text):,} characters long; the limit is 20,000"
+    # A syntax error has its place.
+    assert error_of("flowchart LR\n  a -->").located is True
+
+
 HOSTILE = {
     "5,000 nodes": "flowchart LR\n" + "\n".join(f"n{i} --> n{i + 1}" for i in range(5000)),
     "5,000 nodes on one line": "graph LR;" + ";".join(f"n{i}" for i in range(5000)),

@@ -146,12 +146,16 @@ def test_a_preview_error_and_the_kept_picture_note_read_as_two_sentences():
 
     body = render_to_string(
         "interview/_diagram.html#preview",
-        {"picture": None, "error": "Line 1, column 1: only flowcharts are read"},
+        {
+            "picture": None,
+            "error": "Line 1, column 1: only flowcharts are read",
+            "picture_kept": True,
+        },
     )
     assert "only flowcharts are read. The picture shows your last diagram" in body
     body = render_to_string(
         "interview/_diagram.html#preview",
-        {"picture": None, "error": "Too many previews. Wait a minute."},
+        {"picture": None, "error": "Too many previews. Wait a minute.", "picture_kept": True},
     )
     assert "Wait a minute. The picture shows" in body
 

@@ -96,3 +96,18 @@ def test_a_submission_keeps_the_diagram_it_was_submitted_with(client_in, attempt
 def test_a_step_without_a_diagram_has_no_box(client_in, attempt):
     page = client_in.get(_url(attempt, "clarify")).content.decode()
     assert 'name="diagram"' not in page and "diagram.js" not in page
+
+
+def test_a_diagram_past_its_limit_is_refused_by_name_with_its_own_limit(client_in, attempt):
+    # The prose is empty: the refusal is the diagram's, and names the diagram's own limit.
+    _save(client_in, attempt, version=0)
+    huge = "flowchart LR\n" + "\n".join(f"  n{i}[Node {i}] --> n{i + 1}" for i in range(1000))
+    refused = _save(client_in, attempt, version=1, text="", diagram=huge)
+    assert refused.status_code == 422
+    body = refused.content.decode()
+    assert f"This diagram is {len(huge):,} characters; the limit is 20,000." in body
+    assert "This answer is" not in body
+    # Nothing was saved over the draft.
+    assert StepAnswer.objects.get(attempt=attempt, step_key="architecture").fields == {
+        "diagram": DIAGRAM
+    }

@@ -52,6 +52,12 @@ def test_a_candidate_draws_submits_and_the_self_check_points_at_the_path(browser
         box = page.locator("#diagram-text")
         picture = page.locator("#diagram-picture")
 
+        # Nothing drawn yet: an error says where, and speaks of no earlier picture.
+        box.fill("flowchart LR\n    as -.-> pool\n    a -->\n")
+        expect(page.locator("#diagram-error")).to_contain_text("Line 3, column")
+        expect(page.locator("#diagram-error")).not_to_contain_text("picture")
+        expect(picture).to_contain_text("Your diagram is drawn here.")
+
         # Typed, then laid out on the server with the candidate's own labels.
         box.fill(DIAGRAM)
         expect(picture.locator("svg")).to_be_visible()
@@ -67,6 +73,9 @@ def test_a_candidate_draws_submits_and_the_self_check_points_at_the_path(browser
         # A syntax error says where, and the last good picture stays.
         box.fill(DIAGRAM + "    vllm -->\n")
         expect(page.locator("#diagram-error")).to_contain_text("Line 5, column")
+        expect(page.locator("#diagram-error")).to_contain_text(
+            "The picture shows your last diagram that worked."
+        )
         expect(picture.locator("svg text", has_text="Autoscaler: queue depth")).to_have_count(1)
         box.fill(DIAGRAM)
         expect(page.locator("#diagram-error")).to_be_empty()

@@ -27,10 +27,10 @@ def candidate_client(db):
     return client
 
 
-def _preview(client, text: str):
-    return client.post(
-        reverse("diagram_preview"), {"diagram": text}, headers={"HX-Request": "true"}
-    )
+def _preview(client, text: str, *, picture_shown: bool = False):
+    # The box's script says whether the page shows a picture of an earlier diagram.
+    data = {"diagram": text} | ({"picture_shown": "1"} if picture_shown else {})
+    return client.post(reverse("diagram_preview"), data, headers={"HX-Request": "true"})
 
 
 def test_the_preview_is_the_candidates_diagram_laid_out(candidate_client):
@@ -50,7 +50,9 @@ def test_the_preview_is_the_candidates_diagram_laid_out(candidate_client):
 
 
 def test_a_syntax_error_names_line_and_column_and_keeps_the_last_picture(candidate_client):
-    response = _preview(candidate_client, "flowchart LR\n    gw[API gateway] --> \n")
+    response = _preview(
+        candidate_client, "flowchart LR\n    gw[API gateway] --> \n", picture_shown=True
+    )
     assert response.status_code == 200
     body = response.content.decode()
     assert "Line 2, column 25:" in body
@@ -58,6 +60,21 @@ def test_a_syntax_error_names_line_and_column_and_keeps_the_last_picture(candida
     # No picture in the answer: the one on the page stays.
     assert "diagram-picture" not in body and "<svg" not in body
     assert "last diagram that worked" in body
+
+
+def test_with_no_picture_on_the_page_an_error_does_not_speak_of_one(candidate_client):
+    # Nothing was drawn yet (the box shows its placeholder): there is no last picture to keep.
+    body = _preview(candidate_client, "flowchart LR\n    as -.-> pool\n    a -->\n").content
+    body = body.decode()
+    assert "Line 3, column" in body
+    assert "picture" not in body.split('id="diagram-error"', 1)[1]
+
+
+def test_the_length_limit_names_no_line_or_column(candidate_client):
+    text = "flowchart LR\n" + "\n".join(f"  n{i}[Node {i}] --> n{i + 1}" for i in range(1000))
+    body = _preview(candidate_client, text).content.decode()
+    error = body.split('id="diagram-error"', 1)[1].split(">", 1)[1].split("</p>", 1)[0]
+    assert error == f"The diagram is {len(text):,} characters long; the limit is 20,000"
 
 
 def test_a_label_with_markup_is_drawn_as_text(candidate_client):
