@@ -92,13 +92,19 @@ def graded_count(session: MockSession) -> int:
 
 
 def _candidate_message(event: MockEvent, session: MockSession) -> dict:
+    """One line of the candidate's panel: `who` says whose words they are (the interviewer's
+    nudge, the app's time check), `cue` what the notice at the foot of the screen says of it
+    while the panel is out of view (empty: no notice)."""
     title = selectors.STEP_TITLES.get(event.step_key, "")
+    who, cue = "", ""
     if event.kind == Kind.TIME_WARNING:
+        who = "The app says:"
         text = (
             f"Time check: you are past the {event.payload.get('minutes'):g} minutes planned "
             f"for {title}. Wrap it up and move on."
         )
     elif event.kind == Kind.NUDGE:
+        who, cue = "Your interviewer says:", "Your interviewer sent you a note"
         text = event.payload.get("text", "")
     elif event.kind == Kind.FOLLOW_UP_ASKED:
         text = f"Follow-up on {title}: {event.payload.get('prompt', '')}"
@@ -106,7 +112,40 @@ def _candidate_message(event: MockEvent, session: MockSession) -> dict:
         text = "You answered the follow-up."
     else:
         text = "The session has ended."
-    return {"kind": event.kind, "text": text, "at": offset(session, event.at), "seq": event.seq}
+    return {
+        "kind": event.kind,
+        "who": who,
+        "cue": cue,
+        "text": text,
+        "at": offset(session, event.at),
+        "seq": event.seq,
+    }
+
+
+def next_for_candidate(session: MockSession, *, clock: Clock) -> dict:
+    """Where the session page sends the candidate: to the follow-up that waits for an answer
+    (on its step's page, whose panel holds it), else to the first step not submitted in the
+    session, else (every step in) to the step the clock is on. `follow_up` says which."""
+    pending = pending_follow_up(session)
+    if pending is not None:
+        step_key, follow_up = pending.step_key, True
+    else:
+        submitted = set(
+            Submission.objects.filter(
+                pk__in=session_submission_ids(session), answer__follow_up_id=""
+            ).values_list("answer__step_key", flat=True)
+        )
+        step_key = next((k for k in STEP_KEYS if k not in submitted), "")
+        follow_up = False
+    all_submitted = not step_key
+    step_key = step_key or clock.step_key
+    return {
+        "url": step_url(session.attempt, step_key),
+        "title": selectors.STEP_TITLES.get(step_key, ""),
+        "follow_up": follow_up,
+        "by_app": follow_up and pending.payload.get("by") == "app",
+        "all_submitted": all_submitted,
+    }
 
 
 def clock_context(clock: Clock) -> dict:
@@ -377,6 +416,9 @@ def transcript(session: MockSession, *, grades_for: Collection[str] | None = Non
     submissions = Submission.objects.prefetch_related("grades").in_bulk(
         [pk for pk in answered if isinstance(pk, int)]
     )
+    # The app's probe names the rubric point it aims at by id; the reader gets what it says.
+    spec = session.attempt.revision.question_spec
+    points = {(s.key, p.id): p for s in spec.steps for p in s.rubric}
     for e in events:
         title = selectors.STEP_TITLES.get(e.step_key, "")
         # Someone's own words (a nudge, a question, an answer): `lead`, then the words, then
@@ -392,7 +434,8 @@ def transcript(session: MockSession, *, grades_for: Collection[str] | None = Non
             text = f"Time warning: past the {e.payload.get('minutes'):g} minutes for {title}."
         elif e.kind == Kind.FOLLOW_UP_ASKED:
             who = "The app" if e.payload.get("by") == "app" else "The interviewer"
-            aim = f" (aimed at {e.payload['point']})" if e.payload.get("point") else ""
+            point = points.get((e.step_key, e.payload.get("point", "")))
+            aim = f" (aimed at: {point.says.rstrip('.')})" if point else ""
             lead, words = f"{who} asked ({title}){aim}", e.payload.get("prompt", "")
         elif e.kind == Kind.FOLLOW_UP_ANSWERED:
             tail = (

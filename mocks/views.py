@@ -100,7 +100,8 @@ def mock_start(request: HttpRequest, slug: str) -> HttpResponse:
 @require_safe
 def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
     """The candidate's session page: the clock (or, while a person is awaited, a button to
-    start without them), the invite link to copy (or revoke), the way to the current step,
+    start without them), the invite link to copy (or revoke), the way to what the candidate
+    does next (the follow-up that waits, else the first step not submitted),
     and the report and its share link once it has ended."""
     session = _candidate_session(request, session_id)
     clock = mock.session_tick(session)
@@ -113,7 +114,9 @@ def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
         if token
         else "",
         "share_url": _absolute(request, "mock_shared", token=share) if share else "",
-        "step_url": step_url(session.attempt, clock.step_key),
+        "next": mock_report.next_for_candidate(session, clock=clock)
+        if clock.started and session.ended_at is None
+        else None,
         # While a person is awaited the page changes as they join; once the clock runs it
         # counts down by itself, and the page is polled only to see the session end.
         "poll_ms": _poll_ms()

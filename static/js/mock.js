@@ -1,7 +1,8 @@
 // Mock interviews: count the server's time left down between polls, copy a link, reset a
 // sent form, save the step's answer and a follow-up's once more before the end (and keep
 // them to copy if the end came without them), send a follow-up's answer as the page is left,
-// and scrub through an answer's saved versions.
+// say at the foot of the screen that a nudge or follow-up came, and scrub through an answer's
+// saved versions.
 // The time always comes from the server (each panel carries the seconds left when it was
 // rendered); the browser's clock only measures how long ago that was, for the display and
 // for when to save again, and decides nothing: the server takes a save or refuses it by its
@@ -243,6 +244,79 @@
       form.querySelectorAll("textarea").forEach((t) => { t.value = ""; });
     }
   });
+
+  // A nudge or a follow-up arrives in the panel at the top of the step page, which a phone
+  // has scrolled far above the answer box being typed in: a notice at the foot of the screen
+  // says so and leads there, until the panel comes into view. Only what arrives after the
+  // page's first panel: what comes with the page is at its top, where reading starts. The
+  // notice's live region is in the page before anything is said in it, so that it is read
+  // out when something is.
+  let cueRegion = null;
+  let cuePanel = null; // the panel the notice speaks of, watched for coming into view
+  let cueSeen = -1; // the newest nudge or follow-up (its event's seq) the page has shown
+  let cueTarget = null; // what "show it" focuses: the follow-up's box, or the nudge
+  const cueWatch = "IntersectionObserver" in window
+    ? new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting && e.target === cuePanel)) cueClear();
+    })
+    : null;
+
+  function cueClear() {
+    if (cueRegion) cueRegion.replaceChildren();
+    cueTarget = null;
+  }
+
+  function cueShow(text, target) {
+    cueTarget = target;
+    const box = document.createElement("div");
+    box.className = "mock-cue-box";
+    const show = document.createElement("button");
+    show.type = "button";
+    show.className = "button button-small";
+    show.textContent = text + " — show it";
+    show.addEventListener("click", () => {
+      const panel = document.getElementById("mock-panel");
+      if (panel) panel.scrollIntoView({ block: "start" });
+      const to = cueTarget && cueTarget.isConnected ? cueTarget : panel;
+      if (to) to.focus({ preventScroll: true });
+      cueClear();
+    });
+    const dismiss = document.createElement("button");
+    dismiss.type = "button";
+    dismiss.className = "button button-small button-secondary";
+    dismiss.setAttribute("aria-label", "Dismiss this notice");
+    dismiss.textContent = "×";
+    dismiss.addEventListener("click", cueClear);
+    box.append(show, dismiss);
+    cueRegion.replaceChildren(box);
+  }
+
+  function cueCheck() {
+    const panel = document.getElementById("mock-panel");
+    // The panel's placeholder (a div) holds nothing yet; the panel itself is a section.
+    if (!panel || panel.tagName !== "SECTION" || panel === cuePanel) return;
+    if (!cueRegion) {
+      cueRegion = document.createElement("div");
+      cueRegion.className = "mock-cue";
+      cueRegion.setAttribute("role", "status");
+      document.body.append(cueRegion);
+    }
+    const first = cuePanel === null;
+    if (cueWatch && cuePanel) cueWatch.unobserve(cuePanel);
+    cuePanel = panel;
+    let newest = null;
+    panel.querySelectorAll("[data-cue-seq]").forEach((el) => {
+      if (!newest || Number(el.dataset.cueSeq) > Number(newest.dataset.cueSeq)) newest = el;
+    });
+    const seq = newest ? Number(newest.dataset.cueSeq) : -1;
+    if (!first && seq > cueSeen && !panel.hasAttribute("data-ended")) {
+      const box = newest.querySelector("textarea");
+      cueShow(newest.dataset.cue, box || newest);
+    }
+    cueSeen = Math.max(cueSeen, seq);
+    if (cueWatch) cueWatch.observe(panel); // in view already: its first report clears the notice
+  }
+  document.addEventListener("htmx:afterSettle", cueCheck);
 
   const scrubber = document.querySelector("[data-replay]");
   if (scrubber) {
