@@ -17,19 +17,50 @@ PREDICTION = (
 )
 
 
-def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
+def _bottlenecks_step(browser, live_server_url, username: str):
+    """(page, its script and console errors, the attempt): a new candidate's bottlenecks step
+    of chat-api-50qps, open."""
     from practice import services as flow
-    from practice.models import Submission
     from questions.models import Question
-    from simulator.models import SimulationRun
 
-    user = User.objects.create_user("loadtester", password="a-long-Passphrase-42")
+    user = User.objects.create_user(username, password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
     context = signed_in_context(browser, live_server_url, user)
     errors: list[str] = []
     page = watched_page(context, errors)
     page.goto(f"{live_server_url}/attempts/{attempt.pk}/steps/bottlenecks/")
+    return page, errors, attempt
+
+
+def test_the_panel_comes_after_the_question_and_the_answer_box(browser, live_server_url):
+    """Below the step's heading, its prompt and the answer box, set apart from them, at a
+    phone's width and a desktop's: the prediction is asked once the question has been read."""
+    page, errors, _ = _bottlenecks_step(browser, live_server_url, "placed")
+    panel = page.locator("#simulator-panel")
+    expect(panel.locator("#sim-form")).to_be_visible()
+
+    for width in (360, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        top = panel.bounding_box()["y"]
+        for above in ("#step-heading", ".prompt", "#answer-text", "#submit-button"):
+            box = page.locator(above).bounding_box()
+            assert box["y"] + box["height"] <= top, f"{above} at {width} px"
+        # Spaced from the Submit row above it, not touching it.
+        actions = page.locator("#submit-button").bounding_box()
+        assert top - (actions["y"] + actions["height"]) >= 16, f"gap at {width} px"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        save_screenshot(page, f"simulator-panel-placement-{width}")
+    assert errors == []
+    page.context.close()
+
+
+def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
+    from practice import services as flow
+    from practice.models import Submission
+    from simulator.models import SimulationRun
+
+    page, errors, attempt = _bottlenecks_step(browser, live_server_url, "loadtester")
 
     panel = page.locator("#simulator-panel")
     expect(panel.locator("#sim-replicas")).to_have_value("10")
@@ -95,4 +126,4 @@ def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
     expect(panel.locator("#sim-error")).to_be_focused()
     expect(panel.locator("#sim-error")).to_contain_text("The load (QPS) must be between")
     assert len(errors) == 1 and "status of 422" in errors[0]
-    context.close()
+    page.context.close()
