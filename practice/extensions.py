@@ -83,8 +83,13 @@ class AttemptExtension:
         """Whether the attempt's candidate sees no verdicts, rubric or reference for now."""
         return False
 
+    def holds_work(self, attempt: Attempt) -> bool:
+        """Whether the feature keeps something the candidate made in the attempt (a load test
+        with its prediction): an attempt that holds it is not blank, and Start leaves it."""
+        return False
+
     def step_panel(self, attempt: Attempt, step_key: str) -> StepPanel | None:
-        """A panel the step page loads above the answer, or None."""
+        """A panel the step page loads (where `StepPanel.placement` says), or None."""
         return None
 
     def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:
@@ -167,6 +172,10 @@ def verdict_stored(submission: Submission) -> None:
 
 def feedback_withheld(attempt_id: int) -> bool:
     return any(e.feedback_withheld(attempt_id) for e in _registered)
+
+
+def holds_work(attempt: Attempt) -> bool:
+    return any(e.holds_work(attempt) for e in _registered)
 
 
 def step_panels(attempt: Attempt, step_key: str) -> list[StepPanel]:

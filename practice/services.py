@@ -107,11 +107,11 @@ def attempt_start_or_resume(*, user, revision: QuestionRevision) -> tuple[Attemp
             )
             .exclude(answers__submissions__isnull=False)
             .prefetch_related("answers")
-            # A blank one, if any, is among the latest: Start never leaves two behind.
-            .order_by("-pk")[:10]
+            .order_by("-pk")
         )
         for attempt in open_attempts:
-            if not any(_holds_work(answer) for answer in attempt.answers.all()):
+            blank = not any(_holds_work(answer) for answer in attempt.answers.all())
+            if blank and not extensions.holds_work(attempt):
                 return attempt, False
         return attempt_start(user=user, revision=revision), True
 

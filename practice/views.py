@@ -61,7 +61,8 @@ def question_page(
             .annotate(
                 steps_submitted=Count(
                     "answers__step_key",
-                    filter=Q(answers__submissions__isnull=False),
+                    # A step's own answer: a follow-up answered is not its step submitted.
+                    filter=Q(answers__submissions__isnull=False, answers__follow_up_id=""),
                     distinct=True,
                 )
             )

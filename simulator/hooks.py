@@ -15,6 +15,10 @@ STEP = "bottlenecks"
 
 
 class SimulatorHooks(AttemptExtension):
+    def holds_work(self, attempt: Attempt) -> bool:
+        """A load test saved with the attempt holds the candidate's prediction."""
+        return SimulationRun.objects.filter(answer__attempt_id=attempt.pk).exists()
+
     def step_panel(self, attempt: Attempt, step_key: str) -> StepPanel | None:
         if step_key != STEP:
             return None

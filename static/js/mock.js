@@ -254,7 +254,7 @@
   let cueRegion = null;
   let cuePanel = null; // the panel the notice speaks of, watched for coming into view
   let cueSeen = -1; // the newest nudge or follow-up (its event's seq) the page has shown
-  let cueTarget = null; // what "show it" focuses: the follow-up's box, or the nudge
+  let cueTarget = null; // what "show it" focuses (its event's seq): the follow-up's box, or the nudge
   const cueWatch = "IntersectionObserver" in window
     ? new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting && e.target === cuePanel)) cueClear();
@@ -277,7 +277,14 @@
     show.addEventListener("click", () => {
       const panel = document.getElementById("mock-panel");
       if (panel) panel.scrollIntoView({ block: "start" });
-      const to = cueTarget && cueTarget.isConnected ? cueTarget : panel;
+      // Looked up now: a poll may have redrawn the panel since the notice came. What it
+      // spoke of may be gone (answered, ended): focus goes to the panel's heading instead.
+      const said = cueTarget === null ? null : document.querySelector('[data-cue-seq="' + cueTarget + '"]');
+      let to = said && (said.querySelector("textarea") || said);
+      if (!to) {
+        to = document.getElementById("mock-panel-h");
+        if (to) to.tabIndex = -1;
+      }
       if (to) to.focus({ preventScroll: true });
       cueClear();
     });
@@ -309,10 +316,7 @@
       if (!newest || Number(el.dataset.cueSeq) > Number(newest.dataset.cueSeq)) newest = el;
     });
     const seq = newest ? Number(newest.dataset.cueSeq) : -1;
-    if (!first && seq > cueSeen && !panel.hasAttribute("data-ended")) {
-      const box = newest.querySelector("textarea");
-      cueShow(newest.dataset.cue, box || newest);
-    }
+    if (!first && seq > cueSeen && !panel.hasAttribute("data-ended")) cueShow(newest.dataset.cue, seq);
     cueSeen = Math.max(cueSeen, seq);
     if (cueWatch) cueWatch.observe(panel); // in view already: its first report clears the notice
   }

@@ -42,6 +42,14 @@ def test_a_nudge_and_a_follow_up_out_of_view_are_told_at_the_foot_of_the_screen(
     expect(panel.locator(f"#mock-message-{nudge.seq}")).to_contain_text(
         "Your interviewer says: Think about the shared system prompt."
     )
+    # A poll redraws the panel before the button is pressed: it still leads to the nudge.
+    told = page.locator(f"#mock-message-{nudge.seq}").element_handle()
+    page.evaluate(
+        """() => { const panel = document.getElementById("mock-panel");
+        const url = panel.getAttribute("hx-get").replace(/after=\\d+/, "after=-1");
+        htmx.ajax("GET", url, { target: "#mock-panel", swap: "outerHTML" }); }"""
+    )
+    page.wait_for_function("el => !el.isConnected", arg=told)
     show.focus()
     page.keyboard.press("Enter")
     expect(page.locator(f"#mock-message-{nudge.seq}")).to_be_focused()

@@ -74,7 +74,7 @@ def test_the_length_limit_names_no_line_or_column(candidate_client):
     text = "flowchart LR\n" + "\n".join(f"  n{i}[Node {i}] --> n{i + 1}" for i in range(1000))
     body = _preview(candidate_client, text).content.decode()
     error = body.split('id="diagram-error"', 1)[1].split(">", 1)[1].split("</p>", 1)[0]
-    assert error == f"The diagram is {len(text):,} characters long; the limit is 20,000"
+    assert error == f"The diagram is {len(text):,} characters long; the limit is 20,000."
 
 
 def test_a_label_with_markup_is_drawn_as_text(candidate_client):

@@ -90,8 +90,27 @@ def test_the_question_page_tells_attempts_apart(client, candidate):
     done = flow.attempt_start(user=candidate, revision=revision)
     answer = StepAnswer.objects.create(attempt=done, step_key="clarify", text="x")
     Submission.objects.create(answer=answer, number=1, text="x", draft_version=0)
+    # A follow-up answered on the step after it is not that step submitted.
+    asked = StepAnswer.objects.create(
+        attempt=done, step_key="estimate", follow_up_id="mock-1", text="y"
+    )
+    Submission.objects.create(answer=asked, number=1, text="y", draft_version=0)
     Attempt.objects.filter(pk=done.pk).update(started_at="2026-12-06T09:05:00Z")
     flow.attempt_start(user=candidate, revision=revision)
     page = client.get(reverse("question", args=[SLUG])).text
     assert "Attempt 1 · Dec 6, 09:05 · 1 of 5 steps submitted (resume)" in page
     assert "Attempt 2 · " in page and "0 of 5 steps submitted" in page
+
+
+def test_a_load_test_saved_with_the_attempt_is_work_start_leaves(client, candidate):
+    # The panel saves a run (and its written prediction) beside an empty bottlenecks draft:
+    # the attempt holds something the candidate made, and Start begins a new one.
+    first = Attempt.objects.get(pk=int(client.post(START).url.split("/")[2]))
+    run = client.post(
+        reverse("simulator:run", kwargs={"attempt_id": first.pk}),
+        {"scenario": "baseline", "prediction": "p99 TTFT stays under 300 ms.", "replicas": "10",
+         "qps": "50"},
+    )  # fmt: skip
+    assert run.status_code == 200
+    client.post(START)
+    assert Attempt.objects.filter(user=candidate).count() == 2
