@@ -94,7 +94,7 @@ def test_a_candidate_draws_submits_and_the_self_check_points_at_the_path(browser
         # No model: the self-check, whose pointer for the path point is the diagram's edges.
         point = _path_point()
         pointer = page.locator(f"#point-{point.id} .point-diagram")
-        expect(pointer).to_contain_text("your diagram may cover this")
+        expect(pointer).to_contain_text("in your diagram (it may cover this)")
         expect(pointer).to_contain_text("API gateway -> Router: prefix-aware")
         expect(pointer).to_contain_text("Router: prefix-aware -> vLLM replicas x10")
         # ...and the picture of the submitted diagram marks those edges.

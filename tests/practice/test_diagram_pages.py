@@ -56,7 +56,7 @@ def test_the_self_check_points_at_the_edges_and_the_picture_marks_them(submitted
 
     html = client.get(f"/attempts/{attempt.pk}/steps/architecture/").content.decode()
     item = html.split(f'id="point-{point.id}"', 1)[1].split("</fieldset>", 1)[0]
-    assert "your diagram may cover this" in item
+    assert "Where the keyword matcher points in your diagram (it may cover this): " in item
     for edge in EDGES:
         assert f"<code>{edge.replace('>', '&gt;')}</code>" in item
     assert _marked_edges(html) == 2  # the submitted picture, those two edges marked

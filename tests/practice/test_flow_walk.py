@@ -59,7 +59,7 @@ def test_a_figure_that_is_not_a_number_is_named_in_the_card_review(
     page = client_in.get(step_url(attempt, "clarify")).content.decode()
     review = page.split('class="slo-review"')[1].split("</ul>")[0]
     expected = (
-        "Not a number: p99 TTFT: you have “0.3 GB”. That is not a figure in ms. Enter a number "
+        "Not read: p99 TTFT: you have “0.3 GB”. That is not a figure in ms. Enter a number "
         "in ms, like 50 or 32k."
     )
     assert expected in review

@@ -55,6 +55,6 @@ def test_the_submitted_card_reads_them_and_the_worksheet_has_their_names(client_
     )
     assert response.status_code == 302
     page = client_in.get(step_url(attempt, "clarify")).content.decode()
-    assert "Not a number" not in page
+    assert "Not read:" not in page
     estimate = client_in.get(step_url(attempt, "estimate")).content.decode()
     assert "<code>ttft_p99</code>" in estimate

@@ -236,7 +236,7 @@ def test_the_step_page_shows_the_ratings_checked_and_no_matcher_verdicts(candida
     assert re.search(r'id="rating-arch-replicas-partly" value="partly" checked', page)
     assert 'id="rating-arch-gateway-covered" value="covered">' in page  # not rated yet
     assert "Not scored yet" in page
-    assert "may cover this: <q>A gateway.</q>" in page
+    assert "(it may cover this): <q>A gateway.</q>" in page
     assert not re.search(r"verdict-tag|>(hit|miss|partial)<|Missing", page)
     assert "37%" not in page
 

@@ -87,7 +87,9 @@ def test_no_score_until_rated_then_the_ratings_score_the_step(step_page, live_se
     expect(feedback.locator("details.reference")).to_have_attribute("open", "")
     # The matcher points at the candidate's sentence; it does not decide.
     gateway = form.locator("#point-arch-gateway")
-    expect(gateway.locator(".point-quote")).to_contain_text("may cover this")
+    expect(gateway.locator(".point-quote")).to_contain_text(
+        "Where the keyword matcher points (it may cover this): "
+    )
     # The possible wrong idea, asked first, with the sentence and why it breaks.
     idea = form.locator("#idea-a1-autoscale-gpu-util")
     expect(idea.locator("legend")).to_contain_text(f"This sentence may say: {IDEA}")
