@@ -635,7 +635,7 @@ def test_an_upload_of_another_questions_file_is_refused_and_the_draft_kept(
 def test_an_empty_upload_is_refused_and_the_draft_kept(
     content_loaded, instructor, instructor_client, data
 ):
-    # An empty file became the draft: the whole text gone, "empty.md is now the draft".
+    # An empty file taken as the draft would leave the whole text gone, with no way back.
     draft = services.question_new(slug="mine", user=instructor)
     upload = SimpleUploadedFile("empty.md", data, content_type="text/markdown")
     response = instructor_client.post(
