@@ -73,14 +73,14 @@ def attempt_start(*, user, revision: QuestionRevision, is_preview: bool = False)
     return Attempt.objects.create(user=user, revision=revision, is_preview=is_preview)
 
 
-def _holds_work(answer: StepAnswer) -> bool:
-    """Whether the candidate wrote anything in this draft (the SLO card's peak/mean choice
-    always has a value, so alone it is nothing written)."""
-    if answer.text.strip():
+def _written(text: str, fields: dict) -> bool:
+    """Whether an answer holds anything the candidate wrote: its text or a field (the SLO
+    card's peak/mean choice always has a value, so alone it is nothing written)."""
+    if text.strip():
         return True
     return any(
         value.strip() if isinstance(value, str) else bool(value)
-        for name, value in answer.fields.items()
+        for name, value in fields.items()
         if name != QPS_KIND
     )
 
@@ -110,7 +110,7 @@ def attempt_start_or_resume(*, user, revision: QuestionRevision) -> tuple[Attemp
             .order_by("-pk")
         )
         for attempt in open_attempts:
-            blank = not any(_holds_work(answer) for answer in attempt.answers.all())
+            blank = not any(_written(a.text, a.fields) for a in attempt.answers.all())
             if blank and not extensions.holds_work(attempt):
                 return attempt, False
         return attempt_start(user=user, revision=revision), True
@@ -279,9 +279,7 @@ def step_submit(
     `as_it_stands` the stored draft is submitted without saving it again, so a tab still open
     on it is not left one version behind (its next keystroke would read as another tab's).
     """
-    # The SLO card's peak/mean choice always has a value: alone it is no answer.
-    written = (str(v).strip() for name, v in fields.items() if name != QPS_KIND)
-    if not (text.strip() or any(written)):
+    if not _written(text, fields):
         raise FlowError("There is nothing to submit yet: write your answer first.")
     extensions.before_submit(answer)  # e.g. a mock interviewer's question is answered first
     if answer.follow_up_id and not extensions.is_extension_follow_up(answer.follow_up_id):
