@@ -83,14 +83,6 @@
     if (place && Number(place.dataset.requestRank) >= atLeast) delete place.dataset.requestRank;
   }
 
-  // A box that htmx has just swapped in takes the old element's class until the swap settles
-  // (20 ms later), then the server's: a failure told in between (a Submit that failed at once,
-  // queued behind the autosave that swapped the status) would lose its colour. The mark is
-  // not one of the attributes htmx settles: the box keeps it, and gets its class back.
-  document.addEventListener("htmx:afterSettle", () => {
-    document.querySelectorAll("[data-request-error]:not(.is-error)").forEach((box) => box.classList.add("is-error"));
-  });
-
   document.addEventListener("htmx:afterRequest", (event) => {
     if (!event.detail.successful) return;
     const notice = document.getElementById("request-problem");

@@ -28,10 +28,12 @@ def candidate_page(browser, live_server_url, settings):
     settings.MOCK_POLL_SECONDS = 0.3  # the panel polls fast in a test
     opened = []
 
-    def page_for(session, expected: tuple[str, ...] = ()):
+    def page_for(session, expected: tuple[str, ...] = (), before_open=None):
         context = signed_in_context(browser, live_server_url, session.attempt.user)
         errors: list[str] = []
         page = watched_page(context, errors)
+        if before_open:
+            before_open(page)
         page.set_default_timeout(15_000)
         page.goto(f"{live_server_url}/attempts/{session.attempt_id}/steps/architecture/")
         opened.append((context, errors, expected))
@@ -61,6 +63,30 @@ def test_a_follow_up_draft_not_saved_says_so_and_keeps_the_text(candidate_page):
     expect(page.get_by_label("Your answer to the follow-up")).to_have_value(
         "By a hash of the prompt prefix."
     )
+
+
+def test_the_panel_answers_typing_the_moment_it_shows_however_slowly_it_settles(candidate_page):
+    # htmx wires up what it swaps in (the box's autosave) when the swap settles, by default on
+    # a 20 ms timer that a busy machine holds back while the box is on screen and taking keys.
+    # Here htmx's default is 3 s: what is typed as soon as the box shows is saved all the same.
+    candidate = User.objects.create(username="candidate")
+    interviewer = User.objects.create(username="interviewer")
+    session = chat_session(candidate, interviewer=interviewer)
+    event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
+
+    def slow_settle(route):
+        script = route.fetch().text()
+        assert "defaultSettleDelay:20" in script
+        route.fulfill(
+            body=script.replace("defaultSettleDelay:20", "defaultSettleDelay:3000"),
+            content_type="text/javascript",
+        )
+
+    page = candidate_page(session, before_open=lambda p: p.route("**/htmx*.js", slow_settle))
+    page.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
+
+    # Saved well inside the 3 s that htmx waits to settle.
+    expect(page.locator(f"#fu-status-{event.seq}")).to_have_text("Draft saved.", timeout=2_500)
 
 
 def test_a_reload_right_after_typing_a_follow_up_answer_keeps_it(candidate_page):
