@@ -3,6 +3,8 @@
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.urls import Resolver404, resolve
 
 
 def _without_nul(data: QueryDict) -> QueryDict | None:
@@ -54,3 +56,40 @@ def refuse_oversized_bodies(get_response):
         return get_response(request)
 
     return middleware
+
+
+def explain_wrong_method(get_response):
+    """Give a 405 without a body the site's page: an address that only takes a form (a
+    Start, a drill's seed, a preview) is met by a visit when someone copies or reloads the
+    address of a page a form answered, and Django's answer is a blank white page.
+
+    The page links to the nearest address above this one that a visit opens, if there is
+    one. An htmx request gets the bare answer: requests.js tells its failure in place."""
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        response = get_response(request)
+        if response.status_code != 405 or response.content or getattr(request, "htmx", False):
+            return response
+        page = render(
+            request, "405.html", {"up": _page_above(request.path_info)}, status=405
+        )
+        page["Allow"] = response.get("Allow", "")
+        return page
+
+    return middleware
+
+
+def _page_above(path: str) -> str | None:
+    """The nearest address above `path`, segment by segment, that a GET opens."""
+    parts = [p for p in path.split("/") if p]
+    while parts:
+        parts.pop()
+        candidate = "/" + "/".join(parts) + ("/" if parts else "")
+        try:
+            match = resolve(candidate)
+        except Resolver404:
+            continue
+        allowed = getattr(match.func, "view_class", None)
+        if allowed is None or "get" in getattr(allowed, "http_method_names", ()):
+            return candidate
+    return None

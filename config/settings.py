@@ -102,6 +102,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Inside the session, auth and htmx middleware: its page has the signed-in header.
+    "config.middleware.explain_wrong_method",
     # Last, so that axes sees the authentication result.
     "axes.middleware.AxesMiddleware",
 ]

@@ -54,3 +54,33 @@ def test_a_server_error_is_the_sites_page_and_needs_no_database():
     page = " ".join(response.content.decode().split())
     assert "<h1>Something went wrong on our side</h1>" in page
     assert "Drafts saved before it are kept" in page and 'href="/healthz"' in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("address", "above"),
+    [("/drills/sets/", "/drills/"), ("/planner/evaluate/", "/planner/")],
+)
+def test_a_visit_to_an_address_for_a_form_is_a_page_that_leads_up(
+    client_in_session, address, above
+):
+    response = client_in_session.get(address)
+    assert response.status_code == 405
+    assert "POST" in response["Allow"]
+    page = " ".join(response.content.decode().split())
+    assert "<h1>This address is for a form</h1>" in page and "Nothing was changed." in page
+    assert f'<a href="{above}">{above}</a>, the page above this address' in page
+    assert 'class="site-header"' in page
+
+
+def test_a_start_visited_leads_to_its_question(content_loaded, client_in_session):
+    slug = "chat-api-50qps"
+    response = client_in_session.get(f"/questions/{slug}/start/")
+    assert response.status_code == 405
+    assert f'href="/questions/{slug}/"' in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_htmx_request_by_the_wrong_method_gets_the_bare_answer(client_in_session):
+    response = client_in_session.get("/drills/sets/", headers={"HX-Request": "true"})
+    assert response.status_code == 405 and response.content == b""
