@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from django.conf import settings
@@ -56,10 +57,12 @@ def drill_set_start(request: HttpRequest) -> HttpResponse:
     error = ""
     seed = None
     if seed_text:
-        try:
+        # The digits 0-9 only, as every box a number is typed in: int() would also read other
+        # scripts' digits, a sign and underscores ("1_0").
+        if re.fullmatch(r"[0-9]{1,30}", seed_text):
             seed = int(seed_text)
-        except ValueError:
-            error = f"A seed is a whole number from 0 to {engine.MAX_SEED}."
+        else:
+            error = f"A seed is a whole number from 0 to {engine.MAX_SEED}, in the digits 0-9."
     status = 422
     if not error:
         try:

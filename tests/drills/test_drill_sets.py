@@ -13,7 +13,7 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating
 
 from drills import engine, selectors, services
-from drills.models import Card, DrillItem
+from drills.models import Card, DrillItem, DrillSet
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -136,6 +136,17 @@ def test_bad_kind_and_seed_on_the_page_get_a_clear_message(candidate, client):
     response = client.post("/drills/sets/", {"kind": "weights", "seed": "abc"})
     assert response.status_code == 422
     assert "A seed is a whole number" in response.content.decode()
+
+
+@pytest.mark.parametrize("seed", ["٣٠", "３０", "1_0", "+5", "-1"])
+def test_a_seed_is_read_in_the_digits_0_to_9_only(candidate, client, seed):
+    # int() reads other scripts' digits, signs and underscores; the planner and the
+    # worksheet refuse them, and so does the replay box.
+    client.force_login(candidate)
+    response = client.post("/drills/sets/", {"kind": "weights", "seed": seed})
+    assert response.status_code == 422
+    assert "A seed is a whole number" in response.content.decode()
+    assert not DrillSet.objects.exists()
 
 
 def test_the_answer_page_works_without_javascript_and_with_htmx(candidate):
