@@ -203,3 +203,29 @@ def test_a_candidate_walks_a_new_question_from_the_home_page(
     )
     context.close()
     assert errors == []
+
+
+def test_arrow_keys_through_a_filter_make_one_request_and_one_step_back(
+    browser, live_server_bank_url, candidate
+):
+    # A closed select fires a change at each arrow key: a keyboard user passing topics on
+    # the way to theirs asks for the list once, and Back goes to where they started.
+    context = signed_in_context(browser, live_server_bank_url, candidate)
+    errors: list[str] = []
+    page = watched_page(context, errors)
+    page.goto(live_server_bank_url + "/")
+    ready(page)
+    lists = []
+    page.on("request", lambda r: lists.append(r.url) if "topic=" in r.url else None)
+    steps = page.evaluate("history.length")
+    topic = page.get_by_label("Topic", exact=True)
+    topic.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    chosen = topic.input_value()
+    page.wait_for_url(re.compile(rf"[?&]topic={re.escape(chosen)}(&|$)"))
+    ready(page)
+    assert len(lists) == 1, lists
+    assert page.evaluate("history.length") == steps + 1
+    context.close()
+    assert errors == []
