@@ -4,6 +4,7 @@ loop taken up by a question's tags. Read from the files, no database."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,16 @@ def test_no_correct_answer_of_the_bank_is_flagged_with_a_wrong_idea(slug: str) -
         if (result := grade_offline(parts[key], text, diagram=diagram or "")).misconceptions
     ]
     assert not flagged, flagged
+
+
+def test_one_tag_per_idea():
+    # The bank's Topic filter lists every tag: two spellings of one idea ("multi-tenant" and
+    # "multi-tenancy", "batch" and "batch-inference") split its questions between them.
+    def stem(tag: str) -> str:
+        return re.sub(r"(-inference|ancy|ant|s)$", "", tag)
+
+    spellings: dict[str, set[str]] = {}
+    for spec in SPECS.values():
+        for tag in spec.tags:
+            spellings.setdefault(stem(tag), set()).add(tag)
+    assert [sorted(tags) for tags in spellings.values() if len(tags) > 1] == []
