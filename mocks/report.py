@@ -94,7 +94,8 @@ def graded_count(session: MockSession) -> int:
 def _candidate_message(event: MockEvent, session: MockSession) -> dict:
     """One line of the candidate's panel: `who` says whose words they are (the interviewer's
     nudge, the app's time check), `cue` what the notice at the foot of the screen says of it
-    while the panel is out of view (empty: no notice)."""
+    while the panel is out of view (empty: no notice), `announce` whether a screen reader is
+    told it when it arrives."""
     title = selectors.STEP_TITLES.get(event.step_key, "")
     who, cue = "", ""
     if event.kind == Kind.TIME_WARNING:
@@ -117,6 +118,7 @@ def _candidate_message(event: MockEvent, session: MockSession) -> dict:
         "who": who,
         "cue": cue,
         "text": text,
+        "announce": event.kind in (Kind.TIME_WARNING, Kind.NUDGE),
         "at": offset(session, event.at),
         "seq": event.seq,
     }
@@ -665,6 +667,9 @@ def report_context(
         "dimensions": dimensions,
         "communication": communication,
         "communication_score": VERDICT_CREDIT[communication] if communication else None,
+        # Only a person scores communication: without one, the report's row says so, where
+        # "the interviewer" would read as if someone had been there to rate it.
+        "no_human_interviewer": session.interviewer is None,
         "overall_feedback": feedback.get(OVERALL, ""),
         "overall_feedback_md": _quoted(feedback.get(OVERALL, "")),
         "started": session.started_at is not None,

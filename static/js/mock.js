@@ -1,8 +1,9 @@
 // Mock interviews: count the server's time left down between polls, copy a link, reset a
 // sent form, save the step's answer and a follow-up's once more before the end (and keep
 // them to copy if the end came without them), send a follow-up's answer as the page is left,
-// say at the foot of the screen that a nudge or follow-up came, and scrub through an answer's
-// saved versions.
+// say at the foot of the screen that a nudge or follow-up came, tell a screen reader each
+// nudge, time warning and follow-up once as it comes, and scrub through an answer's saved
+// versions.
 // The time always comes from the server (each panel carries the seconds left when it was
 // rendered); the browser's clock only measures how long ago that was, for the display and
 // for when to save again, and decides nothing: the server takes a save or refuses it by its
@@ -321,6 +322,48 @@
     if (cueWatch) cueWatch.observe(panel); // in view already: its first report clears the notice
   }
   document.addEventListener("htmx:afterSettle", cueCheck);
+
+  // A screen reader is told each nudge, time warning and follow-up (the panel's
+  // data-announce-seq, in the words of its data-announce-text) once, as it comes, in a live
+  // region of this script's outside the panel: each poll's redraw replaces the panel whole,
+  // and a live region new to the page may say nothing. The region is in the page before
+  // anything is said in it. What comes with the page's first panel is not said (it is at the
+  // top, where reading starts), nor what a redraw brings again; each redraw's news replaces
+  // what the region said before.
+  let sayRegion = null;
+  let saidSeq = null; // the newest event (its seq) told or in the first panel; null: no panel yet
+  function sayPlace() {
+    if (sayRegion) return;
+    sayRegion = document.createElement("div");
+    sayRegion.id = "mock-announce";
+    sayRegion.className = "visually-hidden";
+    sayRegion.setAttribute("aria-live", "polite");
+    document.body.append(sayRegion);
+  }
+  function sayText(el) {
+    const words = el.querySelector("[data-announce-text]") || el;
+    return words.textContent.trim().replace(/\s+/g, " ");
+  }
+  function sayCheck() {
+    const panel = document.getElementById("mock-panel");
+    if (!panel || panel.tagName !== "SECTION") return; // not the candidate's step page, or its placeholder
+    sayPlace();
+    const news = Array.from(panel.querySelectorAll("[data-announce-seq]"))
+      .map((el) => ({ seq: Number(el.dataset.announceSeq), text: sayText(el) }))
+      .sort((a, b) => a.seq - b.seq);
+    if (saidSeq !== null) {
+      const lines = news.filter((n) => n.seq > saidSeq).map((n) => {
+        const line = document.createElement("p");
+        line.textContent = n.text;
+        return line;
+      });
+      if (lines.length) sayRegion.replaceChildren(...lines);
+    }
+    saidSeq = news.reduce((newest, n) => Math.max(newest, n.seq), saidSeq === null ? -1 : saidSeq);
+  }
+  if (document.getElementById("mock-panel")) sayPlace();
+  sayCheck();
+  document.addEventListener("htmx:afterSettle", sayCheck);
 
   const scrubber = document.querySelector("[data-replay]");
   if (scrubber) {
