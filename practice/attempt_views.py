@@ -154,6 +154,21 @@ def _save_status(answer: StepAnswer, refused: flow.FlowError | None = None) -> H
     )
 
 
+def _with_card_errors(
+    response: HttpResponse, request: HttpRequest, step: str, follow_up: str
+) -> HttpResponse:
+    """`response` with, out of band, why each SLO card figure posted is not read, if it is
+    not (`step_page.card_figure_errors`): told at the field while the candidate works, saved
+    or not, since it is about the text typed."""
+    card = step_page.card_figure_errors(step, follow_up, request.POST)
+    if card is not None:
+        fragment = render_to_string(
+            "interview/attempt_step.html#card-figure-errors", {"card": card}, request=request
+        )
+        response.content += fragment.encode()
+    return response
+
+
 @login_required
 @require_POST
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
@@ -207,8 +222,8 @@ def draft_autosave(
     try:
         answer = flow.draft_save(answer=answer, **_posted_answer(request, step))
     except flow.FlowError as exc:  # a stale tab's (StaleDraft) included
-        return _save_status(answer, refused=exc)
-    return _save_status(answer)
+        return _with_card_errors(_save_status(answer, refused=exc), request, step, follow_up)
+    return _with_card_errors(_save_status(answer), request, step, follow_up)
 
 
 @_step_post
@@ -268,7 +283,8 @@ def step_submit(
     context.update(
         feedback.feedback_context(attempt=attempt, answer=context["answer"], submission=shown)
     )
-    return render(request, "interview/attempt_step.html#submit-result", context, status=status)
+    response = render(request, "interview/attempt_step.html#submit-result", context, status=status)
+    return _with_card_errors(response, request, step, follow_up)
 
 
 def _draft_holds(answer: StepAnswer, posted: dict | None) -> bool:

@@ -43,6 +43,15 @@ def panel_status(status: str, changed_at, *, now=None) -> str:
     return status
 
 
+def feedback_heading(submission: Submission, count: int) -> str:
+    """The feedback panel's heading (and the first words practice.js says of it): plain
+    "Feedback" while the step has one submission, else which of them it is ("Feedback on
+    submission 2 of 3"), since "submission 1" alone reads as if more were to come."""
+    if count <= 1:
+        return "Feedback"
+    return f"Feedback on submission {submission.number} of {max(count, submission.number)}"
+
+
 def feedback_context(
     *, attempt: Attempt, answer: StepAnswer, submission: Submission | None
 ) -> dict:
@@ -53,7 +62,12 @@ def feedback_context(
         "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission.pk}
     )
     if extensions.feedback_withheld(attempt.pk):
-        return {"submission": submission, "graded": False, "withheld": True}
+        return {
+            "submission": submission,
+            "graded": False,
+            "withheld": True,
+            "feedback_heading": feedback_heading(submission, answer.submissions.count()),
+        }
     planner_url = prefilled_planner_url(attempt, answer)
     if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
         # Polled every second until graded: answer with the status alone, cheaply.
@@ -65,6 +79,7 @@ def feedback_context(
             "planner_url": planner_url,
             "shown": shown,
             "late": shown.endswith("-late"),
+            "feedback_heading": feedback_heading(submission, answer.submissions.count()),
         }
     # One query for every version of this step with its grades: the history needs them all.
     versions = list(answer.submissions.prefetch_related("grades").order_by("number"))
@@ -142,6 +157,7 @@ def feedback_context(
     scored = [h["score"] for h in history if h["score"] is not None]
     return {
         "submission": submission,
+        "feedback_heading": feedback_heading(submission, len(versions)),
         "graded": done and main is not None,
         "done": done,
         "grade": main,

@@ -3,9 +3,11 @@ napkin-math verdicts, time spent against the suggested pace, every grader, conce
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from grading.types import VERDICT_CREDIT
+from planner.engine import evaluate_expression, format_number
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer
@@ -60,7 +62,7 @@ def scorecard(attempt: Attempt) -> dict:
                     }
                 )
                 if g.grader == "checker":
-                    checks = g.points
+                    checks = [{**p, "working": shows_working(p)} for p in g.points]
             if main and not e.part[1]:
                 wrong_ideas += misconceptions_found(revision=revision, step_key=key, grade=main)
             if main:
@@ -135,6 +137,31 @@ def scorecard(attempt: Attempt) -> dict:
         "grading": any(r["grading"] for r in rows),
         "review_concepts": [concepts[s] for s in review if s in concepts][:6],
     }
+
+
+# A figure as typed: a number, then at most a unit ("9.5", "1,000", "21.54 ms", "9.5 GB/s").
+_FIGURE = re.compile(
+    r"\s*[+-]?(\d[\d,_]*\.?\d*|\.\d+)(e[+-]?\d+)?\s*(?P<unit>[^\d\s].*?)?\s*", re.I
+)
+
+
+def shows_working(check: dict) -> bool:
+    """Whether a napkin verdict's "answer = value" tells more than the answer: it does for an
+    expression or a name (`n_gpu` = 10), a conversion ("9500 MB" = 9.5 GB) or a multiplier
+    ("8k" = 8000); not for the figure itself ("9.5" = 9.5), where it reads as a sum of one
+    term."""
+    answer, value = str(check.get("answer") or ""), str(check.get("value") or "")
+    if not answer or not value:
+        return False
+    figure = _FIGURE.fullmatch(answer)
+    if figure is None:
+        return True
+    read = evaluate_expression(answer.replace(",", "").replace("_", ""))
+    if read.error is not None or read.value is None or read.name is not None:
+        return True
+    if (figure["unit"] or "") != (read.unit or ""):
+        return True  # a suffix read as a multiplier ("8k"), not as a unit
+    return f"{format_number(read.value)} {read.unit or ''}".strip() != value
 
 
 def part_scores(spec: StepSpec, entries: list[ScoredSubmission]) -> list[dict]:

@@ -190,17 +190,30 @@ def figure_readings(card: dict, brief: Brief) -> dict[str, str]:
     return readings
 
 
-def unread_figures(card: dict) -> list[dict]:
-    """The card's number fields that hold text which is not a number ("300ms", "fifty"):
-    {label, theirs, message} each. The review counts them as missed; the candidate did
-    write something, so the page says what it could not read and why."""
-    unread = []
+def figure_errors(card: dict) -> dict[str, str]:
+    """Field name -> why its figure is not read (`parse_number`'s sentence), for each number
+    field of the card holding text that is not a number ("fast", "-5 ms"). The one judge of a
+    figure: the step page says it beside the field as the candidate works, and the submitted
+    card's review lists the same sentence under "Not read" (`unread_figures`)."""
+    errors = {}
     for f in NUMBER_FIELDS:
         try:
             parse_number(card.get(f.name), f.unit)
         except ValueError as exc:
-            unread.append({"label": f.label, "theirs": str(card.get(f.name)), "message": str(exc)})
-    return unread
+            errors[f.name] = str(exc)
+    return errors
+
+
+def unread_figures(card: dict) -> list[dict]:
+    """The card's number fields that hold text which is not a number ("300ms", "fifty"):
+    {label, theirs, message} each. The review counts them as missed; the candidate did
+    write something, so the page says what it could not read and why."""
+    errors = figure_errors(card)
+    return [
+        {"label": f.label, "theirs": str(card.get(f.name)), "message": errors[f.name]}
+        for f in NUMBER_FIELDS
+        if f.name in errors
+    ]
 
 
 def card_as_text(card: dict) -> str:

@@ -27,7 +27,14 @@ from practice.napkin import (
 )
 from practice.selectors import attempt_number
 from practice.services import FlowError, follow_ups_open
-from practice.slo import CARD_FIELD_NAMES, NUMBER_FIELDS, QPS_KIND, TEXT_FIELDS, CardField
+from practice.slo import (
+    CARD_FIELD_NAMES,
+    NUMBER_FIELDS,
+    QPS_KIND,
+    TEXT_FIELDS,
+    CardField,
+    figure_errors,
+)
 from questionbank import STEP_KEYS, StepSpec
 from questions import selectors
 
@@ -281,12 +288,30 @@ def _follow_up_states(attempt: Attempt, spec: StepSpec, submitted: set) -> list[
     return states
 
 
+def card_figure_errors(step: str, follow_up: str, post) -> dict | None:
+    """What an autosave or a Submit of the SLO card answers beside each of its figures, out
+    of band (`attempt_step.html#card-figure-errors`): the posted card's rows, each with why
+    its figure is not read, if it is not. The text is saved as typed either way; this only
+    says so while the candidate works. None for a form without the card."""
+    if step != "clarify" or follow_up:
+        return None
+    return _card_form(_step_fields(step, post))
+
+
 def _card_form(fields: dict) -> dict:
-    """The SLO card's inputs, each with what the candidate typed so far."""
+    """The SLO card's inputs, each with what the candidate typed so far and, for a figure
+    the card cannot read, why (`card_figure_errors`)."""
+    errors = figure_errors(fields)
 
     def rows(card_fields: tuple[CardField, ...]) -> list[dict]:
         return [
-            {"name": f.name, "label": f.label, "unit": f.unit, "value": fields.get(f.name, "")}
+            {
+                "name": f.name,
+                "label": f.label,
+                "unit": f.unit,
+                "value": fields.get(f.name, ""),
+                "error": errors.get(f.name, ""),
+            }
             for f in card_fields
         ]
 

@@ -331,8 +331,25 @@
     copy.querySelectorAll("details").forEach((d) => d.remove());
     return squash(copy);
   }
+  // An SLO card figure the server cannot read: its sentence, which the autosave's answer (or
+  // a Submit's) swaps in beside the field, marks the field as long as it shows. The server is
+  // the one judge of a figure: nothing here reads one.
+  function markCardFigures() {
+    document.querySelectorAll(".card-figure-error").forEach((message) => {
+      const field = document.getElementById(message.id.replace(/-error$/, ""));
+      if (!field) return;
+      if (!message.hidden && message.textContent.trim()) {
+        field.setAttribute("aria-invalid", "true");
+        field.setAttribute("aria-describedby", message.id);
+      } else {
+        field.removeAttribute("aria-invalid");
+        field.removeAttribute("aria-describedby");
+      }
+    });
+  }
   said["feedback-said"] = feedbackStatus(); // the page's own feedback is there to read, not news
   document.body.addEventListener("htmx:afterSettle", () => {
+    markCardFigures();
     say("worksheet-said", worksheetLine());
     say("feedback-said", feedbackStatus());
     say("save-said", saveRefusal());
