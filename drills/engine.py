@@ -318,6 +318,16 @@ def _language_model_only(model: Model, before: str = " (", after: str = ")") -> 
     return f"{before}its language model, without the {tower}B-parameter vision tower{after}"
 
 
+def _with_the_tower(model: Model) -> str:
+    """What the memory a vision-language model holds adds to its language model's weights
+    (nothing for other models): the vision tower, at 16 bits a parameter whatever the weight
+    precision, as the planner counts it (its W_vis)."""
+    if not model.vision_params:
+        return ""
+    tower = format_number(round(model.vision_params / 1e9, 2))
+    return f"; with its {tower}B-parameter vision tower, 16-bit"
+
+
 def _weights_fraction(model: Model, w_bytes: float, emb_bytes: float) -> Fraction:
     """W in bytes, exactly: (P − P_emb)·b_w + P_emb·b_emb."""
     p_emb = model.embedding_params
@@ -445,7 +455,10 @@ def _max_seqs(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
     m, g = s.model, catalog.gpus[s.gpu_key]
     w, k = catalog.weight_dtypes[s.weights], catalog.kv_dtypes[s.kv]
     result = s.plan()
-    w_frac = _weights_fraction(m, w.bytes_per_param, w.embedding_bytes_per_param)
+    # The memory the weights hold: a vision tower's too, which the KV pool gives up as well.
+    w_frac = _weights_fraction(m, w.bytes_per_param, w.embedding_bytes_per_param) + (
+        (m.vision_params or 0) * _f(w.embedding_bytes_per_param)
+    )
     kappa = _f(kv_bytes_per_token(layers=m.layers, kv_heads=m.kv_heads, head_dim=m.head_dim,
                                   kv_bytes=k.bytes))  # fmt: skip
     mem_gib = _f(g.memory.magnitude) / GiB
@@ -455,7 +468,7 @@ def _max_seqs(rng: random.Random, seed: int, catalog: Catalog) -> Drill:
         Given("u", "GPU memory utilisation (vLLM --gpu-memory-utilization)", str(s.mem_util)),
         Given("overhead", "Non-KV memory vLLM holds (activations, CUDA graphs, context)",
               f"{format_number(s.overhead_gib)} GiB"),
-        Given("W", f"Weights ({m.name}, {w.name}{_language_model_only(m, '; ', '')})",
+        Given("W", f"Weights ({m.name}, {w.name}{_with_the_tower(m)})",
               f"{exact_text(w_frac, 10**9)} GB"),
         Given("kv_per_token", f"KV-cache bytes per token ({k.name} KV)",
               f"{exact_text(kappa, 1024)} KiB"),

@@ -82,9 +82,19 @@ class Formula:
 # speculative decoding what-if, t_1 the decode step of one stream, r_stall the largest load per
 # instance whose p99 TPOT, prefill stalls counted, meets the SLO (searched); past TP = 1,
 # B_ar / t_call the interconnect's one-way bandwidth per GPU and one all-reduce's latency (the
-# catalogue's), b_act bytes per activation element (BF16).
+# catalogue's), b_act bytes per activation element (BF16), P_vis a vision-language model's
+# vision-tower parameters.
 _ALL: list[Formula] = [
     Formula("W", "Weights", "(P - P_emb) * b_w + P_emb * b_emb", "GB"),
+    # A vision-language model's image encoder sits on the GPUs beside the language model.
+    # Quantised checkpoints leave it unquantised, as they leave the embeddings (AWQ's
+    # modules_to_not_convert, llm-compressor's ignore list), so it is b_emb a parameter. vLLM
+    # shards it over the TP GPUs like the language model: its mm_encoder_tp_mode defaults to
+    # "weights", which splits each encoder layer's weights across the TP ranks; only "data",
+    # which a model must support and the server must ask for, keeps a whole copy on each GPU.
+    # So the instance holds one copy, TP GPUs share it, and it comes out of the pool as W does.
+    Formula("W_vis", "Vision tower's weights (16-bit, split over the TP GPUs)", "P_vis * b_emb",
+            "GB"),
     # A decode step gathers one row of the input embedding table per sequence but reads
     # the whole LM head, so only the LM head counts towards the floor. An MoE step at batch
     # one reads only the experts its token is routed to.
@@ -296,6 +306,10 @@ _VARIANTS: dict[str, Formula] = {
     for f_key, f in [
         ("overhead_given", Formula("overhead", "Non-KV memory per GPU (given)", "overhead_in",
                                    "GiB")),
+        # A vision-language model's pool: the vision tower's weights come out too.
+        ("pool_vis", Formula("pool", "KV pool (after the language model's and the vision "
+                             "tower's weights)", "TP * (mem * u - overhead) - W - W_vis",
+                             "GiB")),
         ("n_cached_tokens", Formula("n_cached", "Prompt tokens the prefix cache serves (token "
                                     "hit rate x prompt)", "hit * n_prompt", "tok")),
         ("t_pre_tokens", Formula("t_pre", "Prefill time per request (the token hit rate applies "
@@ -932,12 +946,16 @@ class _Setup:
         return memory * self.mem_util - self.overhead(tp or self.tp)
 
     def weights_bytes(self, dtype: WeightDtype | None = None) -> float:
+        """Weights the instance holds (the plan's W, and W_vis for a vision-language model)."""
         d = dtype or self.weights
-        return weights_bytes(
+        held = weights_bytes(
             params=self.model.params, embedding_params=self.model.embedding_params,
             bytes_per_param=d.bytes_per_param,
             embedding_bytes_per_param=d.embedding_bytes_per_param,
         )  # fmt: skip
+        if self.model.vision_params:
+            held += self.model.vision_params * d.embedding_bytes_per_param
+        return held
 
     def step_bytes(self, dtype: WeightDtype | None = None) -> float:
         """Weights a decode step reads at batch 1 (the plan's W_step)."""
@@ -1410,7 +1428,11 @@ def plan(
         "a_act": _q(ACTIVATION_PEAK_GIB, "GiB"), "d_ref": _q(ACTIVATION_REF_HIDDEN),
         "m_nt": _q(NON_TORCH_GIB[1 if tp == 1 else 2], "GiB"),
     }  # fmt: skip
+    vision = bool(m.vision_params)
     names = ["W", "W_step"]
+    if vision:
+        env["P_vis"] = _q(m.vision_params or 0)
+        names.insert(1, "W_vis")
     if overhead_gb is not None or overhead_gib is not None:
         env["overhead_in"] = (
             _q(overhead_gb, "GB") if overhead_gb is not None else _q(overhead_gib or 0, "GiB")
@@ -1418,7 +1440,8 @@ def plan(
         names.append("overhead_given")
     else:
         names.append("overhead")
-    names += ["H_gpu", "kappa", "pool", "n_flight", "kv_stream", "N_seq", "tpot", "c_tok"]
+    names += ["H_gpu", "kappa", "pool_vis" if vision else "pool", "n_flight", "kv_stream",
+              "N_seq", "tpot", "c_tok"]  # fmt: skip
     allreduce = tp > 1
     if allreduce:
         env |= {
@@ -1763,6 +1786,15 @@ def plan(
                 "--max-num-batched-tokens or disaggregate prefill."
             )
         notes.append(text)
+    if vision:
+        notes.append(
+            f"{m.name}'s {format_number(round((m.vision_params or 0) / 1e9, 2))}B-parameter "
+            f"vision tower holds {format_number(number('W_vis') / 1e9)} GB of 16-bit weights "
+            "beside the language model's"
+            + (f", split over the {tp} GPUs" if tp > 1 else "")
+            + ", taken from the KV pool; its compute on each image is not in the prefill "
+            "figures, which are the language model's."
+        )
     if m.is_moe:
         expert_bytes = (m.params - m.params_per_token) * w.bytes_per_param
         notes.append(
@@ -1773,7 +1805,8 @@ def plan(
             "other experts too."
         )
     usable = number("mem") * mem_util - number("overhead")  # B per GPU for weights and KV
-    weights_per_gpu = number("W") / tp
+    # The vision tower's weights share the GPUs with the language model's (W_vis says why).
+    weights_per_gpu = (number("W") + (number("W_vis") if vision else 0)) / tp
     setup = _Setup(
         model=m, gpu=g, weights=w, kv=k, catalog=catalog, tp=tp, mem_util=mem_util,
         prefill_eff=prefill_eff, overhead_given=number("overhead") if overhead_given else None,
@@ -1886,6 +1919,8 @@ def plan(
         "prompt_tokens": n_prompt,
         "prompt_spread": prompt_spread,
         "weights_bytes": number("W"),
+        # A vision-language model's vision tower, held beside W (None for a text model).
+        "vision_weights_bytes": number("W_vis") if vision else None,
         "weights_read_per_step_bytes": number("W_step"),
         "params": m.params,
         "active_params": m.params_per_token,

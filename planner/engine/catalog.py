@@ -57,8 +57,9 @@ class Model:
     experts: int | None = None
     experts_per_token: int | None = None
     moe_intermediate_size: int | None = None
-    # A vision-language model's image encoder, which `params` leaves out: the planner plans the
-    # language model, and whoever states a figure of the model says it is that model's alone.
+    # A vision-language model's image encoder, which `params` leaves out: the planner holds its
+    # weights in memory beside the language model's (capacity's W_vis) and plans every other
+    # figure on the language model, and whoever states such a figure says it is that model's.
     vision_params: int | None = None
 
     @property

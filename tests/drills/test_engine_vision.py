@@ -1,5 +1,6 @@
 """A vision-language model in the drills: its figures are its language model's, and the drill
-says so wherever one of them stands (the catalogue's `params` leaves the vision tower out)."""
+says so wherever one of them stands (the catalogue's `params` leaves the vision tower out),
+but for the memory the weights hold, where the tower counts as the planner counts it."""
 
 import pytest
 
@@ -25,7 +26,7 @@ def test_the_catalogue_names_the_vision_tower_it_leaves_out():
 
 @pytest.mark.parametrize(
     ("kind", "given"),
-    [("weights", "P"), ("max_seqs", "W"), ("tpot_floor", "W"), ("ttft", "params")],
+    [("weights", "P"), ("tpot_floor", "W"), ("ttft", "params")],
 )
 def test_a_drill_of_a_vision_language_model_says_its_figures_leave_the_tower_out(kind, given):
     drill = _first_with_the_vision_model(kind)
@@ -46,3 +47,11 @@ def test_a_text_model_drill_says_nothing_of_a_vision_tower():
             assert "vision" not in drill.question + " ".join(g.label for g in drill.givens)
             return
     pytest.fail("no text-model weights drill in 40 seeds")
+
+
+def test_the_memory_drill_of_a_vision_language_model_counts_the_tower_as_the_planner_does():
+    # The tower's weights share the GPU with the language model's: the KV pool gives them up.
+    drill = _first_with_the_vision_model("max_seqs")
+    label = next(g.label for g in drill.givens if g.name == "W")
+    assert "with its 0.68B-parameter vision tower, 16-bit" in label, label
+    assert label.count("(") == label.count(")"), label

@@ -1,10 +1,11 @@
 """The vision-language question's estimate step against the planner.
 
 Qwen2.5-VL-7B-Instruct's language model is the catalogue's qwen2.5-vl-7b-instruct (the shape of
-Qwen2.5-7B); its 676,550,144-parameter vision tower is not in the catalogue entry. So the
-planner prices the language-model side of the question: KV per token, the KV pool (with the
-vision tower's 1.35 GB of weights added to the non-KV overhead), the photos that fit, the
-language model's prefill FLOPs, and the decode knee the question gives as T_dec. The vision
+Qwen2.5-7B), with its 676,550,144-parameter vision tower as the entry's vision_params, whose
+1.35 GB of weights the planner holds beside the language model's. So the planner prices the
+language-model side of the question and the memory of both: KV per token, the KV pool (after
+both towers' weights and the question's reserve), the photos that fit, the language model's
+prefill FLOPs, and the decode knee the question gives as T_dec. The vision
 encoder's time (the question's own flops_vit) is added to the planner's prefill to compare the
 capped prefill, the requests per GPU and the fleet, with the planner's own fleet formula.
 
@@ -45,7 +46,7 @@ def planned(prompt_len: float, context: int, prefill_eff: float | None = None) -
         out_len=OUT, qps=given("qps_peak"), rho=given("rho"), mem_util=given("mem_util"),
         tpot_slo_ms=FIGURES.brief.value_of("tpot_p99_ms"),
         ttft_slo_ms=FIGURES.brief.value_of("ttft_p99_ms"),
-        overhead_gib=(given("reserve") + 2 * VISION_PARAMS) / GiB,
+        overhead_gib=given("reserve") / GiB,
         prefill_eff=given("mfu") if prefill_eff is None else prefill_eff,
     )  # fmt: skip
 
@@ -78,6 +79,7 @@ def test_the_language_model_is_the_qwen2_5_7b_shape_and_the_weights_add_up() -> 
     assert vl.params - vl.embedding_params == pytest.approx(given("P_ne"), rel=0.001)
     assert 2 * (vl.params + VISION_PARAMS) == pytest.approx(given("W"), rel=0.001)
     assert VISION_PARAMS == pytest.approx(given("P_vit"), rel=0.01)
+    assert vl.vision_params == VISION_PARAMS
 
 
 def test_the_decode_knee_the_question_gives_is_the_planners() -> None:

@@ -283,7 +283,7 @@ def test_a_runs_table_scrolls_with_the_keyboard(candidate):
     client, attempt = candidate
     post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "10"}
     page = client.post(run_url(attempt), post).content.decode()
-    wrap = re.search(r'<div class="pl-table-wrap"[^>]*>', page)[0]
+    wrap = re.search(r'<div class="pl-table-wrap[^"]*"[^>]*>', page)[0]
     assert 'tabindex="0"' in wrap and 'role="region"' in wrap and "aria-label=" in wrap, wrap
 
 

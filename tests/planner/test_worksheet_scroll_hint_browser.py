@@ -1,0 +1,67 @@
+"""The worksheet on a phone: a line's math wider than its row scrolls in a box that shows there
+is more (a shade on the edge it continues past, no script needed) and that a keyboard reaches
+and a screen reader names."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import save_screenshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.one_database]
+
+LONG_SUM = "123456789+" * 40 + "1"
+
+# Whether the box shades its edges the way .scroll-x does: covers that ride with the content
+# (local) over shades that stay on the box (scroll).
+SHADED = """el => {
+    const layers = getComputedStyle(el).backgroundAttachment.split(",").map(s => s.trim());
+    return layers.includes("local") && layers.includes("scroll");
+}"""
+
+
+def _scrolled(box) -> None:
+    """Wait until the key pressed has scrolled `box` (the page's CSP forbids a polled string)."""
+    for _ in range(50):
+        if box.evaluate("el => el.scrollLeft") > 0:
+            return
+        box.page.wait_for_timeout(100)
+    raise AssertionError("the box did not scroll")
+
+
+def test_a_long_lines_math_scrolls_in_a_named_focusable_box_with_a_hint(
+    page, live_server_url
+) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server_url}/planner/")
+    page.fill("#id_lines", "\n".join([LONG_SUM, "9" * 400, "2 GB / (4 GB/s) in ms"]))
+    page.locator("#id_lines").dispatch_event("input")
+    expect(page.locator("#ws-line-3 .pl-value")).to_have_text("= 500 ms")
+    page.wait_for_function("document.documentElement.scrollWidth <= 360", timeout=5000)
+
+    math = page.get_by_role("region", name="Line 1 as read (scrollable)")
+    expect(math).to_have_count(1)
+    assert math.evaluate("el => el.scrollWidth > el.clientWidth")  # so the hint applies
+    assert math.evaluate(SHADED)
+    # A keyboard reaches it from the form (past the Evaluate button) and scrolls it.
+    page.locator("#id_lines").focus()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Evaluate")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(math).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    _scrolled(math)
+    math.page.wait_for_timeout(500)  # a smooth scroll ends before the box goes back
+    math.evaluate("el => el.scrollTo({left: 0, behavior: 'instant'})")
+
+    source = page.get_by_role("region", name="Line 2 as typed (scrollable)")
+    assert source.evaluate("el => el.scrollWidth > el.clientWidth")
+    assert source.evaluate(SHADED) and source.get_attribute("tabindex") == "0"
+    # A short line's box is still a box: nothing beyond it, so nothing is shaded past it.
+    short = page.get_by_role("region", name="Line 3 as read (scrollable)")
+    assert short.evaluate("el => el.scrollWidth <= el.clientWidth")
+    page.locator("#ws-results").scroll_into_view_if_needed()
+    save_screenshot(page, "worksheet-scroll-hint-360")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    save_screenshot(page, "worksheet-scroll-hint-1280")
+    assert page.js_errors == []
