@@ -79,6 +79,35 @@ def drill_set_view(*, user: User, set_id: int) -> tuple[DrillSet, list[ItemView]
     return drill_set, [_item_view(item) for item in drill_set.items.all()]
 
 
+@dataclass(frozen=True)
+class RecentSet:
+    drill_set: DrillSet
+    title: str  # the kind it was started for, or "Mixed drills"
+    answered: int
+    correct: int
+    size: int
+
+
+def recent_sets(*, user: User, limit: int = 5) -> list[RecentSet]:
+    """The user's latest sets, each with what tells it from the others on the list: its kind
+    and how far it got (two sets started in one minute read the same by their time alone)."""
+    sets = DrillSet.objects.owned_by(user).annotate(
+        size=Count("items"),
+        answered=Count("items", filter=~Q(items__verdict="")),
+        correct=Count("items", filter=Q(items__verdict="correct")),
+    )[:limit]
+    return [
+        RecentSet(
+            s,
+            engine.KINDS[s.focus].title if s.focus in engine.KINDS else "Mixed drills",
+            s.answered,
+            s.correct,
+            s.size,
+        )
+        for s in sets
+    ]
+
+
 def drill_item_owned(*, user: User, set_id: int, position: int) -> DrillItem:
     return (
         DrillItem.objects.owned_by(user)

@@ -37,7 +37,7 @@ def _index_context(request: HttpRequest) -> dict:
         "recommendation": selectors.recommendation(user=request.user),
         "available": [k for k in kinds if k.available],
         "unavailable": [k for k in kinds if not k.available],
-        "recent_sets": DrillSet.objects.owned_by(request.user)[:5],
+        "recent_sets": selectors.recent_sets(user=request.user),
         "assignments": selectors.assignments_open(user=request.user),
         "set_size": services.SET_SIZE,
     }

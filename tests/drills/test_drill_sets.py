@@ -467,3 +467,18 @@ def test_a_sets_time_is_said_in_utc(candidate):
     assert "Set of Mar 2, 09:00 UTC</a>" in client.get("/drills/").content.decode()
     page = client.get(f"/drills/sets/{drill_set.pk}/").content.decode()
     assert '<span aria-current="page">Set of Mar 2, 09:00 UTC</span>' in page
+
+
+def test_recent_sets_say_their_kind_and_how_far_they_got(candidate):
+    # Two sets started in one minute read the same by their time alone.
+    mixed = services.drill_set_start(user=candidate, now=NOW)
+    focused = services.drill_set_start(user=candidate, kind="weights", now=NOW)
+    first = mixed.items.order_by("position").first()
+    services.drill_item_answer(item=first, answer=drill_of(first).expected_text, now=NOW)
+    client = Client()
+    client.force_login(candidate)
+    page = " ".join(client.get("/drills/").content.decode().split())
+    weights = engine.KINDS["weights"].title
+    link = '">Set of Mar 2, 09:00 UTC</a> <span class="muted">· '
+    assert f'href="/drills/sets/{focused.pk}/{link}{weights} · 0 of 5 answered</span>' in page
+    assert f'href="/drills/sets/{mixed.pk}/{link}Mixed drills · 1 of 5 answered, 1 correct' in page
