@@ -19,6 +19,7 @@ from planner.engine.capacity import (
     INPUT_LIMITS,
     INPUT_MEANINGS,
     check_context,
+    check_prompt,
 )
 
 DEFAULTS = {
@@ -198,8 +199,9 @@ class CapacityForm(forms.Form):
                 field.widget.attrs["step"] = "any"
 
     def clean(self) -> dict:
-        """The model's context limit, an output and a prompt that fit in the context, and a
-        per-token hit rate below 1: the same refusals as `plan`, beside the field at fault."""
+        """The model's context limit, an output and a prompt that fit in the context, a shared
+        prefix within the prompt, and a per-token hit rate below 1: the same refusals as
+        `plan`, beside the field at fault."""
         data = super().clean()
         if all(data.get(name) is not None for name in ("model", "context", "out_len")):
             try:
@@ -207,14 +209,16 @@ class CapacityForm(forms.Form):
             except PlanError as error:
                 self.add_error(error.field, str(error))
             else:
-                prompt = data.get("prompt_len")
-                if prompt is not None and prompt + data["out_len"] > data["context"]:
-                    self.add_error(
-                        "prompt_len",
-                        f"A prompt of {format_figure(prompt)} tokens and an output of "
-                        f"{format_figure(data['out_len'])} do not fit in a context of "
-                        f"{format_figure(data['context'])} tokens.",
+                try:
+                    check_prompt(
+                        context=data["context"],
+                        out_len=data["out_len"],
+                        prompt_len=data.get("prompt_len"),
+                        prefix_len=data.get("prefix_len"),
                     )
+                except PlanError as error:
+                    if error.field not in self.errors:
+                        self.add_error(error.field, str(error))
         for name in SPEC_FIELDS:
             if data.get(name) is None and name not in self.errors:
                 # Left blank with speculation on: asked for. Otherwise (speculation off, or a

@@ -469,6 +469,29 @@ def check_context(model: Model, context: int, out_len: float) -> None:
         )
 
 
+def check_prompt(
+    *, context: int, out_len: float, prompt_len: float | None, prefix_len: float | None
+) -> None:
+    """Refuse a mean prompt that does not fit in the context beside the output, or a shared
+    prefix longer than the prompt it starts (without a prompt length, the prompt fills the
+    context). Raises PlanError, naming the field at fault."""
+    if prompt_len is not None and prompt_len + out_len > context:
+        raise PlanError(
+            f"A mean prompt of {format_figure(prompt_len)} tokens and a mean output of "
+            f"{format_figure(out_len)} tokens do not fit in a context of "
+            f"{format_figure(context)} tokens.",
+            "prompt_len",
+        )
+    n_prompt = prompt_len if prompt_len is not None else max(context - out_len, 1)
+    if prefix_len is not None and prefix_len > n_prompt:
+        prompt = "mean prompt" if prompt_len is not None else "prompt (the context less the output)"
+        raise PlanError(
+            f"A shared prefix of {format_figure(prefix_len)} tokens is longer than the {prompt} "
+            f"of {format_figure(n_prompt)} tokens: the prefix is the start of a prompt.",
+            "prefix_len",
+        )
+
+
 def _tp_splits(model: Model, tp: int) -> bool:
     """Whether vLLM shards `model` over tp GPUs: tp divides the query heads, and divides the
     KV heads or is a multiple of them (past that the KV heads replicate)."""
@@ -1249,7 +1272,12 @@ def _ttft_reason(s: _Setup, *, slo_ms: float, p99_ms: float, n_prompt: float, pr
     if miss:
         longest = math.floor(_largest(lambda n: s.prefill_s(n) <= slo_s, n_prompt))
         if longest >= 1:
-            helps.append(f"prompts of at most {longest} tokens")
+            # A prefix is the start of a prompt: a prompt shorter than it shortens it too.
+            helps.append(
+                f"prompts of at most {longest} tokens"
+                + (f" (the shared prefix, {format_number(n_cached)} tokens now, within them)"
+                   if by_prefix and longest <= n_cached else "")
+            )  # fmt: skip
     elif by_prefix:
         longest = math.floor(_largest(lambda u: s.prefill_s(n_cached + u, n_cached) <= slo_s, own))
         if longest >= 1:
@@ -1385,14 +1413,8 @@ def plan(
     w = catalog.weight_dtype(weights)
     k = catalog.kv_dtype(kv)
     check_tp(m, tp)
+    check_prompt(context=context, out_len=out_len, prompt_len=prompt_len, prefix_len=prefix_len)
     n_prompt = prompt_len if prompt_len is not None else max(context - out_len, 1)
-    if prompt_len is not None and prompt_len + out_len > context:
-        raise PlanError(
-            f"A mean prompt of {format_figure(prompt_len)} tokens and a mean output of "
-            f"{format_figure(out_len)} tokens do not fit in a context of "
-            f"{format_figure(context)} tokens.",
-            "prompt_len",
-        )
     if mean_qps is not None and mean_qps > qps:
         raise PlanError(
             f"A mean of {format_number(mean_qps)} QPS is above the peak of "

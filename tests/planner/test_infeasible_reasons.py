@@ -32,14 +32,18 @@ def test_a_plan_that_caches_already_is_not_told_to_cache_the_prefix() -> None:
     # PCIe through host memory take about 1.1 s at TP 4, so TP no longer reaches 2 s.
     assert "TP 4" not in reason and plan(**RAG | {"tp": 4})["ttft_p99_ms"] > 2000
     assert "a GPU with more compute (H100 SXM, H100 PCIe or H200 SXM)" in reason
-    assert "prompts of at most 10848 tokens" in reason
+    assert (
+        "prompts of at most 10848 tokens (the shared prefix, 28000 tokens now, within them)"
+        in reason
+    )
     assert "a hit rate of 99% or more, which makes the p99 a hit's 597.9 ms" in reason
     assert reason.endswith("or a TTFT SLO of at least 6928 ms." + QUEUE_CAVEAT)
 
 
 @pytest.mark.parametrize(
     "remedy",
-    [{"gpu": "h100-sxm"}, {"prompt_len": 10848}, {"prefix_hit": 0.99}, {"ttft_slo_ms": 6928}],
+    [{"gpu": "h100-sxm"}, {"prompt_len": 10848, "prefix_len": 10848}, {"prefix_hit": 0.99},
+     {"ttft_slo_ms": 6928}],
     ids=["gpu", "prompt", "hit-rate", "slo"],
 )  # fmt: skip
 def test_each_remedy_named_for_the_rag_plan_meets_its_ttft_slo(remedy: dict) -> None:
@@ -48,7 +52,7 @@ def test_each_remedy_named_for_the_rag_plan_meets_its_ttft_slo(remedy: dict) -> 
 
 
 def test_one_more_token_than_the_longest_prompt_named_misses() -> None:
-    assert plan(**RAG | {"prompt_len": 10849})["ttft_p99_ms"] > 2000
+    assert plan(**RAG | {"prompt_len": 10849, "prefix_len": 10849})["ttft_p99_ms"] > 2000
 
 
 def test_a_plan_without_a_cache_may_be_told_to_cache_with_the_99_percent_caveat() -> None:

@@ -268,3 +268,12 @@ def test_the_derivation_shows_the_new_figures_with_their_formulas() -> None:
                  "r_prefill", "cost_mtok", "monthly", "monthly_mean", "saving"):  # fmt: skip
         assert steps[name]["formula_latex"] and steps[name]["substituted"], name
     assert "130816" in steps["F_cold"]["substituted"]  # the prompt: the context less the output
+
+
+def test_a_shared_prefix_longer_than_the_prompt_is_refused() -> None:
+    base = {"model": "qwen2.5-7b-instruct", "gpu": "h100-sxm", "qps": 10}
+    with pytest.raises(PlanError, match="longer than the mean prompt of 512 tokens"):
+        plan(**base, prompt_len=512, prefix_hit=1, prefix_len=513)
+    with pytest.raises(PlanError, match=r"longer than the prompt \(the context less the output\)"):
+        plan(**base, context=8192, out_len=256, prefix_hit=0.5, prefix_len=8000)
+    plan(**base, prompt_len=512, prefix_hit=1, prefix_len=512)  # the whole prompt: planned

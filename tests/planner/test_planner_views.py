@@ -244,8 +244,8 @@ def test_capacity_form_prints_a_refused_prompt_as_the_planner_prints_figures(
     html = response.content.decode()
     assert response.status_code == 422
     assert (
-        "A prompt of 10,000,000 tokens and an output of 256 do not fit in a context of "
-        "8,192 tokens."
+        "A mean prompt of 10,000,000 tokens and a mean output of 256 tokens do not fit in a "
+        "context of 8,192 tokens."
     ) in html
 
 
@@ -320,3 +320,20 @@ def test_the_planners_wide_tables_scroll_with_the_keyboard(client: Client, conte
         for wrap in wraps:
             assert 'tabindex="0"' in wrap and 'role="region"' in wrap, (url, wrap)
             assert re.search(r'aria-label="[^"]+"', wrap), (url, wrap)
+
+
+def test_a_shared_prefix_longer_than_the_prompt_is_refused_at_its_field(htmx: HtmxClient) -> None:
+    # A prefix is the start of a prompt: one longer than it planned a fleet with no prefill
+    # at all (0 ms TTFT), from the prompt clipped to its last token.
+    query = {"prefix_hit": "1", "prefix_len": "100000", "prompt_len": "512"}
+    response = htmx.get("/planner/capacity/", query, htmx=True)
+    html = " ".join(response.content.decode().split())
+    assert response.status_code == 422
+    assert (
+        "A shared prefix of 100,000 tokens is longer than the mean prompt of 512 tokens: "
+        "the prefix is the start of a prompt."
+    ) in html
+    errors = html[html.index('id="id_prefix_len_errors"') :]
+    assert errors.index("A shared prefix of 100,000") < errors.index("</div>")
+    whole = htmx.get("/planner/capacity/", query | {"prefix_len": "512"}, htmx=True)
+    assert whole.status_code == 200
