@@ -204,3 +204,23 @@ def test_an_answer_refused_for_a_stale_token_says_so_and_goes_through_on_check_a
     expect(page.locator("#drill-1 [data-testid=verdict]")).to_be_visible()
     assert DrillItem.objects.get(drill_set=drill_set, position=1).answer == "3"
     context.close()
+
+
+def test_the_seed_and_answer_boxes_wear_the_sites_input_style(
+    browser, live_server_url, fixed_clock
+):
+    # The site styles input[type=text]: a box without a type was a bare browser box.
+    user = User.objects.create_user("boxes", password="a-long-Passphrase-42")
+    drill_set = services.drill_set_start(user=user, now=NOW)
+    context = signed_in_context(
+        browser, live_server_url, user, viewport={"width": 360, "height": 800}
+    )
+    page = watched_page(context, [])
+    style = "el => [getComputedStyle(el).borderRadius, getComputedStyle(el).paddingLeft]"
+    page.goto(f"{live_server_url}/drills/")
+    page.get_by_text("Replay a drill by its seed").click()
+    site = page.locator("#replay-kind").evaluate(style)
+    assert page.locator("#replay-seed").evaluate(style) == site
+    page.goto(f"{live_server_url}/drills/sets/{drill_set.pk}/")
+    assert page.locator("#answer-1").evaluate(style) == site
+    context.close()
