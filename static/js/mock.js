@@ -332,6 +332,7 @@
   // what the region said before.
   let sayRegion = null;
   let saidSeq = null; // the newest event (its seq) told or in the first panel; null: no panel yet
+  let endSaid = false; // the end told, or the page opened on an ended session
   function sayPlace() {
     if (sayRegion) return;
     sayRegion = document.createElement("div");
@@ -352,13 +353,18 @@
       .map((el) => ({ seq: Number(el.dataset.announceSeq), text: sayText(el) }))
       .sort((a, b) => a.seq - b.seq);
     if (saidSeq !== null) {
-      const lines = news.filter((n) => n.seq > saidSeq).map((n) => {
+      const texts = news.filter((n) => n.seq > saidSeq).map((n) => n.text);
+      // The end, when it comes while the page is open: the ended panel is a new node too.
+      const ended = panel.querySelector("[data-ended-message]");
+      if (ended && !endSaid) texts.push(sayText(ended));
+      const lines = texts.map((text) => {
         const line = document.createElement("p");
-        line.textContent = n.text;
+        line.textContent = text;
         return line;
       });
       if (lines.length) sayRegion.replaceChildren(...lines);
     }
+    endSaid = endSaid || panel.hasAttribute("data-ended");
     saidSeq = news.reduce((newest, n) => Math.max(newest, n.seq), saidSeq === null ? -1 : saidSeq);
   }
   if (document.getElementById("mock-panel")) sayPlace();

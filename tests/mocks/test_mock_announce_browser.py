@@ -77,3 +77,24 @@ def test_a_nudge_and_a_follow_up_are_said_once_in_a_region_outside_the_panel(
     ]
     context.close()
     assert errors == []
+
+
+def test_the_end_of_the_session_is_said_when_it_comes(browser, live_server_url, settings):
+    settings.MOCK_POLL_SECONDS = 0.3
+    candidate, interviewer = (User.objects.create(username=n) for n in ("cand", "intv"))
+    session = chat_session(candidate, interviewer=interviewer)
+    errors: list[str] = []
+    context = signed_in_context(browser, live_server_url, session.attempt.user)
+    page = watched_page(context, errors)
+    page.goto(f"{live_server_url}/attempts/{session.attempt_id}/steps/architecture/")
+    expect(page.locator("section#mock-panel .mock-clock")).to_be_visible()
+    page.evaluate(RECORD)
+
+    mock.session_end(session=session, reason="interviewer")
+    region = page.locator("#mock-announce")
+    expect(region).to_contain_text("The session has ended")
+    page.wait_for_timeout(1_000)
+    said = page.evaluate("window.said")
+    assert len(said) == 1 and said[0].startswith("The session has ended"), said
+    context.close()
+    assert errors == []
