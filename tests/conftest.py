@@ -331,3 +331,13 @@ def save_screenshot(page, name: str) -> Path:
     # which htmx then copies on its next swap, and the page's CSP rightly refuses it.
     page.screenshot(path=str(path), full_page=True, caret="initial")
     return path
+
+
+def scrolled_sideways(box) -> None:
+    """Wait until a key pressed has scrolled `box` sideways (the page's CSP forbids the string
+    that page.wait_for_function would evaluate)."""
+    for _ in range(50):
+        if box.evaluate("el => el.scrollLeft") > 0:
+            return
+        box.page.wait_for_timeout(100)
+    raise AssertionError("the box did not scroll")

@@ -5,7 +5,7 @@ and a screen reader names."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import save_screenshot
+from tests.conftest import save_screenshot, scrolled_sideways
 
 pytestmark = [pytest.mark.browser, pytest.mark.one_database]
 
@@ -17,15 +17,6 @@ SHADED = """el => {
     const layers = getComputedStyle(el).backgroundAttachment.split(",").map(s => s.trim());
     return layers.includes("local") && layers.includes("scroll");
 }"""
-
-
-def _scrolled(box) -> None:
-    """Wait until the key pressed has scrolled `box` (the page's CSP forbids a polled string)."""
-    for _ in range(50):
-        if box.evaluate("el => el.scrollLeft") > 0:
-            return
-        box.page.wait_for_timeout(100)
-    raise AssertionError("the box did not scroll")
 
 
 def test_a_long_lines_math_scrolls_in_a_named_focusable_box_with_a_hint(
@@ -50,7 +41,7 @@ def test_a_long_lines_math_scrolls_in_a_named_focusable_box_with_a_hint(
     expect(math).to_be_focused()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    _scrolled(math)
+    scrolled_sideways(math)
     math.page.wait_for_timeout(500)  # a smooth scroll ends before the box goes back
     math.evaluate("el => el.scrollTo({left: 0, behavior: 'instant'})")
 

@@ -17,6 +17,7 @@ from tests.practice.test_practice import (  # noqa: F401 - fixtures
     attempt,
     candidate,
     client_in,
+    napkin_on_the_scorecard,
     step_url,
 )
 
@@ -93,16 +94,7 @@ def test_the_scorecard_has_no_figure_equal_to_itself(
     client_in, attempt, django_capture_on_commit_callbacks
 ):
     boxes = {"expr_n_gpu": "10", "expr_max_seqs": "2 * 6"}
-    with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(
-            step_url(attempt, "estimate", "submit"),
-            {"base_version": 0, "text": "", "worksheet": "", **boxes},
-            htmx=True,
-        )
-    submission_grade(submission_id=Submission.objects.get().pk)
-    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
-    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
-    napkin = card.split('id="napkin-h"')[1].split("</section>")[0]
+    napkin = napkin_on_the_scorecard(client_in, attempt, boxes, django_capture_on_commit_callbacks)
     assert "<code>10</code></li>" in napkin
     assert '<code>10</code> = <span class="napkin-value">' not in napkin
     assert '<code>2 * 6</code> = <span class="napkin-value">12</span>' in napkin

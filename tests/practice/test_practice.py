@@ -67,6 +67,22 @@ def step_url(attempt, step, action=""):
     return base + (f"{action}/" if action else "")
 
 
+def napkin_on_the_scorecard(client_in, attempt, boxes: dict, on_commit) -> str:
+    """The scorecard's napkin-math section after the estimate step is submitted with `boxes`,
+    graded here (`on_commit`: django_capture_on_commit_callbacks, so no worker runs) and the
+    attempt finished."""
+    with on_commit(execute=False):
+        client_in.post(
+            step_url(attempt, "estimate", "submit"),
+            {"base_version": 0, "text": "", "worksheet": "", **boxes},
+            htmx=True,
+        )
+    submission_grade(submission_id=Submission.objects.get().pk)
+    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    return card.split('id="napkin-h"')[1].split("</section>")[0]
+
+
 def test_starting_needs_an_account(client, content_loaded):
     response = client.post(reverse("attempt_start", args=["chat-api-50qps"]))
     assert response.status_code == 302

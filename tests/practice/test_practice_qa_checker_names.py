@@ -19,6 +19,7 @@ from tests.practice.test_practice import (  # noqa: F401 - fixtures
     attempt,
     candidate,
     client_in,
+    napkin_on_the_scorecard,
     step_url,
 )
 
@@ -67,16 +68,7 @@ def test_the_scorecard_names_the_napkin_verdicts_as_the_live_check_does(
         "expr_n_inst": "floor(qps_peak / (rho * r_inst))",  # rounded the wrong way
         "expr_n_gpu": "10",  # correct
     }  # kv_per_token and r_inst left empty: not checked
-    with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(
-            step_url(attempt, "estimate", "submit"),
-            {"base_version": 0, "text": "", "worksheet": "", **boxes},
-            htmx=True,
-        )
-    submission_grade(submission_id=Submission.objects.get().pk)
-    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
-    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
-    napkin = card.split('id="napkin-h"')[1].split("</section>")[0]
+    napkin = napkin_on_the_scorecard(client_in, attempt, boxes, django_capture_on_commit_callbacks)
     shown = re.findall(r"<strong>([^<]*)</strong>", napkin)
     assert sorted(shown) == sorted(
         ["Wrong unit", "Not checked", "A known slip", "Not checked", "Round it", "Correct"]

@@ -8,20 +8,11 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.conftest import save_screenshot, scrolled_sideways, signed_in_context, watched_page
 
 pytestmark = pytest.mark.browser
 
 PREDICTION = "At the peak ten replicas hold the p99 TTFT under 300 ms."
-
-
-def _scrolled(box) -> None:
-    """Wait until the key pressed has scrolled `box` (the page's CSP forbids a polled string)."""
-    for _ in range(50):
-        if box.evaluate("el => el.scrollLeft") > 0:
-            return
-        box.page.wait_for_timeout(100)
-    raise AssertionError("the box did not scroll")
 
 
 def test_the_runs_table_scrolls_in_a_named_focusable_box_with_a_hint(browser, live_server_url):
@@ -51,7 +42,7 @@ def test_the_runs_table_scrolls_in_a_named_focusable_box_with_a_hint(browser, li
     expect(box).to_be_focused()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    _scrolled(box)
+    scrolled_sideways(box)
     box.page.wait_for_timeout(500)  # a smooth scroll ends before the box goes back
     box.evaluate("el => el.scrollTo({left: 0, behavior: 'instant'})")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
