@@ -333,11 +333,23 @@ def save_screenshot(page, name: str) -> Path:
     return path
 
 
-def scrolled_sideways(box) -> None:
-    """Wait until a key pressed has scrolled `box` sideways (the page's CSP forbids the string
-    that page.wait_for_function would evaluate)."""
+def scrolls_with_a_hint(box) -> None:
+    """`box` is wider inside than it shows, shades its edges as site.css's .scroll-x does
+    (covers that ride with the content over shades that stay on the box), and, focused, two
+    ArrowRight presses scroll it; it is scrolled back to its start after."""
+    assert box.get_attribute("tabindex") == "0"
+    assert box.evaluate("el => el.scrollWidth > el.clientWidth")  # so the hint applies
+    layers = box.evaluate("el => getComputedStyle(el).backgroundAttachment")
+    assert "local" in layers and "scroll" in layers, layers
+    box.focus()
+    box.page.keyboard.press("ArrowRight")
+    box.page.keyboard.press("ArrowRight")
+    # Polled here: the page's CSP forbids the string page.wait_for_function would evaluate.
     for _ in range(50):
         if box.evaluate("el => el.scrollLeft") > 0:
-            return
+            break
         box.page.wait_for_timeout(100)
-    raise AssertionError("the box did not scroll")
+    else:
+        raise AssertionError("the box did not scroll")
+    box.page.wait_for_timeout(500)  # a smooth scroll ends before the box goes back
+    box.evaluate("el => el.scrollTo({left: 0, behavior: 'instant'})")

@@ -5,18 +5,11 @@ and a screen reader names."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import save_screenshot, scrolled_sideways
+from tests.conftest import save_screenshot, scrolls_with_a_hint
 
 pytestmark = [pytest.mark.browser, pytest.mark.one_database]
 
 LONG_SUM = "123456789+" * 40 + "1"
-
-# Whether the box shades its edges the way .scroll-x does: covers that ride with the content
-# (local) over shades that stay on the box (scroll).
-SHADED = """el => {
-    const layers = getComputedStyle(el).backgroundAttachment.split(",").map(s => s.trim());
-    return layers.includes("local") && layers.includes("scroll");
-}"""
 
 
 def test_a_long_lines_math_scrolls_in_a_named_focusable_box_with_a_hint(
@@ -31,23 +24,14 @@ def test_a_long_lines_math_scrolls_in_a_named_focusable_box_with_a_hint(
 
     math = page.get_by_role("region", name="Line 1 as read (scrollable)")
     expect(math).to_have_count(1)
-    assert math.evaluate("el => el.scrollWidth > el.clientWidth")  # so the hint applies
-    assert math.evaluate(SHADED)
-    # A keyboard reaches it from the form (past the Evaluate button) and scrolls it.
+    # A keyboard reaches it from the form, past the Evaluate button.
     page.locator("#id_lines").focus()
     page.keyboard.press("Tab")
     expect(page.get_by_role("button", name="Evaluate")).to_be_focused()
     page.keyboard.press("Tab")
     expect(math).to_be_focused()
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
-    scrolled_sideways(math)
-    math.page.wait_for_timeout(500)  # a smooth scroll ends before the box goes back
-    math.evaluate("el => el.scrollTo({left: 0, behavior: 'instant'})")
-
-    source = page.get_by_role("region", name="Line 2 as typed (scrollable)")
-    assert source.evaluate("el => el.scrollWidth > el.clientWidth")
-    assert source.evaluate(SHADED) and source.get_attribute("tabindex") == "0"
+    scrolls_with_a_hint(math)
+    scrolls_with_a_hint(page.get_by_role("region", name="Line 2 as typed (scrollable)"))
     # A short line's box is still a box: nothing beyond it, so nothing is shaded past it.
     short = page.get_by_role("region", name="Line 3 as read (scrollable)")
     assert short.evaluate("el => el.scrollWidth <= el.clientWidth")

@@ -67,10 +67,9 @@ def step_url(attempt, step, action=""):
     return base + (f"{action}/" if action else "")
 
 
-def napkin_on_the_scorecard(client_in, attempt, boxes: dict, on_commit) -> str:
-    """The scorecard's napkin-math section after the estimate step is submitted with `boxes`,
-    graded here (`on_commit`: django_capture_on_commit_callbacks, so no worker runs) and the
-    attempt finished."""
+def estimate_graded(client_in, attempt, boxes: dict, on_commit) -> None:
+    """The estimate step submitted with `boxes` and graded here (`on_commit`:
+    django_capture_on_commit_callbacks, so that no worker runs)."""
     with on_commit(execute=False):
         client_in.post(
             step_url(attempt, "estimate", "submit"),
@@ -78,6 +77,11 @@ def napkin_on_the_scorecard(client_in, attempt, boxes: dict, on_commit) -> str:
             htmx=True,
         )
     submission_grade(submission_id=Submission.objects.get().pk)
+
+
+def napkin_on_the_scorecard(client_in, attempt, boxes: dict, on_commit) -> str:
+    """The scorecard's napkin-math section after `estimate_graded` and the attempt finished."""
+    estimate_graded(client_in, attempt, boxes, on_commit)
     client_in.post(reverse("attempt_finish", args=[attempt.pk]))
     card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
     return card.split('id="napkin-h"')[1].split("</section>")[0]
@@ -933,13 +937,7 @@ def test_wrong_numbers_earn_nothing_from_the_quantity_labels(
     client_in, attempt, django_capture_on_commit_callbacks
 ):
     boxes = {name: "1" for name in COMPLETE_BOXES}
-    with django_capture_on_commit_callbacks(execute=False):
-        client_in.post(
-            step_url(attempt, "estimate", "submit"),
-            {"base_version": 0, "text": "", "worksheet": "", **boxes},
-            htmx=True,
-        )
-    submission_grade(submission_id=Submission.objects.get().pk)
+    estimate_graded(client_in, attempt, boxes, django_capture_on_commit_callbacks)
     rubric = Grade.objects.get(grader="rubric")
     assert all(p["verdict"] == "miss" for p in rubric.points), rubric.points
 

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.conftest import save_screenshot, scrolls_with_a_hint, signed_in_context, watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -126,4 +126,24 @@ def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
     expect(panel.locator("#sim-error")).to_be_focused()
     expect(panel.locator("#sim-error")).to_contain_text("The load (QPS) must be between")
     assert len(errors) == 1 and "status of 422" in errors[0]
+    page.context.close()
+
+
+def test_the_runs_table_scrolls_on_a_phone_in_a_named_box_with_a_hint(browser, live_server_url):
+    page, errors, _ = _bottlenecks_step(browser, live_server_url, "scroller")
+    panel = page.locator("#simulator-panel")
+    panel.locator("#sim-prediction").fill(PREDICTION)
+    panel.get_by_role("button", name="Peak load").click()
+    expect(panel.locator(".sim-result h3")).to_contain_text("Peak load")
+
+    page.set_viewport_size({"width": 360, "height": 800})
+    box = panel.get_by_role("region", name="The run's figures (scrollable)")
+    expect(box).to_have_count(1)
+    scrolls_with_a_hint(box)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    box.scroll_into_view_if_needed()
+    save_screenshot(page, "simulator-result-scroll-hint-360")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    save_screenshot(page, "simulator-result-scroll-hint-1280")
+    assert errors == []
     page.context.close()
