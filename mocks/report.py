@@ -8,11 +8,12 @@ import re
 from collections.abc import Collection
 from datetime import datetime
 
+from django.db.models import Count
 from django.template.loader import render_to_string
 from django.urls import reverse
 
 from grading.types import VERDICT_CREDIT
-from mocks.log import CANDIDATE_KINDS, PROBE_PREFIX, Kind, is_mock_follow_up, pending_follow_up
+from mocks.log import CANDIDATE_KINDS, PROBE_PREFIX, FollowUpPending, Kind, pending_follow_up
 from mocks.models import MockEvent, MockSession
 from mocks.services import (
     FEEDBACK_MAX_CHARS,
@@ -197,6 +198,9 @@ def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock
         "follow_up": follow_up,
         "ended": session.ended_at is not None,
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
+        # The step's Submit refused while a follow-up was open, in the words the page shows:
+        # a panel with none open says which refusal on the page no longer holds (mock.js).
+        "follow_up_refusal": FollowUpPending.message,
         **clock_context(clock),
     }
 
@@ -745,10 +749,11 @@ def report_markdown(
 def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:
     """The saved versions of one step's answer, from the log's "draft saved" events, for a
     scrubber: each with its time since the start; `version` picks the one shown (default
-    the last)."""
+    the last). Each step's chip counts the versions its scrubber steps through (one query
+    for both: a follow-up's drafts, logged under its step too, are in neither)."""
     if step_key not in STEP_KEYS:
         step_key = STEP_KEYS[0]
-    events = session.events.filter(kind=Kind.DRAFT_SAVED, step_key=step_key).order_by("seq")
+    drafts = _step_drafts(session)
     versions = [
         {
             "index": i,
@@ -756,14 +761,15 @@ def replay_context(session: MockSession, *, step_key: str, version: int | None) 
             "text": e.payload.get("text", ""),
             "diagram": e.payload.get("diagram", ""),
         }
-        for i, e in enumerate(
-            e for e in events if not is_mock_follow_up(e.payload.get("follow_up_id", ""))
-        )
+        for i, e in enumerate(drafts.filter(step_key=step_key).order_by("seq"))
     ]
     shown = len(versions) - 1 if version is None else max(0, min(version, len(versions) - 1))
-    counts = {
-        key: session.events.filter(kind=Kind.DRAFT_SAVED, step_key=key).count() for key in STEP_KEYS
-    }
+    counts = dict(
+        drafts.order_by()
+        .values_list("step_key")
+        .annotate(n=Count("pk"))
+        .values_list("step_key", "n")
+    )
     return {
         "session": session,
         "step_key": step_key,
@@ -771,6 +777,13 @@ def replay_context(session: MockSession, *, step_key: str, version: int | None) 
         "versions": versions,
         "shown": shown,
         "steps": [
-            {"key": k, "title": selectors.STEP_TITLES[k], "count": counts[k]} for k in STEP_KEYS
+            {"key": k, "title": selectors.STEP_TITLES[k], "count": counts.get(k, 0)}
+            for k in STEP_KEYS
         ],
     }
+
+
+def _step_drafts(session: MockSession):
+    """The log's saved versions of the steps' own answers: the follow-ups' answers (an
+    interviewer's question, the app's probe) are logged as drafts of their step too."""
+    return session.events.filter(kind=Kind.DRAFT_SAVED, payload__follow_up_id="")

@@ -371,6 +371,26 @@
   sayCheck();
   document.addEventListener("htmx:afterSettle", sayCheck);
 
+  // The step's Submit refused while a follow-up was open ("Answer the interviewer's
+  // follow-up first") stays under the Submit button until a panel with no follow-up open comes: the
+  // follow-up answered from this page (its Submit's answer is the panel) or from another tab
+  // (a poll's redraw). That panel names the refusal (data-follow-up-settled), which alone goes:
+  // other refusals, a conflict, a failed save keep their place. Only a panel new to the page
+  // clears it: one already shown may be older than a follow-up that has just been asked.
+  let settledPanel = null;
+  function refusalCheck() {
+    const panel = document.getElementById("mock-panel");
+    if (!panel || panel.tagName !== "SECTION" || panel === settledPanel) return;
+    settledPanel = panel;
+    const refusal = panel.dataset.followUpSettled;
+    if (!refusal) return;
+    const words = (el) => el.textContent.trim().replace(/\s+/g, " ");
+    document.querySelectorAll("#submit-result > .message-error").forEach((told) => {
+      if (words(told) === refusal.trim().replace(/\s+/g, " ")) told.remove();
+    });
+  }
+  document.addEventListener("htmx:afterSettle", refusalCheck);
+
   const scrubber = document.querySelector("[data-replay]");
   if (scrubber) {
     scrubber.addEventListener("input", () => {
