@@ -249,10 +249,18 @@ def draft_save(
     return draft
 
 
-def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) -> Draft:
-    """An uploaded .md file becomes the draft, byte for byte but for a leading byte order
-    mark, which the published file would drop (its text is checked on the editor page like
-    any other). AuthoringError for a file that is too large or not UTF-8."""
+def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: int, user) -> Draft:
+    """An uploaded .md file (`name`, as the browser sent it) becomes the draft, byte for byte
+    but for a leading byte order mark, which the published file would drop (its text is
+    checked on the editor page like any other). AuthoringError for a file that is not a .md
+    file, too large, not UTF-8 or no question (or concept note) file at all: each says the
+    draft is unchanged."""
+    noun = Draft.Kind(kind).label.lower()
+    if not name.lower().endswith(".md"):
+        raise AuthoringError(
+            f"{name[:80] or 'The file'} is not a .md file: choose the {noun}'s .md file. "
+            "This draft is unchanged."
+        )
     if len(data) > MAX_FILE_BYTES:
         raise AuthoringError(f"The file is larger than {MAX_FILE_BYTES // 1024} KiB.")
     try:
@@ -268,9 +276,20 @@ def draft_upload(*, kind: str, slug: str, data: bytes, base_version: int, user) 
         raise AuthoringError(
             "The file is empty: choose the .md file with your text. This draft is unchanged."
         )
+    cf = parse_file(f"{slug}.md", text)
+    # A file with no front-matter block at its start is no content file at all (a note, a
+    # README): taken as the draft, it would replace the whole text. parse_file places the
+    # body after the block's closing '---' line, so at line 1 only when it found no block;
+    # its problem says what is missing.
+    if cf.body_line == 1 and cf.problems:
+        first = cf.problems[0]
+        raise AuthoringError(
+            f"The file is not a {noun} file: line {first.line}: {first.message}. "
+            "This draft is unchanged."
+        )
     # A file for another question or note would replace this draft with no way back; one
-    # whose front matter cannot be read goes in, and the editor says what is wrong with it.
-    named = parse_file(f"{slug}.md", text).meta.get("slug")
+    # whose front matter is not valid YAML goes in, and the editor says what is wrong with it.
+    named = cf.meta.get("slug")
     if isinstance(named, str) and named != slug:
         raise AuthoringError(
             f"This file is for '{named[:80]}', not '{slug}': open that one's editor to upload "

@@ -122,6 +122,7 @@ def _editor(
     refusal: str = "",
     refusal_problems: list | None = None,
     refusal_failures: list | None = None,
+    upload_error: str = "",
     conflict: str = "",
     base_version: int | None = None,
     newer: int | None = None,
@@ -137,6 +138,7 @@ def _editor(
         # A refused Publish's problems and failing tests, each listed at its line.
         "refusal_problems": refusal_problems or [],
         "refusal_failures": refusal_failures or [],
+        "upload_error": upload_error,  # a refused upload, told at the upload field
         "max_file_bytes": services.MAX_FILE_BYTES,  # the editor's script checks before sending
         # The version the page's saves are guarded by: the draft's, but for a stale tab's
         # text shown again (`conflict`), the version that tab loaded.
@@ -169,7 +171,49 @@ def _editor(
 @instructor_required
 @require_safe
 def editor(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
-    return _editor(request, slug=slug, draft=_draft_or_404(kind, slug))
+    draft = _draft_or_404(kind, slug)
+    return _editor(request, slug=slug, draft=draft, **_refusal_taken(request, kind, slug))
+
+
+def _refusal_key(kind: str, slug: str) -> str:
+    return f"authoring-refusal:{kind}:{slug}"
+
+
+def _refusal_redirect(
+    request: HttpRequest,
+    *,
+    kind: str,
+    slug: str,
+    refusal: str = "",
+    problems: list | None = None,
+    failures: list | None = None,
+    newer: int | None = None,
+    upload_error: str = "",
+) -> HttpResponse:
+    """Post/Redirect/Get for a refused Publish or upload: the refusal waits in the session
+    and the editor's own address shows it, once. A reload then reloads the editor instead of
+    sending the form again (saving the draft again), and Back finds no page of the POST."""
+    request.session[_refusal_key(kind, slug)] = {
+        "refusal": refusal,
+        "refusal_problems": [{"line": p.line, "message": p.message} for p in problems or ()],
+        "refusal_failures": [
+            {"line": f.line, "test": f.test, "expected": f.expected, "got": f.got}
+            for f in failures or ()
+        ],
+        "newer": newer,
+        "upload_error": upload_error,
+    }
+    # A refused upload is told at its field, which takes the focus (edit.html): the browser
+    # scrolls it into view. A #fragment would stop that (autofocus yields to a fragment).
+    return redirect(f"authoring:{kind}", slug=slug)
+
+
+def _refusal_taken(request: HttpRequest, kind: str, slug: str) -> dict:
+    """The refusal a redirect left for this editor (`_refusal_redirect`), taken out of the
+    session so that it shows once; {} when there is none."""
+    if request.method != "GET":  # a HEAD request shows nothing, so it takes nothing
+        return {}
+    return request.session.pop(_refusal_key(kind, slug), None) or {}
 
 
 def _posted_number(value: str | None) -> int | None:
@@ -270,19 +314,17 @@ def editor_publish(
         revision, created = services.question_draft_publish(
             draft=draft, replace_newer=_posted_number(request.POST.get("replace_newer"))
         )
-    except services.PublishRefused as exc:  # a newer revision's refusal is a conflict
-        return _editor(
+    except services.PublishRefused as exc:  # the posted text is the saved draft by now
+        return _refusal_redirect(
             request,
+            kind=kind,
             slug=slug,
-            draft=draft,
-            text=text,
             refusal=str(exc),
-            refusal_problems=exc.problems,
-            refusal_failures=exc.failures,
+            problems=exc.problems,
+            failures=exc.failures,
             newer=exc.newer,
-            status=409 if exc.newer else 422,
         )
-    except FlowError as exc:
+    except FlowError as exc:  # not saved (a stale tab, a text too large): the text stays here
         return _refused(request, slug=slug, draft=draft, exc=exc, text=text)
     if created:
         messages.success(request, f"Published revision {revision.number}.")
@@ -294,21 +336,23 @@ def editor_publish(
 @instructor_required
 @require_POST
 def editor_upload(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
-    """An uploaded .md file replaces the draft (version-guarded like any save)."""
+    """An uploaded .md file replaces the draft (version-guarded like any save). A refusal
+    leaves the draft as it was and is told at the upload field of the editor."""
     draft = _draft_or_404(kind, slug)
     upload = request.FILES.get("file")
     if upload is None:
-        return _editor(request, slug=slug, draft=draft, refusal="Choose a .md file.", status=422)
+        return _refusal_redirect(request, kind=kind, slug=slug, upload_error="Choose a .md file.")
     try:
         draft = services.draft_upload(
             kind=kind,
             slug=slug,
+            name=upload.name or "",
             data=upload.read(services.MAX_FILE_BYTES + 1),
             base_version=autosave.posted_version(request.POST),
             user=request.user,
         )
-    except FlowError as exc:
-        return _refused(request, slug=slug, draft=draft, exc=exc)
+    except FlowError as exc:  # a stale tab's (StaleDraft) included: the editor shows the newer
+        return _refusal_redirect(request, kind=kind, slug=slug, upload_error=str(exc))
     messages.success(request, f"{upload.name} is now the draft (version {draft.version}).")
     return redirect(f"authoring:{kind}", slug=slug)
 

@@ -1,0 +1,185 @@
+"""The editor's upload takes only a question's (or note's) .md file, and a refused Publish or
+upload follows Post/Redirect/Get: the editor's own address tells the refusal, once."""
+
+import re
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from authoring import services
+from authoring.models import Draft
+from questions.models import QuestionRevision
+
+SLUG = "mine"
+EDITOR = f"/author/questions/{SLUG}/"
+
+
+def _upload(client, name: str, data: bytes, version: int, slug: str = SLUG):
+    return client.post(
+        reverse("authoring:question_upload", args=[slug]),
+        {
+            "file": SimpleUploadedFile(name, data, content_type="text/plain"),
+            "base_version": version,
+        },
+    )
+
+
+def _upload_error(page: str) -> str:
+    found = re.search(r'<p class="field-errors" id="upload-error" role="alert">([^<]*)</p>', page)
+    return found.group(1) if found else ""
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "name, data, said",
+    [
+        ("x.txt", b"hello", "x.txt is not a .md file: choose the question&#x27;s .md file."),
+        ("mine.md.txt", None, "mine.md.txt is not a .md file"),  # the question's own text
+        ("mine", None, "mine is not a .md file"),
+        (
+            "x.md",
+            b"hello",
+            "The file is not a question file: line 1: front matter must start with a "
+            "&#x27;---&#x27; line.",
+        ),
+        (
+            "x.md",
+            b"# Notes\n\n---\nslug: mine\n",
+            "The file is not a question file: line 1: front matter must start",
+        ),
+        (
+            "x.md",
+            b"---\nslug: mine\ntitle: Cut off\n",
+            "The file is not a question file: line 1: front matter is not closed by a "
+            "&#x27;---&#x27; line.",
+        ),
+    ],
+    ids=["txt", "md.txt", "no extension", "no front matter", "front matter later", "unclosed"],
+)
+def test_an_upload_that_is_no_md_question_file_is_refused_at_its_field_and_the_draft_kept(
+    instructor, instructor_client, name, data, said
+):
+    # x.txt holding "hello" became the whole draft: one line, no front matter.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    data = draft.text.encode() if data is None else data
+    response = _upload(instructor_client, name, data, draft.version)
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    page = instructor_client.get(EDITOR).content.decode()
+    error = _upload_error(page)
+    assert said in error and error.endswith("This draft is unchanged.")
+    assert 'aria-invalid="true" aria-describedby="upload-error" autofocus' in page
+    kept = services.question_draft(SLUG)
+    assert (kept.text, kept.version) == (draft.text, draft.version)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["mine.MD", "Mine.Md"])
+def test_an_md_file_is_taken_whatever_the_case_of_its_extension(
+    instructor, instructor_client, name
+):
+    draft = services.question_new(slug=SLUG, user=instructor)
+    text = draft.text + "\nFrom a file."
+    response = _upload(instructor_client, name, text.encode(), draft.version)
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    assert services.question_draft(SLUG).text == text
+
+
+@pytest.mark.django_db
+def test_a_question_file_whose_yaml_is_broken_still_goes_in_for_the_editor_to_show(
+    instructor, instructor_client
+):
+    # A front-matter block is there: the file is the author's, mid-edit; the editor says
+    # what is wrong with it at its line.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    text = draft.text.replace("title: ", "title: [unclosed ", 1)
+    response = _upload(instructor_client, "mine.md", text.encode(), draft.version)
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    assert services.question_draft(SLUG).text == text
+    page = instructor_client.get(EDITOR).content.decode()
+    assert "front matter is not valid YAML" in page and not _upload_error(page)
+
+
+@pytest.mark.django_db
+def test_a_refused_upload_redirects_to_the_editor_which_tells_it_once(
+    instructor, instructor_client
+):
+    draft = services.question_new(slug=SLUG, user=instructor)
+    response = _upload(instructor_client, "x.txt", b"hello", draft.version)
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    assert instructor_client.head(EDITOR).status_code == 200  # a HEAD shows nothing, takes nothing
+    first = instructor_client.get(EDITOR).content.decode()
+    assert _upload_error(first).startswith("x.txt is not a .md file")
+    assert 'id="refusal"' not in first  # told at the field, not again at the top
+    again = instructor_client.get(EDITOR).content.decode()
+    assert not _upload_error(again) and "is not a .md file" not in again
+    assert "autofocus" not in again
+    # Each editor keeps its own: another question's page shows nothing of it.
+    services.question_new(slug="other", user=instructor)
+    _upload(instructor_client, "x.txt", b"hello", 1)
+    other = instructor_client.get(reverse("authoring:question", args=["other"]))
+    assert "is not a .md file" not in other.content.decode()
+    assert _upload_error(instructor_client.get(EDITOR).content.decode())
+
+
+@pytest.mark.django_db
+def test_an_upload_with_no_file_redirects_and_asks_for_one(instructor, instructor_client):
+    draft = services.question_new(slug=SLUG, user=instructor)
+    response = instructor_client.post(
+        reverse("authoring:question_upload", args=[SLUG]), {"base_version": draft.version}
+    )
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    assert _upload_error(instructor_client.get(EDITOR).content.decode()) == "Choose a .md file."
+
+
+@pytest.mark.django_db
+def test_a_refused_publish_redirects_to_the_editor_which_lists_it_once(
+    instructor, instructor_client
+):
+    # Refused, the page was the POST's: a reload sent the form again and saved the draft
+    # again, and Back showed a cached page with an old draft version.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    miss = "      expect: {batching-engine: miss}"
+    text = draft.text.replace("      expect: {batching-engine: hit}", miss, 1) + "\nEdited."
+    lines = text.split("\n")
+    response = instructor_client.post(
+        reverse("authoring:question_publish", args=[SLUG]),
+        {"text": text, "base_version": str(draft.version)},
+    )
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    saved = Draft.objects.get(slug=SLUG)
+    assert (saved.text, saved.version) == (text, draft.version + 1)  # the POST's save stays
+    assert not QuestionRevision.objects.filter(question__slug=SLUG).exists()
+
+    page = instructor_client.get(EDITOR).content.decode()
+    start = page.index('id="refusal"')
+    refusal = page[start : page.index("</div>", start)]
+    assert "Not published: line " in refusal and "(and 2 more)" in refusal
+    listed = re.findall(r'class="problem-line" data-line="(\d+)">Line \1</a>: ([^<]*)', refusal)
+    placeholder_lines = [
+        number
+        for number, line in enumerate(lines, start=1)
+        if any(placeholder in line for placeholder in services.TEMPLATE_PLACEHOLDERS)
+    ]
+    assert [int(line) for line, _ in listed] == [*placeholder_lines, lines.index(miss) + 1]
+    assert listed[2][1].endswith("expected batching-engine: miss, got batching-engine: hit")
+    assert f"Draft version {saved.version}" in page
+
+    again = instructor_client.get(EDITOR).content.decode()
+    assert 'id="refusal"' not in again and 'id="refusal-problems"' not in again
+    assert Draft.objects.get(slug=SLUG).version == saved.version  # reloading saves nothing
+
+
+@pytest.mark.django_db
+def test_a_refused_concept_publish_redirects_to_its_editor(instructor, instructor_client):
+    note = services.draft_new(kind=Draft.Kind.CONCEPT, slug="my-note", user=instructor)
+    editor = reverse("authoring:concept", args=["my-note"])
+    text = note.text.replace("slug: my-note", "slug: my-note\nsurprise: 1", 1)
+    response = instructor_client.post(
+        reverse("authoring:concept_publish", args=["my-note"]),
+        {"text": text, "base_version": note.version},
+    )
+    assert (response.status_code, response["Location"]) == (302, editor)
+    page = instructor_client.get(editor).content.decode()
+    assert "Not published: line 3" in page and 'id="refusal-problems"' in page
+    assert "Not published: line" not in instructor_client.get(editor).content.decode()
