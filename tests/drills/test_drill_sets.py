@@ -235,7 +235,7 @@ def test_a_bad_replay_seed_reopens_the_replay_form_with_what_was_typed(candidate
     body = response.content.decode()
     assert "<details open>" in body
     assert '<option value="ttft" selected>' in body
-    seed_input = re.search(r'<input id="replay-seed"[^>]*>', body).group(0)
+    seed_input = re.search(r'<input [^>]*id="replay-seed"[^>]*>', body).group(0)
     assert 'value="12abc"' in seed_input and 'aria-invalid="true"' in seed_input
     assert 'id="replay-error">A seed is a whole number' in body
     # A set started without a seed opens no replay form on an error.
