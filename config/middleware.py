@@ -1,5 +1,7 @@
 """Request clean-up that every view relies on."""
 
+import inspect
+
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -70,9 +72,7 @@ def explain_wrong_method(get_response):
         response = get_response(request)
         if response.status_code != 405 or response.content or getattr(request, "htmx", False):
             return response
-        page = render(
-            request, "405.html", {"up": _page_above(request.path_info)}, status=405
-        )
+        page = render(request, "405.html", {"up": _page_above(request.path_info)}, status=405)
         page["Allow"] = response.get("Allow", "")
         return page
 
@@ -80,7 +80,7 @@ def explain_wrong_method(get_response):
 
 
 def _page_above(path: str) -> str | None:
-    """The nearest address above `path`, segment by segment, that a GET opens."""
+    """The nearest address above `path`, segment by segment, whose view answers a visit."""
     parts = [p for p in path.split("/") if p]
     while parts:
         parts.pop()
@@ -89,7 +89,24 @@ def _page_above(path: str) -> str | None:
             match = resolve(candidate)
         except Resolver404:
             continue
-        allowed = getattr(match.func, "view_class", None)
-        if allowed is None or "get" in getattr(allowed, "http_method_names", ()):
+        if _answers_get(match.func):
             return candidate
     return None
+
+
+def _answers_get(view) -> bool:
+    """Whether `view` takes a GET. A class-based view says so by a get method; a function
+    view limited by require_http_methods (require_POST, require_safe) holds its list of
+    methods in that wrapper's closure, under however many decorators wrap it."""
+    view_class = getattr(view, "view_class", None)
+    if view_class is not None:
+        return hasattr(view_class, "get")
+    while view is not None:
+        try:
+            methods = inspect.getclosurevars(view).nonlocals.get("request_method_list")
+        except TypeError:  # not a Python function (a builtin, a callable object)
+            return True
+        if methods is not None:
+            return "GET" in methods
+        view = getattr(view, "__wrapped__", None)
+    return True

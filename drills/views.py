@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 
 from django.conf import settings
@@ -58,9 +57,10 @@ def drill_set_start(request: HttpRequest) -> HttpResponse:
     seed = None
     if seed_text:
         # The digits 0-9 only, as every box a number is typed in: int() would also read other
-        # scripts' digits, a sign and underscores ("1_0").
-        if re.fullmatch(r"[0-9]{1,30}", seed_text):
-            seed = int(seed_text)
+        # scripts' digits, a sign and underscores ("1_0"). One past MAX_SEED's length is
+        # read, and refused by its size.
+        if seed_text.isascii() and seed_text.isdigit():
+            seed = int(seed_text.lstrip("0")[: len(str(engine.MAX_SEED)) + 1] or "0")
         else:
             error = f"A seed is a whole number from 0 to {engine.MAX_SEED}, in the digits 0-9."
     status = 422

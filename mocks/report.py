@@ -673,7 +673,8 @@ def report_context(
         "communication_score": VERDICT_CREDIT[communication] if communication else None,
         # Only a person scores communication: without one, the report's row says so, where
         # "the interviewer" would read as if someone had been there to rate it.
-        "no_human_interviewer": session.interviewer is None,
+        # An interviewer who scored it and then closed their account leaves the score.
+        "no_human_interviewer": session.interviewer_id is None and not communication,
         "overall_feedback": feedback.get(OVERALL, ""),
         "overall_feedback_md": _quoted(feedback.get(OVERALL, "")),
         "started": session.started_at is not None,

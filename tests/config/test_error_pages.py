@@ -59,7 +59,12 @@ def test_a_server_error_is_the_sites_page_and_needs_no_database():
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("address", "above"),
-    [("/drills/sets/", "/drills/"), ("/planner/evaluate/", "/planner/")],
+    # /mock/1/invite/ takes a POST only: the link goes past it, to the session's page.
+    [
+        ("/drills/sets/", "/drills/"),
+        ("/planner/evaluate/", "/planner/"),
+        ("/mock/1/invite/revoke/", "/mock/1/"),
+    ],
 )
 def test_a_visit_to_an_address_for_a_form_is_a_page_that_leads_up(
     client_in_session, address, above

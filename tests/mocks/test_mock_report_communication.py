@@ -71,3 +71,9 @@ def test_an_interviewers_communication_score_is_shown_as_before(joined_session):
         communication_row(joined_session) == "Communication | the interviewer | — | 50% (partial)"
     )
     assert markdown_row(joined_session) == "| Communication | the interviewer | - | 50% (partial) |"
+    # The interviewer closes their account (the session keeps no one): their score stays.
+    joined_session.interviewer.delete()
+    joined_session.refresh_from_db()
+    assert (
+        communication_row(joined_session) == "Communication | the interviewer | — | 50% (partial)"
+    )
