@@ -250,8 +250,8 @@
   // has scrolled far above the answer box being typed in: a notice at the foot of the screen
   // says so and leads there, until the panel comes into view. Only what arrives after the
   // page's first panel: what comes with the page is at its top, where reading starts. The
-  // notice's live region is in the page before anything is said in it, so that it is read
-  // out when something is.
+  // notice is for the eye, no live region: a screen reader hears the message itself, once,
+  // from the announcing region below.
   let cueRegion = null;
   let cuePanel = null; // the panel the notice speaks of, watched for coming into view
   let cueSeen = -1; // the newest nudge or follow-up (its event's seq) the page has shown
@@ -306,7 +306,6 @@
     if (!cueRegion) {
       cueRegion = document.createElement("div");
       cueRegion.className = "mock-cue";
-      cueRegion.setAttribute("role", "status");
       document.body.append(cueRegion);
     }
     const first = cuePanel === null;

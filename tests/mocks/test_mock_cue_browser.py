@@ -28,7 +28,7 @@ def test_a_nudge_and_a_follow_up_out_of_view_are_told_at_the_foot_of_the_screen(
     page.goto(f"{live_server_url}/attempts/{session.attempt_id}/steps/architecture/")
     panel = page.locator("section#mock-panel")
     expect(panel).to_contain_text("Left in the session")
-    cue = page.get_by_role("status").filter(has_text="show it")
+    cue = page.locator(".mock-cue").filter(has_text="show it")
     expect(cue).to_have_count(0)  # nothing new yet
 
     page.locator("#answer-text").fill("An API gateway, then a prefix-aware router.")
@@ -39,6 +39,13 @@ def test_a_nudge_and_a_follow_up_out_of_view_are_told_at_the_foot_of_the_screen(
     nudge = mock.nudge_send(session=session, text="Think about the shared system prompt.")
     show = page.get_by_role("button", name="Your interviewer sent you a note — show it")
     expect(show).to_be_in_viewport()
+    # Heard once: the announcing region says the note; the notice is for the eye.
+    expect(page.locator("#mock-announce")).to_contain_text("shared system prompt")
+    heard = page.evaluate(
+        """() => Array.from(document.querySelectorAll("[aria-live], [role=status], [role=alert]"))
+            .map((el) => el.textContent).filter((t) => /shared system prompt|show it/.test(t))"""
+    )
+    assert heard == ["Your interviewer says: Think about the shared system prompt."], heard
     expect(panel.locator(f"#mock-message-{nudge.seq}")).to_contain_text(
         "Your interviewer says: Think about the shared system prompt."
     )
