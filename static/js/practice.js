@@ -264,7 +264,7 @@
       if (event.detail.elt !== form) return;
       const xhr = event.detail.xhr;
       submitFailed = !event.detail.successful;
-      // The answer is swapped in by now (its class is settling still: read its words). A 422
+      // The answer is swapped in by now: read its words, not its class. A 422
       // told in the status leads with "Not saved."; one told beside it leaves "Draft saved.".
       const box = status();
       const inStatus = xhr && xhr.status === 422 && box && box.querySelector("strong");

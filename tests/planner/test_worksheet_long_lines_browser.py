@@ -16,8 +16,8 @@ def test_a_line_of_400_digits_scrolls_in_its_own_box_on_a_phone(page, live_serve
     message = page.locator("#ws-line-1 .pl-message")
     expect(message).to_have_text("The number at column 1 has more than 30 digits.")
     expect(page.locator("#ws-line-3 .pl-value")).to_be_visible()
-    # Waited for rather than read once: on a loaded machine the results can be measured while
-    # htmx is still settling the swap. A page that stays wider fails here.
+    # Waited for rather than read once: on a loaded machine the results can be measured before
+    # the page has laid out the swap. A page that stays wider fails here.
     page.wait_for_function("document.documentElement.scrollWidth <= 360", timeout=5000)
     box = message.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 360, box
