@@ -2,6 +2,8 @@
 is more (a shade on the edge it continues past, no script needed) and that a keyboard reaches
 and a screen reader names."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -33,8 +35,13 @@ def test_a_long_lines_math_scrolls_in_a_named_focusable_box_with_a_hint(
     scrolls_with_a_hint(math)
     scrolls_with_a_hint(page.get_by_role("region", name="Line 2 as typed (scrollable)"))
     # A short line's box is still a box: nothing beyond it, so nothing is shaded past it.
-    short = page.get_by_role("region", name="Line 3 as read (scrollable)")
+    # A short line's box holds nothing beyond it: no stop for the keyboard, no region.
+    short = page.locator("#ws-line-3 .pl-math")
     assert short.evaluate("el => el.scrollWidth <= el.clientWidth")
+    assert short.get_attribute("tabindex") is None and short.get_attribute("role") is None
+    # Wide enough for every line, none is a stop: a worksheet of many lines is not as many.
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expect(page.get_by_role("region", name=re.compile("Line 3"))).to_have_count(0)
     page.locator("#ws-results").scroll_into_view_if_needed()
     save_screenshot(page, "worksheet-scroll-hint-360")
     page.set_viewport_size({"width": 1280, "height": 900})
