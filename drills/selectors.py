@@ -99,7 +99,8 @@ def recent_sets(*, user: User, limit: int = 5) -> list[RecentSet]:
     return [
         RecentSet(
             s,
-            engine.KINDS[s.focus].title if s.focus in engine.KINDS else "Mixed drills",
+            # A kind gone from the catalogue keeps its key; "" was a mixed set.
+            engine.KINDS[s.focus].title if s.focus in engine.KINDS else s.focus or "Mixed drills",
             s.answered,
             s.correct,
             s.size,

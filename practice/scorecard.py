@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 
 from grading.types import VERDICT_CREDIT
-from planner.engine import evaluate_expression, format_number
+from planner.engine import evaluate_expression
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer
@@ -22,6 +22,7 @@ from practice.scoring import (
     step_verdict_labels,
 )
 from practice.selectors import attempt_number
+from practice.services import value_as_displayed
 from practice.step_page import step_url
 from questionbank import STEP_KEYS, StepSpec
 from questions import selectors
@@ -161,7 +162,7 @@ def shows_working(check: dict) -> bool:
         return True
     if (figure["unit"] or "") != (read.unit or ""):
         return True  # a suffix read as a multiplier ("8k"), not as a unit
-    return f"{format_number(read.value)} {read.unit or ''}".strip() != value
+    return value_as_displayed(read.value, read.unit or "") != value
 
 
 def part_scores(spec: StepSpec, entries: list[ScoredSubmission]) -> list[dict]:

@@ -592,7 +592,8 @@ def _store(submission: Submission, grader: str, *, score: float, **fields: Any) 
     return grade
 
 
-def _as_displayed(value: float | None, unit: str) -> str:
+def value_as_displayed(value: float | None, unit: str) -> str:
+    """A napkin value as the scorecard shows it beside the answer ("9.5 GB")."""
     from planner.engine import format_number
 
     return f"{format_number(value)} {unit}".strip() if value is not None else ""
@@ -622,7 +623,7 @@ def _store_checker(submission: Submission, revision: QuestionRevision, checks: d
                 "verdict": verdict,
                 "answer": check.get("answer", ""),
                 # The candidate's value as the check read it, for the scorecard ("21.54 ms").
-                "value": _as_displayed(check.get("value"), check.get("unit", "")),
+                "value": value_as_displayed(check.get("value"), check.get("unit", "")),
                 "hint": check.get("hint", ""),
                 "expected": expected.display if expected.error is None else "",
             }

@@ -333,18 +333,24 @@
   }
   // An SLO card figure the server cannot read: its sentence, which the autosave's answer (or
   // a Submit's) swaps in beside the field, marks the field as long as it shows. The server is
-  // the one judge of a figure: nothing here reads one.
+  // the one judge of a figure: nothing here reads one. A screen reader is told the sentence
+  // once the candidate has left the field (not while they type in it), once per sentence.
+  const cardTold = {};
   function markCardFigures() {
     document.querySelectorAll(".card-figure-error").forEach((message) => {
       const field = document.getElementById(message.id.replace(/-error$/, ""));
       if (!field) return;
-      if (!message.hidden && message.textContent.trim()) {
+      const why = message.hidden ? "" : squash(message);
+      if (why) {
         field.setAttribute("aria-invalid", "true");
         field.setAttribute("aria-describedby", message.id);
       } else {
         field.removeAttribute("aria-invalid");
         field.removeAttribute("aria-describedby");
       }
+      if (field === document.activeElement || cardTold[field.id] === why) return;
+      cardTold[field.id] = why;
+      if (why) say("card-said", squash(field.labels[0]) + ": " + why);
     });
   }
   said["feedback-said"] = feedbackStatus(); // the page's own feedback is there to read, not news

@@ -1,5 +1,6 @@
 """In a browser: a figure the SLO card cannot read is said at its field once the field is
-left, in the server's words, and the field is marked invalid; fixed, the message goes."""
+left, in the server's words (and told to a screen reader then), and the field is marked
+invalid; fixed, the message goes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from practice.slo import parse_number
 from tests.conftest import save_screenshot
 
 pytestmark = pytest.mark.browser
+
+
+def field_label(page) -> str:
+    return " ".join(page.locator("label[for=card-ttft_p99_ms]").inner_text().split())
 
 
 def test_a_bad_figure_is_said_at_the_field_and_goes_once_fixed(open_step):
@@ -26,6 +31,9 @@ def test_a_bad_figure_is_said_at_the_field_and_goes_once_fixed(open_step):
     expect(field).to_have_attribute("aria-invalid", "true")
     expect(field).to_have_attribute("aria-describedby", "card-ttft_p99_ms-error")
     expect(field).to_have_value("fast")  # the text stays as typed
+    # Heard once the field is left, in one live region: its label and the same sentence.
+    said = page.locator("#card-said")
+    expect(said).to_have_text(f"{field_label(page)}: {refused.value}")
     expect(page.locator("#save-status")).to_contain_text("Draft saved")
     assert attempt.answers.get(step_key="clarify").fields["ttft_p99_ms"] == "fast"
     for width in (360, 1280):
