@@ -6,7 +6,7 @@
 (function () {
   "use strict";
   function mark(box) {
-    if (box.scrollWidth > box.clientWidth) {
+    if (box.scrollWidth > box.clientWidth + 1) { // + 1: a fraction of a pixel is no more
       box.tabIndex = 0;
       box.setAttribute("role", "region");
       box.setAttribute("aria-label", box.dataset.scrollLabel);

@@ -29,36 +29,10 @@
     return first;
   }
 
-  // A formula wider than its column scrolls in its own row (.pl-step-math); a keyboard reaches
-  // a box that scrolls only if it takes focus, so each one that overflows does, named after its
-  // step, and one that fits again (a wider window) is no tab stop.
-  function reachWideFormulas() {
-    document.querySelectorAll("#plan-steps .pl-step-math").forEach((box) => {
-      const overflows = box.scrollWidth > box.clientWidth + 1;
-      if (overflows && !box.hasAttribute("tabindex")) {
-        const step = box.closest("tr").querySelector("th[scope=row]");
-        box.tabIndex = 0;
-        box.setAttribute("role", "region");
-        box.setAttribute("aria-label", "Formula: " + (step ? step.textContent.trim() : "") + " (scrollable)");
-      } else if (!overflows && box.hasAttribute("tabindex")) {
-        box.removeAttribute("tabindex");
-        box.removeAttribute("role");
-        box.removeAttribute("aria-label");
-      }
-    });
-  }
-
-  window.addEventListener("load", () => {
-    reachWideFormulas();
-    const plan = document.getElementById("plan-result");
-    if (plan && window.ResizeObserver) new ResizeObserver(reachWideFormulas).observe(plan);
-  });
-
   document.addEventListener("htmx:afterSwap", (event) => {
     const config = event.detail.requestConfig;
     const form = config && config.elt && config.elt.closest && config.elt.closest("form.pl-form");
     if (!form || event.detail.target.id !== "plan-result") return;
-    reachWideFormulas();
     const firstInvalid = markFields(form);
     const trigger = config.triggeringEvent;
     if (!trigger || trigger.type !== "submit") return;
