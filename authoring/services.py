@@ -277,11 +277,11 @@ def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: 
             "The file is empty: choose the .md file with your text. This draft is unchanged."
         )
     cf = parse_file(f"{slug}.md", text)
-    # A file with no front-matter block at its start is no content file at all (a note, a
-    # README): taken as the draft, it would replace the whole text. parse_file places the
-    # body after the block's closing '---' line, so at line 1 only when it found no block;
-    # its problem says what is missing.
-    if cf.body_line == 1 and cf.problems:
+    # A file that does not open a front-matter block is no content file at all (a note, a
+    # README): taken as the draft, it would replace the whole text. One that opens a block
+    # is the author's, mid-edit (a closing '---' lost, say): it goes in, and the editor says
+    # what is wrong at its line. parse_file's problem says what is missing.
+    if cf.body_line == 1 and cf.problems and not text.startswith("---"):
         first = cf.problems[0]
         raise AuthoringError(
             f"The file is not a {noun} file: line {first.line}: {first.message}. "

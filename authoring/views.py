@@ -172,7 +172,7 @@ def _editor(
 @require_safe
 def editor(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> HttpResponse:
     draft = _draft_or_404(kind, slug)
-    return _editor(request, slug=slug, draft=draft, **_refusal_taken(request, kind, slug))
+    return _editor(request, slug=slug, draft=draft, **_refusal_taken(request, draft))
 
 
 def _refusal_key(kind: str, slug: str) -> str:
@@ -182,8 +182,7 @@ def _refusal_key(kind: str, slug: str) -> str:
 def _refusal_redirect(
     request: HttpRequest,
     *,
-    kind: str,
-    slug: str,
+    draft: Draft,
     refusal: str = "",
     problems: list | None = None,
     failures: list | None = None,
@@ -193,7 +192,9 @@ def _refusal_redirect(
     """Post/Redirect/Get for a refused Publish or upload: the refusal waits in the session
     and the editor's own address shows it, once. A reload then reloads the editor instead of
     sending the form again (saving the draft again), and Back finds no page of the POST."""
+    kind, slug = draft.kind, draft.slug
     request.session[_refusal_key(kind, slug)] = {
+        "version": draft.version,  # told only beside the draft it is about
         "refusal": refusal,
         "refusal_problems": [{"line": p.line, "message": p.message} for p in problems or ()],
         "refusal_failures": [
@@ -208,12 +209,16 @@ def _refusal_redirect(
     return redirect(f"authoring:{kind}", slug=slug)
 
 
-def _refusal_taken(request: HttpRequest, kind: str, slug: str) -> dict:
+def _refusal_taken(request: HttpRequest, draft: Draft) -> dict:
     """The refusal a redirect left for this editor (`_refusal_redirect`), taken out of the
-    session so that it shows once; {} when there is none."""
+    session so that it shows once; {} when there is none, or when the draft has changed
+    since (another tab's save, or the redirect never followed): it spoke of other text."""
     if request.method != "GET":  # a HEAD request shows nothing, so it takes nothing
         return {}
-    return request.session.pop(_refusal_key(kind, slug), None) or {}
+    told = request.session.pop(_refusal_key(draft.kind, draft.slug), None) or {}
+    if told.pop("version", None) != draft.version:
+        return {}
+    return told
 
 
 def _posted_number(value: str | None) -> int | None:
@@ -317,8 +322,7 @@ def editor_publish(
     except services.PublishRefused as exc:  # the posted text is the saved draft by now
         return _refusal_redirect(
             request,
-            kind=kind,
-            slug=slug,
+            draft=draft,
             refusal=str(exc),
             problems=exc.problems,
             failures=exc.failures,
@@ -341,7 +345,7 @@ def editor_upload(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTI
     draft = _draft_or_404(kind, slug)
     upload = request.FILES.get("file")
     if upload is None:
-        return _refusal_redirect(request, kind=kind, slug=slug, upload_error="Choose a .md file.")
+        return _refusal_redirect(request, draft=draft, upload_error="Choose a .md file.")
     try:
         draft = services.draft_upload(
             kind=kind,
@@ -352,7 +356,7 @@ def editor_upload(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTI
             user=request.user,
         )
     except FlowError as exc:  # a stale tab's (StaleDraft) included: the editor shows the newer
-        return _refusal_redirect(request, kind=kind, slug=slug, upload_error=str(exc))
+        return _refusal_redirect(request, draft=draft, upload_error=str(exc))
     messages.success(request, f"{upload.name} is now the draft (version {draft.version}).")
     return redirect(f"authoring:{kind}", slug=slug)
 

@@ -95,12 +95,12 @@ def _page_above(path: str) -> str | None:
 
 
 def _answers_get(view) -> bool:
-    """Whether `view` takes a GET. A class-based view says so by a get method; a function
+    """Whether `view` takes a GET. A class-based view says so by a get method it lists; a function
     view limited by require_http_methods (require_POST, require_safe) holds its list of
     methods in that wrapper's closure, under however many decorators wrap it."""
     view_class = getattr(view, "view_class", None)
-    if view_class is not None:
-        return hasattr(view_class, "get")
+    if view_class is not None:  # View.dispatch wants the name listed and a handler
+        return "get" in view_class.http_method_names and hasattr(view_class, "get")
     while view is not None:
         try:
             methods = inspect.getclosurevars(view).nonlocals.get("request_method_list")

@@ -337,6 +337,7 @@
   // once the candidate has left the field (not while they type in it), once per sentence.
   const cardTold = {};
   function markCardFigures() {
+    const news = [];
     document.querySelectorAll(".card-figure-error").forEach((message) => {
       const field = document.getElementById(message.id.replace(/-error$/, ""));
       if (!field) return;
@@ -350,10 +351,15 @@
       }
       if (field === document.activeElement || cardTold[field.id] === why) return;
       cardTold[field.id] = why;
-      if (why) say("card-said", squash(field.labels[0]) + ": " + why);
+      if (why) news.push(squash(field.labels[0]) + ": " + why);
     });
+    if (news.length) say("card-said", news.join(" "));
   }
   said["feedback-said"] = feedbackStatus(); // the page's own feedback is there to read, not news
+  // The card's sentences the page came with are there to read, not news.
+  document.querySelectorAll(".card-figure-error").forEach((message) => {
+    cardTold[message.id.replace(/-error$/, "")] = message.hidden ? "" : squash(message);
+  });
   document.body.addEventListener("htmx:afterSettle", () => {
     markCardFigures();
     say("worksheet-said", worksheetLine());

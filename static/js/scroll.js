@@ -23,5 +23,11 @@
   }
   look(document);
   document.addEventListener("htmx:load", (event) => look(event.detail.elt));
-  window.addEventListener("resize", () => look(document));
+  // Once a frame at most while a window is dragged wider or narrower.
+  let looking = false;
+  window.addEventListener("resize", () => {
+    if (looking) return;
+    looking = true;
+    requestAnimationFrame(() => { looking = false; look(document); });
+  });
 })();

@@ -45,3 +45,18 @@ def test_a_bad_figure_is_said_at_the_field_and_goes_once_fixed(open_step):
     expect(message).to_be_hidden()
     expect(field).not_to_have_attribute("aria-invalid", "true")
     expect(field).not_to_have_attribute("aria-describedby", "card-ttft_p99_ms-error")
+
+
+def test_a_sentence_the_page_came_with_is_not_said_again(open_step):
+    # Reloaded with a bad figure saved, the page shows its sentence; the next save (typing
+    # elsewhere) is no news about the card, and a screen reader is not interrupted with it.
+    page, attempt = open_step("clarify")
+    page.locator("#card-ttft_p99_ms").fill("fast")
+    page.locator("#card-tpot_p99_ms").focus()
+    expect(page.locator("#card-ttft_p99_ms-error")).to_be_visible()
+    page.reload()
+    expect(page.locator("#card-ttft_p99_ms-error")).to_be_visible()
+    with page.expect_response("**/draft/"):
+        page.locator("#answer-text").fill("Pin the model and the SLOs first.")
+    page.wait_for_timeout(300)
+    expect(page.locator("#card-said")).to_have_text("")
