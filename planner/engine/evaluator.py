@@ -22,6 +22,7 @@ from .units import (
     TOKENS,
     UNITS,
     Dim,
+    base_unit_text,
     describe_dim,
     dim_div,
     dim_mul,
@@ -97,8 +98,17 @@ def bounded(x: Number, pos: int | None) -> Number:
 
 def _same_dim(a: Quantity, b: Quantity, what: str, pos: int) -> None:
     if a.dim != b.dim:
+        # A count worked out from plain numbers (pixels over pixels) meeting one with a unit
+        # (120 tok) is the usual case: say how to give the count its unit.
+        other = b.dim if a.dim == DIMENSIONLESS else a.dim if b.dim == DIMENSIONLESS else None
+        how = (
+            f" Give the plain number its unit: multiply it by 1 {base_unit_text(other)}."
+            if other is not None
+            else ""
+        )
         raise NapkinError(
-            f"Cannot {what} {describe_dim(a.dim)} and {describe_dim(b.dim)} (at column {pos + 1}).",
+            f"Cannot {what} {describe_dim(a.dim)} and {describe_dim(b.dim)} (at column {pos + 1})."
+            + how,
             pos,
         )
 

@@ -16,6 +16,8 @@ Dim = tuple[int, int, int, int, int, int]
 
 BASE_SYMBOLS = ("B", "s", "tok", "req", "FLOP", "USD")
 BASE_NAMES = ("bytes", "time", "tokens", "requests", "compute", "money")
+# Each after "per": "tokens per request", not "per requests".
+PER_NAMES = ("byte", "time", "token", "request", "compute", "money")
 DIMENSIONLESS: Dim = (0, 0, 0, 0, 0, 0)
 INFORMATION: Dim = (1, 0, 0, 0, 0, 0)
 TIME: Dim = (0, 1, 0, 0, 0, 0)
@@ -161,7 +163,7 @@ def describe_dim(dim: Dim) -> str:
     if dim == DIMENSIONLESS:
         return "a plain number"
     num = [BASE_NAMES[i] for i, e in enumerate(dim) if e > 0 for _ in range(e)]
-    den = [BASE_NAMES[i] for i, e in enumerate(dim) if e < 0 for _ in range(-e)]
+    den = [PER_NAMES[i] for i, e in enumerate(dim) if e < 0 for _ in range(-e)]
     text = " × ".join(num) if num else "1"
     if den:
         text += " per " + " per ".join(den)

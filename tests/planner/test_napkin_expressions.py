@@ -296,3 +296,21 @@ def test_mathml_is_rendered() -> None:
     mathml = evaluate_expression("15.2 GB / (0.7 * 1008 GB/s)").mathml
     assert mathml.startswith("<math") and "<mfrac>" in mathml
     assert "<mtext>GB</mtext>" in mathml and "<mtext>s</mtext>" in mathml  # units upright
+
+
+@pytest.mark.parametrize(
+    ("text", "how"),
+    [
+        ("15552 + 120 tok", "multiply it by 1 tok."),
+        ("2 * 6.53e9 * (100 tok/req) + 5", "multiply it by 1 tok/req."),
+    ],
+)
+def test_a_plain_number_added_to_one_with_a_unit_is_told_how_to_give_it_the_unit(text, how):
+    # A count worked out from plain numbers (pixels over pixels) meets a given with a unit.
+    message = evaluate_expression(text).error
+    assert message.endswith("Give the plain number its unit: " + how), message
+
+
+def test_a_unit_after_per_is_said_in_the_singular():
+    assert "tokens per request and a plain number" in evaluate_expression("1 tok/req + 5").error
+    assert "Give the plain number" not in evaluate_expression("2 GB + 1 s").error
