@@ -1,16 +1,28 @@
 """A run's charts as server-side SVG geometry, drawn by the planner's chart template
-(planner/_chart.html) with the planner's stylesheet: p99 TTFT against the SLO over time, the
-queue over time, and the replicas serving over time. One line per run, so two runs compare
-on one chart."""
+(planner/_chart.html) with simulator.css (the planner's stylesheet, and larger text on a
+phone): p99 TTFT and p99 TPOT against their SLOs over time, the queue over time, and the
+replicas serving over time. One line per run, so two runs compare on one chart."""
 
 from __future__ import annotations
 
-from planner.charts import Chart, nice_ticks
+from typing import ClassVar
+
+from planner.charts import Chart as PlannerChart
+from planner.charts import nice_ticks
 from planner.engine import format_number
 
 # Line styles from planner.css, one per run compared.
 RUN_CSS = ("pl-series", "pl-bound pl-mem")
-TTFT_CAP = 4.0  # p99 TTFT is drawn up to 4x the SLO (a queue past that runs off the chart)
+TTFT_CAP = 4.0  # p99 latency is drawn up to 4x its SLO (a queue past that runs off the chart)
+
+
+class Chart(PlannerChart):
+    """The planner's chart with room at the top and left for its labels at the larger size
+    simulator.css gives them on a phone (the axis's title above the top tick, "1000" left of
+    the axis)."""
+
+    plot_left: ClassVar[int] = 72
+    plot_top: ClassVar[int] = 40
 
 
 def _xy(chart: Chart, x_top: float, y_top: float, x: float, y: float) -> str:
@@ -53,33 +65,33 @@ def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
         )
 
 
-def ttft_chart(runs: list[dict]) -> Chart:
-    """p99 TTFT of each 5 s of arrivals (ms), with the SLO as a dashed line."""
-    # A prefill-only request's first output is its answer: its TTFT is its whole latency.
-    what = "latency" if runs[0]["figures"].get("prefill_only") else "TTFT"
-    slo = runs[0]["params"]["ttft_slo_ms"]
+def _latency_chart(
+    runs: list[dict], *, key: str, slo: float, what: str, title: str, description: str
+) -> Chart:
+    """p99 `what` of each 5 s of arrivals (ms) from each run's `key` bins (s; None: off the
+    chart, or for TPOT no request finished), with the SLO as a dashed line."""
     seconds = runs[0]["params"]["seconds"]
     chart = Chart(
-        title=f"p99 {what} over time",
-        description=(
-            f"p99 {'latency' if what == 'latency' else 'time to first token'} of the "
-            "requests arriving in each 5 s, against the "
-            f"{format_number(slo)} ms SLO (dashed); a request that never got one counts as "
-            "off the chart. " + " ".join(r["verdict"] for r in runs)
-        ),
+        title=title,
+        description=description + " " + " ".join(r["verdict"] for r in runs),
         x_label="Time (s)",
         y_label=f"p99 {what} (ms)",
     )
-    worst = max((p * 1000 for r in runs for _, p in r["ttft_bins"] if p is not None), default=slo)
+    worst = max((p * 1000 for r in runs for _, p in r[key] if p is not None), default=slo)
     y_ticks = nice_ticks(min(max(worst, slo * 1.2), slo * TTFT_CAP))
     x_ticks = nice_ticks(seconds)
     _axes(chart, x_ticks, y_ticks)
     x_top, y_top = x_ticks[-1], y_ticks[-1]
     for css, run in zip(RUN_CSS, runs, strict=False):
-        points = [
-            _xy(chart, x_top, y_top, t + 2.5, y_top if p is None else p * 1000)
-            for t, p in run["ttft_bins"]
-        ]
+        if key == "ttft_bins":  # a request that never got a first token is off the chart
+            points = [
+                _xy(chart, x_top, y_top, t + 2.5, y_top if p is None else p * 1000)
+                for t, p in run[key]
+            ]
+        else:  # a bin where no request finished has no TPOT to draw
+            points = [
+                _xy(chart, x_top, y_top, t + 2.5, p * 1000) for t, p in run[key] if p is not None
+            ]
         if points:
             chart.paths.append({"d": "M" + "L".join(points), "css": css, "label": run["label"]})
     y = _xy(chart, x_top, y_top, 0, slo).split(",")[1]
@@ -100,6 +112,43 @@ def ttft_chart(runs: list[dict]) -> Chart:
     )
     _events(chart, runs, x_top, y_top)
     return chart
+
+
+def ttft_chart(runs: list[dict]) -> Chart:
+    """p99 TTFT of each 5 s of arrivals (ms), with the SLO as a dashed line."""
+    # A prefill-only request's first output is its answer: its TTFT is its whole latency.
+    what = "latency" if runs[0]["figures"].get("prefill_only") else "TTFT"
+    slo = runs[0]["params"]["ttft_slo_ms"]
+    return _latency_chart(
+        runs,
+        key="ttft_bins",
+        slo=slo,
+        what=what,
+        title=f"p99 {what} over time",
+        description=(
+            f"p99 {'latency' if what == 'latency' else 'time to first token'} of the "
+            "requests arriving in each 5 s, against the "
+            f"{format_number(slo)} ms SLO (dashed); a request that never got one counts as "
+            "off the chart."
+        ),
+    )
+
+
+def tpot_chart(runs: list[dict]) -> Chart:
+    """p99 TPOT of each 5 s of arrivals (ms) that finished, with the SLO as a dashed line: the
+    verdict names TPOT beside TTFT, and a run can break on it while TTFT stays low."""
+    slo = runs[0]["params"]["tpot_slo_ms"]
+    return _latency_chart(
+        runs,
+        key="tpot_bins",
+        slo=slo,
+        what="TPOT",
+        title="p99 TPOT over time",
+        description=(
+            "p99 time per output token of the requests arriving in each 5 s that finished, "
+            f"against the {format_number(slo)} ms SLO (dashed)."
+        ),
+    )
 
 
 def _series_chart(runs: list[dict], *, column: int, title: str, y_label: str, what: str) -> Chart:
@@ -124,9 +173,13 @@ def _series_chart(runs: list[dict], *, column: int, title: str, y_label: str, wh
 
 
 def run_charts(runs: list[dict]) -> list[Chart]:
-    """The three charts of a set of runs (one, or two compared)."""
+    """The charts of a set of runs (one, or two compared): p99 TTFT, p99 TPOT where the runs
+    decode and were saved with its bins, requests waiting and replicas serving."""
+    decodes = not runs[0]["figures"].get("prefill_only")
+    tpot = [tpot_chart(runs)] if decodes and all("tpot_bins" in r for r in runs) else []
     return [
         ttft_chart(runs),
+        *tpot,
         _series_chart(
             runs,
             column=1,

@@ -26,7 +26,7 @@ class SimulatorHooks(AttemptExtension):
             url=reverse("simulator:panel", kwargs={"attempt_id": attempt.pk}),
             element_id="simulator-panel",
             css_class="card sim-panel",
-            stylesheet="planner/planner.css",
+            stylesheet="simulator/simulator.css",
             script="simulator/simulator.js",
             loading_text="Load test: loading the simulator…",
             placement="after-answer",

@@ -35,6 +35,7 @@ from simulator.engine import (
     pooled_replicas,
     replica_from_plan,
     simulate,
+    tpot_bins,
     verdict,
 )
 
@@ -110,6 +111,7 @@ class RunSpec:
     prefix_share: float = 1.0
     prefix_common: int = 0  # tokens every group's prefix opens with (a system prompt)
     warm_cache: bool = False
+    names_router: bool = False  # the verdict names the router even when it is round-robin
     label: str = ""
     extra: dict = field(default_factory=dict)
 
@@ -326,9 +328,9 @@ def _check(value: float, low: float, high: float, what: str, field: str) -> None
 
 def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS) -> dict:
     """Simulate `design` under `spec` and return the run: {label, params, figures, verdict,
-    series (t, waiting, running, replicas), ttft_bins (t, p99 s), note}. Raises RunRefused for a
-    run past `limits` or a design the planner refuses. A spec without replicas or a router
-    runs the design's."""
+    series (t, waiting, running, replicas), ttft_bins and tpot_bins (t, p99 s), note}. Raises
+    RunRefused for a run past `limits` or a design the planner refuses. A spec without
+    replicas or a router runs the design's."""
     router = design.router if spec.router is None else spec.router
     spec = replace(spec, router=router_named(router))
     replicas = spec.replicas if spec.replicas is not None else design.replicas
@@ -448,12 +450,15 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             replicas=replicas,
             ttft_slo_ms=design.ttft_slo_ms,
             tpot_slo_ms=design.tpot_slo_ms,
-            scenario_text=scenario_text(spec),
+            scenario_text=scenario_text(spec, burst=False),
             autoscale=spec.autoscale,
+            burst_at=spec.burst_at,
+            burst_factor=spec.burst_factor,
         )
         + _too_short_to_scale(spec),
         "series": [list(row) for row in run.series],
         "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
+        "tpot_bins": [[t, p] for t, p in tpot_bins(run)],
         "note": calibration.note
         + _prefix_override(calibration, spec)
         + _planner_says(result, figs, spec=spec, replicas=replicas, design=design),
@@ -591,8 +596,10 @@ def _bins(run: Any) -> list:
     return ttft_bins(run)
 
 
-def scenario_text(spec: RunSpec) -> str:
-    """The events and choices of a run in a few words ("replica killed at 60 s, ...")."""
+def scenario_text(spec: RunSpec, *, burst: bool = True) -> str:
+    """The events and choices of a run in a few words ("replica killed at 60 s, ..."); without
+    `burst` they leave the burst out (the verdict says it beside the load). Round-robin, the
+    simulator's default, goes unsaid unless the run compares routers (`names_router`)."""
     parts = []
     if spec.kill_at is not None:
         parts.append(
@@ -603,9 +610,9 @@ def scenario_text(spec: RunSpec) -> str:
                 else ""
             )
         )
-    if spec.burst_at is not None:
+    if burst and spec.burst_at is not None:
         parts.append(f"{spec.burst_factor:g}× load from {spec.burst_at:g} s")
-    if spec.router not in (None, "round-robin"):
+    if spec.router not in (None, "round-robin") or (spec.router and spec.names_router):
         parts.append(spec.router)
     if spec.prefix_groups:
         parts.append(f"{spec.prefix_groups} shared prefixes")
@@ -778,6 +785,7 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
             replace(
                 base,
                 router=router,
+                names_router=True,
                 label=router,
                 extra={"traffic_note": note},
             )
@@ -794,6 +802,7 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
             prefix_share=traffic.share,
             prefix_common=traffic.common,
             warm_cache=True,
+            names_router=True,
             label=router,
             extra={"traffic_note": traffic.note},
         )

@@ -13,7 +13,7 @@ from .design import (
     replica_from_plan,
     saturated_rate,
 )
-from .figures import figures, percentile, ttft_bins, verdict
+from .figures import figures, goodput_text, percentile, tpot_bins, ttft_bins, verdict
 from .fleet import (
     AUTOSCALERS,
     HPA_PERIOD_S,
@@ -41,6 +41,7 @@ __all__ = [
     "Workload",
     "erlang_c",
     "figures",
+    "goodput_text",
     "mmc_waits",
     "percentile",
     "plan_prefix",
@@ -49,6 +50,7 @@ __all__ = [
     "replica_from_plan",
     "saturated_rate",
     "simulate",
+    "tpot_bins",
     "ttft_bins",
     "verdict",
 ]

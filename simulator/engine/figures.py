@@ -54,6 +54,32 @@ def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float |
     return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(_ttft_by_bin(result, bin_s))]
 
 
+def tpot_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float | None]]:
+    """(bin start, p99 TPOT in s of the requests that arrived in it and finished) over the
+    window: None for a bin where none finished (a prefill-only run decodes nothing)."""
+    n_bins = max(1, math.ceil(result.seconds / bin_s))
+    bins: list[list[float]] = [[] for _ in range(n_bins)]
+    if not result.pooled:
+        for i, a in enumerate(result.arrival):
+            out = result.output_tokens[i]
+            if result.status[i] == DONE and out > 1:
+                k = min(int(a // bin_s), n_bins - 1)
+                bins[k].append((result.finish[i] - result.first_token[i]) / (out - 1))
+    return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(bins)]
+
+
+def goodput_text(share: float) -> str:
+    """A goodput share as a percentage to one decimal ("99.9%", "23%"), the one rounding the
+    verdict and the tables share: a run that lost a request never reads 100%, nor one that
+    served one 0%."""
+    if share >= 1:
+        return "100%"
+    if share <= 0:
+        return "0%"
+    text = f"{min(max(share * 100, 0.1), 99.9):.1f}"
+    return f"{text.removesuffix('.0')}%"
+
+
 def slo_breaks(result: Result) -> list[tuple[float, float]]:
     """When the TTFT SLO broke: (from, to) in s of each stretch of arrivals whose p99 TTFT is
     over it. Arrivals are judged in windows of whole bins holding MIN_JUDGED requests at least
@@ -228,15 +254,22 @@ def verdict(
     tpot_slo_ms: float,
     scenario_text: str = "",
     autoscale: str = "off",
+    burst_at: float | None = None,
+    burst_factor: float = 2.0,
 ) -> str:
     """One sentence a person reads at a glance: whether the SLO held, when it broke and
-    whether (and how fast) it came back."""
+    whether (and how fast) it came back. A run whose load grows `burst_factor` times from
+    `burst_at` says both loads: an SLO that breaks after the burst broke at the higher one."""
     p99 = figs["ttft_p99_ms"]
     tpot = figs["tpot_p99_ms"]
     pooled = figs.get("prefill_only", False)
     # A prefill-only request's first (and only) output is its answer: its TTFT is its latency.
     latency = "p99 latency" if pooled else "p99 TTFT"
-    head = f"{qps:g} QPS on {replicas} replica{'s' if replicas != 1 else ''}"
+    load = f"{qps:g} QPS"
+    if burst_at is not None:
+        grown = "doubled" if burst_factor == 2 else f"raised {burst_factor:g}×"
+        load += f", {grown} to {qps * burst_factor:g} QPS from {burst_at:g} s,"
+    head = f"{load} on {replicas} replica{'s' if replicas != 1 else ''}"
     if scenario_text:
         head += f" ({scenario_text})"
     lost = figs["shed"] + figs["timed_out"] + figs["failed"]
@@ -249,7 +282,7 @@ def verdict(
         if pooled:
             text = (
                 f"Holds the SLO at {head}: {latency} {_fmt_s(p99 / 1000)} (one prefill, "
-                f"nothing decoded), goodput {figs['goodput_share'] * 100:.1f}%"
+                f"nothing decoded), goodput {goodput_text(figs['goodput_share'])}"
             )
         elif tpot is None:
             # Answers longer than the window: first tokens came but no request finished,
@@ -261,7 +294,7 @@ def verdict(
         else:
             text = (
                 f"Holds the SLO at {head}: p99 TTFT {_fmt_s(p99 / 1000)}, p99 TPOT "
-                f"{tpot:.0f} ms, goodput {figs['goodput_share'] * 100:.1f}%"
+                f"{tpot:.0f} ms, goodput {goodput_text(figs['goodput_share'])}"
             )
         if figs["failed"]:
             text += f"; {_requests(figs['failed'])} running on the dead replica "

@@ -358,12 +358,12 @@ def test_each_chart_is_named_by_its_own_title_with_the_panel_and_the_feedback_on
     ids = re.findall(r'\sid="([^"]*)"', step)
     assert "" not in ids and len(ids) == len(set(ids)), sorted(ids)
     charts = re.findall(r'<svg[^>]*role="img" aria-labelledby="([^"]+)"', step)
-    assert len(charts) == 6, charts
+    assert len(charts) == 8, charts  # p99 TTFT, p99 TPOT, waiting, replicas; twice
     titles = []
     for labels in charts:
         title_id = labels.split()[0]
         titles.append(re.search(rf'<title id="{title_id}">([^<]+)</title>', step)[1])
-    assert len(set(titles)) == 3 and len(titles) == 6, titles
+    assert len(set(titles)) == 4 and len(titles) == 8, titles
 
 
 @pytest.mark.parametrize("slug", ["voice-agent-latency-budget", "embedding-rerank-service"])

@@ -74,7 +74,7 @@ def test_kill_a_replica_from_the_bottlenecks_step(browser, live_server_url):
     verdict = panel.locator(".sim-verdict")
     expect(verdict).to_contain_text("a replica killed at 60 s")
     expect(panel.locator(".sim-prediction")).to_have_text(PREDICTION)
-    expect(panel.locator("svg.pl-svg")).to_have_count(3)
+    expect(panel.locator("svg.pl-svg")).to_have_count(4)
     expect(panel.locator("svg.pl-svg").first).to_be_visible()
     saved = SimulationRun.objects.get()
     assert saved.prediction == PREDICTION and saved.answer.step_key == "bottlenecks"
