@@ -20,7 +20,13 @@ from practice import extensions
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
 from practice.models import Attempt, StepAnswer, Submission
-from practice.scoring import grade_label, primary_grade, submission_score
+from practice.scoring import (
+    grade_label,
+    primary_grade,
+    score_label,
+    score_makeup,
+    submission_score,
+)
 from practice.self_check import self_check_view
 from practice.services import step_spec
 from practice.slo import figure_readings, unread_figures
@@ -149,7 +155,7 @@ def feedback_context(
                 "submitted_at": sub.submitted_at,
                 "status": sub.get_grade_status_display(),
                 "score": submission_score(answer.step_key, list(sub.grades.all())),
-                "label": grade_label(primary_grade(sub.grades.all())),
+                "label": score_label(answer.step_key, list(sub.grades.all())),
                 "current": sub.pk == submission.pk,
             }
         )
@@ -168,6 +174,8 @@ def feedback_context(
         "grades": by,
         "points": points,
         "score": submission_score(answer.step_key, grades),
+        # What the score blends, where it is more than the grade its label names.
+        "score_makeup": score_makeup(answer.step_key, grades),
         "best_score": max(scored) if scored else None,
         "misconceptions": wrong_ideas,
         "highlighted": highlight_evidence(submission.text, quotes, wrong=wrong),

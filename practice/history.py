@@ -119,6 +119,8 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
                 for k in STEP_KEYS
             ],
             "overall": mean_score(steps.values()),
+            # The overall is the mean of the scored steps alone: the page says how many.
+            "scored_steps": sum(score is not None for score in steps.values()),
             # A mock interview is an attempt with a clock: listed and trended like the rest.
             "mock": attempt.mock if hasattr(attempt, "mock") else None,
         }

@@ -15,9 +15,9 @@ from practice.scoring import (
     ScoredSubmission,
     attempt_scored_submissions,
     best_per_part,
-    grade_label,
     mean_score,
     primary_grade,
+    score_label,
     step_scores,
     step_verdict_labels,
 )
@@ -176,7 +176,7 @@ def part_scores(spec: StepSpec, entries: list[ScoredSubmission]) -> list[dict]:
         {
             "label": f"follow-up {order[e.part[1]]}" if e.part[1] else "main answer",
             "score": e.score,
-            "grade_label": grade_label(primary_grade(e.grades)),
+            "grade_label": score_label(e.part[0], e.grades),
         }
         for e in parts
     ]

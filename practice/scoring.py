@@ -71,6 +71,51 @@ def submission_score(step_key: str, grades: Iterable[Grade]) -> float | None:
     return round(main.score, 3)
 
 
+# What a page calls each part of a blended score (submission_score).
+PRIMARY_WORDS = {
+    "instructor": "the instructor's review",
+    "llm": "the model's grade",
+    "self": "your ratings of each point",
+}
+# The grade of each step's own check, and its name beside the graders' labels.
+CHECK_GRADERS = {"estimate": "checker", "clarify": "slo"}
+CHECK_WORDS = {"estimate": "the napkin-math checks", "clarify": "the SLO card's check"}
+CHECK_LABELS = {"estimate": "Napkin-math checks", "clarify": "SLO card check"}
+
+
+def score_label(step_key: str, grades: Iterable[Grade]) -> str:
+    """The label beside a submission's score: who graded it, and the step's own check where
+    the score blends it in ("Self-checked + SLO card check"); "" for no score."""
+    grades = list(grades)
+    label = grade_label(primary_grade(grades))
+    if label and any(g.grader == CHECK_GRADERS.get(step_key) for g in grades):
+        return f"{label} + {CHECK_LABELS[step_key]}"
+    return label
+
+
+def score_makeup(step_key: str, grades: Iterable[Grade]) -> str:
+    """What a submission's score is made of when it blends the primary grade with the step's
+    own check, with each part's figure ("your ratings of each point (56%) and the SLO card's
+    check (67%), half each"), so a page does not label the blend as the primary grade alone;
+    "" when the score is the primary grade alone (or there is none)."""
+    grades = list(grades)
+    main = primary_grade(grades)
+    check = CHECK_GRADERS.get(step_key)
+    by = {g.grader: g for g in grades}
+    if main is None or check not in by:
+        return ""
+    weight = CHECKER_WEIGHT if step_key == "estimate" else SLO_CARD_WEIGHT
+    share = (
+        "half each"
+        if weight == 0.5
+        else f"weighted {round((1 - weight) * 100)}:{round(weight * 100)}"
+    )
+    return (
+        f"{PRIMARY_WORDS[main.grader]} ({round(main.score * 100)}%) and "
+        f"{CHECK_WORDS[step_key]} ({round(by[check].score * 100)}%), {share}"
+    )
+
+
 @dataclass
 class ScoredSubmission:
     """A submission with its grades and score; `item` is whatever the caller wants to keep
@@ -153,8 +198,9 @@ def step_scores(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, float | N
 
 def step_verdict_labels(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, str]:
     """Who scored each step: the GRADE_LABELS of its scored parts' primary grades, in verdict
-    order ("Model-graded", or "Model-graded + Self-checked" when its parts differ); "" for a
-    step with no scored part."""
+    order ("Model-graded", or "Model-graded + Self-checked" when its parts differ), then the
+    step's own check where it is in the score ("Self-checked + SLO card check"); "" for a step
+    with no scored part."""
     labels: dict[str, str] = {}
     for key in STEP_KEYS:
         graders = {
@@ -163,5 +209,14 @@ def step_verdict_labels(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, s
             if step == key and not is_extension_follow_up(follow_up) and entry.score is not None
             if (main := primary_grade(entry.grades)) is not None
         }
-        labels[key] = " + ".join(GRADE_LABELS[g] for g in VERDICT_ORDER if g in graders)
+        label = " + ".join(GRADE_LABELS[g] for g in VERDICT_ORDER if g in graders)
+        # The step's own check is in its score too (submission_score): named beside the
+        # graders, so "61% Self-checked" does not read as the self-check's figure.
+        checked = key in CHECK_GRADERS and any(
+            step == key
+            and entry.score is not None
+            and any(g.grader == CHECK_GRADERS[key] for g in entry.grades)
+            for (step, _), entry in best.items()
+        )
+        labels[key] = f"{label} + {CHECK_LABELS[key]}" if label and checked else label
     return labels

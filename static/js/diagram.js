@@ -8,6 +8,31 @@
   const palette = document.getElementById("diagram-palette");
   if (!text || !palette) return;
 
+  // Where the header line ends (flowchart LR, graph TD): the first line that is neither blank
+  // nor a %% comment. -1 when there is none.
+  function headerEnd(value) {
+    let at = 0;
+    while (at <= value.length) {
+      let stop = value.indexOf("\n", at);
+      if (stop < 0) stop = value.length;
+      const line = value.slice(at, stop).trim();
+      if (line && !line.startsWith("%%")) return stop;
+      at = stop + 1;
+    }
+    return -1;
+  }
+
+  // Where the component is already declared on a line of its own (a double-click, or a second
+  // press of the same button), as the offset of that declaration; -1 when it is not.
+  function declaredAt(value, line) {
+    let at = 0;
+    for (const l of value.split("\n")) {
+      if (l.trim() === line) return at + l.indexOf(line);
+      at += l.length + 1;
+    }
+    return -1;
+  }
+
   function insertLine(line) {
     let value = text.value;
     let start = text.selectionStart;
@@ -18,10 +43,22 @@
       prefix = (text.dataset.diagramHeader || "flowchart LR") + "\n    ";
       value = "";
       start = end = 0;
-    } else if (start > 0 && value[start - 1] !== "\n") {
-      prefix = "\n    ";
     } else {
-      prefix = "    ";
+      const at = declaredAt(value, line);
+      if (at >= 0) {
+        // The text keeps one copy; the one there is selected, so the press visibly did
+        // something.
+        text.focus();
+        text.setSelectionRange(at, at + line.length);
+        return;
+      }
+      // A caret on or above the header (where a reload leaves it, at 0) would put the line
+      // before `flowchart LR` and break the diagram: such a line goes at the end instead.
+      const header = headerEnd(value);
+      if (header >= 0 && start <= header) {
+        start = end = value.length;
+      }
+      prefix = start > 0 && value[start - 1] !== "\n" ? "\n    " : "    ";
     }
     // The line ends where the next one starts: before text already there, or at the end.
     const suffix = value[end] === "\n" ? "" : "\n";
