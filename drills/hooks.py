@@ -1,16 +1,26 @@
-"""Drills' hooks into practice: a graded step reviews the candidate's concept cards."""
+"""Drills' hooks into practice: a graded step reviews the candidate's concept cards, and the
+scorecard offers a set of drills for each concept it sends the candidate to review."""
 
 from __future__ import annotations
 
 import logging
 
-from practice.extensions import AttemptExtension
-from practice.models import Submission
+from practice.extensions import AttemptExtension, Fragment
+from practice.models import Attempt, Submission
 
 logger = logging.getLogger(__name__)
 
 
 class DrillHooks(AttemptExtension):
+    def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:
+        """A set of drills for each concept the scorecard sends the candidate to review (its
+        review_concepts, which the fragment's template reads through `drills_for`)."""
+        from drills.services import SET_SIZE
+
+        if attempt.is_preview:
+            return []
+        return [Fragment("drills/_scorecard.html", {"set_size": SET_SIZE})]
+
     def submission_graded(self, submission: Submission) -> None:
         """Read the new verdicts into the candidate's concept cards (in the worker)."""
         self._concepts_sync(submission)
