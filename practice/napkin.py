@@ -41,10 +41,11 @@ def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]
     """What the Givens panel adds from the SLO card, so that it lists exactly what the
     worksheet computes with, each name once: the card's names the question does not give
     (name -> expression), and the card's figures that differ from a given of the same name,
-    which the worksheet does not use ({name, card, given, reading}). The brief's givens win
-    because the quantities are checked against them. `reading` is the calculator's own note on
-    how it read the figure where that may explain the difference ("8k reads as 8,000; …"),
-    else empty."""
+    which the worksheet does not use ({name, card, given, reading}), or from the brief where
+    the question gives no such name, which it does use ({name, card, brief, reading}). The
+    brief's givens win because the quantities are checked against them. `reading` is the
+    calculator's own note on how it read the figure where that may explain the difference
+    ("8k reads as 8,000; …"), else empty."""
     card = _card(attempt)
     if card is None:
         return {}, []
@@ -53,9 +54,27 @@ def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]
     by_label = figure_readings(card, brief)
     readings = {f.worksheet_name: by_label.get(f.label, "") for f in NUMBER_FIELDS}
     extra, differs = {}, []
-    for name, value in review_card(card, brief).names.items():
+    review = review_card(card, brief)
+    # The brief's figure where the card's differs, by worksheet name: a name the question
+    # gives no value for is the card's in the worksheet, and the page says the brief differs.
+    brief_says = {
+        f.worksheet_name: f"{d['brief']} {f.unit}"
+        for d in review.differs
+        for f in NUMBER_FIELDS
+        if f.label == d["label"]
+    }
+    for name, value in review.names.items():
         if name not in givens:
             extra[name] = value
+            if name in brief_says:
+                differs.append(
+                    {
+                        "name": name,
+                        "card": value,
+                        "brief": brief_says[name],
+                        "reading": readings.get(name, ""),
+                    }
+                )
         elif " ".join(value.split()) != " ".join(givens[name].split()):
             differs.append(
                 {
