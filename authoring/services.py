@@ -281,7 +281,8 @@ def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: 
     # README): taken as the draft, it would replace the whole text. One that opens a block
     # is the author's, mid-edit (a closing '---' lost, say): it goes in, and the editor says
     # what is wrong at its line. parse_file's problem says what is missing.
-    if cf.body_line == 1 and cf.problems and not text.startswith("---"):
+    opens = text.split("\n", 1)[0].strip() == "---"  # as parse_file reads a first line
+    if cf.body_line == 1 and cf.problems and not opens:
         first = cf.problems[0]
         raise AuthoringError(
             f"The file is not a {noun} file: line {first.line}: {first.message}. "

@@ -33,17 +33,16 @@ from practice.diagram import (
     mermaid_block,
     step_has_diagram,
 )
-from practice.extensions import is_extension_follow_up, scorecard_fragments
+from practice.extensions import scorecard_fragments
 from practice.misconceptions import misconceptions_found
 from practice.models import Grade, StepAnswer, Submission
 from practice.scoring import (
-    GRADE_LABELS,
-    ScoredSubmission,
     attempt_scored_submissions,
     best_per_part,
     mean_score,
     primary_grade,
     step_scores,
+    step_verdict_labels,
 )
 from practice.services import grading_text
 from practice.step_page import step_url
@@ -483,20 +482,6 @@ def steps_awaiting_score(session: MockSession) -> set[str]:
     return {k for k in STEP_KEYS if k not in scored and k in submitted}
 
 
-def _score_label(best: dict, step_key: str) -> str:
-    """Who gave a step's score: the labels of the primary grades of its parts' best
-    submissions, in the verdict order ("Self-checked"; "Model-graded, Self-checked" when its
-    parts differ); "" when nothing scored it."""
-    entries: list[ScoredSubmission] = [
-        e
-        for (step, follow_up), e in best.items()
-        if step == step_key and not is_extension_follow_up(follow_up)
-    ]
-    given = {g.grader for e in entries if (g := primary_grade(e.grades)) is not None}
-    # GRADE_LABELS is written in the verdict order.
-    return ", ".join(label for name, label in GRADE_LABELS.items() if name in given)
-
-
 def _numbers(grades: list[Grade]) -> list[dict]:
     """The napkin checker's verdict on each quantity of the step (none on other steps): what
     the candidate wrote, the verdict, the expected value and any hint, as the practice
@@ -552,6 +537,7 @@ def report_context(
     scored = attempt_scored_submissions(attempt.pk, only=during)
     best = best_per_part(scored)
     per_step = step_scores(best)
+    labels = step_verdict_labels(best)
     for key in hide_graders_for:
         per_step[key] = None
     scores = interviewer_scores(session)
@@ -608,7 +594,9 @@ def report_context(
                 "key": key,
                 "title": selectors.STEP_TITLES[key],
                 "score": per_step[key],
-                "score_label": "" if hidden else _score_label(best, key),
+                # As the scorecard says it: the graders, and the step's own check when it is
+                # in the score ("Self-checked + SLO card check").
+                "score_label": "" if hidden else labels[key],
                 "awaits_self_check": not hidden
                 and per_step[key] is None
                 and _awaits_self_check(grades),

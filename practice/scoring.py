@@ -214,9 +214,10 @@ def step_verdict_labels(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, s
         # graders, so "61% Self-checked" does not read as the self-check's figure.
         checked = key in CHECK_GRADERS and any(
             step == key
+            and not is_extension_follow_up(follow_up)
             and entry.score is not None
             and any(g.grader == CHECK_GRADERS[key] for g in entry.grades)
-            for (step, _), entry in best.items()
+            for (step, follow_up), entry in best.items()
         )
         labels[key] = f"{label} + {CHECK_LABELS[key]}" if label and checked else label
     return labels

@@ -101,11 +101,9 @@ def _same_dim(a: Quantity, b: Quantity, what: str, pos: int) -> None:
         # A count worked out from plain numbers (pixels over pixels) meeting one with a unit
         # (120 tok) is the usual case: say how to give the count its unit.
         other = b.dim if a.dim == DIMENSIONLESS else a.dim if b.dim == DIMENSIONLESS else None
-        how = (
-            f" Give the plain number its unit: multiply it by 1 {base_unit_text(other)}."
-            if other is not None
-            else ""
-        )
+        # "1 /s", not "1 1/s": the unit of a rate has no numerator to write.
+        unit = base_unit_text(other).removeprefix("1") if other is not None else ""
+        how = f" Give the plain number its unit: multiply it by 1 {unit}." if unit else ""
         raise NapkinError(
             f"Cannot {what} {describe_dim(a.dim)} and {describe_dim(b.dim)} (at column {pos + 1})."
             + how,

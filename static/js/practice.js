@@ -351,6 +351,7 @@
       }
       if (field === document.activeElement || cardTold[field.id] === why) return;
       cardTold[field.id] = why;
+      if (!why) said["card-said"] = ""; // the same sentence, back later, is news again
       if (why) news.push(squash(field.labels[0]) + ": " + why);
     });
     if (news.length) say("card-said", news.join(" "));

@@ -181,7 +181,8 @@ def test_a_refusal_is_not_told_beside_a_draft_saved_since(instructor, instructor
         reverse("authoring:question_publish", args=[SLUG]),
         {"text": draft.text, "base_version": str(draft.version)},
     )
-    assert response.status_code == 302
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    assert instructor_client.session[f"authoring-refusal:question:{SLUG}"]["refusal"]
     saved = Draft.objects.get(slug=SLUG)
     services.draft_save(
         kind=Draft.Kind.QUESTION,

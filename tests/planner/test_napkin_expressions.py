@@ -299,16 +299,22 @@ def test_mathml_is_rendered() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "how"),
+    ("text", "how", "fixed"),
     [
-        ("15552 + 120 tok", "multiply it by 1 tok."),
-        ("2 * 6.53e9 * (100 tok/req) + 5", "multiply it by 1 tok/req."),
+        ("15552 + 120 tok", "1 tok", "15552 * 1 tok + 120 tok"),
+        (
+            "2 * 6.53e9 * (100 tok/req) + 5",
+            "1 tok/req",
+            "2 * 6.53e9 * (100 tok/req) + 5 * 1 tok/req",
+        ),
+        ("1 / (2 s) + 5", "1 /s", "1 / (2 s) + 5 * 1 /s"),
     ],
 )
-def test_a_plain_number_added_to_one_with_a_unit_is_told_how_to_give_it_the_unit(text, how):
+def test_a_plain_number_added_to_one_with_a_unit_is_told_how_to_give_it_the_unit(text, how, fixed):
     # A count worked out from plain numbers (pixels over pixels) meets a given with a unit.
     message = evaluate_expression(text).error
-    assert message.endswith("Give the plain number its unit: " + how), message
+    assert message.endswith(f"Give the plain number its unit: multiply it by {how}."), message
+    assert evaluate_expression(fixed).error is None  # what it says to write is read
 
 
 def test_a_unit_after_per_is_said_in_the_singular():
