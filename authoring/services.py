@@ -8,6 +8,7 @@ editor make the same revision.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -291,6 +292,11 @@ def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: 
     # A file for another question or note would replace this draft with no way back; one
     # whose front matter is not valid YAML goes in, and the editor says what is wrong with it.
     named = cf.meta.get("slug")
+    if not cf.meta:
+        # A block the parser could not read (unclosed, not YAML) still names its question
+        # in a slug line near its top.
+        line = re.search(r"^slug:\s*['\"]?([\w-]+)", "\n".join(text.split("\n")[:40]), re.M)
+        named = line.group(1) if line else None
     if isinstance(named, str) and named != slug:
         raise AuthoringError(
             f"This file is for '{named[:80]}', not '{slug}': open that one's editor to upload "

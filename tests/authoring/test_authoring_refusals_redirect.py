@@ -103,6 +103,21 @@ def test_a_file_that_opens_its_front_matter_goes_in_for_the_editor_to_show(
 
 
 @pytest.mark.django_db
+def test_another_questions_file_with_an_unclosed_block_is_refused_by_its_slug_line(
+    instructor, instructor_client
+):
+    # Its front matter unread, the file still names its question: it would replace this
+    # draft with another question's text.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    text = "---\nslug: someone-elses\ntitle: Cut off\n"
+    response = _upload(instructor_client, "theirs.md", text.encode(), draft.version)
+    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    error = _upload_error(instructor_client.get(EDITOR).content.decode())
+    assert "This file is for &#x27;someone-elses&#x27;" in error, error
+    assert services.question_draft(SLUG).text == draft.text
+
+
+@pytest.mark.django_db
 def test_a_refused_upload_redirects_to_the_editor_which_tells_it_once(
     instructor, instructor_client
 ):
