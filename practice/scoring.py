@@ -30,6 +30,26 @@ from questionbank import STEP_KEYS
 CHECKER_WEIGHT = 0.6  # estimate: the numbers the candidate checked
 SLO_CARD_WEIGHT = 0.5  # clarify: the SLO card against the brief
 
+
+@dataclass(frozen=True)
+class StepCheck:
+    """A step's own check, blended into its score with the primary grade: the grade that
+    holds it, its weight, and its names in a sentence and beside the graders' labels."""
+
+    grader: str
+    weight: float
+    words: str
+    label: str
+
+
+# The one blend rule: submission_score, score_label, score_makeup and step_verdict_labels.
+STEP_CHECKS = {
+    "estimate": StepCheck(
+        "checker", CHECKER_WEIGHT, "the napkin-math checks", "Napkin-math checks"
+    ),
+    "clarify": StepCheck("slo", SLO_CARD_WEIGHT, "the SLO card's check", "SLO card check"),
+}
+
 PartKey = tuple[str, str]  # (step key, follow-up id or "")
 
 
@@ -64,10 +84,9 @@ def submission_score(step_key: str, grades: Iterable[Grade]) -> float | None:
     if main is None:
         return None
     by = {g.grader: g for g in grades}
-    if step_key == "estimate" and "checker" in by:
-        return round(CHECKER_WEIGHT * by["checker"].score + (1 - CHECKER_WEIGHT) * main.score, 3)
-    if step_key == "clarify" and "slo" in by:
-        return round(SLO_CARD_WEIGHT * by["slo"].score + (1 - SLO_CARD_WEIGHT) * main.score, 3)
+    check = STEP_CHECKS.get(step_key)
+    if check and check.grader in by:
+        return round(check.weight * by[check.grader].score + (1 - check.weight) * main.score, 3)
     return round(main.score, 3)
 
 
@@ -77,10 +96,6 @@ PRIMARY_WORDS = {
     "llm": "the model's grade",
     "self": "your ratings of each point",
 }
-# The grade of each step's own check, and its name beside the graders' labels.
-CHECK_GRADERS = {"estimate": "checker", "clarify": "slo"}
-CHECK_WORDS = {"estimate": "the napkin-math checks", "clarify": "the SLO card's check"}
-CHECK_LABELS = {"estimate": "Napkin-math checks", "clarify": "SLO card check"}
 
 
 def score_label(step_key: str, grades: Iterable[Grade]) -> str:
@@ -88,8 +103,9 @@ def score_label(step_key: str, grades: Iterable[Grade]) -> str:
     the score blends it in ("Self-checked + SLO card check"); "" for no score."""
     grades = list(grades)
     label = grade_label(primary_grade(grades))
-    if label and any(g.grader == CHECK_GRADERS.get(step_key) for g in grades):
-        return f"{label} + {CHECK_LABELS[step_key]}"
+    check = STEP_CHECKS.get(step_key)
+    if label and check and any(g.grader == check.grader for g in grades):
+        return f"{label} + {check.label}"
     return label
 
 
@@ -100,11 +116,11 @@ def score_makeup(step_key: str, grades: Iterable[Grade]) -> str:
     "" when the score is the primary grade alone (or there is none)."""
     grades = list(grades)
     main = primary_grade(grades)
-    check = CHECK_GRADERS.get(step_key)
+    check = STEP_CHECKS.get(step_key)
     by = {g.grader: g for g in grades}
-    if main is None or check not in by:
+    if main is None or check is None or check.grader not in by:
         return ""
-    weight = CHECKER_WEIGHT if step_key == "estimate" else SLO_CARD_WEIGHT
+    weight = check.weight
     share = (
         "half each"
         if weight == 0.5
@@ -112,7 +128,7 @@ def score_makeup(step_key: str, grades: Iterable[Grade]) -> str:
     )
     return (
         f"{PRIMARY_WORDS[main.grader]} ({round(main.score * 100)}%) and "
-        f"{CHECK_WORDS[step_key]} ({round(by[check].score * 100)}%), {share}"
+        f"{check.words} ({round(by[check.grader].score * 100)}%), {share}"
     )
 
 
@@ -212,12 +228,13 @@ def step_verdict_labels(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, s
         label = " + ".join(GRADE_LABELS[g] for g in VERDICT_ORDER if g in graders)
         # The step's own check is in its score too (submission_score): named beside the
         # graders, so "61% Self-checked" does not read as the self-check's figure.
-        checked = key in CHECK_GRADERS and any(
+        check = STEP_CHECKS.get(key)
+        checked = check is not None and any(
             step == key
             and not is_extension_follow_up(follow_up)
             and entry.score is not None
-            and any(g.grader == CHECK_GRADERS[key] for g in entry.grades)
+            and any(g.grader == check.grader for g in entry.grades)
             for (step, follow_up), entry in best.items()
         )
-        labels[key] = f"{label} + {CHECK_LABELS[key]}" if label and checked else label
+        labels[key] = f"{label} + {check.label}" if label and checked else label
     return labels
