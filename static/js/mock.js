@@ -371,11 +371,14 @@
   document.addEventListener("htmx:afterSettle", sayCheck);
 
   // The step's Submit refused while a follow-up was open ("Answer the interviewer's
-  // follow-up first") stays under the Submit button until a panel with no follow-up open comes: the
+  // follow-up first") stays on the page until a panel with no follow-up open comes: the
   // follow-up answered from this page (its Submit's answer is the panel) or from another tab
-  // (a poll's redraw). That panel names the refusal (data-follow-up-settled), which alone goes:
-  // other refusals, a conflict, a failed save keep their place. Only a panel new to the page
-  // clears it: one already shown may be older than a follow-up that has just been asked.
+  // (a poll's redraw). That panel names the refusal (data-follow-up-settled), and the step page
+  // is told it no longer holds by the generic "submit:refusal-lifted" event, with its words:
+  // practice.js takes it off wherever it is told (beneath Submit, or in #submit-pending when
+  // the Submit went before its draft saved). Other refusals, a conflict, a failed save keep
+  // their place. Only a panel new to the page lifts it: one already shown may be older than a
+  // follow-up that has just been asked.
   let settledPanel = null;
   function refusalCheck() {
     const panel = document.getElementById("mock-panel");
@@ -383,10 +386,7 @@
     settledPanel = panel;
     const refusal = panel.dataset.followUpSettled;
     if (!refusal) return;
-    const words = (el) => el.textContent.trim().replace(/\s+/g, " ");
-    document.querySelectorAll("#submit-result > .message-error").forEach((told) => {
-      if (words(told) === refusal.trim().replace(/\s+/g, " ")) told.remove();
-    });
+    document.dispatchEvent(new CustomEvent("submit:refusal-lifted", { detail: { refusal } }));
   }
   document.addEventListener("htmx:afterSettle", refusalCheck);
 

@@ -280,6 +280,22 @@
       submitButton.click();
     });
   }
+  // A refusal of the last Submit that no longer holds (what it asked for is done, as another
+  // script on the page tells with "submit:refusal-lifted" and the refusal's words) leaves the
+  // page wherever it is told: beneath Submit (#submit-result), or in #submit-pending. Only
+  // those words go: any other refusal or failure keeps its place.
+  const sameWords = (a, b) => a.trim().replace(/\s+/g, " ") === b.trim().replace(/\s+/g, " ");
+  document.addEventListener("submit:refusal-lifted", (event) => {
+    const lifted = String((event.detail && event.detail.refusal) || "");
+    if (!lifted.trim()) return;
+    document.querySelectorAll("#submit-result > .message-error").forEach((told) => {
+      if (sameWords(told.textContent, lifted)) told.remove();
+    });
+    if (pending && pendingWhy && refusal && sameWords(refusal, lifted)) {
+      refusal = "";
+      showPending();
+    }
+  });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {

@@ -1,6 +1,8 @@
 """The step's Submit refused while the interviewer's follow-up waits ("Answer the
 interviewer's follow-up first") leaves the page once no follow-up is open any more: answered
-in the panel above, or from another tab (the panel's poll shows it). A redraw of the panel
+in the panel above, or from another tab (the panel's poll shows it). That holds wherever the
+refusal is told: beneath Submit, or, for a Submit that went before its draft saved, in the
+"Not submitted." note beside the status that the autosave then replaced. A redraw of the panel
 with the follow-up still open keeps it, and another refusal stays where it is."""
 
 import pytest
@@ -113,3 +115,91 @@ def test_another_refusal_stays_when_the_panel_redraws(step_page, settings):
     assert page.locator("section#mock-panel").get_attribute("data-follow-up-settled")
     page.wait_for_timeout(500)
     expect(refusal).to_be_visible()
+
+
+STEP_SUBMIT = "**/steps/architecture/submit/"
+STEP_DRAFT = "**/steps/architecture/draft/"
+
+
+def _submit_refused_before_the_draft_saved(page, told: str):
+    """The step's answer typed and submitted at once (Ctrl+Enter, the caret still in the box,
+    before the autosave's pause): the server refuses the Submit with nothing saved and says
+    why in the status; the autosave that follows replaces the status, and #submit-pending then
+    carries the refusal. Returns that note's "Not submitted." line."""
+    answer = page.locator("#answer-text")
+    answer.fill(STEP_TEXT)
+    with page.expect_response(STEP_SUBMIT) as refused:
+        answer.press("Control+Enter")
+    assert refused.value.status == 422
+    assert "Not saved." in refused.value.text()  # told in the status: the draft did not hold it
+    expect(page.locator("#save-status")).to_contain_text("Draft saved at")
+    pending = page.locator("#submit-pending")
+    expect(pending).to_contain_text(f"Not submitted. The server refused your last Submit: “{told}”")
+    note = pending.get_by_text("Not submitted.")
+    expect(note).to_be_visible()
+    return note
+
+
+def test_the_refusal_beside_a_draft_not_yet_saved_goes_once_the_follow_up_is_answered(step_page):
+    session = _session()
+    mock.follow_up_ask(session=session, text="Which percentile do you design for?")
+    page = step_page(session)
+    note = _submit_refused_before_the_draft_saved(page, FollowUpPending.message)
+
+    page.get_by_label("Your answer to the follow-up").fill("The p99 time to first token.")
+    page.get_by_role("button", name="Submit the follow-up answer").click()
+    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
+    expect(note).to_be_hidden()
+    expect(page.locator("#submit-pending")).not_to_contain_text(FollowUpPending.message)
+    expect(page.locator("#answer-text")).to_have_value(STEP_TEXT)
+
+    page.get_by_role("button", name="Submit this step").click()
+    expect(page.locator("#feedback")).to_be_visible()
+    expect(note).to_be_hidden()
+    assert (
+        session.attempt.answers.get(step_key="architecture", follow_up_id="").submissions.get().text
+        == STEP_TEXT
+    )
+
+
+def test_the_refusal_beside_a_draft_not_yet_saved_goes_when_answered_from_another_tab(step_page):
+    session = _session()
+    event = mock.follow_up_ask(session=session, text="Which percentile do you design for?")
+    page = step_page(session)
+    note = _submit_refused_before_the_draft_saved(page, FollowUpPending.message)
+
+    # A redraw with the follow-up still open leaves the note: the refusal holds.
+    mock.nudge_send(session=session, text="Start from the peak load.")
+    expect(page.locator("section#mock-panel")).to_contain_text("Start from the peak load.")
+    page.wait_for_timeout(500)
+    expect(note).to_be_visible()
+
+    answer = mock.follow_up_answer(session=session, event=event)
+    flow.step_submit(
+        answer=answer, text="The p99 time to first token.", fields={}, base_version=answer.version
+    )
+    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
+    expect(note).to_be_hidden()
+
+
+def test_another_refusal_beside_the_draft_stays_when_the_panel_redraws(step_page):
+    session = _session()
+    page = step_page(session)
+    answer = page.locator("#answer-text")
+    with page.expect_response(STEP_DRAFT):
+        answer.fill(STEP_TEXT)
+    answer.fill("")  # emptied and submitted at once: nothing to submit, nothing saved
+    with page.expect_response(STEP_SUBMIT) as refused:
+        answer.press("Control+Enter")
+    assert refused.value.status == 422
+    expect(page.locator("#save-status")).to_contain_text("Draft saved at")
+    reason = "There is nothing to submit yet: write your answer first."
+    note = page.locator("#submit-pending").get_by_text("Not submitted.")
+    expect(page.locator("#submit-pending")).to_contain_text(reason)
+
+    mock.nudge_send(session=session, text="Start from the peak load.")
+    expect(page.locator("section#mock-panel")).to_contain_text("Start from the peak load.")
+    assert page.locator("section#mock-panel").get_attribute("data-follow-up-settled")
+    page.wait_for_timeout(500)
+    expect(note).to_be_visible()
+    expect(page.locator("#submit-pending")).to_contain_text(reason)
