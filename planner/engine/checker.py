@@ -681,6 +681,13 @@ def check_quantity(
                 f"{format_number(judge.in_unit(Quantity(answer.magnitude, judge.dim)))} "
                 f"{unit_text or '(a count)'}, the unit asked for: {count} count as 1 here."
             ).strip()
+            if count == "requests":
+                # The box reads the number asked for; the worksheet's arithmetic keeps requests
+                # as a unit, so the same value needs its request written out to be added there.
+                assumed_unit += (
+                    " On the worksheet requests stay a unit: write the 1 req out (× 1 req or "
+                    "/ 1 req) to use this value beside the others."
+                )
             answer = Quantity(answer.magnitude, judge.dim, answer.binary)
     if answer.dim != judge.dim:
         value, unit = shown_in(answer)

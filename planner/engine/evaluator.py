@@ -104,6 +104,16 @@ def _same_dim(a: Quantity, b: Quantity, what: str, pos: int) -> None:
         # "1 /s", not "1 1/s": the unit of a rate has no numerator to write.
         unit = base_unit_text(other).removeprefix("1") if other is not None else ""
         how = f" Give the plain number its unit: multiply it by 1 {unit}." if unit else ""
+        per_request = [
+            x for x, y in ((a, b), (b, a)) if x.dim[3] < 0 and x.dim == dim_div(y.dim, REQUESTS)
+        ]
+        if per_request and DIMENSIONLESS not in (a.dim, b.dim):
+            # A per-request amount (15552 tok/req) beside a total (120 tok): requests are a
+            # unit here, though a Check's box reads a request as 1, so say how to cross over.
+            how = (
+                " One is per request and one is not: multiply the per-request amount by 1 req "
+                "(one request's worth) to use it as a total."
+            )
         raise NapkinError(
             f"Cannot {what} {describe_dim(a.dim)} and {describe_dim(b.dim)} (at column {pos + 1})."
             + how,

@@ -7,6 +7,8 @@ import pytest
 from django.conf import settings
 
 from planner.engine import check_quantity, evaluate_worksheet, givens_from_estimate
+from planner.engine.errors import NapkinError
+from planner.engine.worksheet import evaluate
 from planner.questions import (
     estimate_step,
     find_quantity,
@@ -178,3 +180,27 @@ def test_a_count_written_out_or_left_off_is_read_in_the_unit_asked_for(spec, ans
 )
 def test_other_dimensions_are_still_judged_as_before(spec, answer, verdict):
     assert check_quantity(spec, answer, COUNT_GIVENS).verdict == verdict
+
+
+def test_a_request_read_as_one_in_the_box_says_how_the_worksheet_takes_it() -> None:
+    # The box accepts the number; the worksheet keeps requests as a unit, so the note says how
+    # to write the same value there. A count of tokens read as 1 needs no such note.
+    said = check_quantity(RATE, "2.94 /s", COUNT_GIVENS).hint
+    assert "On the worksheet requests stay a unit: write the 1 req out" in said
+    assert "On the worksheet" not in check_quantity(TPOT, "4.776 ms/tok", COUNT_GIVENS).hint
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["15552 tok/req + 120 tok", "120 tok - 15552 tok/req", "max(2 s/req, 1 s)"],
+)
+def test_a_per_request_amount_beside_a_total_on_the_worksheet_says_how_to_cross(expression):
+    with pytest.raises(NapkinError, match="multiply the per-request amount by 1 req"):
+        evaluate(expression, {})
+
+
+@pytest.mark.parametrize("expression", ["1/s + 2 req/s", "3 req + 4", "3 req + 4 tok"])
+def test_other_mismatches_on_the_worksheet_get_no_per_request_advice(expression):
+    with pytest.raises(NapkinError) as refused:
+        evaluate(expression, {})
+    assert "per-request amount" not in str(refused.value)
