@@ -6,6 +6,9 @@ The candidate's side (reporting a problem) lives in report_views.py.
 
 from __future__ import annotations
 
+import secrets
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -175,8 +178,15 @@ def editor(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTION) -> 
     return _editor(request, slug=slug, draft=draft, **_refusal_taken(request, draft))
 
 
-def _refusal_key(kind: str, slug: str) -> str:
-    return f"authoring-refusal:{kind}:{slug}"
+# The session entry a refusal waits in, and the query parameter of the redirect that names
+# it. The entry is keyed by a one-time token carried in that redirect, so only the request
+# that follows it is told: another tab of the same session, loading the same editor at the
+# same draft version, neither shows nor takes it.
+REFUSALS_SESSION_KEY = "authoring-refusals"
+REFUSAL_PARAM = "refusal"
+# The most refusals kept for redirects not yet followed (a closed tab, a lost connection):
+# each waits under its own token, and the oldest goes first, so the session stays small.
+REFUSALS_KEPT = 8
 
 
 def _refusal_redirect(
@@ -190,10 +200,15 @@ def _refusal_redirect(
     upload_error: str = "",
 ) -> HttpResponse:
     """Post/Redirect/Get for a refused Publish or upload: the refusal waits in the session
-    and the editor's own address shows it, once. A reload then reloads the editor instead of
-    sending the form again (saving the draft again), and Back finds no page of the POST."""
+    under a one-time token, and the editor's own address with that token shows it, once. A
+    reload then reloads the editor instead of sending the form again (saving the draft again),
+    the spent token showing nothing, and Back finds no page of the POST."""
     kind, slug = draft.kind, draft.slug
-    request.session[_refusal_key(kind, slug)] = {
+    token = secrets.token_urlsafe(16)
+    waiting = dict(request.session.get(REFUSALS_SESSION_KEY) or {})
+    waiting[token] = {
+        "kind": kind,
+        "slug": slug,
         "version": draft.version,  # told only beside the draft it is about
         "refusal": refusal,
         "refusal_problems": [{"line": p.line, "message": p.message} for p in problems or ()],
@@ -204,18 +219,33 @@ def _refusal_redirect(
         "newer": newer,
         "upload_error": upload_error,
     }
+    # Entries keep their insertion order through the session's JSON: the oldest go first.
+    request.session[REFUSALS_SESSION_KEY] = dict(list(waiting.items())[-REFUSALS_KEPT:])
     # A refused upload is told at its field, which takes the focus (edit.html): the browser
     # scrolls it into view. A #fragment would stop that (autofocus yields to a fragment).
-    return redirect(f"authoring:{kind}", slug=slug)
+    editor_url = reverse(f"authoring:{kind}", args=[slug])
+    return redirect(f"{editor_url}?{urlencode({REFUSAL_PARAM: token})}")
 
 
 def _refusal_taken(request: HttpRequest, draft: Draft) -> dict:
-    """The refusal a redirect left for this editor (`_refusal_redirect`), taken out of the
-    session so that it shows once; {} when there is none, or when the draft has changed
-    since (another tab's save, or the redirect never followed): it spoke of other text."""
+    """The refusal the redirect named by the request's token left for this editor
+    (`_refusal_redirect`), taken out of the session so that it shows once; {} when there is
+    none (no token, a spent or unknown one, another editor's), or when the draft has changed
+    since (another tab's save, or the redirect followed late): it spoke of other text."""
     if request.method != "GET":  # a HEAD request shows nothing, so it takes nothing
         return {}
-    told = request.session.pop(_refusal_key(draft.kind, draft.slug), None) or {}
+    token = request.GET.get(REFUSAL_PARAM, "")
+    waiting = request.session.get(REFUSALS_SESSION_KEY) or {}
+    told = waiting.get(token)
+    if not told or (told.get("kind"), told.get("slug")) != (draft.kind, draft.slug):
+        return {}  # another editor's token is left for that editor
+    waiting = {key: entry for key, entry in waiting.items() if key != token}
+    if waiting:
+        request.session[REFUSALS_SESSION_KEY] = waiting
+    else:
+        del request.session[REFUSALS_SESSION_KEY]
+    told = dict(told)
+    del told["kind"], told["slug"]
     if told.pop("version", None) != draft.version:
         return {}
     return told

@@ -1,6 +1,8 @@
 """Fixtures for the authoring tests: an instructor and a candidate, signed in; and a
 candidate's problem report on a shipped question."""
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -72,3 +74,19 @@ def written(text: str) -> str:
         assert placeholder in text
         text = text.replace(placeholder, line, 1)
     return text
+
+
+# The one-time token a refused Publish's or upload's redirect carries (authoring.views).
+REFUSAL_TOKEN = re.compile(r"\?refusal=[A-Za-z0-9_-]{16,}$")
+
+
+def refused_to(url: str) -> str:
+    """The address a refused Publish or upload redirected to, less the token that names its
+    refusal (which must be there)."""
+    assert REFUSAL_TOKEN.search(url), url
+    return REFUSAL_TOKEN.sub("", url)
+
+
+def refused_chain(response) -> list:
+    """A followed response's redirect chain, each refusal's token taken off (`refused_to`)."""
+    return [(refused_to(url), status) for url, status in response.redirect_chain]

@@ -25,7 +25,7 @@ from questionbank.files import parse_file
 from questions.models import Concept, Question, QuestionRevision
 from questions.selectors import question_list
 from questions.services import content_load
-from tests.authoring.conftest import problem_report, written
+from tests.authoring.conftest import problem_report, refused_chain, refused_to, written
 
 CHAT = "chat-api-50qps"
 # A refused upload comes back to the editor, which tells why at the upload field.
@@ -179,7 +179,7 @@ def test_a_stale_upload_is_refused_beside_the_newer_draft(content_loaded, instru
         {"file": upload, "base_version": "0"},
         follow=True,
     )
-    assert response.redirect_chain == [(reverse("authoring:question", args=[CHAT]), 302)]
+    assert refused_chain(response) == [(reverse("authoring:question", args=[CHAT]), 302)]
     assert "saved from another tab" in response.content.decode()
     assert Draft.objects.get(slug=CHAT).text == "newer"
 
@@ -284,7 +284,7 @@ def test_publish_is_refused_while_the_text_has_a_problem(instructor_client, inst
         {"text": text, "base_version": "0"},
         follow=True,
     )
-    assert response.redirect_chain == [(reverse("authoring:question", args=["refused"]), 302)]
+    assert refused_chain(response) == [(reverse("authoring:question", args=["refused"]), 302)]
     assert "Not published: line" in response.content.decode()
     assert "missing step &#x27;bottlenecks&#x27;" in response.content.decode()
     assert not QuestionRevision.objects.filter(question__slug="refused").exists()
@@ -322,7 +322,7 @@ def test_a_refused_publish_lists_every_problem_and_failing_test_at_its_line(
         {"text": text, "base_version": str(draft.version)},
         follow=True,
     )
-    assert response.redirect_chain == [(reverse("authoring:question", args=["refused"]), 302)]
+    assert refused_chain(response) == [(reverse("authoring:question", args=["refused"]), 302)]
     body = response.content.decode()
     refusal = body[body.index('id="refusal"') : body.index("</div>", body.index('id="refusal"'))]
     assert "(and 2 more)" in refusal
@@ -380,7 +380,7 @@ def test_publish_names_the_failing_question_test(instructor_client, instructor):
     )
     url = reverse("authoring:question_publish", args=["tested"])
     response = instructor_client.post(url, {"text": text, "base_version": "0"}, follow=True)
-    assert response.redirect_chain == [(reverse("authoring:question", args=["tested"]), 302)]
+    assert refused_chain(response) == [(reverse("authoring:question", args=["tested"]), 302)]
     body = response.content.decode()
     assert "Not published: line " in body
     assert "architecture test 1 (engine named): expected batching-engine: miss" in body
@@ -508,7 +508,7 @@ def test_publishing_a_draft_does_not_silently_undo_a_revision_published_since_it
 
     refused = instructor_client.post(publish, {"text": mine, "base_version": "1"}, follow=True)
     page = refused.content.decode()
-    assert refused.redirect_chain == [(editor, 302)]
+    assert refused_chain(refused) == [(editor, 302)]
     assert "revision 2 was published after this draft began from revision 1" in page
     assert "Design, in my draft, a chat" in page  # the text stays in the box
     assert reverse("authoring:revision", args=[CHAT, 2]) in page
@@ -517,8 +517,9 @@ def test_publishing_a_draft_does_not_silently_undo_a_revision_published_since_it
     stale = instructor_client.post(
         publish, {"text": mine, "base_version": "1", "replace_newer": "7"}
     )
-    assert stale.status_code == 302 and stale["Location"] == editor
-    assert "revision 2 was published" in instructor_client.get(editor).content.decode()
+    assert stale.status_code == 302 and refused_to(stale["Location"]) == editor
+    told = instructor_client.get(stale["Location"]).content.decode()
+    assert "revision 2 was published" in told
 
     confirmed = instructor_client.post(
         publish, {"text": mine, "base_version": "1", "replace_newer": "2"}
@@ -557,7 +558,7 @@ def test_a_draft_first_saved_after_a_newer_revision_keeps_the_base_its_page_load
         {"text": mine, "base_version": "0", "base_revision": "1"},
         follow=True,
     )
-    assert refused.redirect_chain == [(reverse("authoring:question", args=[CHAT]), 302)]
+    assert refused_chain(refused) == [(reverse("authoring:question", args=[CHAT]), 302)]
     assert "revision 2 was published after this draft began from revision 1" in (
         refused.content.decode()
     )
@@ -614,7 +615,7 @@ def test_an_upload_that_is_not_utf8_is_refused_and_the_draft_kept(
         {"file": upload, "base_version": "0"},
         follow=True,
     )
-    assert response.redirect_chain == [(UPLOAD_REFUSED_TO, 302)]
+    assert refused_chain(response) == [(UPLOAD_REFUSED_TO, 302)]
     assert "not UTF-8 text (line 3)" in response.content.decode()
     assert not Draft.objects.exists()
     upload = SimpleUploadedFile("x.md", b"---\nslug: x\n\x00\n", content_type="text/markdown")
@@ -623,7 +624,7 @@ def test_an_upload_that_is_not_utf8_is_refused_and_the_draft_kept(
         {"file": upload, "base_version": "0"},
         follow=True,
     )
-    assert response.redirect_chain == [(UPLOAD_REFUSED_TO, 302)]
+    assert refused_chain(response) == [(UPLOAD_REFUSED_TO, 302)]
     assert "NUL character (line 3)" in response.content.decode()
     assert not Draft.objects.exists()
 
@@ -641,7 +642,7 @@ def test_an_upload_of_another_questions_file_is_refused_and_the_draft_kept(
         {"file": upload, "base_version": "1"},
         follow=True,
     )
-    assert response.redirect_chain == [("/author/questions/mine/", 302)]
+    assert refused_chain(response) == [("/author/questions/mine/", 302)]
     assert f"This file is for &#x27;{CHAT}&#x27;, not &#x27;mine&#x27;" in response.content.decode()
     assert services.question_draft("mine").text == before
 
@@ -659,7 +660,7 @@ def test_an_empty_upload_is_refused_and_the_draft_kept(
         {"file": upload, "base_version": str(draft.version)},
         follow=True,
     )
-    assert response.redirect_chain == [("/author/questions/mine/", 302)]
+    assert refused_chain(response) == [("/author/questions/mine/", 302)]
     body = response.content.decode()
     assert "The file is empty: choose the .md file with your text. This draft is unchanged." in (
         body
@@ -888,7 +889,7 @@ def test_a_concept_note_with_a_problem_is_not_published(content_loaded, instruct
         {"text": text, "base_version": "0"},
         follow=True,
     )
-    assert response.redirect_chain == [(reverse("authoring:concept", args=["tpot-floor"]), 302)]
+    assert refused_chain(response) == [(reverse("authoring:concept", args=["tpot-floor"]), 302)]
     assert "Not published: line 3" in response.content.decode()
     assert Concept.objects.get(slug="tpot-floor").content_hash == before.content_hash
 

@@ -3,6 +3,8 @@ reload reloads the editor instead of sending the form (and saving the draft) aga
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
@@ -31,14 +33,16 @@ def test_a_refused_publish_lands_on_the_editor_and_a_reload_sends_nothing(browse
     page.goto(editor)
     page.fill("#source", page.input_value("#source") + "\nEdited.")
     page.locator("#publish-button").click()  # the template's placeholders: refused
-    page.wait_for_url(editor)
+    # The editor's own address, with the one-time token that names this refusal.
+    page.wait_for_url(re.compile(re.escape(editor) + r"\?refusal=[\w-]+$"))
+    told_at = page.url
     expect(page.locator("#refusal-problems .problem-line")).to_have_count(2)
     version = services.question_draft(SLUG).version
     assert services.question_draft(SLUG).text.endswith("Edited.")  # the POST's save stays
     expect(page.locator("#draft-meta")).to_contain_text(f"Draft version {version}")
     page.reload()
-    assert page.url == editor
-    expect(page.locator("#refusal")).to_have_count(0)  # told once
+    assert page.url == told_at
+    expect(page.locator("#refusal")).to_have_count(0)  # told once: the token is spent
     assert services.question_draft(SLUG).version == version  # nothing sent again
     context.close()
     assert errors == []
@@ -59,7 +63,7 @@ def test_a_refused_upload_is_told_at_its_field_in_view(browser, live_server_url,
     notes.write_text("hello", encoding="utf-8")
     page.set_input_files("#upload-file", str(notes))
     page.get_by_role("button", name="Upload", exact=True).click()
-    page.wait_for_url(editor)
+    page.wait_for_url(re.compile(re.escape(editor) + r"\?refusal=[\w-]+$"))
     error = page.locator("#upload-error")
     expect(error).to_have_text(
         "x.txt is not a .md file: choose the question's .md file. This draft is unchanged."

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from authoring import services
 from authoring.models import Draft
+from authoring.views import REFUSALS_KEPT, REFUSALS_SESSION_KEY
 from questions.models import QuestionRevision
 
 SLUG = "mine"
@@ -28,6 +29,19 @@ def _upload(client, name: str, data: bytes, version: int, slug: str = SLUG):
 def _upload_error(page: str) -> str:
     found = re.search(r'<p class="field-errors" id="upload-error" role="alert">([^<]*)</p>', page)
     return found.group(1) if found else ""
+
+
+def _refused_at(response) -> str:
+    """The address a refused Publish or upload sends the browser to: the editor's own."""
+    assert response.status_code == 302
+    location = response["Location"]
+    assert location.split("?")[0] == EDITOR
+    return location
+
+
+def _refusal(page: str) -> str:
+    start = page.find('id="refusal"')
+    return "" if start < 0 else page[start : page.index("</div>", start)]
 
 
 @pytest.mark.django_db
@@ -58,8 +72,7 @@ def test_an_upload_that_is_no_md_question_file_is_refused_at_its_field_and_the_d
     draft = services.question_new(slug=SLUG, user=instructor)
     data = draft.text.encode() if data is None else data
     response = _upload(instructor_client, name, data, draft.version)
-    assert (response.status_code, response["Location"]) == (302, EDITOR)
-    page = instructor_client.get(EDITOR).content.decode()
+    page = instructor_client.get(_refused_at(response)).content.decode()
     error = _upload_error(page)
     assert said in error and error.endswith("This draft is unchanged.")
     assert 'aria-invalid="true" aria-describedby="upload-error" autofocus' in page
@@ -111,8 +124,7 @@ def test_another_questions_file_with_an_unclosed_block_is_refused_by_its_slug_li
     draft = services.question_new(slug=SLUG, user=instructor)
     text = "---\nslug: someone-elses\ntitle: Cut off\n"
     response = _upload(instructor_client, "theirs.md", text.encode(), draft.version)
-    assert (response.status_code, response["Location"]) == (302, EDITOR)
-    error = _upload_error(instructor_client.get(EDITOR).content.decode())
+    error = _upload_error(instructor_client.get(_refused_at(response)).content.decode())
     assert "This file is for &#x27;someone-elses&#x27;" in error, error
     assert services.question_draft(SLUG).text == draft.text
 
@@ -122,21 +134,15 @@ def test_a_refused_upload_redirects_to_the_editor_which_tells_it_once(
     instructor, instructor_client
 ):
     draft = services.question_new(slug=SLUG, user=instructor)
-    response = _upload(instructor_client, "x.txt", b"hello", draft.version)
-    assert (response.status_code, response["Location"]) == (302, EDITOR)
-    assert instructor_client.head(EDITOR).status_code == 200  # a HEAD shows nothing, takes nothing
-    first = instructor_client.get(EDITOR).content.decode()
+    location = _refused_at(_upload(instructor_client, "x.txt", b"hello", draft.version))
+    # A HEAD shows nothing, so it takes nothing.
+    assert instructor_client.head(location).status_code == 200
+    first = instructor_client.get(location).content.decode()
     assert _upload_error(first).startswith("x.txt is not a .md file")
     assert 'id="refusal"' not in first  # told at the field, not again at the top
-    again = instructor_client.get(EDITOR).content.decode()
+    again = instructor_client.get(location).content.decode()  # a reload: its token is spent
     assert not _upload_error(again) and "is not a .md file" not in again
     assert "autofocus" not in again
-    # Each editor keeps its own: another question's page shows nothing of it.
-    services.question_new(slug="other", user=instructor)
-    _upload(instructor_client, "x.txt", b"hello", 1)
-    other = instructor_client.get(reverse("authoring:question", args=["other"]))
-    assert "is not a .md file" not in other.content.decode()
-    assert _upload_error(instructor_client.get(EDITOR).content.decode())
 
 
 @pytest.mark.django_db
@@ -145,8 +151,8 @@ def test_an_upload_with_no_file_redirects_and_asks_for_one(instructor, instructo
     response = instructor_client.post(
         reverse("authoring:question_upload", args=[SLUG]), {"base_version": draft.version}
     )
-    assert (response.status_code, response["Location"]) == (302, EDITOR)
-    assert _upload_error(instructor_client.get(EDITOR).content.decode()) == "Choose a .md file."
+    page = instructor_client.get(_refused_at(response)).content.decode()
+    assert _upload_error(page) == "Choose a .md file."
 
 
 @pytest.mark.django_db
@@ -163,12 +169,12 @@ def test_a_refused_publish_redirects_to_the_editor_which_lists_it_once(
         reverse("authoring:question_publish", args=[SLUG]),
         {"text": text, "base_version": str(draft.version)},
     )
-    assert (response.status_code, response["Location"]) == (302, EDITOR)
+    location = _refused_at(response)
     saved = Draft.objects.get(slug=SLUG)
     assert (saved.text, saved.version) == (text, draft.version + 1)  # the POST's save stays
     assert not QuestionRevision.objects.filter(question__slug=SLUG).exists()
 
-    page = instructor_client.get(EDITOR).content.decode()
+    page = instructor_client.get(location).content.decode()
     start = page.index('id="refusal"')
     refusal = page[start : page.index("</div>", start)]
     assert "Not published: line " in refusal and "(and 2 more)" in refusal
@@ -182,7 +188,7 @@ def test_a_refused_publish_redirects_to_the_editor_which_lists_it_once(
     assert listed[2][1].endswith("expected batching-engine: miss, got batching-engine: hit")
     assert f"Draft version {saved.version}" in page
 
-    again = instructor_client.get(EDITOR).content.decode()
+    again = instructor_client.get(location).content.decode()  # a reload: its token is spent
     assert 'id="refusal"' not in again and 'id="refusal-problems"' not in again
     assert Draft.objects.get(slug=SLUG).version == saved.version  # reloading saves nothing
 
@@ -196,8 +202,9 @@ def test_a_refusal_is_not_told_beside_a_draft_saved_since(instructor, instructor
         reverse("authoring:question_publish", args=[SLUG]),
         {"text": draft.text, "base_version": str(draft.version)},
     )
-    assert (response.status_code, response["Location"]) == (302, EDITOR)
-    assert instructor_client.session[f"authoring-refusal:question:{SLUG}"]["refusal"]
+    location = _refused_at(response)
+    token = location.split("?refusal=")[1]
+    assert instructor_client.session[REFUSALS_SESSION_KEY][token]["refusal"]
     saved = Draft.objects.get(slug=SLUG)
     services.draft_save(
         kind=Draft.Kind.QUESTION,
@@ -206,8 +213,9 @@ def test_a_refusal_is_not_told_beside_a_draft_saved_since(instructor, instructor
         base_version=saved.version,
         user=instructor,
     )
-    page = instructor_client.get(EDITOR).content.decode()
+    page = instructor_client.get(location).content.decode()
     assert 'id="refusal"' not in page
+    assert REFUSALS_SESSION_KEY not in instructor_client.session  # taken all the same
 
 
 @pytest.mark.django_db
@@ -219,7 +227,91 @@ def test_a_refused_concept_publish_redirects_to_its_editor(instructor, instructo
         reverse("authoring:concept_publish", args=["my-note"]),
         {"text": text, "base_version": note.version},
     )
-    assert (response.status_code, response["Location"]) == (302, editor)
-    page = instructor_client.get(editor).content.decode()
+    location = response["Location"]
+    assert (response.status_code, location.split("?refusal=")[0]) == (302, editor)
+    page = instructor_client.get(location).content.decode()
     assert "Not published: line 3" in page and 'id="refusal-problems"' in page
-    assert "Not published: line" not in instructor_client.get(editor).content.decode()
+    assert "Not published: line" not in instructor_client.get(location).content.decode()
+
+
+@pytest.mark.django_db
+def test_another_tab_of_the_editor_neither_shows_nor_takes_a_refusal(instructor, instructor_client):
+    # Two tabs of one editor, one session: tab 1's Publish is refused; tab 2 loads the
+    # editor of the same draft at the same version before tab 1's redirect lands. Tab 2
+    # showed (and took) tab 1's refusal, and tab 1 then showed nothing.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    refused = instructor_client.post(
+        reverse("authoring:question_publish", args=[SLUG]),
+        {"text": draft.text, "base_version": str(draft.version)},
+    )
+    tab_1 = _refused_at(refused)
+    tab_2 = instructor_client.get(EDITOR).content.decode()
+    assert not _refusal(tab_2) and "Not published:" not in tab_2
+    page = instructor_client.get(tab_1).content.decode()
+    assert "Not published: line " in _refusal(page)
+    # Tab 1 reloaded (its spent token in the address): told once, nothing sent again.
+    version = Draft.objects.get(slug=SLUG).version
+    again = instructor_client.get(tab_1).content.decode()
+    assert not _refusal(again) and "Not published:" not in again
+    assert Draft.objects.get(slug=SLUG).version == version
+
+
+@pytest.mark.django_db
+def test_two_tabs_refused_at_one_draft_version_each_see_their_own_refusal(
+    instructor, instructor_client
+):
+    # Tab 1's Publish and tab 2's upload are both refused at the same draft version: the
+    # later refusal took the draft's one place in the session, so tab 1 was told tab 2's
+    # upload error and its own refusal was lost.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    tab_1 = _refused_at(
+        instructor_client.post(
+            reverse("authoring:question_publish", args=[SLUG]),
+            {"text": draft.text, "base_version": str(draft.version)},
+        )
+    )
+    version = Draft.objects.get(slug=SLUG).version
+    tab_2 = _refused_at(_upload(instructor_client, "x.txt", b"hello", version))
+
+    page_1 = instructor_client.get(tab_1).content.decode()
+    assert "Not published: line " in _refusal(page_1) and not _upload_error(page_1)
+    page_2 = instructor_client.get(tab_2).content.decode()
+    assert _upload_error(page_2).startswith("x.txt is not a .md file")
+    assert not _refusal(page_2) and "Not published:" not in page_2
+
+
+@pytest.mark.django_db
+def test_a_token_is_told_only_at_its_own_editor(instructor, instructor_client):
+    services.question_new(slug=SLUG, user=instructor)
+    services.question_new(slug="other", user=instructor)
+    location = _refused_at(_upload(instructor_client, "x.txt", b"hello", 1))
+    query = location.split("?", 1)[1]
+    other = reverse("authoring:question", args=["other"])
+    assert not _upload_error(instructor_client.get(f"{other}?{query}").content.decode())
+    concept = services.draft_new(kind=Draft.Kind.CONCEPT, slug=SLUG, user=instructor)
+    assert concept.slug == SLUG  # a note of the same slug is another editor too
+    note = reverse("authoring:concept", args=[SLUG])
+    assert not _upload_error(instructor_client.get(f"{note}?{query}").content.decode())
+    assert _upload_error(instructor_client.get(location).content.decode())
+    # A made-up token shows nothing.
+    assert not _upload_error(instructor_client.get(f"{EDITOR}?refusal=nope").content.decode())
+
+
+@pytest.mark.django_db
+def test_refusals_whose_redirects_are_never_followed_are_kept_to_a_few(
+    instructor, instructor_client
+):
+    # Each refusal waits apart for its own redirect, so one never followed (a closed tab)
+    # loses no other; the oldest go first, so the session does not grow without end.
+    draft = services.question_new(slug=SLUG, user=instructor)
+    locations = [
+        _refused_at(_upload(instructor_client, f"n{n}.txt", b"hello", draft.version))
+        for n in range(REFUSALS_KEPT + 3)
+    ]
+    assert len(instructor_client.session[REFUSALS_SESSION_KEY]) == REFUSALS_KEPT
+    for n, location in enumerate(locations[:3]):
+        assert not _upload_error(instructor_client.get(location).content.decode()), n
+    for n, location in reversed(list(enumerate(locations))[3:]):
+        error = _upload_error(instructor_client.get(location).content.decode())
+        assert error.startswith(f"n{n}.txt is not a .md file"), (n, error)
+    assert REFUSALS_SESSION_KEY not in instructor_client.session
