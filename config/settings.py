@@ -91,13 +91,15 @@ MIDDLEWARE = [
     # Before sessions and CSRF: a locked-out address's log-in flood costs one cache read.
     "accounts.lockout.AddressLockoutMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Before the first reader of a form: a body too large is refused by its length unread.
-    "config.middleware.refuse_oversized_bodies",
-    "config.middleware.strip_nul_characters",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Before the first reader of a form (the NUL filter; CSRF reads it only at the view): a
+    # body too large is refused by its length unread. After sessions and auth, which read no
+    # body, so that its page has the signed-in header.
+    "config.middleware.refuse_oversized_bodies",
+    "config.middleware.strip_nul_characters",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",

@@ -1,7 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from config import health
+from config import errors, health
+
+handler400 = errors.bad_request
 
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),

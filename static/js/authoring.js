@@ -58,6 +58,31 @@
   });
   source.addEventListener("input", backup);
 
+  // A file past the limit is told at the upload field without sending it: one past the
+  // request limit (4 MiB) would never reach the view and would leave the page for an error.
+  const upload = document.getElementById("upload-file");
+  if (upload && upload.form) {
+    upload.form.addEventListener("submit", (event) => {
+      const file = upload.files && upload.files[0];
+      if (!file || file.size <= maxBytes) return;
+      event.preventDefault();
+      let said = document.getElementById("upload-error");
+      if (!said) {
+        said = document.createElement("p");
+        said.id = "upload-error";
+        said.className = "field-errors";
+        said.setAttribute("role", "alert");
+        upload.before(said);
+      }
+      said.textContent = "The file is " + Math.ceil(file.size / 1024) + " KiB; a question file "
+        + "holds at most " + Math.floor(maxBytes / 1024) + " KiB. Choose a smaller file.";
+      upload.closest(".field").classList.add("has-error");
+      upload.setAttribute("aria-invalid", "true");
+      upload.setAttribute("aria-describedby", "upload-error");
+      upload.focus();
+    });
+  }
+
   // A copy the server never got (a crash, a lost connection): offer it back.
   function offerBackup() {
     let saved = null;

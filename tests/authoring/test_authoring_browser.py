@@ -199,6 +199,34 @@ def test_an_upload_after_autosaves_replaces_the_draft(browser, live_server_url, 
     assert errors == []
 
 
+def test_a_file_over_the_limit_is_told_at_the_upload_field_unsent(
+    browser, live_server_url, tmp_path
+):
+    """A file past the question-file limit is refused in the page: past the request limit it
+    would never reach the view, and the upload would leave the editor for an error page."""
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    services.question_new(slug=SLUG, user=instructor)
+    context, page, errors = _context(browser, instructor, live_server_url)
+    url = f"{live_server_url}/author/questions/{SLUG}/"
+    page.goto(url)
+    expect(page.locator("label[for=upload-file]")).to_contain_text("at most 512 KiB")
+    upload = tmp_path / f"{SLUG}.md"
+    upload.write_bytes(b"---\n" + b"# padding\n" * (5 * 1024 * 1024 // 10))  # past 4 MiB
+    page.set_input_files("#upload-file", str(upload))
+    page.get_by_role("button", name="Upload", exact=True).click()
+    said = page.locator("#upload-error")
+    expect(said).to_have_text(
+        "The file is 5121 KiB; a question file holds at most 512 KiB. Choose a smaller file."
+    )
+    assert page.url == url
+    expect(page.locator("#upload-file")).to_be_focused()
+    expect(page.locator("#upload-file")).to_have_attribute("aria-invalid", "true")
+    assert services.question_draft(SLUG).version == 0
+    context.close()
+    assert errors == []
+
+
 def test_a_text_too_large_to_send_is_refused_in_the_page_and_kept(browser, live_server_url):
     """Past the request limit (2.5 MB) the server never sees the text: the autosave and the
     preview say what is wrong, and Publish does not leave the page for an error."""

@@ -4,6 +4,7 @@ happened and what to do next in the site's own layout, not Django's bare default
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client, override_settings
 
@@ -37,6 +38,57 @@ def test_a_request_too_large_to_read_is_a_page_that_says_so(client_in_session):
     assert response.status_code == 400
     page = " ".join(response.content.decode().split())
     assert "<h1>The request could not be read</h1>" in page and "too large" in page
+
+
+@pytest.mark.django_db
+def test_a_body_past_the_request_limit_is_told_to_the_signed_in_user_with_a_way_back(
+    client_in_session,
+):
+    # A file upload over the request limit is refused by its length, before any view reads it;
+    # the page still knows who is signed in and leads back to the page the form was on.
+    body = b"x" * (settings.MAX_REQUEST_BODY_BYTES + 1)
+    response = client_in_session.generic(
+        "POST",
+        "/author/questions/some-question/upload/",
+        body,
+        content_type="multipart/form-data; boundary=b",
+        HTTP_REFERER="https://elsewhere.example/author/questions/some-question/?tab=2",
+    )
+    assert response.status_code == 400
+    page = " ".join(response.content.decode().split())
+    assert "<h1>The request could not be read</h1>" in page and "choose a smaller file" in page
+    assert "Signed in as <strong" in page and "Log in" not in page
+    # The Referer's path only: the link cannot lead off the site.
+    back = '<a href="/author/questions/some-question/?tab=2">Back to the page you were on</a>'
+    assert back in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("referer", "back"),
+    [
+        ("", None),
+        ("javascript:alert(1)", None),
+        ("/\\evil.example", None),  # a browser reads /\ as //, another site
+        ("//evil.example/x", "/x"),  # another site's address: its path, on this site
+    ],
+)
+def test_a_400_leads_back_only_to_a_page_of_this_site(client, referer, back):
+    body = {"text": "x" * (3 * 1024 * 1024)}
+    response = client.post("/diagram/preview/", body, HTTP_REFERER=referer)
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "evil" not in page and 'href="/"' in page
+    if back is None:
+        assert "Back to the page you were on" not in page
+    else:
+        assert f'<a href="{back}">Back to the page you were on</a>' in page
+
+
+def test_a_refused_host_is_the_sites_400_page(client):
+    response = client.get("/", HTTP_HOST="not-allowed.example")
+    assert response.status_code == 400
+    assert "<h1>The request could not be read</h1>" in " ".join(response.content.decode().split())
 
 
 @pytest.fixture
