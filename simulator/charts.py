@@ -5,6 +5,7 @@ replicas serving over time. One line per run, so two runs compare on one chart."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from planner.charts import Chart as PlannerChart
@@ -16,13 +17,37 @@ RUN_CSS = ("pl-series", "pl-bound pl-mem")
 TTFT_CAP = 4.0  # p99 latency is drawn up to 4x its SLO (a queue past that runs off the chart)
 
 
-class Chart(PlannerChart):
-    """The planner's chart with room at the top and left for its labels at the larger size
-    simulator.css gives them on a phone (the axis's title above the top tick, "1000" left of
-    the axis)."""
+# The band above the plot, in chart units, sized for the largest text simulator.css sets (24
+# units on a phone): the axis's title hangs from y = 14 (simulator.css) and ends by
+# TITLE_BOTTOM; each event's note has a row of NOTE_ROW below it; the top tick's label,
+# centred on the plot's top edge, needs half a line clear of whatever is above it.
+TITLE_BOTTOM = 44
+NOTE_ROW = 28
+TICK_CLEAR = 16
 
+
+@dataclass
+class Chart(PlannerChart):
+    """The planner's chart with room for its labels at the larger size simulator.css gives
+    them on a phone: "1000" left of the axis, the axis's title and a row for each event's
+    note above the plot (a note in the plot would sit on the lines it labels), and the time
+    ticks clear of the axis's title below."""
+
+    height: int = 340
+    note_rows: int = 0
     plot_left: ClassVar[int] = 72
-    plot_top: ClassVar[int] = 40
+
+    @property
+    def plot_top(self) -> int:
+        return TITLE_BOTTOM + NOTE_ROW * self.note_rows + TICK_CLEAR
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.height - 64
+
+    def note_baseline(self, row: int) -> int:
+        """The baseline of the event note in `row` (0 first), above the plot."""
+        return TITLE_BOTTOM + NOTE_ROW * (row + 1) - 6
 
 
 def _xy(chart: Chart, x_top: float, y_top: float, x: float, y: float) -> str:
@@ -45,13 +70,23 @@ def _axes(chart: Chart, x_ticks: list[float], y_ticks: list[float]) -> None:
         )
 
 
-def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
-    """A note where the first run's events happen (a replica dies, a burst starts)."""
+def _marks(runs: list[dict]) -> list[tuple[float, str]]:
+    """The first run's events (a replica dies, a burst starts): (time, what)."""
     params = runs[0]["params"]
     marks = [(params.get("kill_at"), "replica dies"), (params.get("burst_at"), "burst")]
-    for at, text in marks:
-        if at is None:
-            continue
+    return [(at, text) for at, text in marks if at is not None]
+
+
+def _chart(runs: list[dict], **fields) -> Chart:
+    """A chart of `runs` with a note row above its plot for each event."""
+    return Chart(note_rows=len(_marks(runs)), **fields)
+
+
+def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
+    """A line where the first run's events happen, and a note in its row above the plot:
+    beside the line, on the side with more room (sim-note-after sets its text to start at
+    x; the planner's notes end at x)."""
+    for row, (at, text) in enumerate(_marks(runs)):
         x = float(_xy(chart, x_top, y_top, at, 0).split(",")[0])
         chart.paths.append(
             {
@@ -60,8 +95,14 @@ def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
                 "label": f"{text} at {at:g} s",
             }
         )
+        after = x < (chart.plot_left + chart.plot_right) / 2
         chart.notes.append(
-            {"x": x + 60, "y": chart.plot_top + 12, "css": "pl-pool", "text": f"{text} {at:g} s"}
+            {
+                "x": x + 6 if after else x - 6,
+                "y": chart.note_baseline(row),
+                "css": "pl-pool sim-note-after" if after else "pl-pool",
+                "text": f"{text} {at:g} s",
+            }
         )
 
 
@@ -71,7 +112,8 @@ def _latency_chart(
     """p99 `what` of each 5 s of arrivals (ms) from each run's `key` bins (s; None: off the
     chart, or for TPOT no request finished), with the SLO as a dashed line."""
     seconds = runs[0]["params"]["seconds"]
-    chart = Chart(
+    chart = _chart(
+        runs,
         title=title,
         description=description + " " + " ".join(r["verdict"] for r in runs),
         x_label="Time (s)",
@@ -153,7 +195,8 @@ def tpot_chart(runs: list[dict]) -> Chart:
 
 def _series_chart(runs: list[dict], *, column: int, title: str, y_label: str, what: str) -> Chart:
     seconds = runs[0]["params"]["seconds"]
-    chart = Chart(
+    chart = _chart(
+        runs,
         title=title,
         description=f"{what} over the {format_number(seconds)} s window, one line per run.",
         x_label="Time (s)",

@@ -110,6 +110,7 @@ class RunSpec:
     prefix_tokens: int = 0
     prefix_share: float = 1.0
     prefix_common: int = 0  # tokens every group's prefix opens with (a system prompt)
+    prefix_lifetime_s: float = 0.0  # groups open this long, then new ones (0: fixed groups)
     warm_cache: bool = False
     names_router: bool = False  # the verdict names the router even when it is round-robin
     label: str = ""
@@ -380,6 +381,7 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             "prefix_tokens": spec.prefix_tokens,
             "prefix_share": spec.prefix_share,
             "common_tokens": spec.prefix_common,
+            "prefix_lifetime_s": spec.prefix_lifetime_s,
         }
     else:
         cache = calibration.prefix.workload_fields()
@@ -439,6 +441,7 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             "prefix_tokens": spec.prefix_tokens,
             "prefix_share": spec.prefix_share,
             "prefix_common": spec.prefix_common,
+            "prefix_lifetime_s": spec.prefix_lifetime_s,
             "warm_cache": spec.warm_cache,
             "ttft_slo_ms": design.ttft_slo_ms,
             "tpot_slo_ms": design.tpot_slo_ms,
@@ -614,7 +617,12 @@ def scenario_text(spec: RunSpec, *, burst: bool = True) -> str:
         parts.append(f"{spec.burst_factor:g}× load from {spec.burst_at:g} s")
     if spec.router not in (None, "round-robin") or (spec.router and spec.names_router):
         parts.append(spec.router)
-    if spec.prefix_groups:
+    if spec.prefix_groups and spec.prefix_lifetime_s:
+        parts.append(
+            f"{spec.prefix_share * 100:.0f}% of requests repeating a prefix of the last "
+            f"{spec.prefix_lifetime_s:g} s"
+        )
+    elif spec.prefix_groups:
         parts.append(f"{spec.prefix_groups} shared prefixes")
     if spec.chunked_prefill:
         parts.append("chunked prefill")
@@ -633,6 +641,7 @@ class RoutedTraffic:
     per_replica: int  # group prefixes one replica holds beside a full batch
     question_groups: int | None  # the question's own count, when it states one
     note: str
+    lifetime_s: float = 0.0  # groups come and go (`Workload.prefix_lifetime_s`); 0: fixed
 
 
 def routed_traffic(design: Design) -> RoutedTraffic | None:
@@ -643,8 +652,12 @@ def routed_traffic(design: Design) -> RoutedTraffic | None:
     group's own part. Prefix-aware routing can then keep every group hot on one replica,
     while round-robin sends each group to every replica, whose pool holds one replica's
     share of them (a hit about one time in `replicas`)."""
+    if design.pooled is not None:
+        return None
+    if design.slug in REPEATED_PREFIXES:
+        return _repeated_traffic(design, REPEATED_PREFIXES[design.slug])
     chosen = ROUTED_PREFIXES.get(design.slug)
-    if chosen is None or design.pooled is not None:
+    if chosen is None:
         return None
     result = _plan(design.plan_kwargs)
     calibration = replica_from_plan(
@@ -689,6 +702,61 @@ def routed_traffic(design: Design) -> RoutedTraffic | None:
     elif not question:
         note += " The question does not say how many, so the run sends as many as they hold."
     return RoutedTraffic(groups, tokens, common, share, per_replica, question, note)
+
+
+# Prefixes a question's requests repeat for a while and then drop, which its plan does not
+# count on (ROUTED_PREFIXES holds the prefixes a plan counts): tokens, the part every prefix
+# opens with (`common`), the share of requests that repeat one, and how long one is repeated.
+# Each figure is the question's own; `says` holds its words for them (tests hold them there).
+REPEATED_PREFIXES: dict[str, dict[str, Any]] = {
+    "vision-language-api": {
+        # A follow-up question on an image reuses the system prompt and the image's tokens and
+        # prefills only its question: the capped image's 1280 tokens (the estimate step's
+        # tok_cap) after 60 of the 120 text tokens (text_tok), the question the other 60. The
+        # plan counts the vision encoder in every prompt token's prefill, so a hit skips the
+        # encoder's pass too, as vLLM's encoder cache does for a repeated image.
+        "tokens": 1280 + 60,
+        "common": 60,
+        # Four questions an image on average, within a minute of each other: one request in
+        # four brings a new image and three repeat one sent in the last minute.
+        "share": 1 - 1 / 4,
+        "lifetime_s": 60.0,
+        "says": (
+            "Users often ask several questions about the same image within a minute.",
+            "about 60 tokens with the template instead of 1400",
+            "If four questions per image is the average",
+        ),
+    },
+}
+
+
+def _repeated_traffic(design: Design, chosen: dict[str, Any]) -> RoutedTraffic:
+    """A routing run's traffic of prefixes that come and go (REPEATED_PREFIXES): as many open
+    at the start as the brief's peak opens in one lifetime, and what one replica's KV pool
+    keeps of them beside a full batch."""
+    result = _plan(design.plan_kwargs)
+    replica = replica_from_plan(
+        result, model=design.plan_kwargs["model"], output_tokens=design.output_tokens
+    ).replica
+    prompt = int(design.input_tokens)
+    tokens = min(int(chosen["tokens"]), prompt - 1)
+    common = min(int(chosen["common"]), tokens - 1)
+    share, lifetime = float(chosen["share"]), float(chosen["lifetime_s"])
+    groups = max(round(design.qps * (1 - share) * lifetime), 1)
+    own = prompt - tokens + design.output_tokens
+    room = replica.kv_tokens - common - replica.max_batch * own
+    per_replica = max(int(room // (tokens - common)), 1)
+    repeats = round(1 / (1 - share)) - 1
+    note = (
+        f"This run's traffic: one request in {round(1 / (1 - share))} brings a new image and "
+        f"the other {repeats} repeat one sent in the last {lifetime:g} s. An image's "
+        f"{tokens:,}-token prefix (the {common:,}-token system prompt every request shares, "
+        f"then the image) is cached only on the replicas that prefilled it; {groups:,} images "
+        "are live at "
+        f"{design.qps:g} QPS, and one replica's KV pool keeps {per_replica:,} beside a full "
+        "batch. The replicas start with the last minute's images in their caches."
+    )
+    return RoutedTraffic(groups, tokens, common, share, per_replica, None, note, lifetime)
 
 
 # The bottlenecks step's scenario buttons: one run, or two to compare.
@@ -801,6 +869,7 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
             prefix_tokens=traffic.tokens,
             prefix_share=traffic.share,
             prefix_common=traffic.common,
+            prefix_lifetime_s=traffic.lifetime_s,
             warm_cache=True,
             names_router=True,
             label=router,

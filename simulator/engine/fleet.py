@@ -103,6 +103,13 @@ class Workload:
       all groups (a system prompt ahead of each conversation's own history): a replica holds
       them once, and a request whose group misses still finds them (it prefills its group's
       part and its own tokens);
+    - groups that come and go, with `prefix_lifetime_s` (0: the groups stay for the whole
+      run): a `prefix_share` of the requests repeat the prefix of a group opened within the
+      last `prefix_lifetime_s` seconds (drawn uniformly among them), and every other request
+      opens a new group with its own prefix (a new image, the follow-up questions on it coming
+      within a minute). A new group misses on every replica, and its repeats hit only where
+      the router sends them to a replica that holds it. `prefix_groups` groups are open at the
+      start, opened evenly over the lifetime before it;
     - `cached_share`: the share of every other prompt a cache of its own serves (an agent's
       or a chat's earlier turns, kept between its requests): only the rest is prefilled,
       and the stream holds all its KV, as a plan's token hit rate counts it.
@@ -135,6 +142,7 @@ class Workload:
     pooled: bool = False
     fanout: int = 1
     input_spread: float = 0.5
+    prefix_lifetime_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -329,6 +337,8 @@ def _validate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> 
         raise SimulationError(
             "A prefill-only request keeps no KV after it, so there is no prefix cache to hit."
         )
+    if workload.prefix_lifetime_s < 0:
+        raise SimulationError("A prefix's lifetime cannot be negative.")
     if workload.fanout > workload.input_tokens:
         raise SimulationError("A request cannot fan out into more parts than it has tokens.")
 
@@ -362,8 +372,11 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
     # The part every group's prefix shares (held once per replica) and each group's own part.
     common = min(max(workload.common_tokens, 0), shared) if groups else 0
     group_kv = shared - common
-    prefix = [rng.randrange(groups) for _ in range(n)] if groups else [-1] * n
-    if groups and workload.prefix_share < 1:
+    if groups and workload.prefix_lifetime_s > 0:
+        prefix = _turnover(arrivals, groups, workload.prefix_share, workload.prefix_lifetime_s, rng)
+    else:
+        prefix = [rng.randrange(groups) for _ in range(n)] if groups else [-1] * n
+    if groups and workload.prefix_share < 1 and workload.prefix_lifetime_s <= 0:
         prefix = [p if rng.random() < workload.prefix_share else -1 for p in prefix]
     if groups:
         # A prompt with a prefix: the prefix, then its own tokens with the same spread.
@@ -780,6 +793,27 @@ def simulate(replica: ReplicaModel, workload: Workload, scenario: Scenario) -> R
         pooled=workload.pooled,
         own_prefill=own_prefill,
     )
+
+
+def _turnover(
+    arrivals: list[float], groups: int, share: float, lifetime: float, rng: random.Random
+) -> list[int]:
+    """Each request's group when groups come and go (`Workload.prefix_lifetime_s`): a `share`
+    of the requests repeat a group opened within `lifetime` seconds before they arrive, the
+    rest open a new one; `groups` are open at the start. A group's id is its place in the
+    order the groups opened, so the open ones are a run of ids ending with the newest."""
+    opened = [lifetime * ((g + 0.5) / groups - 1) for g in range(groups)]
+    oldest = 0  # the first id still open
+    chosen = []
+    for t in arrivals:
+        while oldest < len(opened) and opened[oldest] < t - lifetime:
+            oldest += 1
+        if oldest < len(opened) and rng.random() < share:
+            chosen.append(rng.randrange(oldest, len(opened)))
+        else:
+            chosen.append(len(opened))
+            opened.append(t)
+    return chosen
 
 
 def _prefix_owner(p: int, ready: list[_Replica]) -> _Replica:

@@ -101,13 +101,14 @@ def test_the_routing_comparison_names_both_routers_in_its_verdicts(start):
     run(client, attempt, scenario="routing", replicas="18", qps="40")
     saved = SimulationRun.objects.get(answer__attempt=attempt)
     first, second = (r["verdict"] for r in saved.runs)
-    assert "18 replicas (round-robin)" in first, first
-    assert "18 replicas (prefix-aware)" in second, second
+    # Each names its router first, then the traffic both send (its repeated images).
+    assert re.search(r"18 replicas \(round-robin[;)]", first), first
+    assert re.search(r"18 replicas \(prefix-aware[;)]", second), second
     # The scorecard shows the verdicts saved with the run.
     page = html.unescape(
         client.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
     )
-    assert "(round-robin)" in page and "(prefix-aware)" in page
+    assert "(round-robin;" in page and "(prefix-aware;" in page
 
 
 def test_a_plain_run_on_round_robin_does_not_name_it():
