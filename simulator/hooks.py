@@ -12,6 +12,8 @@ from simulator.charts import run_charts
 from simulator.models import SimulationRun
 
 STEP = "bottlenecks"
+# The newest runs a feedback or a scorecard lists; a line says how many more there are.
+SHOWN_RUNS = 5
 
 
 class SimulatorHooks(AttemptExtension):
@@ -38,20 +40,20 @@ class SimulatorHooks(AttemptExtension):
         answer = submission.answer
         if answer.step_key != STEP or answer.follow_up_id:
             return []
-        saved = list(SimulationRun.objects.for_answer(answer.pk)[:5])
+        runs = SimulationRun.objects.for_answer(answer.pk)
+        saved = list(runs[:SHOWN_RUNS])
         if not saved:
             return []
-        context = {"saved": saved, "charts": run_charts(saved[0].runs)}
+        context = {"saved": saved, "charts": run_charts(saved[0].runs), "total": runs.count()}
         return [Fragment("simulator/_feedback.html", context)]
 
     def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:
         """The load tests saved with the attempt's bottlenecks answer: each prediction beside
         what the simulator found, so the comparison is part of the attempt's record."""
-        saved = list(
-            SimulationRun.objects.filter(
-                answer__attempt_id=attempt.pk, answer__step_key=STEP, answer__follow_up_id=""
-            ).order_by("-pk")[:5]
-        )
+        runs = SimulationRun.objects.filter(
+            answer__attempt_id=attempt.pk, answer__step_key=STEP, answer__follow_up_id=""
+        ).order_by("-pk")
+        saved = list(runs[:SHOWN_RUNS])
         if not saved:
             return []
-        return [Fragment("simulator/_scorecard.html", {"saved": saved})]
+        return [Fragment("simulator/_scorecard.html", {"saved": saved, "total": runs.count()})]

@@ -151,3 +151,26 @@ def test_the_charts_text_stays_legible_on_a_phone(browser, live_server_url):
     save_screenshot(page, "simulator-chart-1280")
     assert errors == []
     page.context.close()
+
+
+def test_the_scorecard_says_how_many_load_tests_it_leaves_out(start):
+    # Only the newest runs are listed: a candidate whose considered prediction has dropped
+    # below later ones is told there are more, not shown a list that looks whole.
+    client, begin = start
+    attempt = begin(VL)
+    run(client, attempt, scenario="baseline", replicas="18", qps="40")
+    first = SimulationRun.objects.get(answer__attempt=attempt)
+    for n in range(6):
+        SimulationRun.objects.create(
+            answer=first.answer,
+            user=first.user,
+            scenario=first.scenario,
+            prediction=f"guess {n}",
+            design=first.design,
+            runs=first.runs,
+        )
+    page = html.unescape(
+        client.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    )
+    assert "The 5 newest of your 7 load tests." in page
+    assert "guess 5" in page and "guess 1" in page and PREDICTION not in page
