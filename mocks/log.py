@@ -18,6 +18,7 @@ from mocks.models import MockEvent, MockSession
 from practice.diagram import diagram_text
 from practice.errors import FlowError
 from practice.models import StepAnswer, Submission
+from practice.slo import CARD_FIELD_NAMES
 from questionbank import FollowUp, RubricPoint
 from questions.models import QuestionRevision
 
@@ -164,8 +165,17 @@ def draft_saved(answer: StepAnswer) -> None:
             "text": answer.text,
             # The architecture diagram as saved with it (Mermaid text), when there is one.
             **({"diagram": diagram} if (diagram := diagram_text(answer.fields)) else {}),
+            # The SLO card's values as saved with it (clarify), when any is filled.
+            **({"card": card} if (card := _card_values(answer)) else {}),
         },
     )
+
+
+def _card_values(answer: StepAnswer) -> dict[str, str]:
+    if answer.step_key != "clarify" or answer.follow_up_id:
+        return {}
+    fields = answer.fields or {}
+    return {name: str(fields[name]) for name in CARD_FIELD_NAMES if str(fields.get(name) or "")}
 
 
 def answer_submitted(answer: StepAnswer, submission: Submission) -> None:

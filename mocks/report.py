@@ -12,8 +12,16 @@ from django.db.models import Count
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from grading.text import split_form_block
 from grading.types import VERDICT_CREDIT
-from mocks.log import CANDIDATE_KINDS, PROBE_PREFIX, FollowUpPending, Kind, pending_follow_up
+from mocks.log import (
+    CANDIDATE_KINDS,
+    MOCK_PREFIX,
+    PROBE_PREFIX,
+    FollowUpPending,
+    Kind,
+    pending_follow_up,
+)
 from mocks.models import MockEvent, MockSession
 from mocks.services import (
     FEEDBACK_MAX_CHARS,
@@ -44,7 +52,7 @@ from practice.scoring import (
     step_scores,
     step_verdict_labels,
 )
-from practice.services import grading_text
+from practice.slo import card_as_text
 from practice.step_page import step_url
 from practice.templatetags.napkin_verdicts import napkin_verdict
 from questionbank import STEP_KEYS
@@ -64,6 +72,8 @@ TRANSCRIPT_KINDS = (
     Kind.TIME_WARNING,
     Kind.FOLLOW_UP_ASKED,
     Kind.FOLLOW_UP_ANSWERED,
+    # Only the answers to the question's own follow-ups: the steps' answers are no entries.
+    Kind.SUBMITTED,
     Kind.ENDED,
 )
 
@@ -140,14 +150,36 @@ def next_for_candidate(session: MockSession, *, clock: Clock) -> dict:
         step_key = next((k for k in STEP_KEYS if k not in submitted), "")
         follow_up = False
     all_submitted = not step_key
-    step_key = step_key or clock.step_key
+    # Every step in, the question's own follow-ups may still wait: the page says so, and
+    # leads to the first step that has one (ending stays the candidate's choice).
+    remaining = authored_follow_ups_left(session) if all_submitted else {}
+    step_key = step_key or next(iter(remaining), "") or clock.step_key
     return {
         "url": step_url(session.attempt, step_key),
         "title": selectors.STEP_TITLES.get(step_key, ""),
         "follow_up": follow_up,
         "by_app": follow_up and pending.payload.get("by") == "app",
         "all_submitted": all_submitted,
+        "follow_ups_left": sum(remaining.values()),
+        "follow_up_steps": [selectors.STEP_TITLES[k] for k in remaining],
     }
+
+
+def authored_follow_ups_left(session: MockSession) -> dict[str, int]:
+    """How many of each step's authored follow-ups have no submitted answer, by step key in
+    the steps' order (a step with none left out)."""
+    spec = session.attempt.revision.question_spec
+    answered = set(
+        Submission.objects.filter(answer__attempt_id=session.attempt_id)
+        .exclude(answer__follow_up_id="")
+        .values_list("answer__step_key", "answer__follow_up_id")
+    )
+    left = {}
+    for key in STEP_KEYS:
+        count = sum((key, fu.id) not in answered for fu in spec.step(key).follow_ups)
+        if count:
+            left[key] = count
+    return left
 
 
 def clock_context(clock: Clock) -> dict:
@@ -212,9 +244,24 @@ def _answer_shown(answer: StepAnswer | None) -> str:
     if answer.step_key == "estimate":
         worksheet = answer.fields.get("worksheet", "")
         return f"{worksheet}\n\n{answer.text}".strip() if worksheet else answer.text
-    if answer.step_key == "clarify" and answer.fields:
-        return grading_text("clarify", answer.text, answer.fields)
-    return answer.text
+    return answer_for_person(answer.step_key, answer.text, answer.fields)
+
+
+def card_shown(card: dict | None) -> str:
+    """The SLO card's values as a person reads them, one "Label: value" a line: the lines the
+    graders read (`card_as_text`), without the markers that fence them off for the graders;
+    empty for a card with nothing filled."""
+    values = {k: v for k, v in (card or {}).items() if k != "notes"}
+    body, _ = split_form_block(card_as_text(values))
+    return body
+
+
+def answer_for_person(step_key: str, text: str, fields: dict | None) -> str:
+    """A step's answer as a person reads it: on clarify the SLO card's values, then the
+    notes typed under it; elsewhere the text."""
+    if step_key != "clarify" or not fields:
+        return text
+    return "\n\n".join(part for part in (card_shown(fields), text.strip()) if part)
 
 
 def _points_compared(
@@ -334,6 +381,19 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
             if step_has_diagram(spec) and (step_key, "") in answers
             else None
         ),
+        # The question's own follow-ups on this step the candidate has opened, each with
+        # their answer as it saves (they are written under the step, after its answer).
+        "follow_ups": [
+            {
+                "id": fu.id,
+                "number": number,
+                "prompt": fu.prompt,
+                "text": answers[(step_key, fu.id)].text,
+                "submitted": answers[(step_key, fu.id)].submissions.exists(),
+            }
+            for number, fu in enumerate(spec.follow_ups, 1)
+            if (step_key, fu.id) in answers
+        ],
         "pending": pending,
         "pending_text": _answer_shown(pending_answer),
         "transcript": transcript(session, grades_for=set(scores)),
@@ -389,25 +449,72 @@ def _wrong_ideas(session: MockSession, step_key: str, submission: Submission | N
     return list(found.values())
 
 
+def _authored_follow_ups_answered(
+    session: MockSession, during: Collection[int]
+) -> dict[str, list[dict]]:
+    """Each step's authored follow-ups answered during the session, in the question's order:
+    the question, the last answer submitted to it in the session and how it was scored (one
+    read for every step)."""
+    rows = (
+        Submission.objects.filter(pk__in=during)
+        .exclude(answer__follow_up_id="")
+        .exclude(answer__follow_up_id__startswith=MOCK_PREFIX)
+        .select_related("answer")
+        .prefetch_related("grades")
+        .order_by("pk")
+    )
+    latest = {(s.answer.step_key, s.answer.follow_up_id): s for s in rows}
+    found: dict[str, list[dict]] = {}
+    if not latest:
+        return found
+    for step in session.attempt.revision.question_spec.steps:
+        for number, fu in enumerate(step.follow_ups, 1):
+            submission = latest.get((step.key, fu.id))
+            if submission is None:
+                continue
+            found.setdefault(step.key, []).append(
+                {
+                    "number": number,
+                    "prompt": fu.prompt,
+                    "prompt_md": _cell(fu.prompt),
+                    "answer": submission.text,
+                    "answer_md": _quoted(submission.text),
+                    "scored": scored_words(submission),
+                }
+            )
+    return found
+
+
 # How a follow-up's answer was scored, by whom (the one verdict order of practice.scoring).
 SCORED_AS = {"instructor": "reviewed", "llm": "graded", "self": "self-checked"}
 
 
 def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
-    """How a follow-up's answer was scored: the probed point's verdict, or the score, with
-    who gave it. The matcher's verdict alone is no score: the answer waits for the
-    candidate's self-check."""
+    """How a follow-up's answer was scored, in brackets after it (`scored_words`)."""
     submission = submissions.get(event.payload.get("submission_id"))
+    probe = event.payload.get("follow_up_id", "").startswith(PROBE_PREFIX)
+    return f" ({scored_words(submission, probe=probe)})"
+
+
+def scored_words(submission: Submission | None, *, probe: bool = False) -> str:
+    """How a follow-up's answer was scored: the probed point's verdict (`probe`), or the
+    score, with who gave it. The matcher's verdict alone is no score: the answer waits for
+    the candidate's self-check."""
     grades = list(submission.grades.all()) if submission else []
     grade = primary_grade(grades)
     if grade is None:
         if any(g.grader == "rubric" for g in grades):
-            return " (not scored yet: awaiting the candidate's self-check)"
-        return " (not graded yet)"
+            return "not scored yet: awaiting the candidate's self-check"
+        return "not graded yet"
     verb = SCORED_AS.get(grade.grader, "graded")
-    if event.payload.get("follow_up_id", "").startswith(PROBE_PREFIX) and grade.points:
-        return f" ({verb} {grade.points[0]['verdict']})"
-    return f" ({verb} {round(grade.score * 100)}%)"
+    if probe and grade.points:
+        return f"{verb} {grade.points[0]['verdict']}"
+    return f"{verb} {round(grade.score * 100)}%"
+
+
+def is_authored_follow_up(follow_up_id: str) -> bool:
+    """A follow-up written in the question file (not one asked in the session)."""
+    return bool(follow_up_id) and not follow_up_id.startswith(MOCK_PREFIX)
 
 
 def transcript(session: MockSession, *, grades_for: Collection[str] | None = None) -> list[dict]:
@@ -416,15 +523,46 @@ def transcript(session: MockSession, *, grades_for: Collection[str] | None = Non
     (every step when None): an interviewer who has not scored a step yet must not see the
     graders' view of it."""
     rows = []
-    events = list(session.events.filter(kind__in=TRANSCRIPT_KINDS).order_by("seq"))
-    answered = [e.payload.get("submission_id") for e in events if e.kind == Kind.FOLLOW_UP_ANSWERED]
+    events = [
+        e
+        for e in session.events.filter(kind__in=TRANSCRIPT_KINDS).order_by("seq")
+        if e.kind != Kind.SUBMITTED or is_authored_follow_up(e.payload.get("follow_up_id", ""))
+    ]
+    answered = [
+        e.payload.get("submission_id")
+        for e in events
+        if e.kind in (Kind.FOLLOW_UP_ANSWERED, Kind.SUBMITTED)
+    ]
     submissions = Submission.objects.prefetch_related("grades").in_bulk(
         [pk for pk in answered if isinstance(pk, int)]
     )
     # The app's probe names the rubric point it aims at by id; the reader gets what it says.
     spec = session.attempt.revision.question_spec
     points = {(s.key, p.id): p for s in spec.steps for p in s.rubric}
+    authored = {
+        (s.key, fu.id): (number, fu.prompt)
+        for s in spec.steps
+        for number, fu in enumerate(s.follow_ups, 1)
+    }
+    told: set[tuple[str, str]] = set()  # the authored follow-ups whose question is logged
     for e in events:
+        if e.kind == Kind.SUBMITTED:
+            # The question's own follow-up is asked by the question: its words open the
+            # first answer to it, then the answer (each later one as an answer again).
+            key = (e.step_key, e.payload.get("follow_up_id", ""))
+            number, prompt = authored.get(key, (0, ""))
+            title = selectors.STEP_TITLES.get(e.step_key, "")
+            if key not in told and prompt:
+                told.add(key)
+                lead = f"The question's follow-up {number} ({title})"
+                rows.append(
+                    {
+                        "at": offset(session, e.at),
+                        "kind": Kind.FOLLOW_UP_ASKED,
+                        "text": f"{lead}: {prompt}",
+                        "md": _said_md(lead, prompt, ""),
+                    }
+                )
         title = selectors.STEP_TITLES.get(e.step_key, "")
         # Someone's own words (a nudge, a question, an answer): `lead`, then the words, then
         # `tail`. The export quotes words of several lines under the entry (`_said_md`).
@@ -442,11 +580,14 @@ def transcript(session: MockSession, *, grades_for: Collection[str] | None = Non
             point = points.get((e.step_key, e.payload.get("point", "")))
             aim = f" (aimed at: {point.says.rstrip('.')})" if point else ""
             lead, words = f"{who} asked ({title}){aim}", e.payload.get("prompt", "")
-        elif e.kind == Kind.FOLLOW_UP_ANSWERED:
+        elif e.kind in (Kind.FOLLOW_UP_ANSWERED, Kind.SUBMITTED):
             tail = (
                 _graded_as(e, submissions) if grades_for is None or e.step_key in grades_for else ""
             )
             lead, words = f"Answer ({title})", e.payload.get("text", "")
+            if e.kind == Kind.SUBMITTED:
+                number, _ = authored.get((e.step_key, e.payload.get("follow_up_id", "")), (0, ""))
+                lead = f"Answer to the question's follow-up {number} ({title})"
         else:
             text = "The session ended" + (
                 " when its time was up." if e.payload.get("reason") == "time" else "."
@@ -546,6 +687,7 @@ def report_context(
     spec = revision.question_spec
     # Every step's submission read at once, grades and self-check with it (not per step).
     mains = latest_main_submissions(session)
+    follow_ups = _authored_follow_ups_answered(session, during)
     scored_rows = (
         Submission.objects.select_related("self_check")
         .prefetch_related("grades")
@@ -583,6 +725,7 @@ def report_context(
         budget = float(session.step_minutes.get(key, 0)) * 60
         used = clock.used_by_step.get(key, 0.0)
         diagram = diagram_text(submission.fields) if submission else ""
+        answer = answer_for_person(key, submission.text, submission.fields) if submission else ""
         reference_diagram = spec.step(key).reference_diagram
         # The napkin checker's verdicts: withheld while the session ran, reported here.
         numbers = [] if hidden else _numbers(grades)
@@ -611,10 +754,15 @@ def report_context(
                 # Where the candidate rates it (the page links it for them alone).
                 "self_check_url": step_url(attempt, key) + "#self-check",
                 "human_score": _human_score(session, key, scores),
-                "answer": submission.text if submission else "",
+                "answer": answer,
                 # The export keeps the answer too (the page has it): the candidate's own words,
                 # quoted so that whatever they typed stays inside the quote.
-                "answer_md": _quoted(submission.text) if submission else "",
+                "answer_md": _quoted(answer),
+                # The question's own follow-ups answered in the session: how each was scored
+                # is a grader's view, left out where the graders' are.
+                "follow_ups": [
+                    {**f, "scored": "" if hidden else f["scored"]} for f in follow_ups.get(key, [])
+                ],
                 # The diagrams laid out on the page, ```mermaid blocks in the export.
                 "diagram": _picture(diagram),
                 "diagram_md": mermaid_block(diagram) if diagram.strip() else "",
@@ -736,22 +884,50 @@ def report_markdown(
 
 
 def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:
-    """The saved versions of one step's answer, from the log's "draft saved" events, for a
-    scrubber: each with its time since the start; `version` picks the one shown (default
-    the last). Each step's chip counts the versions its scrubber steps through (one query
-    for both: a follow-up's drafts, logged under its step too, are in neither)."""
+    """The saved versions of one step, from the log's "draft saved" events, for a scrubber:
+    each with its time since the start; `version` picks the one shown (default the last).
+
+    A version is the step as it stood after one save: its own answer (on clarify the SLO
+    card's values written out) and the answers to the question's own follow-ups opened by
+    then, each under its question; a save of either is a version. Each step's chip counts
+    the versions its scrubber steps through (one query for both: the answers to follow-ups
+    asked in the session, logged under their step too, are in neither)."""
     if step_key not in STEP_KEYS:
         step_key = STEP_KEYS[0]
     drafts = _step_drafts(session)
-    versions = [
-        {
-            "index": i,
-            "at": offset(session, e.at),
-            "text": e.payload.get("text", ""),
-            "diagram": e.payload.get("diagram", ""),
-        }
-        for i, e in enumerate(drafts.filter(step_key=step_key).order_by("seq"))
-    ]
+    authored = session.attempt.revision.question_spec.step(step_key).follow_ups
+    main = {"text": "", "diagram": "", "card": ""}
+    follow_ups: dict[str, str] = {}  # follow-up id -> its answer as last saved
+    versions = []
+    for i, e in enumerate(drafts.filter(step_key=step_key).order_by("seq")):
+        follow_up_id = e.payload.get("follow_up_id", "")
+        if follow_up_id:
+            follow_ups[follow_up_id] = e.payload.get("text", "")
+        else:
+            main = {
+                "text": e.payload.get("text", ""),
+                "diagram": e.payload.get("diagram", ""),
+                "card": card_shown(e.payload.get("card")),
+            }
+        versions.append(
+            {
+                "index": i,
+                "at": offset(session, e.at),
+                **main,
+                "follow_up_id": follow_up_id,
+                "follow_ups": [
+                    {
+                        "id": fu.id,
+                        "number": number,
+                        "prompt": fu.prompt,
+                        "text": follow_ups[fu.id],
+                        "saved_here": fu.id == follow_up_id,
+                    }
+                    for number, fu in enumerate(authored, 1)
+                    if fu.id in follow_ups
+                ],
+            }
+        )
     shown = len(versions) - 1 if version is None else max(0, min(version, len(versions) - 1))
     counts = dict(
         drafts.order_by()
@@ -773,6 +949,9 @@ def replay_context(session: MockSession, *, step_key: str, version: int | None) 
 
 
 def _step_drafts(session: MockSession):
-    """The log's saved versions of the steps' own answers: the follow-ups' answers (an
-    interviewer's question, the app's probe) are logged as drafts of their step too."""
-    return session.events.filter(kind=Kind.DRAFT_SAVED, payload__follow_up_id="")
+    """The log's saved versions of the steps' own answers and of their authored follow-ups:
+    the answers to follow-ups asked in the session (an interviewer's question, the app's
+    probe) are logged as drafts of their step too, and the transcript has them."""
+    return session.events.filter(kind=Kind.DRAFT_SAVED).exclude(
+        payload__follow_up_id__startswith=MOCK_PREFIX
+    )

@@ -1,5 +1,6 @@
 """The replay's chips count what each step's scrubber steps through: the saved versions of the
-step's own answer. A follow-up's drafts are logged under its step too, and are in neither."""
+step's own answer (and of its authored follow-ups). The drafts of a follow-up asked in the
+session are logged under its step too, and are in neither."""
 
 from __future__ import annotations
 
