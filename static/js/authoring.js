@@ -66,14 +66,8 @@
       const file = upload.files && upload.files[0];
       if (!file || file.size <= maxBytes) return;
       event.preventDefault();
-      let said = document.getElementById("upload-error");
-      if (!said) {
-        said = document.createElement("p");
-        said.id = "upload-error";
-        said.className = "field-errors";
-        said.setAttribute("role", "alert");
-        upload.before(said);
-      }
+      const said = document.getElementById("upload-error");
+      said.hidden = false;
       said.textContent = "The file is " + Math.ceil(file.size / 1024) + " KiB; a question file "
         + "holds at most " + Math.floor(maxBytes / 1024) + " KiB. Choose a smaller file.";
       upload.closest(".field").classList.add("has-error");

@@ -76,6 +76,6 @@ def test_a_refused_upload_is_told_at_its_field_in_view(browser, live_server_url,
     kept = services.question_draft(SLUG)
     assert (kept.text, kept.version) == (before.text, before.version)
     page.reload()
-    expect(page.locator("#upload-error")).to_have_count(0)
+    expect(page.locator("#upload-error")).to_be_hidden()
     context.close()
     assert errors == []
