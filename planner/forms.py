@@ -100,6 +100,20 @@ class PlannerFloatField(_AsciiDigits, forms.FloatField):
         super().validate(value)
 
 
+def _refusals(field: forms.Field) -> dict[str, str]:
+    """The sentences this field refuses a number with, for capacity.js to show where the
+    browser keeps a value from being sent at all (out of range, blank, not a number): the page
+    then says what the server would. A number the browser cannot read may be one in other
+    digits, which the server refuses by saying so."""
+    messages = field.error_messages
+    return {
+        "data-message-min": str(messages["min_value"]),
+        "data-message-max": str(messages["max_value"]),
+        "data-message-required": str(messages["required"]),
+        "data-message-invalid": f"{str(messages['invalid']).rstrip('.')}, in the digits 0–9.",
+    }
+
+
 def _choices(table: dict) -> list[tuple[str, str]]:
     return [(key, entry.name) for key, entry in table.items()]
 
@@ -197,6 +211,8 @@ class CapacityForm(forms.Form):
             field.widget.attrs.setdefault("id", f"id_{name}")
             if isinstance(field, forms.FloatField):
                 field.widget.attrs["step"] = "any"
+            if isinstance(field, forms.IntegerField | forms.FloatField):
+                field.widget.attrs |= _refusals(field)
 
     def clean(self) -> dict:
         """The model's context limit, an output and a prompt that fit in the context, a shared

@@ -218,6 +218,7 @@ def capacity(request: HttpRequest) -> HttpResponse:
                         "tighter TPOT SLO or fewer GPUs per instance plans a smaller batch."
                     )
             if result is not None:
+                result["rates_shown"] = _rates_shown(result)
                 charts = _charts(form, result)
     except LimitExceeded as spent:
         result, charts, problem, status = None, [], str(spent), 429
@@ -235,6 +236,20 @@ def capacity(request: HttpRequest) -> HttpResponse:
     response = render(request, template, context, status=status)
     patch_vary_headers(response, ["HX-Request"])
     return response
+
+
+def _rate_text(rate: float | None) -> str:
+    """A bound in req/s to two decimals, or to its significant digits where two decimals
+    would print a rate that binds (a long measured hold's 0.0003 req/s) as 0.00."""
+    if rate is None:
+        return ""
+    return f"{rate:.2f}" if rate == 0 or abs(rate) >= 0.005 else format_number(rate)
+
+
+def _rates_shown(result: dict[str, Any]) -> dict[str, str]:
+    """The per-instance bounds as the page prints them, by their result keys."""
+    names = ("r_speed_req_s", "r_prefill_req_s", "r_memory_req_s", "r_inst_req_s", "r_stall_req_s")
+    return {name: _rate_text(result.get(name)) for name in names}
 
 
 def _charts(form: CapacityForm, result: dict[str, Any]) -> list:

@@ -338,6 +338,9 @@ _VARIANTS: dict[str, Formula] = {
                                     "min(r_speed, r_memory)", "req/s")),
         ("t_dec", Formula("t_dec", "PD decode pool: time a request holds its decode slot",
                           "n_out * t_tok / (tok * req)", "s/req")),
+        # A measured hold is what a request holds, decode included: the decode pool's too.
+        ("t_dec_measured", Formula("t_dec", "PD decode pool: time a request holds its decode "
+                                   "slot (the measured hold time)", "hold", "s/req")),
         ("r_dec", Formula("r_dec", "PD decode pool: requests per decode instance",
                           "min(r_speed, N_seq / t_dec)", "req/s")),
         ("N_dec", Formula("N_dec", "PD decode instances", "ceil(lambda_peak / (rho * r_dec))",
@@ -1511,7 +1514,8 @@ def plan(
     stalls = not measured_knee and not pd_disagg
     fleet = ["N_inst", "N_GPU"]
     if pd_disagg:
-        fleet = ["t_dec", "r_dec", "N_dec", "N_pre", "N_inst_pd", "N_GPU"]
+        fleet = ["t_dec" if hold_s is None else "t_dec_measured", "r_dec", "N_dec", "N_pre",
+                 "N_inst_pd", "N_GPU"]  # fmt: skip
     elif stalls:
         fleet = ["s_str", "t_0", "r_load" if tpot_slo_ms is not None else "r_load_rate",
                  "N_inst_load", *LOAD_NAMES, "N_GPU"]  # fmt: skip

@@ -98,27 +98,43 @@ def bounded(x: Number, pos: int | None) -> Number:
 
 def _same_dim(a: Quantity, b: Quantity, what: str, pos: int) -> None:
     if a.dim != b.dim:
-        # A count worked out from plain numbers (pixels over pixels) meeting one with a unit
-        # (120 tok) is the usual case: say how to give the count its unit.
-        other = b.dim if a.dim == DIMENSIONLESS else a.dim if b.dim == DIMENSIONLESS else None
+        raise NapkinError(
+            f"Cannot {what} {describe_dim(a.dim)} and {describe_dim(b.dim)} (at column {pos + 1})."
+            + _crossing_hint(a.dim, b.dim),
+            pos,
+        )
+
+
+def _crossing_hint(a: Dim, b: Dim) -> str:
+    """How to bring two quantities that differ by one unit to the same one, or "".
+
+    A count worked out from plain numbers (pixels over pixels) meeting one with a unit
+    (120 tok) is the usual case: the plain number takes the unit. Two quantities a count of
+    tokens or requests apart (tokens beside tokens × tokens, a per-request amount beside a
+    total) cross over by 1 tok or 1 req, as a count read as a unit does. Two a time or a number
+    of bytes apart get no such advice: 1 s is not a neutral amount of time.
+    """
+    if DIMENSIONLESS in (a, b):
+        other = b if a == DIMENSIONLESS else a
         # "1 /s", not "1 1/s": the unit of a rate has no numerator to write.
-        unit = base_unit_text(other).removeprefix("1") if other is not None else ""
-        how = f" Give the plain number its unit: multiply it by 1 {unit}." if unit else ""
-        per_request = [
-            x for x, y in ((a, b), (b, a)) if x.dim[3] < 0 and x.dim == dim_div(y.dim, REQUESTS)
-        ]
-        if per_request and DIMENSIONLESS not in (a.dim, b.dim):
-            # A per-request amount (15552 tok/req) beside a total (120 tok): requests are a
-            # unit here, though a Check's box reads a request as 1, so say how to cross over.
-            how = (
+        unit = base_unit_text(other).removeprefix("1")
+        return f" Give the plain number its unit: multiply it by 1 {unit}."
+    apart = dim_div(a, b)
+    for count, symbol, word in ((TOKENS, "tok", "tokens"), (REQUESTS, "req", "requests")):
+        if apart not in (count, dim_div(DIMENSIONLESS, count)):
+            continue
+        more, fewer = (a, b) if apart == count else (b, a)
+        if count == REQUESTS and fewer[3] < 0:
+            # Requests are a unit here, though a Check's box reads a request as 1.
+            return (
                 " One is per request and one is not: multiply the per-request amount by 1 req "
                 "(one request's worth) to use it as a total."
             )
-        raise NapkinError(
-            f"Cannot {what} {describe_dim(a.dim)} and {describe_dim(b.dim)} (at column {pos + 1})."
-            + how,
-            pos,
+        return (
+            f" The {describe_dim(more)} side has one more factor of {word}: divide it by "
+            f"1 {symbol} (or multiply the other by 1 {symbol})."
         )
+    return ""
 
 
 def _power(base: Number, exponent: Number, pos: int) -> Number:

@@ -278,6 +278,12 @@ _USD = UnitSpec("USD", UNITS["USD"].scale, UNITS["USD"].dim, False, (("USD", 1),
 _PER_COUNT = Unit("", Integer(1), DIMENSIONLESS)
 
 
+def _is_in(token: Token) -> bool:
+    """Whether the token is the 'in' that converts a whole line: inside a bracket it can only
+    mean the bracket was left open."""
+    return token.kind == "name" and token.text in KEYWORDS
+
+
 def _is_unit_name(token: Token) -> bool:
     return token.kind == "name" and token.text in UNITS
 
@@ -531,6 +537,12 @@ class _Parser:
                     raise NapkinError(
                         f"The '(' at column {token.pos + 1} is never closed.", token.pos
                     )
+                if _is_in(closing):
+                    raise NapkinError(
+                        f"The '(' at column {token.pos + 1} is not closed before 'in' at column "
+                        f"{closing.pos + 1}: add the ')'.",
+                        token.pos,
+                    )
                 raise self.unexpected(closing)
             self.advance()
             return Group(inner, token.pos)
@@ -591,6 +603,12 @@ class _Parser:
             if closing.kind == "end":
                 raise NapkinError(
                     f"The '(' of {name} at column {token.pos + len(name) + 1} is never closed.",
+                    token.pos + len(name),
+                )
+            if _is_in(closing):
+                raise NapkinError(
+                    f"The '(' of {name} at column {token.pos + len(name) + 1} is not closed "
+                    f"before 'in' at column {closing.pos + 1}: add the ')'.",
                     token.pos + len(name),
                 )
             raise self.unexpected(closing)

@@ -319,6 +319,26 @@ def test_the_fleet_curve_sizes_a_split_plan_as_its_two_pools() -> None:
     assert curve == [(4, 19)]
 
 
+@pytest.mark.parametrize("hold_s", [60, 10**6])
+def test_a_split_plan_sizes_its_decode_pool_with_the_measured_hold(hold_s: float) -> None:
+    colocated = plan(**LONG_PROMPTS, hold_s=hold_s)
+    split = plan(**LONG_PROMPTS, hold_s=hold_s, pd_disagg=True)
+    steps = {step["name"]: step for step in split["steps"]}
+    assert steps["t_dec"]["value"] == hold_s
+    assert "measured hold" in steps["t_dec"]["label"]
+    # A decode slot held hold_s: the same memory bound as the colocated plan's.
+    assert split["pd"]["r_decode_req_s"] == pytest.approx(colocated["r_memory_req_s"])
+    decode = math.ceil(4 / (0.7 * colocated["r_memory_req_s"]))
+    assert split["pd"]["decode_instances"] == decode
+    assert split["n_gpu"] == split["pd"]["prefill_instances"] + decode
+
+
+def test_a_split_plan_without_a_measured_hold_holds_a_slot_for_its_decode() -> None:
+    split = plan(**LONG_PROMPTS, pd_disagg=True)
+    steps = {step["name"]: step for step in split["steps"]}
+    assert steps["t_dec"]["value"] == pytest.approx(300 * split["tpot_ms"] / 1000)
+
+
 # --- catalogue ----------------------------------------------------------------------------------
 
 

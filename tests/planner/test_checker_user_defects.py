@@ -199,6 +199,36 @@ def test_a_per_request_amount_beside_a_total_on_the_worksheet_says_how_to_cross(
         evaluate(expression, {})
 
 
+@pytest.mark.parametrize(
+    ("expression", "hint"),
+    [
+        # Prefill FLOPs with the prompt in tokens: the attention term counts token pairs.
+        (
+            "2 * 7e9 * 512 tok + 2 * 28 * 3584 * (512 tok)^2",
+            "The tokens × tokens side has one more factor of tokens: divide it by 1 tok (or "
+            "multiply the other by 1 tok).",
+        ),
+        (
+            "(512 tok)^2 - 512 tok",
+            "The tokens × tokens side has one more factor of tokens: divide it by 1 tok",
+        ),
+        ("1/s + 2 req/s", "The requests per time side has one more factor of requests"),
+    ],
+)
+def test_two_amounts_a_count_apart_on_the_worksheet_say_which_side_to_divide(expression, hint):
+    with pytest.raises(NapkinError) as refused:
+        evaluate(expression, {})
+    assert hint in str(refused.value)
+
+
+@pytest.mark.parametrize("expression", ["1 GB + 1 GB/s", "2 s + 3 s^2", "3 req + 4 tok"])
+def test_amounts_a_time_or_two_counts_apart_get_no_advice_to_cross_by_one_unit(expression):
+    # 1 s is no neutral amount of time, and tokens for requests is another quantity.
+    with pytest.raises(NapkinError) as refused:
+        evaluate(expression, {})
+    assert str(refused.value).endswith(")."), str(refused.value)
+
+
 @pytest.mark.parametrize("expression", ["1/s + 2 req/s", "3 req + 4", "3 req + 4 tok"])
 def test_other_mismatches_on_the_worksheet_get_no_per_request_advice(expression):
     with pytest.raises(NapkinError) as refused:

@@ -218,6 +218,27 @@ def test_syntax_error_has_a_position() -> None:
     assert position == 4
 
 
+@pytest.mark.parametrize(
+    ("text", "says", "at"),
+    [
+        (
+            "W / (0.7 * 1008 GB/s in ms",
+            "The '(' at column 5 is not closed before 'in' at column 22: add the ')'.",
+            4,
+        ),
+        (
+            "ceil(2.5 s in ms",
+            "The '(' of ceil at column 5 is not closed before 'in' at column 12: add the ')'.",
+            4,
+        ),
+    ],
+)
+def test_a_bracket_left_open_before_in_names_the_bracket(text: str, says: str, at: int) -> None:
+    message, position = _error(text)
+    assert message == says
+    assert position == at
+
+
 def test_unexpected_character() -> None:
     message, position = _error("2 ; 3")
     assert message == "Unexpected character ';' at column 3."

@@ -18,6 +18,7 @@ from questions.services import question_revision_publish
 pytestmark = pytest.mark.one_database
 
 EVALUATE = "/planner/evaluate/"
+DEFAULTS_QUERY = {name: value for name, value in DEFAULTS.items() if value not in (None, False)}
 
 
 @pytest.fixture(autouse=True)
@@ -158,6 +159,17 @@ def test_capacity_page_shows_the_bounds_side_by_side_and_which_binds(client: Cli
     assert "7.81 req/s" in html  # 2000 tok/s over 256 tokens
     assert "Requests per instance: speed bound and memory bound (the speed bound binds)" in html
     assert 'id="bound-prefill"' not in html
+
+
+def test_a_binding_bound_too_small_for_two_decimals_is_not_shown_as_zero(client: Client) -> None:
+    # A hold of a million seconds leaves 3.21e-4 req/s an instance: 0.00 would read as none.
+    html = client.get("/planner/capacity/", {**DEFAULTS_QUERY, "hold_s": 10**6}).content.decode()
+    memory = re.search(r'id="bound-memory">.*?</li>', html, re.S).group(0)
+    assert "3.21e-4 req/s" in memory and "binds" in memory
+    r_inst = re.search(r'id="bound-r-inst">.*?</li>', html, re.S).group(0)
+    assert "3.21e-4 req/s" in r_inst
+    assert "1,000,000 s each" in memory
+    assert "0.00 req/s" not in html
 
 
 def test_capacity_page_says_the_memory_bound_binds_for_long_context_rag(client: Client) -> None:

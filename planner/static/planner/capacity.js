@@ -29,6 +29,85 @@
     return first;
   }
 
+  // The sentence the server refuses a value with (forms.py puts them on the input), for a
+  // value the browser will not send: out of range, blank where needed, or not a number.
+  function refusal(input) {
+    const v = input.validity;
+    const says = input.dataset;
+    let text = "";
+    // Text that is not a number also reads as missing: badInput says which it is.
+    if (v.badInput || v.stepMismatch) text = says.messageInvalid;
+    else if (v.valueMissing) text = says.messageRequired;
+    else if (v.rangeUnderflow) text = says.messageMin;
+    else if (v.rangeOverflow) text = says.messageMax;
+    return text || input.validationMessage;
+  }
+
+  // A change the browser refuses sends no request, so no answer would mark it: each refused
+  // field gets its message here, and the plan made from earlier inputs is put away behind the
+  // list of what to fix, as the server answers a form it refuses. The next plan replaces both.
+  function showRefused(form, refused) {
+    const items = [];
+    form.querySelectorAll(".field").forEach((field) => {
+      const errors = field.querySelector(".field-errors");
+      const input = field.querySelector("input, select, textarea");
+      if (!errors || !input) return;
+      if (refused.includes(input)) {
+        const list = document.createElement("ul");
+        list.className = "errorlist";
+        list.id = `${input.id}_error`;
+        const item = document.createElement("li");
+        item.textContent = refusal(input);
+        list.append(item);
+        errors.replaceChildren(list);
+        errors.hidden = false;
+        errors.dataset.refusedHere = "";
+        items.push([input, field.querySelector("label"), item.textContent]);
+      } else if ("refusedHere" in errors.dataset) {
+        errors.replaceChildren();
+        errors.hidden = true;
+        delete errors.dataset.refusedHere;
+      }
+    });
+    const plan = document.getElementById("plan-result");
+    if (plan) {
+      plan.querySelector("#plan-errors")?.remove();
+      for (const part of plan.children) part.hidden = true;
+      const notice = document.createElement("div");
+      notice.className = "message message-error";
+      notice.id = "plan-errors";
+      notice.setAttribute("role", "alert");
+      const lead = document.createElement("p");
+      lead.textContent = "Not planned: check these inputs.";
+      const list = document.createElement("ul");
+      for (const [input, label, text] of items) {
+        const item = document.createElement("li");
+        const link = document.createElement("a");
+        link.href = `#${input.id}`;
+        link.textContent = label ? label.textContent : input.name;
+        item.append(link, `: ${text}`);
+        list.append(item);
+      }
+      notice.append(lead, list);
+      plan.prepend(notice);
+    }
+    const announce = document.getElementById("plan-announce");
+    if (announce) announce.textContent = "";
+    return markFields(form);
+  }
+
+  document.addEventListener("htmx:validation:halted", (event) => {
+    const form = event.target.closest && event.target.closest("form.pl-form");
+    if (!form) return;
+    const refused = (event.detail.errors || []).map((error) => error.elt);
+    const firstInvalid = showRefused(form, refused);
+    const trigger = event.detail.triggeringEvent;
+    if (firstInvalid && trigger && trigger.type === "submit") {
+      firstInvalid.focus({ preventScroll: true });
+      firstInvalid.closest(".field").scrollIntoView({ block: "center" });
+    }
+  });
+
   document.addEventListener("htmx:afterSwap", (event) => {
     const config = event.detail.requestConfig;
     const form = config && config.elt && config.elt.closest && config.elt.closest("form.pl-form");
