@@ -29,7 +29,13 @@ from drills.services import SET_SIZE, clock
 from practice.bank import bank_order, estimated_minutes
 from practice.extensions import is_extension_follow_up
 from practice.models import Attempt, Grade
-from practice.scoring import GRADE_LABELS, VERDICT_ORDER, primary_grade
+from practice.scoring import (
+    STEP_CHECKS,
+    VERDICT_ORDER,
+    primary_grade,
+    score_label,
+    submission_score,
+)
 from practice.selectors import self_check_waiting
 from practice.step_page import step_url
 from questions import selectors as question_selectors
@@ -338,7 +344,9 @@ class Row:
 
 @dataclass(frozen=True)
 class Verdict:
-    """One submission's primary verdict, as the progress page counts it."""
+    """One submission's primary verdict, as the progress page counts it: `score` is the
+    submission's score as its scorecard has it (`practice.scoring.submission_score`: the
+    primary grade blended with the step's own check), `label` who and what scored it."""
 
     submitted_at: datetime
     step_key: str
@@ -348,11 +356,13 @@ class Verdict:
     grader: str
     score: float
     mock: bool
+    label: str = ""
 
 
 @dataclass
 class _Grade:
-    grader: str  # practice.scoring.primary_grade reads only this
+    grader: str  # practice.scoring reads only these two
+    score: float
 
 
 def weeks_window(now: datetime) -> list[date]:
@@ -375,7 +385,9 @@ def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[in
     grades = Grade.objects.filter(
         submission__answer__attempt__user_id__in=user_ids,
         submission__answer__attempt__is_preview=False,
-        grader__in=VERDICT_ORDER,
+        # The step's own checks too (the SLO card, the napkin-math checker): a submission's
+        # score blends them in, as on its scorecard.
+        grader__in=(*VERDICT_ORDER, *(check.grader for check in STEP_CHECKS.values())),
     )
     if since is not None:
         grades = grades.filter(submission__submitted_at__gte=since)
@@ -397,17 +409,29 @@ def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[in
         by_submission[row[0]].append(row)
     out: dict[int, list[Verdict]] = defaultdict(list)
     for group in by_submission.values():
-        main = primary_grade([_Grade(r[1]) for r in group])
+        grades = [_Grade(r[1], r[2]) for r in group]
+        main = primary_grade(grades)
         if main is None:
             continue
         row = next(r for r in group if r[1] == main.grader)
-        _, grader, score, at, step, follow_up, revision_id, slug, mock_id, ended, user_id = row
+        _, grader, _, at, step, follow_up, revision_id, slug, mock_id, ended, user_id = row
+        score = submission_score(step, grades)
         if mock_id is not None and ended is None:
             continue  # a running mock interview shows no verdict yet
         if is_extension_follow_up(follow_up):
             continue
         out[user_id].append(
-            Verdict(at, step, follow_up, revision_id, slug, grader, score, mock_id is not None)
+            Verdict(
+                at,
+                step,
+                follow_up,
+                revision_id,
+                slug,
+                grader,
+                score,
+                mock_id is not None,
+                score_label(step, grades),
+            )
         )
     for verdicts in out.values():
         verdicts.sort(key=lambda v: v.submitted_at)
@@ -480,7 +504,8 @@ def _rows(keys_titles: list[tuple[str, str, str]], weeks: list[date]) -> dict[st
 
 def progress(*, user: User, now: datetime | None = None, with_weakest: bool = True) -> Progress:
     """The candidate's verdicts over the last PROGRESS_WEEKS weeks, week by week: per step of
-    the framework (the primary verdict of each submission), per concept (each verdict on a
+    the framework (each submission's score as its scorecard has it: the primary verdict,
+    blended with the step's own check where it has one), per concept (each verdict on a
     part that links the concept, and each drill of a kind that practises it), and per drill
     kind (the checker's verdicts as DRILL_SCORES). Self-checked and mock verdicts are counted
     as such in every cell. Without `with_weakest`, `weakest` is left empty (it reads the
@@ -811,7 +836,7 @@ def progress_csv(*, user: User) -> Iterator[str]:
                 "mock" if v.mock else "question",
                 v.question_slug,
                 step,
-                GRADE_LABELS.get(v.grader, v.grader),
+                v.label,
                 f"{v.score:.3f}",
                 "",
                 "",

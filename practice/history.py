@@ -135,6 +135,9 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
                 "title": selectors.STEP_TITLES[key],
                 "series": series,
                 "points": _sparkline(series),
+                # The line's last point is the newest attempt's only once that step is scored:
+                # until then the page says the figure is the latest scored, from before.
+                "newest_scored": bool(oldest_first) and oldest_first[-1]["steps"][i] is not None,
             }
         )
     says = _rubric_says([*window, *page_attempts])

@@ -6,6 +6,7 @@ napkin-math worksheet (qps_peak, ttft_p99, ...).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from grading.text import form_block, typed_opening
@@ -157,7 +158,11 @@ def review_card(card: dict, brief: Brief) -> CardReview:
             relevant += 1
             if not value:
                 missed.append(card_field.label)
-            elif _same_thing(value, str(expected)):
+            elif (
+                _same_gpu(value, str(expected))
+                if card_field.name == "gpu"
+                else _same_thing(value, str(expected))
+            ):
                 pinned.append(card_field.label)
             else:
                 differs.append({"label": card_field.label, "theirs": value, "brief": str(expected)})
@@ -254,6 +259,51 @@ def _same_thing(theirs: str, expected: str) -> bool:
     """'RTX 4090' names the brief's 'RTX 4090 (24 GB)'; a stray letter names nothing."""
     a, b = _normalise(theirs), _normalise(expected)
     return len(a) >= 3 and (a in b or b in a)
+
+
+# A count of cards written beside a GPU class: "4x RTX 4090", "4 × H100", "H100 x8".
+_COUNT_BEFORE = re.compile(r"^\s*(\d+)\s*[x×*]\s*(?=\S)", re.IGNORECASE)
+# The x after a class stands apart from it: "RTX 4090" is no count of 4090.
+_COUNT_AFTER = re.compile(r"\s[x×*]\s*(\d+)\s*$", re.IGNORECASE)
+# A count as a brief words it: "four per workstation", "TP = 2 per instance", "8x H100".
+_NUMBER_WORDS = {
+    w: n
+    for n, w in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve".split(), start=1
+    )
+}
+_BRIEF_COUNT = re.compile(
+    r"\b(\d+|" + "|".join(_NUMBER_WORDS) + r")\s+per\b|^\s*(\d+)\s*[x×]\s*", re.IGNORECASE
+)
+
+
+def _gpu_count(text: str) -> tuple[int | None, str]:
+    """A candidate's GPU class split into the count written beside it and the class itself:
+    "4x RTX 4090 24GB" -> (4, "RTX 4090 24GB"); (None, text) when there is no count."""
+    for pattern in (_COUNT_BEFORE, _COUNT_AFTER):
+        if match := pattern.search(text):
+            return int(match.group(1)), (text[: match.start()] + text[match.end() :]).strip()
+    return None, text
+
+
+def _brief_gpu_count(text: str) -> int | None:
+    """The number of cards a brief's GPU class names ("four per workstation"), else None."""
+    match = _BRIEF_COUNT.search(text)
+    if match is None:
+        return None
+    word = (match.group(1) or match.group(2)).lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS[word]
+
+
+def _same_gpu(theirs: str, expected: str) -> bool:
+    """The brief's GPU class, with or without a count of cards beside it: "4x RTX 4090"
+    names "RTX 4090 (24 GB), four per workstation"; "8x RTX 4090" does not, since the brief
+    fixes four. Where the brief names no count, how many cards is the candidate's to size."""
+    count, gpu_class = _gpu_count(theirs)
+    if not _same_thing(gpu_class, expected):
+        return False
+    wanted = _brief_gpu_count(expected)
+    return count is None or wanted is None or count == wanted
 
 
 def _normalise(text: str) -> str:

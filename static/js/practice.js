@@ -372,6 +372,12 @@
     });
     if (news.length) say("card-said", news.join(" "));
   }
+  // The SLO card's load figure is labelled as the peak or the mean, as its radios choose.
+  document.body.addEventListener("change", (event) => {
+    if (event.target.name !== "qps_kind") return;
+    const label = document.querySelector("[data-load-label]");
+    if (label) label.textContent = label.dataset[event.target.value] || label.dataset.peak;
+  });
   said["feedback-said"] = feedbackStatus(); // the page's own feedback is there to read, not news
   // The card's sentences the page came with are there to read, not news.
   document.querySelectorAll(".card-figure-error").forEach((message) => {

@@ -340,3 +340,41 @@ def test_the_due_help_is_short_sentences(content_loaded, client, monkeypatch):
     assert "A drill kind: a set of its drills answered right." in text
     sentences = [s for s in re.split(r"(?<=[.:;])\s", text) if s]
     assert max(len(s.split()) for s in sentences) <= 16, sentences
+
+
+def test_a_step_with_its_own_check_counts_the_score_its_scorecard_shows(
+    content_loaded, client, monkeypatch
+):
+    """Progress printed napkin math at the self-ratings alone (75%) while the scorecard blends
+    in the number checker, and clarify likewise without the SLO card's check."""
+    from practice.scoring import attempt_scored_submissions, best_per_part, step_scores
+
+    user = User.objects.create_user("blended-candidate", password="a-long-Passphrase-42")
+    attempt = Attempt.objects.create(user=user, revision=revision_of())
+    graded_submission(
+        user=user, at=THIS_WEEK, step="estimate", attempt=attempt,
+        grades={"self": 0.75, "checker": 0.6},
+    )  # fmt: skip
+    graded_submission(
+        user=user, at=THIS_WEEK, step="clarify", attempt=attempt,
+        grades={"self": 0.75, "slo": 0.25},
+    )  # fmt: skip
+    scorecard = step_scores(best_per_part(attempt_scored_submissions(attempt.pk)))
+    # Worked by hand: 60:40 checker to ratings, and half each for the SLO card.
+    assert scorecard["estimate"] == 0.66 and scorecard["clarify"] == 0.5
+    data = selectors.progress(user=user, now=NOW)
+    for row in data.steps:
+        if row.key in ("estimate", "clarify"):
+            assert row.overall.mean == scorecard[row.key], row.key
+            assert row.overall.self_checked == 1  # still a self-check, marked as such
+    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    client.force_login(user)
+    chart = client.get("/drills/progress/").content.decode().split('id="chart-steps"')[1]
+    means = set(re.findall(r'data-mean="([\d.]+)"', chart.split("</svg>")[0]))
+    assert {"0.66", "0.5"} <= means and "0.75" not in means
+    response = client.get("/drills/progress.csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert {(r["step"], r["score"], r["verdict_by"]) for r in rows} == {
+        ("estimate", "0.660", "Self-checked + Napkin-math checks"),
+        ("clarify", "0.500", "Self-checked + SLO card check"),
+    }

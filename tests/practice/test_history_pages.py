@@ -95,3 +95,23 @@ def test_most_missed_counts_each_attempts_scored_answer_not_its_superseded_submi
         )
     missed = {m["id"]: m["count"] for m in client.get(reverse("history")).context["missed"]}
     assert missed == {"queue": 1}
+
+
+def test_a_trends_latest_figure_from_an_earlier_attempt_is_called_the_latest_scored(
+    client, candidate
+):
+    """The newest attempt's answer waits for its self-check: the trend's last figure is an
+    earlier attempt's, and read "latest 2%" as if it were the newest's."""
+    older = _attempts(candidate, 3)
+    assert Grade.objects.filter(submission__answer__attempt=older[-1]).get().score == 0.02
+    html = " ".join(client.get(reverse("history")).content.decode().split())
+    assert "latest 2%" in html and "latest scored" not in html
+    newest = Attempt.objects.create(user=candidate, revision=older[0].revision)
+    answer = StepAnswer.objects.create(attempt=newest, step_key="architecture", text="x")
+    submission = Submission.objects.create(
+        answer=answer, number=1, text="x", draft_version=1, grade_status="done"
+    )
+    Grade.objects.create(submission=submission, grader="rubric", score=0.9, points=[])
+    html = " ".join(client.get(reverse("history")).content.decode().split())
+    assert "latest 2%" not in html
+    assert "latest scored 2%, from an earlier attempt</p>" in html

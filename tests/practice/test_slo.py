@@ -63,3 +63,29 @@ def test_the_card_is_context_the_graders_never_quote():
     result = grade(step, card_as_text({**FULL_CARD, "notes": notes}), mode="rubric")
     quoted = [p.evidence for p in result.points if p.evidence]
     assert quoted and all(q in notes for q in quoted)
+
+
+TP_BRIEF = load_question_spec("tensor-parallel-70b-midrange").brief
+
+
+@pytest.mark.parametrize(
+    "gpu", ["4x RTX 4090 24GB", "4× RTX 4090", "4 x RTX 4090", "RTX 4090 x4", "RTX 4090"]
+)
+def test_a_gpu_class_with_the_briefs_count_beside_it_pins_the_gpu(gpu):
+    review = review_card({"gpu": gpu}, TP_BRIEF)
+    assert "GPU class" in review.pinned
+    assert not any(d["label"] == "GPU class" for d in review.differs)
+
+
+@pytest.mark.parametrize("gpu", ["8x RTX 4090", "RTX 4090 x 2", "4x H100"])
+def test_a_count_the_brief_does_not_name_or_another_class_differs(gpu):
+    review = review_card({"gpu": gpu}, TP_BRIEF)
+    assert "GPU class" not in review.pinned
+    assert {"label": "GPU class", "theirs": gpu, "brief": TP_BRIEF.value_of("gpu")} in (
+        review.differs
+    )
+
+
+def test_any_count_of_the_class_pins_it_where_the_brief_names_no_count():
+    brief = load_question_spec("chat-api-50qps").brief
+    assert "GPU class" in review_card({"gpu": "8x RTX 4090"}, brief).pinned
