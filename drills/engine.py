@@ -916,6 +916,7 @@ MISTAKE_PHRASES = {
     "gb-vs-gib": "mixed up GB and GiB",
     "k-vs-ki": "read k as 1000 where it meant 1024",
     "factor-1000": "missed by a factor of 1000",
+    "factor-1024": "missed by a factor of 1024 (one binary prefix step)",
     "bits-vs-bytes": "mixed up bits and bytes",
     "input-unit": "read a given in the wrong unit",
     "k-and-v": "missed the factor 2 for K and V",

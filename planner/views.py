@@ -249,7 +249,11 @@ def _rate_text(rate: float | None) -> str:
 def _rates_shown(result: dict[str, Any]) -> dict[str, str]:
     """The per-instance bounds as the page prints them, by their result keys."""
     names = ("r_speed_req_s", "r_prefill_req_s", "r_memory_req_s", "r_inst_req_s", "r_stall_req_s")
-    return {name: _rate_text(result.get(name)) for name in names}
+    shown = {name: _rate_text(result.get(name)) for name in names}
+    pools = result.get("pd") or {}
+    shown["pd_decode_req_s"] = _rate_text(pools.get("r_decode_req_s"))
+    shown["pd_prefill_req_s"] = _rate_text(pools.get("r_prefill_req_s"))
+    return shown
 
 
 def _charts(form: CapacityForm, result: dict[str, Any]) -> list:

@@ -2038,14 +2038,30 @@ def plan(
             "prefill_instances": int(number("N_pre")), "decode_instances": int(number("N_dec")),
             "r_decode_req_s": number("r_dec"), "kv_transfer_bytes": number("kv_stream"),
             "prefill_s": number("t_pre"),
+            # What sizes each pool, for the page: a prefill instance does one prefill after
+            # another, and a decode instance takes the lower of its speed and memory bounds.
+            "r_prefill_req_s": 1 / number("t_pre"),
+            "decode_hold_s": number("t_dec"),
+            "decode_binding": "memory"
+            if number("N_seq") / number("t_dec") < number("r_speed")
+            else "speed",
         }  # fmt: skip
+        if hold_s is None:
+            held = "a decode instance holds a stream only while it decodes"
+        else:
+            # The measured hold sizes the decode pool; it was measured with prefill and decode
+            # sharing the GPU, so it may count time the split moves to the prefill pool.
+            held = (
+                f"a decode instance holds each stream for the measured hold time, "
+                f"{format_number(hold_s)} s (measured with prefill on the same GPU, so the "
+                "decode pool may be sized for more than its decode alone)"
+            )
         notes.append(
             f"PD disaggregation (what-if): {int(number('N_pre'))} prefill and "
             f"{int(number('N_dec'))} decode instances of TP = {tp}, the same GPU. Assumes a "
-            "prefill instance only prefills (TTFT without decode interference) and a decode "
-            "instance holds a stream only while it decodes; each request moves its "
-            f"{format_number(number('kv_stream') / GiB)} GiB of KV between them, not counted "
-            "in TTFT here."
+            f"prefill instance only prefills (TTFT without decode interference) and {held}; "
+            f"each request moves its {format_number(number('kv_stream') / GiB)} GiB of KV "
+            "between them, not counted in TTFT here."
         )
     if "tpot_p99" in env and fits:
         text = (

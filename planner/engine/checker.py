@@ -266,11 +266,27 @@ def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Cand
     out: list[_Candidate] = []
     if dim[1] != 0:
         thousand = "Off by a factor of 1000: milliseconds versus seconds?"
+        out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
+    elif dim[0] == 1:
+        # The hint names the step the answer shows, from the expected value's own prefix:
+        # 64 MB for 64 KB reads "MB for KB", 64 KB for 64 MB "KB for MB".
+        out += [
+            _Candidate(raw * f, _prefix_step(judge, raw, 1000, f > 1), "factor-1000")
+            for f in (1000.0, 1 / 1000)
+        ]
     elif dim[0] != 0:
         thousand = "Off by a factor of 1000: one unit prefix too many or too few (MB vs GB)?"
+        out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
     else:
         thousand = "Off by a factor of 1000: check the unit prefixes (k, M, G)."
-    out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
+        out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
+    if dim[0] == 1:
+        # A binary prefix one step off (64 MiB for 64 KiB) is 1024 away, 2.4% from the factor
+        # of 1000: under a tight tolerance only its own candidate catches it.
+        out += [
+            _Candidate(raw * f, _prefix_step(judge, raw, 1024, f > 1), "factor-1024")
+            for f in (1024.0, 1 / 1024)
+        ]
     k_note = _k_note(notes)
     if k_note:
         hint = f"Off by 1024/1000: {k_note}"
@@ -288,6 +304,24 @@ def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Cand
         bits = "Off by a factor of 8: bits versus bytes (1 B = 8 bit)?"
         out += [_Candidate(raw * f, bits, "bits-vs-bytes") for f in (8.0, 1 / 8)]
     return out
+
+
+_PREFIX_LADDERS = {
+    1000: ("B", "KB", "MB", "GB", "TB", "PB"),
+    1024: ("B", "KiB", "MiB", "GiB", "TiB", "PiB"),
+}
+
+
+def _prefix_step(judge: _Judge, raw: float, base: int, up: bool) -> str:
+    """The hint for an answer `base` times too large (`up`) or too small: one prefix step off,
+    named from the prefix the expected value reads in (MiB for KiB where 64 KiB is expected)."""
+    ladder = _PREFIX_LADDERS[base]
+    # The byte part of the value in bytes; a quantity per token or per second is read per one.
+    size = max(abs(raw * float(judge.scale)), 1.0)
+    at = min(len(ladder) - 1, int(math.log(size, base) + 1e-9))
+    to = at + 1 if up else at - 1
+    step = f" ({ladder[to]} for {ladder[at]}?)" if 0 <= to < len(ladder) else "?"
+    return f"Off by a factor of {base}: one prefix step off{step}"
 
 
 def _k_note(notes: tuple[str, ...]) -> str | None:

@@ -333,6 +333,14 @@ def test_a_split_plan_sizes_its_decode_pool_with_the_measured_hold(hold_s: float
     assert split["n_gpu"] == split["pd"]["prefill_instances"] + decode
 
 
+def test_a_split_plans_note_says_a_measured_hold_sizes_its_decode_pool() -> None:
+    (note,) = [n for n in plan(**LONG_PROMPTS, hold_s=60, pd_disagg=True)["notes"] if "PD" in n]
+    assert "holds each stream for the measured hold time, 60 s" in note
+    assert "only while it decodes" not in note
+    (note,) = [n for n in plan(**LONG_PROMPTS, pd_disagg=True)["notes"] if "PD" in n]
+    assert "holds a stream only while it decodes" in note and "measured" not in note
+
+
 def test_a_split_plan_without_a_measured_hold_holds_a_slot_for_its_decode() -> None:
     split = plan(**LONG_PROMPTS, pd_disagg=True)
     steps = {step["name"]: step for step in split["steps"]}

@@ -104,7 +104,7 @@ def test_authored_mistake_hint() -> None:
 @pytest.mark.parametrize(
     ("quantity_id", "answer", "words"),
     [
-        ("kv_per_token", "56 MiB", "factor of 1000"),
+        ("kv_per_token", "56 MiB", "Off by a factor of 1024: one prefix step off (MiB for KiB?)"),
         ("kv_32k", "1.75 GB", "(1024/1000)^3 = 1.074: decimal versus binary units (GB vs GiB)"),
         ("tpot_floor", "0.0215", "milliseconds versus seconds"),
         ("tpot_floor", "21540", "milliseconds versus seconds"),

@@ -293,6 +293,47 @@ def test_capacity_form_runs_the_what_ifs(client: Client) -> None:
     assert "The mean of 4 QPS is not costed for the disaggregated what-if" in html
 
 
+LONG_PROMPTS_PD = {
+    "model": "llama-3.1-70b-instruct", "gpu": "h200", "weights": "fp8", "kv": "fp8",
+    "context": 32768, "prompt_len": 16000, "out_len": 300, "qps": 4, "tpot_slo_ms": 50,
+    "pd_disagg": "on",
+}  # fmt: skip
+
+
+def _text(html: str, pattern: str) -> str:
+    match = re.search(pattern, html, re.S)
+    assert match, pattern
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", match.group(0)))
+
+
+@pytest.mark.parametrize(("hold_s", "decode", "bound"), [(None, 4, "speed"), (60, 17, "memory")])
+def test_a_split_plan_says_its_pools_size_the_fleet(
+    client: Client, hold_s: int | None, decode: int, bound: str
+) -> None:
+    """With PD the pools size the fleet: the Binding line and the bounds panel name the decode
+    pool's r_dec and the prefill pool's rate, and the shared-GPU figures say they are the plan
+    without the split."""
+    query = LONG_PROMPTS_PD if hold_s is None else {**LONG_PROMPTS_PD, "hold_s": hold_s}
+    html = client.get("/planner/capacity/", query).content.decode()
+    binding = _text(html, r'<p class="muted" id="plan-binding">.*?</p>')
+    r_dec = _text(html, r'<li class="pl-binds" id="bound-r-dec">.*?</li>')
+    prefill = _text(html, r'<li class="pl-binds" id="bound-prefill-pool">.*?</li>')
+    r_inst = _text(html, r'<li id="bound-r-inst">.*?</li>')
+    rate = re.search(r"([0-9.]+) req/s", r_dec).group(1)
+    assert f"{decode} decode instances at rdec {rate} req/s each (its {bound} bound" in binding
+    assert "15 prefill instances at 0.39 req/s each" in binding
+    assert "Binding without the split: ttft" in binding
+    assert f"its {bound} bound binds and sizes {decode} decode instances" in r_dec
+    assert "0.39 req/s" in prefill and "sizes 15 prefill instances" in prefill
+    assert "without the split" in r_inst and "the ttft bound binds" not in r_inst
+    # No shared-GPU bound is marked as the one that binds this fleet: only the two pools are.
+    assert html.count("<strong>binds</strong>") == 0
+    assert re.findall(r'class="pl-binds" id="([a-z-]+)"', html) == [
+        "bound-r-dec",
+        "bound-prefill-pool",
+    ]
+
+
 BANK_SLUGS = sorted(p.stem for p in (settings.BASE_DIR / "content" / "questions").glob("*.md"))
 
 
