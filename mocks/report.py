@@ -228,12 +228,34 @@ def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock
         "messages": messages[-6:],
         "follow_up": follow_up,
         "ended": session.ended_at is not None,
+        "ended_grading": _ended_grading(session, step_key) if session.ended_at else "",
+        "self_check_url": step_url(session.attempt, step_key) + "#self-check"
+        if step_key in STEP_KEYS
+        else "",
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
         # The step's Submit refused while a follow-up was open, in the words the page shows:
         # a panel with none open says which refusal on the page no longer holds (mock.js).
         "follow_up_refusal": FollowUpPending.message,
         **clock_context(clock),
     }
+
+
+def _ended_grading(session: MockSession, step_key: str) -> str:
+    """Where the step's answer stands once the session has ended, as its panel says it:
+    "grading" while a grader has it, "self_check" when only the keyword matcher read it (no
+    model: it waits for the candidate's ratings), "scored", or "" when it was never
+    submitted (or no grader could read it)."""
+    if step_key not in STEP_KEYS:
+        return ""
+    submission = latest_main_submissions(session).get(step_key)
+    if submission is None:
+        return ""
+    if submission.grade_status in (Submission.GradeStatus.QUEUED, Submission.GradeStatus.GRADING):
+        return "grading"
+    grades = list(submission.grades.all())
+    if primary_grade(grades) is not None:
+        return "scored"
+    return "self_check" if _awaits_self_check(grades) else ""
 
 
 def _answer_shown(answer: StepAnswer | None) -> str:
@@ -492,18 +514,36 @@ SCORED_AS = {"instructor": "reviewed", "llm": "graded", "self": "self-checked"}
 def _graded_as(event: MockEvent, submissions: dict[int, Submission]) -> str:
     """How a follow-up's answer was scored, in brackets after it (`scored_words`)."""
     submission = submissions.get(event.payload.get("submission_id"))
-    probe = event.payload.get("follow_up_id", "").startswith(PROBE_PREFIX)
-    return f" ({scored_words(submission, probe=probe)})"
+    follow_up_id = event.payload.get("follow_up_id", "")
+    words = scored_words(
+        submission,
+        probe=follow_up_id.startswith(PROBE_PREFIX),
+        asked_live=follow_up_id.startswith(MOCK_PREFIX),
+    )
+    return f" ({words})"
 
 
-def scored_words(submission: Submission | None, *, probe: bool = False) -> str:
+# A question asked in the session (the interviewer's own, the app's probe) has no page of its
+# own to self-check it on once the panel that took its answer is gone, and the step's own
+# self-check rates the step's answer, not it: offline it stays unscored, and says so.
+NO_SELF_CHECK = (
+    "not scored: no model graded it, and a question asked in the session has no self-check"
+)
+
+
+def scored_words(
+    submission: Submission | None, *, probe: bool = False, asked_live: bool = False
+) -> str:
     """How a follow-up's answer was scored: the probed point's verdict (`probe`), or the
-    score, with who gave it. The matcher's verdict alone is no score: the answer waits for
-    the candidate's self-check."""
+    score, with who gave it. The matcher's verdict alone is no score: an authored follow-up's
+    answer waits for the candidate's self-check, a question asked in the session
+    (`asked_live`) has none (NO_SELF_CHECK)."""
     grades = list(submission.grades.all()) if submission else []
     grade = primary_grade(grades)
     if grade is None:
         if any(g.grader == "rubric" for g in grades):
+            if asked_live:
+                return NO_SELF_CHECK
             return "not scored yet: awaiting the candidate's self-check"
         return "not graded yet"
     verb = SCORED_AS.get(grade.grader, "graded")

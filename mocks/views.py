@@ -122,6 +122,8 @@ def mock_session(request: HttpRequest, session_id: int) -> HttpResponse:
         "poll_ms": _poll_ms()
         if not clock.started or (session.mode == "human" and not session.interviewer_id)
         else max(_poll_ms(), RUNNING_SESSION_POLL_MS),
+        # The steps the app probes, as the probe decides them (app mode's note names them).
+        "probed_steps": [selectors.STEP_TITLES[k] for k in mock.FREE_TEXT_STEPS],
         **mock_report.clock_context(clock),
     }
     return render(request, "mock/session.html", context)

@@ -448,10 +448,12 @@ def _grade_with_every_grader(submission: Submission) -> tuple[str, str]:
         "step_key": answer.step_key,
     }
     worksheet_text = ""
-    if answer.step_key == "clarify":
+    # The SLO card and the napkin boxes belong to the step's main answer: a follow-up's answer
+    # has neither, and checking it as empty ones would blend a 0 into its score.
+    if answer.step_key == "clarify" and not answer.follow_up_id:
         review = review_card(submission.fields, revision.question_spec.brief)
         _store(submission, "slo", score=review.score, slo_review=review.to_dict())
-    if answer.step_key == "estimate":
+    if answer.step_key == "estimate" and not answer.follow_up_id:
         from practice.napkin import submission_checks, worksheet_as_text
 
         # Every box is checked as submitted, pressed "Check" or not: the submit is the answer.

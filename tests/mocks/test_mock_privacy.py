@@ -65,7 +65,8 @@ def test_the_interviewer_sees_no_follow_up_grade_before_scoring_the_step(live): 
         session=session, step_key="architecture", verdicts={p.id: "hit" for p in rubric}
     )
     page = us.get(url("mock_interview", session)).content.decode()
-    assert "(not scored yet: awaiting the candidate&#x27;s self-check)" in page
+    # Offline, and asked in the session: nowhere to self-check it, and the page says so.
+    assert "(not scored: no model graded it, and a question asked in the session has no " in page
 
 
 def test_after_the_end_the_interviewer_reads_the_graders_only_for_steps_they_scored(live):  # noqa: F811

@@ -83,7 +83,9 @@ def test_the_report_draws_no_empty_box_for_a_feature_with_nothing_to_say(content
     # The drills' scorecard fragment offers nothing here (the report lists no concepts to
     # review): wrapped in a card by the report, it was an empty box above the transcript.
     session = ended_session("app")
-    page = client_for(session.attempt.user).get(
-        reverse("mock_report", kwargs={"session_id": session.pk})
-    ).content.decode()
+    page = (
+        client_for(session.attempt.user)
+        .get(reverse("mock_report", kwargs={"session_id": session.pk}))
+        .content.decode()
+    )
     assert not re.search(r'<(div|section) class="card"[^>]*>\s*</(div|section)>', page)
