@@ -219,10 +219,14 @@ def bounds_chart(
     max_context: int,
     binding: str | None,
     r_inst_req_s: float | None = None,
+    split: bool = False,
 ) -> Chart:
     """The two bounds on one instance's rate against context length, side by side: the speed
     bound (knee throughput per request, flat) and the memory bound (streams that fit over the
-    time each holds its slot, falling as contexts grow). r_inst is the lower of the two."""
+    time each holds its slot, falling as contexts grow). r_inst is the lower of the two.
+
+    With prefill and decode split (`split`), these are a shared GPU's bounds, which the page
+    compares with the pools': the title says so, and that the pools size the fleet."""
     here = memory_bound_curve(
         kv_pool_bytes=kv_pool_bytes,
         kv_bytes_per_token=kv_bytes_per_token,
@@ -235,8 +239,14 @@ def bounds_chart(
         "ttft": "prefill binds",
         "stall": "prefill stalls bind",
     }.get(binding or "", "nothing fits")
+    what = "Requests per instance"
+    if split:
+        what, binds = (
+            "Requests per shared-GPU instance, without the split",
+            (f"{binds} there; the prefill and decode pools size this fleet"),
+        )
     chart = Chart(
-        title=f"Requests per instance: speed bound and memory bound ({binds})",
+        title=f"{what}: speed bound and memory bound ({binds})",
         description=(
             f"At {format_number(context)} tokens the speed bound is "
             f"{format_number(r_speed_req_s)} req/s and the memory bound "

@@ -270,7 +270,7 @@ def _charts(form: CapacityForm, result: dict[str, Any]) -> list:
                      kv_bytes_per_token=result["kv_bytes_per_token"],
                      hold_s=result["hold_s"], context=int(result["tokens_per_stream"]),
                      max_context=model.max_context, binding=result["binding"],
-                     r_inst_req_s=result["r_inst_req_s"]),
+                     r_inst_req_s=result["r_inst_req_s"], split=bool(result.get("pd"))),
         kv_chart(kv_bytes_per_token=result["kv_bytes_per_token"],
                  kv_pool_bytes=result["kv_pool_bytes"],
                  memory_bytes=result["memory_bytes"] * result["tp"],

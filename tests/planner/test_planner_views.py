@@ -332,6 +332,12 @@ def test_a_split_plan_says_its_pools_size_the_fleet(
         "bound-r-dec",
         "bound-prefill-pool",
     ]
+    # The bounds chart is the shared GPU's, and says so; htmx's announcement names the pools.
+    assert "Requests per shared-GPU instance, without the split" in html
+    assert "the prefill and decode pools size this fleet" in html
+    announced = client.get("/planner/capacity/", query, HTTP_HX_REQUEST="true").content.decode()
+    assert "sized by its prefill and decode pools." in announced
+    assert "binding: ttft" not in announced
 
 
 BANK_SLUGS = sorted(p.stem for p in (settings.BASE_DIR / "content" / "questions").glob("*.md"))
