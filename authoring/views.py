@@ -165,7 +165,10 @@ def _editor(
         question = Question.objects.select_related("current_revision").filter(slug=slug).first()
         context["current"] = question.current_revision if question else None
         context["revisions"] = selectors.question_revisions(slug)
-        context["reports"] = selectors.open_reports(slug)
+        reports = selectors.open_reports(slug)
+        for report in reports:  # named as the candidate saw the step, not by its key
+            report.step_title = STEP_TITLES.get(report.step_key, report.step_key)
+        context["reports"] = reports
     else:
         context["published_concept"] = Concept.objects.filter(slug=slug).exists()
     return render(request, "authoring/edit.html", context, status=status)

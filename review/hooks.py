@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.urls import reverse
 
 from practice.extensions import AttemptExtension, Fragment
 from practice.models import Submission
+from review import services
 from review.models import GradeDispute
 
 
@@ -17,9 +19,19 @@ class ReviewHooks(AttemptExtension):
             # A preview attempt never reaches the review queue: a dispute sent from one would
             # be confirmed and then seen by nobody, so none is offered.
             return []
+        can_dispute = graded and dispute is None
+        # Past the day's quota the form would only be refused: it says so instead.
+        limit_reached = can_dispute and not services.disputes_left_today(
+            submission.answer.attempt.user_id
+        )
         context = {
             "dispute": dispute,
-            "can_dispute": graded and dispute is None,
+            # Scored by their own ratings, the candidate asks for an instructor's grade rather
+            # than disputing a grader's: the same request, worded for what it is.
+            "own_check": services.is_own_self_check(submission),
+            "can_dispute": can_dispute and not limit_reached,
+            "limit_reached": limit_reached,
+            "per_day": settings.GRADE_DISPUTES_PER_DAY,
             "dispute_url": reverse("review:dispute", kwargs={"submission_id": submission.pk}),
         }
         return [Fragment("review/_feedback_notice.html", context)]

@@ -7,12 +7,12 @@ not tell them apart). A point hit by more than 95% or fewer than 5% is flagged: 
 little about a candidate. Per napkin-math quantity: the most common wrong answers and which
 mistake hints fired.
 
-One answer per candidate and step: each attempt's best submission of the step's main answer,
-graded by the one verdict order (`practice.scoring`: an instructor's review, else the model,
-else the candidate's self-check), and each step says how many of its answers each of those
-graded. The offline keyword matcher's verdicts never count: an answer it alone has read waits
-for its candidate's self-check, and is only counted as waiting. Preview attempts (instructors
-trying a question) never count.
+One answer per candidate and step: the candidate's best submission of the step's main answer
+across all their attempts, graded by the one verdict order (`practice.scoring`: an
+instructor's review, else the model, else the candidate's self-check), and each step says how
+many of its answers each of those graded. The offline keyword matcher's verdicts never count:
+an answer it alone has read waits for its candidate's self-check, and is only counted as
+waiting. Preview attempts (instructors trying a question) never count.
 """
 
 from __future__ import annotations
@@ -132,8 +132,9 @@ def point_statistics(
 def _best_submissions(
     question: Question,
 ) -> tuple[dict[str, list[ScoredSubmission]], Counter[str]]:
-    """Each non-preview attempt's best scored submission of each step's main answer, by step;
-    and per step how many attempts have only answers the matcher alone graded (they wait
+    """Each candidate's best scored submission of each step's main answer across their
+    non-preview attempts, by step (a candidate who answers twice is one candidate, not two);
+    and per step how many candidates have only answers the matcher alone graded (they wait
     for the candidate's self-check)."""
     rows = (
         Submission.objects.filter(
@@ -144,10 +145,10 @@ def _best_submissions(
         .select_related("answer__attempt")
         .prefetch_related("grades")
     )
-    per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
+    per_candidate: dict[int, list[ScoredSubmission]] = defaultdict(list)
     for sub in rows:
         grades = list(sub.grades.all())
-        per_attempt[sub.answer.attempt_id].append(
+        per_candidate[sub.answer.attempt.user_id].append(
             ScoredSubmission(
                 part=(sub.answer.step_key, ""),
                 score=submission_score(sub.answer.step_key, grades),
@@ -157,7 +158,7 @@ def _best_submissions(
         )
     by_step: dict[str, list[ScoredSubmission]] = defaultdict(list)
     waiting: Counter[str] = Counter()
-    for entries in per_attempt.values():
+    for entries in per_candidate.values():
         matcher_read = {e.part for e in entries if any(g.grader == "rubric" for g in e.grades)}
         for part, best in best_per_part(entries).items():
             if best.score is not None:

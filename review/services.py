@@ -19,21 +19,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Abs
+from django.utils import timezone
 
 from grading import DISAGREEMENT_THRESHOLD, INVENTED_QUOTES
 from grading.types import VERDICTS, RubricPointVerdict, weighted_score
 from practice import extensions
 from practice.errors import FlowError
 from practice.models import Grade, Submission
+from practice.scoring import primary_grade
 from practice.services import attempt_touch, grading_text, step_spec
 from questions.models import Question
 from questions.selectors import STEP_TITLES
-from rate_limits import check_daily_quota, user_client
+from rate_limits import LimitExceeded, check_daily_quota, user_client
 from review.models import CalibrationLabel, GradeDispute
 
 INSTRUCTOR = "instructor"
@@ -60,15 +63,40 @@ def submission_graded_text(submission: Submission) -> str:
 
 # --- disputes -------------------------------------------------------------------------------------
 
+def is_own_self_check(submission: Submission) -> bool:
+    """Whether the submission's score is its candidate's own self-check (no model or
+    instructor grade over it): there is no grader's verdict to dispute, so the same request
+    is worded as asking an instructor to grade the answer, whose verdict then comes first."""
+    main = primary_grade(submission.grades.all())
+    return main is not None and main.grader == SELF
+
+
+def disputes_used_today(user_id: int) -> int:
+    """How many grades the user disputed this UTC day: the disputes the daily quota counted
+    (a refused dispute is neither stored nor counted)."""
+    midnight = timezone.now().astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return GradeDispute.objects.filter(user_id=user_id, created_at__gte=midnight).count()
+
+
+def disputes_left_today(user_id: int) -> int:
+    """How many more grades the user may dispute this UTC day
+    (settings.GRADE_DISPUTES_PER_DAY)."""
+    return max(0, settings.GRADE_DISPUTES_PER_DAY - disputes_used_today(user_id))
+
+
+class DisputeClosed(FlowError):
+    """A dispute refused for good, whatever the reason says: the grade is not the candidate's
+    to dispute (a preview) or is already disputed or reviewed."""
+
 
 def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
     """Open a dispute of a submission's grade by its own candidate; returns it.
 
-    Raises FlowError for a reason too short or too long, a submission not graded yet, already
-    reviewed or already disputed, and LimitExceeded past settings.GRADE_DISPUTES_PER_DAY in a
-    UTC day. Nothing is counted against the limit for a
-    refused one.
-    """
+    Raises FlowError for a reason too short or too long or a submission not graded yet;
+    DisputeClosed for a preview or one already reviewed or disputed; and LimitExceeded past
+    settings.GRADE_DISPUTES_PER_DAY in a UTC day. Nothing is counted against the limit for a
+    refused one. A submission scored by the candidate's own self-check may be sent too: it asks
+    an instructor to grade the answer (`is_own_self_check`)."""
     reason = " ".join((reason or "").split())
     if len(reason) < DISPUTE_MIN_CHARS:
         raise FlowError(
@@ -81,21 +109,24 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
             "one or two sentences are enough; nothing was sent."
         )
     if submission.answer.attempt.is_preview:
-        raise FlowError(
+        raise DisputeClosed(
             "This is a preview attempt, which never reaches the review queue, so nobody would "
             "see a dispute of it; nothing was sent. To review a grade, use the review queue."
         )
     if submission.grade_status not in (Submission.GradeStatus.DONE, Submission.GradeStatus.OFFLINE):
         raise FlowError("This answer is still being graded; dispute it once the grade is in.")
     if submission.grades.filter(grader=INSTRUCTOR).exists():
-        raise FlowError("An instructor has already reviewed this grade.")
+        raise DisputeClosed("An instructor has already reviewed this grade.")
     if GradeDispute.objects.filter(submission=submission).exists():
-        raise FlowError("You have already disputed this grade; an instructor will review it.")
+        raise DisputeClosed("You have already disputed this grade; an instructor will review it.")
+    per_day = settings.GRADE_DISPUTES_PER_DAY
+    advice = "Your grades are kept as they are; dispute another one tomorrow (UTC)."
+    # The disputes stored today are counted too: the feedback panel hides the form by them,
+    # and a cache emptied by a restart must not let a form it hid succeed.
+    if disputes_used_today(user.pk) >= per_day:
+        raise LimitExceeded(f"You have used today's {per_day} grade disputes. {advice}")
     check_daily_quota(
-        client=user_client(user.pk),
-        action="grade dispute",
-        per_day=settings.GRADE_DISPUTES_PER_DAY,
-        advice="Your grades are kept as they are; dispute another one tomorrow (UTC).",
+        client=user_client(user.pk), action="grade dispute", per_day=per_day, advice=advice
     )
     try:
         with transaction.atomic():
@@ -111,9 +142,9 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
 
 @dataclass
 class QueueEntry:
-    """One submission waiting for an instructor, with why (no per-point verdicts: labelling is
-    blind, so the queue names the kind of flag; the one figure it gives is a self-check's
-    score beside the matcher's, which is the reason itself)."""
+    """One submission waiting for an instructor, with why: the kind of flag only, no grader's
+    score, verdict or leaning (labelling is blind; the label page shows them once the
+    instructor's own verdicts are saved)."""
 
     submission: Submission
     step_title: str = ""
@@ -132,13 +163,23 @@ def _flag_kind(review_reason: str) -> str:
     return "the two graders disagree by more than 0.4"
 
 
+# The queue's reason for a self-check the matcher disagrees with: which way it leans would
+# tell the instructor what to find before they label.
+SELF_CHECK_GAP_KIND = "the candidate's self-check and the matcher disagree"
+
+
 def self_check_gap_reason(self_score: float, matcher_score: float) -> str:
-    """Why a self-check is queued, or "" when it and the matcher differ by no more than the
-    threshold: "self-check 0.9, matcher 0.2: may have over-rated" (or "under-rated")."""
+    """Why a self-check was queued, with the figures, for the label page once the instructor's
+    verdicts are saved ("" when it and the matcher differ by no more than the threshold):
+    "the candidate's self-check (0.9) and the matcher (0.2) disagree: they may have
+    over-rated themselves" (or "under-rated")."""
     if abs(self_score - matcher_score) <= DISAGREEMENT_THRESHOLD:
         return ""
     rated = "over-rated" if self_score > matcher_score else "under-rated"
-    return f"self-check {self_score:.1f}, matcher {matcher_score:.1f}: may have {rated}"
+    return (
+        f"the candidate's self-check ({self_score:.1f}) and the matcher ({matcher_score:.1f}) "
+        f"disagree: they may have {rated} themselves"
+    )
 
 
 def _with_self_check_gap(submissions: QuerySet[Submission]) -> QuerySet[Submission]:
@@ -186,10 +227,8 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
         entry = QueueEntry(submission, STEP_TITLES.get(step_key, step_key))
         if submission.review_reason:
             entry.reasons.append(_flag_kind(submission.review_reason))
-        if submission.self_gap is not None:
-            gap = self_check_gap_reason(submission.self_score, submission.matcher_score)
-            if gap:
-                entry.reasons.append(gap)
+        if submission.self_gap is not None and submission.self_gap > DISAGREEMENT_THRESHOLD:
+            entry.reasons.append(SELF_CHECK_GAP_KIND)
         dispute = next(iter(submission.disputes.all()), None)
         if dispute is not None:
             entry.reasons.append("disputed by the candidate")
@@ -198,8 +237,8 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
     return entries
 
 
-def _self_check_gap(submission: Submission) -> str:
-    """The queue's self-check reason for one submission ("" when not flagged)."""
+def self_check_gap(submission: Submission) -> str:
+    """Why one submission's self-check was queued, with the figures ("" when not flagged)."""
     scores = dict(
         submission.grades.filter(grader__in=[SELF, MATCHER]).values_list("grader", "score")
     )
@@ -216,7 +255,7 @@ def awaits_blind_label(submission: Submission) -> bool:
     return (
         bool(submission.review_reason)
         or submission.disputes.exists()
-        or bool(_self_check_gap(submission))
+        or bool(self_check_gap(submission))
     )
 
 

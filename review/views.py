@@ -180,6 +180,7 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         # Only now, after the instructor's own verdicts are stored, are the graders shown.
         context["columns"], context["rows"] = _side_by_side(submission, points)
         context["review_reason"] = submission.review_reason
+        context["self_check_gap"] = review.self_check_gap(submission)
         found = [cell for row in context["rows"] for cell in row["cells"]]
     # The diagram graded with the text, laid out beside it: what the graders found in it
     # is marked only once reviewed: nothing while labelling is blind.
@@ -303,8 +304,17 @@ def submission_dispute(request: HttpRequest, submission_id: int) -> HttpResponse
         review.grade_dispute(user=request.user, submission=submission, reason=reason)
     except (FlowError, LimitExceeded) as exc:
         # Shown on a page of its own with the reason as typed, so nothing written is lost.
-        context = {"submission": submission, "error": str(exc), "reason": reason, "back": url}
-        status = 429 if isinstance(exc, LimitExceeded) else 422
+        limited = isinstance(exc, LimitExceeded)
+        context = {
+            "submission": submission,
+            "error": str(exc),
+            "reason": reason,
+            "back": url,
+            "limited": limited,
+            # Sending the same form again would be refused again: no form to send it with.
+            "final": limited or isinstance(exc, review.DisputeClosed),
+        }
+        status = 429 if limited else 422
         return render(request, "review/dispute_refused.html", context, status=status)
     messages.success(
         request, "Your dispute was sent: an instructor will review this grade and decide it."

@@ -740,7 +740,7 @@ def test_a_problem_report_carries_the_answer_only_with_agreement(
     # Each report's Close button names its report to a screen reader, not just "Close".
     closes = re.findall(r'report-close">.*?<button[^>]*>(.*?)</button>', editor, flags=re.S)
     names = {re.sub(r"<[^>]+>", "", c) for c in closes}
-    assert len(closes) == 2 and len(names) == 2 and all("on architecture" in n for n in names)
+    assert len(closes) == 2 and len(names) == 2 and all("on Architecture" in n for n in names)
     listing = instructor_client.get(reverse("authoring:index")).content.decode()
     assert "<strong>2</strong>" in listing
     instructor_client.post(

@@ -43,3 +43,21 @@ def test_a_report_too_long_is_refused_and_kept_whole(content_loaded, candidate, 
     assert f"Keep the report under {services.REPORT_MESSAGE_MAX} characters" in body
     assert "THE END</textarea>" in body  # nothing typed is cut off
     assert not ProblemReport.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_editor_names_a_reported_step_as_the_candidate_saw_it(
+    content_loaded, instructor_client
+):
+    revision = Question.objects.get(slug=CHAT).current_revision
+    ProblemReport.objects.create(
+        question=revision.question,
+        revision=revision,
+        step_key="estimate",
+        message="The KV cache figure is off.",
+    )
+    editor = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
+    listing = editor.split('class="plain-list report-list"')[1].split("</ul>")[0]
+    assert f"<strong>Napkin math</strong>, revision r{revision.number}," in listing
+    assert "estimate" not in listing  # the internal key, which candidates never see
+    assert "on Napkin math (" in listing  # the Close button's name for a screen reader

@@ -181,3 +181,26 @@ def test_a_point_is_not_flagged_before_five_candidates_answered_it():
     assert FLAG_FROM == 5 and all(p.flag == "" for p in one)
     five = point_statistics(rubric, [verdicts("hit", "miss", 0)] * 5)
     assert "more than 95%" in {p.id: p for p in five}["arch-replicas"].flag
+
+
+def test_a_candidate_with_several_attempts_is_one_candidate_with_their_best(content_loaded):
+    """Two attempts by one candidate are one row: their best answer across both, so counts,
+    hit rates and the five-candidate flag threshold are per candidate, not per attempt."""
+    question = Question.objects.get(slug="chat-api-50qps")
+    for i in range(3):
+        user = User.objects.create_user(f"twice{i}")
+        # A first attempt missing everything, then a better second attempt.
+        make_submission(user=user, grades={"self": (0.0, dict.fromkeys(ARCH, "miss"))})
+        make_submission(user=user, grades={"self": (0.9, verdicts("hit", "hit", 4))})
+    step, points = arch_stats(question)
+    assert step["n"] == 3  # three candidates, six attempts
+    assert step["graded_by"] == [("Self-checked", 3)]
+    # Each candidate's best attempt hit the gateway: 3 of 3, not 3 of 6.
+    assert points["arch-gateway"].hit_rate == 1.0 and points["arch-gateway"].n == 3
+    # Three candidates are fewer than five: no flag, however many attempts they made.
+    assert all(p.flag == "" for p in points.values())
+    # The best is chosen across attempts: a later, weaker attempt does not replace it.
+    late = User.objects.get(username="twice0")
+    make_submission(user=late, grades={"self": (0.05, dict.fromkeys(ARCH, "miss"))})
+    step, points = arch_stats(question)
+    assert step["n"] == 3 and points["arch-gateway"].hit_rate == 1.0

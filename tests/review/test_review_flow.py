@@ -9,6 +9,8 @@ from html import unescape
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from accounts.instructors import instructor_grant
@@ -192,6 +194,77 @@ def test_disputes_are_limited_per_day(content_loaded, client, candidate, setting
     assert len(review_queue(question=Question.objects.get(slug="chat-api-50qps"))) == 2
 
 
+def notices(submission):
+    context = feedback_context(
+        attempt=submission.answer.attempt, answer=submission.answer, submission=submission
+    )
+    return [f for f in context["feedback_fragments"] if f.template.startswith("review/")]
+
+
+def test_past_the_daily_limit_no_dispute_form_is_offered(
+    content_loaded, client, candidate, settings
+):
+    settings.GRADE_DISPUTES_PER_DAY = 2
+    client.force_login(candidate)
+    subs = [
+        make_submission(user=candidate, grades={"llm": (0.2, {"arch-gateway": "miss"})})
+        for _ in range(3)
+    ]
+    [before] = notices(subs[2])
+    assert before.context["can_dispute"] and not before.context["limit_reached"]
+    for sub in subs[:2]:
+        assert dispute(client, sub, "The gateway point is in my first line.").status_code == 302
+
+    # The third grade's panel says the day's disputes are used, with no form to send.
+    [after] = notices(subs[2])
+    assert after.context["can_dispute"] is False and after.context["limit_reached"]
+    step = client.get(reverse("attempt_step", args=[subs[2].answer.attempt.pk, "architecture"]))
+    html = step.content.decode()
+    assert "You have used today's 2 grade disputes" in html
+    assert reverse("review:dispute", args=[subs[2].pk]) not in html
+
+    # A form sent anyway (a tab opened earlier) is refused with what was typed, and no form
+    # or button that would only be refused again.
+    refused = dispute(client, subs[2], "A third reason that must not be lost.")
+    assert refused.status_code == 429
+    page = refused.content.decode()
+    assert "A third reason that must not be lost." in page
+    assert "<form" not in page.split("<main")[1] and "Dispute this grade" not in page
+    # The disputes stored today count even when the cache forgot them (a restart): the panel
+    # hid the form, and the limit holds.
+    cache.clear()
+    assert dispute(client, subs[2], "A third reason, after a restart.").status_code == 429
+    assert GradeDispute.objects.count() == 2
+    # Another refusal (too short) keeps the form: sending it again can succeed.
+    other = make_submission(user=User.objects.create_user("other"), grades={"llm": (0.2, {})})
+    client.force_login(other.answer.attempt.user)
+    short = dispute(client, other, "unfair")
+    assert short.status_code == 422 and "Dispute this grade</button>" in short.content.decode()
+
+
+def test_a_self_checked_score_asks_for_an_instructors_grade_rather_than_disputing(
+    content_loaded, client, candidate
+):
+    # Scored by their own ratings, a candidate has no grader's verdict to dispute; the request
+    # asks an instructor to grade the answer (their verdict comes first), worded as such.
+    own = make_submission(
+        user=candidate, grades={"rubric": (0.2, {}), "self": (0.9, {"arch-gateway": "hit"})}
+    )
+    graded = make_submission(user=candidate, grades={"llm": (0.3, {"arch-gateway": "miss"})})
+    [asked] = notices(own)
+    assert asked.context["can_dispute"] and asked.context["own_check"]
+    [offered] = notices(graded)
+    assert offered.context["can_dispute"] and not offered.context["own_check"]
+    client.force_login(candidate)
+    step = client.get(reverse("attempt_step", args=[own.answer.attempt.pk, "architecture"]))
+    page = unescape(step.content.decode())
+    assert "Ask an instructor to grade this answer" in page and "Dispute this grade" not in page
+    sent = dispute(client, own, "My self-check was too harsh on the gateway.")
+    assert sent.status_code in (200, 302)
+    assert GradeDispute.objects.filter(submission=own).exists()
+    [told] = notices(own)
+    html = render_to_string(told.template, {"fragment": told, "submission": own})
+    assert "You asked an instructor to grade this answer" in unescape(html)
 def test_a_bad_dispute_is_refused_with_the_text_kept(content_loaded, client, candidate):
     submission = make_submission(user=candidate, grades={"rubric": (0.2, {})})
     client.force_login(candidate)

@@ -42,8 +42,9 @@ def test_a_self_check_far_from_the_matcher_waits_for_review_until_reviewed(
     matcher_only = make_submission(user=candidate, grades={"rubric": (0.0, {})})
 
     waiting = queued(question)
-    assert waiting[over.pk] == ["self-check 0.9, matcher 0.2: may have over-rated"]
-    assert waiting[under.pk] == ["self-check 0.1, matcher 0.7: may have under-rated"]
+    # Blind: the reason names the kind of flag, never the scores or which way they lean.
+    assert waiting[over.pk] == ["the candidate's self-check and the matcher disagree"]
+    assert waiting[under.pk] == ["the candidate's self-check and the matcher disagree"]
     # A gap of no more than the graders' own threshold (0.4) is agreement.
     assert close.pk not in waiting and edge.pk not in waiting
     assert matcher_only.pk not in waiting  # nothing to disagree with yet
@@ -53,7 +54,11 @@ def test_a_self_check_far_from_the_matcher_waits_for_review_until_reviewed(
     client = Client()
     client.force_login(instructor)
     page = client.get(reverse("review:queue", args=[SLUG])).content.decode()
-    assert "may have over-rated" in page and "may have under-rated" in page
+    assert page.count("the candidate&#x27;s self-check and the matcher disagree") == 2
+    for figure in ("0.9", "0.2", "0.1", "0.7", "over-rated", "under-rated", "matcher 0"):
+        assert figure not in page
+    label_page = client.get(reverse("review:submission", args=[over.pk])).content.decode()
+    assert "self-check (0.9)" not in label_page and "over-rated" not in label_page
     self_grade = over.grades.get(grader="self")
     audit = client.get(reverse("review:grade", args=[self_grade.pk]))
     assert audit.status_code == 302
@@ -61,6 +66,10 @@ def test_a_self_check_far_from_the_matcher_waits_for_review_until_reviewed(
     review.review_store(submission=over, reviewer=instructor, labels=dict.fromkeys(ARCH, "partial"))
     assert over.pk not in queued(question) and under.pk in queued(question)
     assert client.get(reverse("review:grade", args=[self_grade.pk])).status_code == 200
+    # Once labelled, the label page gives the figures the queue kept back.
+    labelled = client.get(reverse("review:submission", args=[over.pk])).content.decode()
+    assert "self-check (0.9) and the matcher (0.2) disagree" in labelled
+    assert "may have over-rated themselves" in labelled
 
 
 def test_self_checks_are_measured_against_instructors_per_step(content_loaded, candidate):
