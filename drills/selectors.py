@@ -242,7 +242,7 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
         d = concept_cards[0]
         return Recommendation(
             d.title,
-            f"{d.title}: you missed it in a graded answer and it is due for review; read the "
+            f"{d.title}: you missed it in a scored answer and it is due for review; read the "
             "note, then answer a question that uses it again.",
             url=d.url,
             action="Read the note",

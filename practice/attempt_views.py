@@ -32,6 +32,7 @@ from practice.form_posts import form_post
 from practice.history import candidate_history
 from practice.models import Attempt, StepAnswer, Submission
 from practice.scorecard import scorecard
+from practice.selectors import attempt_number
 from practice.slo import NUMBER_FIELDS, TEXT_FIELDS
 from questionbank import STEP_KEYS
 from questions import selectors
@@ -493,6 +494,22 @@ def attempt_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
     elsewhere = extensions.attempt_finished(attempt)  # e.g. a mock interview's report
     if elsewhere:
         return redirect(elsewhere)
+    if attempt.finished_at is None:
+        # One click on the last step's pager must not finish an attempt with steps left
+        # unsubmitted without saying which: the candidate confirms on a page that names them
+        # (a form, so it works without JavaScript). With nothing submitted there is nothing
+        # to score, and the page says so instead of finishing.
+        missing = step_page.unsubmitted_steps(attempt)
+        if missing and (len(missing) == len(STEP_KEYS) or request.POST.get("confirm") != "yes"):
+            context = {
+                "attempt": attempt,
+                "attempt_number": attempt_number(attempt),
+                "revision": attempt.revision,
+                "missing": missing,
+                "nothing_submitted": len(missing) == len(STEP_KEYS),
+                "back_url": step_page.step_url(attempt, STEP_KEYS[-1]),
+            }
+            return render(request, "interview/finish_confirm.html", context)
     flow.attempt_finish(attempt_id=attempt.pk)
     return redirect("attempt_scorecard", attempt_id=attempt.pk)
 

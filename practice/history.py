@@ -134,7 +134,10 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
                 "key": key,
                 "title": selectors.STEP_TITLES[key],
                 "series": series,
-                "points": _sparkline(series),
+                "points": _sparkline(series) if len(series) > 1 else "",
+                # One score is a point, not a line: drawn flat across the width it would read
+                # as a steady trend.
+                "dot": _dot(series[0]) if len(series) == 1 else None,
                 # The line's last point is the newest attempt's only once that step is scored:
                 # until then the page says the figure is the latest scored, from before.
                 "newest_scored": bool(oldest_first) and oldest_first[-1]["steps"][i] is not None,
@@ -168,6 +171,9 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         "any_diagrams": any(r["diagrams"] for r in rows),
         "page": page_obj,
         "window": len(window),
+        # The trend spans questions: the page says how many, since a step's scores at
+        # different questions are not one question practised again.
+        "window_questions": len({a.revision.question_id for a in window}),
         "trends": trends,
         "missed": top_missed,
         # Wrong ideas stated in more than one of those attempts.
@@ -191,6 +197,14 @@ def _sparkline(series: list[float], width: int = 120, height: int = 28) -> str:
     if not series:
         return ""
     if len(series) == 1:
-        series = series * 2
+        return ""  # a point, not a line (`_dot`)
     step = width / (len(series) - 1)
     return " ".join(f"{i * step:.1f},{height - s * height:.1f}" for i, s in enumerate(series))
+
+
+def _dot(score: float, height: int = 28, radius: int = 3) -> dict:
+    """Where a step scored once is drawn in the sparkline's box: a point at the left, kept
+    inside the box, with its figure beside it."""
+    cy = min(height - radius, max(radius, height - score * height))
+    # The figure's baseline stays where an 11-unit label fits in the box.
+    return {"cx": radius + 1, "cy": f"{cy:.1f}", "ty": f"{min(height - 6, max(8, cy)):.1f}"}

@@ -89,6 +89,26 @@ def _submitted_keys(attempt: Attempt) -> set[tuple[str, str]]:
     )
 
 
+def unsubmitted_steps(attempt: Attempt) -> list[dict]:
+    """The attempt's steps with no submission of their own answer (a follow-up answered is not
+    its step submitted), in order, each with its title and link: what Finish names."""
+    done = {key for key, follow_up in _submitted_keys(attempt) if not follow_up}
+    return [
+        {"key": key, "title": selectors.STEP_TITLES[key], "url": step_url(attempt, key)}
+        for key in STEP_KEYS
+        if key not in done
+    ]
+
+
+def finished_on(attempt: Attempt):
+    """When the candidate finished this practice attempt, or None: still open to more work,
+    which updates its scorecard, and the step page says so. A mock interview's attempt is
+    left out (its end is the mock's, and its pages say so themselves)."""
+    if attempt.finished_at is None or hasattr(attempt, "mock"):
+        return None
+    return attempt.finished_at
+
+
 def next_step(attempt: Attempt) -> str:
     """The first step without a submission (the last step when all are done)."""
     done = {key for key, _ in _submitted_keys(attempt)}
@@ -178,6 +198,7 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
     # A feature's live panels (a mock interview's clock, nudges and follow-ups).
     context["panels"] = extensions.step_panels(attempt, answer.step_key)
     context["finish_label"] = _finish_label(context["panels"])
+    context["finished_on"] = finished_on(attempt)
     return context
 
 
@@ -227,6 +248,7 @@ def after_submit_context(*, attempt: Attempt, answer: StepAnswer) -> dict:
         pager = _pager(context["steps"], context["step"], follow_up=bool(answer.follow_up_id))
         context |= follow_ups | pager | {"attempt": attempt}
         context["finish_label"] = _finish_label(extensions.step_panels(attempt, answer.step_key))
+        context["finished_on"] = finished_on(attempt)
         context["follow_up"] = {"id": answer.follow_up_id} if answer.follow_up_id else None
     return context
 

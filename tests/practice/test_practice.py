@@ -602,7 +602,10 @@ def test_owned_by_finds_only_the_users_own_attempts_and_submissions(
 
 
 def test_an_attempt_is_finished_once_and_the_first_time_stands(client_in, attempt):
-    client_in.post(reverse("attempt_finish", args=[attempt.pk]))
+    # Something submitted, and the steps left unsubmitted confirmed: Finish finishes.
+    answer = StepAnswer.objects.create(attempt=attempt, step_key="architecture", text="x")
+    Submission.objects.create(answer=answer, number=1, text="x", draft_version=1)
+    client_in.post(reverse("attempt_finish", args=[attempt.pk]), {"confirm": "yes"})
     attempt.refresh_from_db()
     first = attempt.finished_at
     assert attempt.status == Attempt.Status.FINISHED and first is not None

@@ -271,6 +271,11 @@ def test_the_flow_works_with_the_keyboard_only(page, live_server_url, task_worke
     page.wait_for_url("**/steps/tradeoffs/")
     tab_to("el.textContent.trim() === 'Finish and see the scorecard'")
     page.keyboard.press("Enter")
+    # Three steps are not submitted: Finish names them and asks first.
+    page.get_by_role("heading", name="Finish with 3 steps not submitted?").wait_for()
+    assert "Napkin math" in page.locator(".finish-missing").inner_text()
+    tab_to("el.textContent.trim() === 'Finish anyway and see the scorecard'")
+    page.keyboard.press("Enter")
     page.wait_for_url("**/scorecard/")
     assert "Bottlenecks and failure modes" in page.locator("main").inner_text()
     save_screenshot(page, "flow-keyboard-scorecard")
