@@ -26,6 +26,17 @@ def _context(browser, user, base):
     return context, watched_page(context, errors), errors
 
 
+def _new_question_in_the_editor(browser, base):
+    """An instructor's browser on the editor of a question just made from the template."""
+    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
+    instructor_grant(instructor)
+    services.question_new(slug=SLUG, user=instructor)
+    context, page, errors = _context(browser, instructor, base)
+    url = f"{base}/author/questions/{SLUG}/"
+    page.goto(url)
+    return context, page, errors, url
+
+
 def _without_step(text: str, step: str) -> tuple[str, int]:
     """The text without `step`'s block, and the line of `steps:` (where the problem is)."""
     lines = text.split("\n")
@@ -204,12 +215,7 @@ def test_a_file_over_the_limit_is_told_at_the_upload_field_unsent(
 ):
     """A file past the question-file limit is refused in the page: past the request limit it
     would never reach the view, and the upload would leave the editor for an error page."""
-    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
-    instructor_grant(instructor)
-    services.question_new(slug=SLUG, user=instructor)
-    context, page, errors = _context(browser, instructor, live_server_url)
-    url = f"{live_server_url}/author/questions/{SLUG}/"
-    page.goto(url)
+    context, page, errors, url = _new_question_in_the_editor(browser, live_server_url)
     expect(page.locator("label[for=upload-file]")).to_contain_text("at most 512 KiB")
     upload = tmp_path / f"{SLUG}.md"
     upload.write_bytes(b"---\n" + b"# padding\n" * (5 * 1024 * 1024 // 10))  # past 4 MiB
@@ -230,12 +236,7 @@ def test_a_file_over_the_limit_is_told_at_the_upload_field_unsent(
 def test_a_text_too_large_to_send_is_refused_in_the_page_and_kept(browser, live_server_url):
     """Past the request limit (2.5 MB) the server never sees the text: the autosave and the
     preview say what is wrong, and Publish does not leave the page for an error."""
-    instructor = User.objects.create_user("ines", password="an-Instructor-passphrase-7")
-    instructor_grant(instructor)
-    services.question_new(slug=SLUG, user=instructor)
-    context, page, errors = _context(browser, instructor, live_server_url)
-    url = f"{live_server_url}/author/questions/{SLUG}/"
-    page.goto(url)
+    context, page, errors, url = _new_question_in_the_editor(browser, live_server_url)
     huge = page.input_value("#source") + "\n" + "# padding for a paste gone wrong\n" * 90_000
     # Pasted: typing three megabytes into the box would take the browser minutes.
     page.locator("#source").evaluate(

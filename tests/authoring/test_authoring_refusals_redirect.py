@@ -26,6 +26,13 @@ def _upload(client, name: str, data: bytes, version: int, slug: str = SLUG):
     )
 
 
+def _publish(client, text: str, version: int):
+    return client.post(
+        reverse("authoring:question_publish", args=[SLUG]),
+        {"text": text, "base_version": str(version)},
+    )
+
+
 def _upload_error(page: str) -> str:
     found = re.search(r'<p class="field-errors" id="upload-error" role="alert">([^<]*)</p>', page)
     return found.group(1) if found else ""
@@ -165,10 +172,7 @@ def test_a_refused_publish_redirects_to_the_editor_which_lists_it_once(
     miss = "      expect: {batching-engine: miss}"
     text = draft.text.replace("      expect: {batching-engine: hit}", miss, 1) + "\nEdited."
     lines = text.split("\n")
-    response = instructor_client.post(
-        reverse("authoring:question_publish", args=[SLUG]),
-        {"text": text, "base_version": str(draft.version)},
-    )
+    response = _publish(instructor_client, text, draft.version)
     location = _refused_at(response)
     saved = Draft.objects.get(slug=SLUG)
     assert (saved.text, saved.version) == (text, draft.version + 1)  # the POST's save stays
@@ -198,10 +202,7 @@ def test_a_refusal_is_not_told_beside_a_draft_saved_since(instructor, instructor
     # The redirect not followed (a closed tab), then the draft saved again: the refusal spoke
     # of the older text.
     draft = services.question_new(slug=SLUG, user=instructor)
-    response = instructor_client.post(
-        reverse("authoring:question_publish", args=[SLUG]),
-        {"text": draft.text, "base_version": str(draft.version)},
-    )
+    response = _publish(instructor_client, draft.text, draft.version)
     location = _refused_at(response)
     token = location.split("?refusal=")[1]
     assert instructor_client.session[REFUSALS_SESSION_KEY][token]["refusal"]
@@ -240,10 +241,7 @@ def test_another_tab_of_the_editor_neither_shows_nor_takes_a_refusal(instructor,
     # editor of the same draft at the same version before tab 1's redirect lands. Tab 2
     # showed (and took) tab 1's refusal, and tab 1 then showed nothing.
     draft = services.question_new(slug=SLUG, user=instructor)
-    refused = instructor_client.post(
-        reverse("authoring:question_publish", args=[SLUG]),
-        {"text": draft.text, "base_version": str(draft.version)},
-    )
+    refused = _publish(instructor_client, draft.text, draft.version)
     tab_1 = _refused_at(refused)
     tab_2 = instructor_client.get(EDITOR).content.decode()
     assert not _refusal(tab_2) and "Not published:" not in tab_2
@@ -264,12 +262,7 @@ def test_two_tabs_refused_at_one_draft_version_each_see_their_own_refusal(
     # later refusal took the draft's one place in the session, so tab 1 was told tab 2's
     # upload error and its own refusal was lost.
     draft = services.question_new(slug=SLUG, user=instructor)
-    tab_1 = _refused_at(
-        instructor_client.post(
-            reverse("authoring:question_publish", args=[SLUG]),
-            {"text": draft.text, "base_version": str(draft.version)},
-        )
-    )
+    tab_1 = _refused_at(_publish(instructor_client, draft.text, draft.version))
     version = Draft.objects.get(slug=SLUG).version
     tab_2 = _refused_at(_upload(instructor_client, "x.txt", b"hello", version))
 

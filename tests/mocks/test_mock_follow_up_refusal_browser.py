@@ -59,47 +59,6 @@ def _submit_refused(page, told: str):
     return refusal
 
 
-def test_the_refusal_goes_once_the_follow_up_is_answered_in_the_panel(step_page):
-    session = _session()
-    mock.follow_up_ask(session=session, text="Which percentile do you design for?")
-    page = step_page(session)
-    refusal = _submit_refused(page, FollowUpPending.message)
-
-    page.get_by_label("Your answer to the follow-up").fill("The p99 time to first token.")
-    page.get_by_role("button", name="Submit the follow-up answer").click()
-    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
-    expect(refusal).to_have_count(0)
-    expect(page.locator("#answer-text")).to_have_value(STEP_TEXT)  # what was written stays
-
-    # Nothing waits now: the step goes in.
-    page.get_by_role("button", name="Submit this step").click()
-    expect(page.locator("#feedback")).to_be_visible()
-    assert session.attempt.answers.get(
-        step_key="architecture", follow_up_id=""
-    ).submissions.exists()
-
-
-def test_the_refusal_goes_once_the_follow_up_is_answered_from_another_tab(step_page):
-    session = _session()
-    event = mock.follow_up_ask(session=session, text="Which percentile do you design for?")
-    page = step_page(session)
-    refusal = _submit_refused(page, FollowUpPending.message)
-
-    # A redraw with the follow-up still open (a nudge came) leaves the refusal: it holds.
-    mock.nudge_send(session=session, text="Start from the peak load.")
-    expect(page.locator("section#mock-panel")).to_contain_text("Start from the peak load.")
-    page.wait_for_timeout(500)
-    expect(refusal).to_have_text(FollowUpPending.message)
-
-    # Answered in another tab: the panel's poll shows it, and the refusal goes.
-    answer = mock.follow_up_answer(session=session, event=event)
-    flow.step_submit(
-        answer=answer, text="The p99 time to first token.", fields={}, base_version=answer.version
-    )
-    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
-    expect(refusal).to_have_count(0)
-
-
 def test_another_refusal_stays_when_the_panel_redraws(step_page, settings):
     settings.GRADING_RATE_PER_MINUTE = 0  # every Submit is past the rate limit
     session = _session()
@@ -140,48 +99,6 @@ def _submit_refused_before_the_draft_saved(page, told: str):
     return note
 
 
-def test_the_refusal_beside_a_draft_not_yet_saved_goes_once_the_follow_up_is_answered(step_page):
-    session = _session()
-    mock.follow_up_ask(session=session, text="Which percentile do you design for?")
-    page = step_page(session)
-    note = _submit_refused_before_the_draft_saved(page, FollowUpPending.message)
-
-    page.get_by_label("Your answer to the follow-up").fill("The p99 time to first token.")
-    page.get_by_role("button", name="Submit the follow-up answer").click()
-    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
-    expect(note).to_be_hidden()
-    expect(page.locator("#submit-pending")).not_to_contain_text(FollowUpPending.message)
-    expect(page.locator("#answer-text")).to_have_value(STEP_TEXT)
-
-    page.get_by_role("button", name="Submit this step").click()
-    expect(page.locator("#feedback")).to_be_visible()
-    expect(note).to_be_hidden()
-    assert (
-        session.attempt.answers.get(step_key="architecture", follow_up_id="").submissions.get().text
-        == STEP_TEXT
-    )
-
-
-def test_the_refusal_beside_a_draft_not_yet_saved_goes_when_answered_from_another_tab(step_page):
-    session = _session()
-    event = mock.follow_up_ask(session=session, text="Which percentile do you design for?")
-    page = step_page(session)
-    note = _submit_refused_before_the_draft_saved(page, FollowUpPending.message)
-
-    # A redraw with the follow-up still open leaves the note: the refusal holds.
-    mock.nudge_send(session=session, text="Start from the peak load.")
-    expect(page.locator("section#mock-panel")).to_contain_text("Start from the peak load.")
-    page.wait_for_timeout(500)
-    expect(note).to_be_visible()
-
-    answer = mock.follow_up_answer(session=session, event=event)
-    flow.step_submit(
-        answer=answer, text="The p99 time to first token.", fields={}, base_version=answer.version
-    )
-    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
-    expect(note).to_be_hidden()
-
-
 def test_another_refusal_beside_the_draft_stays_when_the_panel_redraws(step_page):
     session = _session()
     page = step_page(session)
@@ -203,3 +120,61 @@ def test_another_refusal_beside_the_draft_stays_when_the_panel_redraws(step_page
     page.wait_for_timeout(500)
     expect(note).to_be_visible()
     expect(page.locator("#submit-pending")).to_contain_text(reason)
+
+
+# The refusal shows in one of two places, by when the Submit went: beneath Submit, or, when it
+# went before its draft saved, in #submit-pending beside the saved draft. Both go the same way.
+REFUSAL_PATHS = {
+    "beneath-submit": (_submit_refused, lambda told: expect(told).to_have_count(0)),
+    "beside-the-draft": (
+        _submit_refused_before_the_draft_saved,
+        lambda told: expect(told).to_be_hidden(),
+    ),
+}
+
+
+@pytest.mark.parametrize("path", list(REFUSAL_PATHS))
+def test_the_refusal_goes_once_the_follow_up_is_answered_in_the_panel(step_page, path):
+    refuse, gone = REFUSAL_PATHS[path]
+    session = _session()
+    mock.follow_up_ask(session=session, text="Which percentile do you design for?")
+    page = step_page(session)
+    told = refuse(page, FollowUpPending.message)
+
+    page.get_by_label("Your answer to the follow-up").fill("The p99 time to first token.")
+    page.get_by_role("button", name="Submit the follow-up answer").click()
+    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
+    gone(told)
+    expect(page.locator("#submit-pending")).not_to_contain_text(FollowUpPending.message)
+    expect(page.locator("#answer-text")).to_have_value(STEP_TEXT)  # what was written stays
+
+    # Nothing waits now: the step goes in.
+    page.get_by_role("button", name="Submit this step").click()
+    expect(page.locator("#feedback")).to_be_visible()
+    assert (
+        session.attempt.answers.get(step_key="architecture", follow_up_id="").submissions.get().text
+        == STEP_TEXT
+    )
+
+
+@pytest.mark.parametrize("path", list(REFUSAL_PATHS))
+def test_the_refusal_goes_once_the_follow_up_is_answered_from_another_tab(step_page, path):
+    refuse, gone = REFUSAL_PATHS[path]
+    session = _session()
+    event = mock.follow_up_ask(session=session, text="Which percentile do you design for?")
+    page = step_page(session)
+    told = refuse(page, FollowUpPending.message)
+
+    # A redraw with the follow-up still open (a nudge came) leaves the refusal: it holds.
+    mock.nudge_send(session=session, text="Start from the peak load.")
+    expect(page.locator("section#mock-panel")).to_contain_text("Start from the peak load.")
+    page.wait_for_timeout(500)
+    expect(told).to_be_visible()
+
+    # Answered in another tab: the panel's poll shows it, and the refusal goes.
+    answer = mock.follow_up_answer(session=session, event=event)
+    flow.step_submit(
+        answer=answer, text="The p99 time to first token.", fields={}, base_version=answer.version
+    )
+    expect(page.locator("section#mock-panel")).to_contain_text("You answered the follow-up.")
+    gone(told)
