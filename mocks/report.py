@@ -350,6 +350,12 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
     answers = {
         (a.step_key, a.follow_up_id): a for a in StepAnswer.objects.filter(attempt=session.attempt)
     }
+    # The step's follow-ups with a submission, read once (the live view polls).
+    sent = set(
+        Submission.objects.filter(answer__attempt=session.attempt, answer__step_key=step_key)
+        .exclude(answer__follow_up_id="")
+        .values_list("answer__follow_up_id", flat=True)
+    )
     pending = pending_follow_up(session)
     pending_answer = (
         answers.get((pending.step_key, pending.payload["follow_up_id"])) if pending else None
@@ -411,7 +417,7 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
                 "number": number,
                 "prompt": fu.prompt,
                 "text": answers[(step_key, fu.id)].text,
-                "submitted": answers[(step_key, fu.id)].submissions.exists(),
+                "submitted": fu.id in sent,
             }
             for number, fu in enumerate(spec.follow_ups, 1)
             if (step_key, fu.id) in answers

@@ -36,7 +36,7 @@ from practice.scoring import primary_grade
 from practice.services import attempt_touch, grading_text, step_spec
 from questions.models import Question
 from questions.selectors import STEP_TITLES
-from rate_limits import LimitExceeded, check_daily_quota, user_client
+from rate_limits import LimitExceeded
 from review.models import CalibrationLabel, GradeDispute
 
 INSTRUCTOR = "instructor"
@@ -62,6 +62,7 @@ def submission_graded_text(submission: Submission) -> str:
 
 
 # --- disputes -------------------------------------------------------------------------------------
+
 
 def is_own_self_check(submission: Submission) -> bool:
     """Whether the submission's score is its candidate's own self-check (no model or
@@ -121,13 +122,11 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
         raise DisputeClosed("You have already disputed this grade; an instructor will review it.")
     per_day = settings.GRADE_DISPUTES_PER_DAY
     advice = "Your grades are kept as they are; dispute another one tomorrow (UTC)."
-    # The disputes stored today are counted too: the feedback panel hides the form by them,
-    # and a cache emptied by a restart must not let a form it hid succeed.
+    # The disputes stored today are the one count: the feedback panel hides the form by it,
+    # a restart cannot empty it, and a double click (one row, see below) spends one.
     if disputes_used_today(user.pk) >= per_day:
-        raise LimitExceeded(f"You have used today's {per_day} grade disputes. {advice}")
-    check_daily_quota(
-        client=user_client(user.pk), action="grade dispute", per_day=per_day, advice=advice
-    )
+        plural = "" if per_day == 1 else "s"
+        raise LimitExceeded(f"You have used today's {per_day} grade dispute{plural}. {advice}")
     try:
         with transaction.atomic():
             dispute = GradeDispute.objects.create(submission=submission, user=user, reason=reason)

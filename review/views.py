@@ -313,10 +313,15 @@ def submission_dispute(request: HttpRequest, submission_id: int) -> HttpResponse
             "limited": limited,
             # Sending the same form again would be refused again: no form to send it with.
             "final": limited or isinstance(exc, review.DisputeClosed),
+            # A self-checked score's request asks for an instructor's grade: worded so.
+            "own_check": review.is_own_self_check(submission),
         }
         status = 429 if limited else 422
         return render(request, "review/dispute_refused.html", context, status=status)
     messages.success(
-        request, "Your dispute was sent: an instructor will review this grade and decide it."
+        request,
+        "Your request was sent: an instructor will grade this answer, and their grade comes first."
+        if review.is_own_self_check(submission)
+        else "Your dispute was sent: an instructor will review this grade and decide it.",
     )
     return redirect(url + "#feedback")

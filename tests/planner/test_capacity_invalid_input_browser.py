@@ -49,6 +49,7 @@ def test_a_value_the_form_refuses_marks_the_field_and_takes_the_old_plan_away(
     expect(page.locator("#plan-n-gpu")).to_be_hidden()
     notice = page.locator("#plan-errors")
     expect(notice).to_be_visible()
+    expect(notice).to_contain_text("Check these inputs:")  # as the server words it
     expect(notice).to_contain_text("Peak QPS")
     expect(page.locator("#plan-announce")).not_to_contain_text("Planned")
     # Focus moved on with the Tab, as it does after any other change.
@@ -63,6 +64,8 @@ def test_a_value_the_form_refuses_marks_the_field_and_takes_the_old_plan_away(
 
 
 def test_plan_pressed_with_a_refused_value_focuses_that_field(page, live_server_url) -> None:
+    # The browser's own check stops the submit and focuses the field; the change the fill
+    # made has marked it and put the old plan away (capacity.js).
     page.set_viewport_size(LAPTOP)
     page.goto(f"{live_server_url}/planner/capacity/")
     page.fill("#id_rho", "7")

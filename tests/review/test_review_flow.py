@@ -259,12 +259,19 @@ def test_a_self_checked_score_asks_for_an_instructors_grade_rather_than_disputin
     step = client.get(reverse("attempt_step", args=[own.answer.attempt.pk, "architecture"]))
     page = unescape(step.content.decode())
     assert "Ask an instructor to grade this answer" in page and "Dispute this grade" not in page
+    short = unescape(dispute(client, own, "unfair").content.decode())  # refused, form kept
+    assert "Your request for an instructor's grade was not sent" in short
+    assert "What should the instructor look at?" in short and "Dispute this grade" not in short
     sent = dispute(client, own, "My self-check was too harsh on the gateway.")
-    assert sent.status_code in (200, 302)
+    assert sent.status_code == 302
+    told = unescape(client.get(sent["Location"]).content.decode())
+    assert "Your request was sent: an instructor will grade this answer" in told
     assert GradeDispute.objects.filter(submission=own).exists()
     [told] = notices(own)
     html = render_to_string(told.template, {"fragment": told, "submission": own})
     assert "You asked an instructor to grade this answer" in unescape(html)
+
+
 def test_a_bad_dispute_is_refused_with_the_text_kept(content_loaded, client, candidate):
     submission = make_submission(user=candidate, grades={"rubric": (0.2, {})})
     client.force_login(candidate)

@@ -78,7 +78,7 @@
       notice.id = "plan-errors";
       notice.setAttribute("role", "alert");
       const lead = document.createElement("p");
-      lead.textContent = "Not planned: check these inputs.";
+      lead.textContent = "Check these inputs:"; // the server's words for a form it refuses
       const list = document.createElement("ul");
       for (const [input, label, text] of items) {
         const item = document.createElement("li");
@@ -99,13 +99,9 @@
   document.addEventListener("htmx:validation:halted", (event) => {
     const form = event.target.closest && event.target.closest("form.pl-form");
     if (!form) return;
-    const refused = (event.detail.errors || []).map((error) => error.elt);
-    const firstInvalid = showRefused(form, refused);
-    const trigger = event.detail.triggeringEvent;
-    if (firstInvalid && trigger && trigger.type === "submit") {
-      firstInvalid.focus({ preventScroll: true });
-      firstInvalid.closest(".field").scrollIntoView({ block: "center" });
-    }
+    // A change (Tab out of a box) halts here. Plan pressed never does: the browser's own
+    // check stops that submit before htmx sees it, shows its bubble and focuses the field.
+    showRefused(form, (event.detail.errors || []).map((error) => error.elt));
   });
 
   document.addEventListener("htmx:afterSwap", (event) => {
