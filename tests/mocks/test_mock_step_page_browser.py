@@ -229,7 +229,10 @@ def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
     page = candidate_page(session, expected=("status of 500", "Error Code 500"))
     page.route("**/follow-ups/*/submit/", lambda route: route.fulfill(status=500, body="boom"))
     answer = "By a hash of the prompt prefix."
-    page.get_by_label("Your answer to the follow-up").fill(answer)
+    # The box's autosave lands first: its "Draft saved" is written into the same status line,
+    # and on a slow machine it came after the refused Submit and took "Send it again" away.
+    with page.expect_response("**/follow-ups/*/draft/"):
+        page.get_by_label("Your answer to the follow-up").fill(answer)
     page.get_by_role("button", name="Submit the follow-up answer").click()
     again = page.locator(f"#fu-status-{event.seq}").get_by_role("button", name="Send it again")
     expect(again).to_be_visible()
