@@ -56,3 +56,10 @@ def step_page(open_step):
     """A signed-in candidate's architecture step, open in a fresh browser context:
     (page, attempt). The candidate is BROWSER_USERNAME / BROWSER_PASSWORD."""
     return open_step("architecture")
+
+
+@pytest.fixture
+def candidate(content_loaded):
+    """A signed-up candidate with the question bank loaded; modules that want another one
+    define their own."""
+    return User.objects.create_user("candidate", password="a-long-Passphrase-42")

@@ -23,13 +23,7 @@ from practice.models import Attempt, Grade, StepAnswer, Submission
 from questionbank import STEP_KEYS
 from questions.models import Question
 from tests.drills.factories import graded_submission, revision_of
-from tests.practice.test_self_check import (  # noqa: F401 (fixture)
-    all_rated,
-    candidate,
-    form,
-    offline_submission,
-    post_ratings,
-)
+from tests.practice.self_check_helpers import all_rated, form, offline_submission, post_ratings
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +55,7 @@ def text_of(html: str) -> str:
 # --- Finish -------------------------------------------------------------------------------
 
 
-def test_finish_with_steps_unsubmitted_asks_first_and_names_them(candidate):  # noqa: F811
+def test_finish_with_steps_unsubmitted_asks_first_and_names_them(candidate):
     attempt = with_steps(candidate, ["clarify", "estimate", "architecture"])
     client = signed_in(candidate)
     asked = finish(client, attempt)
@@ -80,7 +74,7 @@ def test_finish_with_steps_unsubmitted_asks_first_and_names_them(candidate):  # 
     assert attempt.status == Attempt.Status.FINISHED
 
 
-def test_finish_with_every_step_submitted_asks_nothing(candidate):  # noqa: F811
+def test_finish_with_every_step_submitted_asks_nothing(candidate):
     attempt = with_steps(candidate, list(STEP_KEYS))
     done = finish(signed_in(candidate), attempt)
     assert done.status_code == 302
@@ -88,7 +82,7 @@ def test_finish_with_every_step_submitted_asks_nothing(candidate):  # noqa: F811
     assert attempt.finished_at is not None
 
 
-def test_finish_with_nothing_submitted_finishes_nothing(candidate):  # noqa: F811
+def test_finish_with_nothing_submitted_finishes_nothing(candidate):
     attempt = with_steps(candidate, [])
     client = signed_in(candidate)
     for data in ({}, {"confirm": "yes"}):
@@ -100,7 +94,7 @@ def test_finish_with_nothing_submitted_finishes_nothing(candidate):  # noqa: F81
     assert attempt.finished_at is None and attempt.status == Attempt.Status.ACTIVE
 
 
-def test_a_finished_attempt_says_so_on_its_steps_and_on_the_question_page(candidate):  # noqa: F811
+def test_a_finished_attempt_says_so_on_its_steps_and_on_the_question_page(candidate):
     attempt = with_steps(candidate, ["clarify", "estimate"])
     client = signed_in(candidate)
     step = reverse("attempt_step", kwargs={"attempt_id": attempt.pk, "step": "tradeoffs"})
@@ -132,7 +126,7 @@ def badge(html: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def test_a_self_checked_score_is_badged_self_checked_not_graded(candidate):  # noqa: F811
+def test_a_self_checked_score_is_badged_self_checked_not_graded(candidate):
     client = signed_in(candidate)
     submission = offline_submission(candidate)
     done = post_ratings(client, submission, form(all_rated("partly"), 0), HTTP_HX_REQUEST="true")
@@ -172,7 +166,7 @@ def trends(html: str) -> str:
     return html.split('id="trends-h"')[1].split("</section>")[0]
 
 
-def test_the_trends_say_they_span_questions(candidate):  # noqa: F811
+def test_the_trends_say_they_span_questions(candidate):
     other = Question.objects.exclude(slug="chat-api-50qps").order_by("slug").first()
     graded_submission(user=candidate, at=NOW, grades={"llm": 0.4})
     graded_submission(user=candidate, at=NOW, grades={"llm": 0.9}, slug=other.slug)
@@ -180,7 +174,7 @@ def test_the_trends_say_they_span_questions(candidate):  # noqa: F811
     assert "Over your last 2 attempts, across 2 different questions" in page
 
 
-def test_a_step_scored_once_is_a_point_with_its_figure_not_a_line(candidate):  # noqa: F811
+def test_a_step_scored_once_is_a_point_with_its_figure_not_a_line(candidate):
     graded_submission(user=candidate, at=NOW, grades={"llm": 0.62})
     graded_submission(user=candidate, at=NOW, step="clarify", grades={"llm": 0.5})
     graded_submission(user=candidate, at=NOW, step="clarify", grades={"llm": 0.7})

@@ -13,65 +13,20 @@ from django.urls import reverse
 from practice import services as flow
 from practice.autosave import StaleDraft
 from practice.errors import FlowError
-from practice.models import Attempt, Grade, SelfCheck, StepAnswer, Submission
+from practice.models import Grade, SelfCheck, StepAnswer, Submission
 from practice.scoring import GRADE_LABELS, primary_grade, submission_score
 from practice.self_check import self_check_save
-from questionbank import load_question_spec
-from questions.models import Question
+from tests.practice.self_check_helpers import (
+    GPU_UTIL,
+    WEIGHTS,
+    all_rated,
+    expected_score,
+    form,
+    offline_submission,
+    post_ratings,
+)
 
 pytestmark = pytest.mark.django_db
-
-SLUG = "chat-api-50qps"
-ARCH = load_question_spec(SLUG).step("architecture")
-WEIGHTS = {p.id: p.weight for p in ARCH.rubric}
-# A matcher score no page may show as a grade: "37%" appears nowhere else on these pages.
-MATCHER_SCORE = 0.37
-GPU_UTIL = "The autoscaler adds a replica whenever average GPU utilization goes above 80 percent."
-
-
-def expected_score(credit: dict[str, float]) -> float:
-    """The weighted share of credit, worked out here from the rubric's weights."""
-    return round(sum(WEIGHTS[p] * c for p, c in credit.items()) / sum(WEIGHTS.values()), 4)
-
-
-def offline_submission(user: User, *, misconceptions: list[dict] | None = None) -> Submission:
-    """An architecture answer that only the keyword matcher read (no model configured)."""
-    revision = Question.objects.get(slug=SLUG).current_revision
-    attempt = Attempt.objects.create(user=user, revision=revision)
-    answer = StepAnswer.objects.create(
-        attempt=attempt, step_key="architecture", text="A gateway. " + GPU_UTIL, version=1
-    )
-    submission = Submission.objects.create(
-        answer=answer,
-        number=1,
-        text=answer.text,
-        draft_version=1,
-        grade_status=Submission.GradeStatus.DONE,
-    )
-    Grade.objects.create(
-        submission=submission,
-        grader="rubric",
-        score=MATCHER_SCORE,
-        points=[
-            {"id": "arch-gateway", "verdict": "hit", "evidence": "A gateway.", "comment": ""},
-            *(
-                {"id": p, "verdict": "miss", "evidence": "", "comment": ""}
-                for p in WEIGHTS
-                if p != "arch-gateway"
-            ),
-        ],
-        misconceptions=misconceptions or [],
-    )
-    return submission
-
-
-@pytest.fixture
-def candidate(content_loaded):
-    return User.objects.create_user("candidate", password="a-long-Passphrase-42")
-
-
-def all_rated(rating: str = "covered", **overrides: str) -> dict[str, str]:
-    return {p: overrides.get(p.replace("-", "_"), rating) for p in WEIGHTS}
 
 
 def test_the_matcher_grade_alone_is_no_score(candidate):
@@ -177,18 +132,6 @@ def test_a_stale_tab_is_refused_and_the_saved_ratings_stay(candidate):
     row = SelfCheck.objects.get(submission=submission)
     assert row.ratings == all_rated("covered") and row.version == 1
     assert submission.grades.get(grader="self").score == 1.0
-
-
-def post_ratings(client, submission: Submission, data: dict, **kwargs):
-    url = reverse(
-        "submission_self_check",
-        kwargs={"attempt_id": submission.answer.attempt_id, "submission_id": submission.pk},
-    )
-    return client.post(url, data, **kwargs)
-
-
-def form(ratings: dict[str, str], version: int) -> dict[str, str]:
-    return {"base_version": str(version), **{f"rating-{p}": r for p, r in ratings.items()}}
 
 
 def test_the_autosave_answers_a_stale_tab_409_and_an_unknown_point_422(candidate):

@@ -9,13 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from tests.practice.test_self_check import (  # noqa: F401 (fixture)
-    all_rated,
-    candidate,
-    form,
-    offline_submission,
-    post_ratings,
-)
+from tests.practice.self_check_helpers import all_rated, form, offline_submission, post_ratings
 
 pytestmark = pytest.mark.django_db
 
@@ -25,7 +19,7 @@ def badge(html: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def test_the_badge_changes_with_the_last_rating_without_a_reload(candidate):  # noqa: F811
+def test_the_badge_changes_with_the_last_rating_without_a_reload(candidate):
     client = Client()
     client.force_login(candidate)
     submission = offline_submission(candidate)
