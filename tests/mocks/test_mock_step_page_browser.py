@@ -55,7 +55,7 @@ def test_a_follow_up_draft_not_saved_says_so_and_keeps_the_text(candidate_page):
 
     page.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
 
-    status = page.locator(f"#fu-status-{event.seq}")
+    status = page.locator(f"#fu-draft-{event.seq}")
     expect(status).to_have_text(
         "Draft not saved. The server had an error (500). Your answer is kept in its box. "
         "It saves on your next edit."
@@ -86,7 +86,7 @@ def test_the_panel_answers_typing_the_moment_it_shows_however_slowly_it_settles(
     page.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
 
     # Saved well inside the 3 s that htmx waits to settle.
-    expect(page.locator(f"#fu-status-{event.seq}")).to_have_text("Draft saved.", timeout=2_500)
+    expect(page.locator(f"#fu-draft-{event.seq}")).to_have_text("Draft saved.", timeout=2_500)
 
 
 def test_a_reload_right_after_typing_a_follow_up_answer_keeps_it(candidate_page):
@@ -136,7 +136,7 @@ def _answers_not_saved(candidate_page, answer_failure, expected, told: str):
     page.route("**/follow-ups/*/draft/", answer_failure)
     text = "By a hash of the prompt prefix, so that a shared prefix meets its cached KV."
     page.get_by_label("Your answer to the follow-up").fill(text)
-    expect(page.locator(f"#fu-status-{event.seq}")).to_contain_text(f"Draft not saved. {told}")
+    expect(page.locator(f"#fu-draft-{event.seq}")).to_contain_text(f"Draft not saved. {told}")
     return session, event, page, text
 
 
@@ -229,8 +229,6 @@ def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
     page = candidate_page(session, expected=("status of 500", "Error Code 500"))
     page.route("**/follow-ups/*/submit/", lambda route: route.fulfill(status=500, body="boom"))
     answer = "By a hash of the prompt prefix."
-    # The box's autosave lands first: its "Draft saved" is written into the same status line,
-    # and on a slow machine it came after the refused Submit and took "Send it again" away.
     with page.expect_response("**/follow-ups/*/draft/"):
         page.get_by_label("Your answer to the follow-up").fill(answer)
     page.get_by_role("button", name="Submit the follow-up answer").click()
@@ -249,3 +247,26 @@ def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
     expect(page.locator("form.mock-follow-up")).to_have_count(0)
     follow_up = session.attempt.answers.get(follow_up_id=event.payload["follow_up_id"])
     assert follow_up.submissions.get().text == answer
+
+
+def test_a_draft_saved_after_a_refused_follow_up_leaves_send_it_again(candidate_page):
+    # Submit pressed before the box's autosave ran: the server refuses the answer, then the
+    # autosave saves the draft. "Not sent … Send it again" stays beside "Draft saved."
+    session = chat_session(
+        User.objects.create(username="candidate"),
+        interviewer=User.objects.create(username="interviewer"),
+    )
+    event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
+    page = candidate_page(session, expected=("status of 500", "Error Code 500"))
+    page.route("**/follow-ups/*/submit/", lambda route: route.fulfill(status=500, body="boom"))
+    with page.expect_response("**/follow-ups/*/draft/"):
+        page.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
+        page.get_by_role("button", name="Submit the follow-up answer").click()
+        expect(page.locator(f"#fu-status-{event.seq}")).to_contain_text("Not sent.")
+
+    expect(page.locator(f"#fu-draft-{event.seq}")).to_have_text("Draft saved.")
+    again = page.locator(f"#fu-status-{event.seq}").get_by_role("button", name="Send it again")
+    expect(again).to_be_visible()
+    assert mock.follow_up_answer(session=session, event=event).text == (
+        "By a hash of the prompt prefix."
+    )
