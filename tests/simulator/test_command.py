@@ -98,6 +98,10 @@ def test_a_load_below_the_briefs_mean_is_simulated(content_loaded):
         ),
         (["--question", "chat-api-50qps", "--prefix-groups", "5"], "--prefix-tokens"),
         (["--question", "chat-api-50qps", "--prefix-tokens", "300"], "--prefix-groups"),
+        (["--question", "chat-api-50qps", "--prefix-lifetime", "60"], "need --prefix-groups"),
+        (["--question", "chat-api-50qps", "--prefix-share", "0"], "--prefix-share must be"),
+        (["--question", "chat-api-50qps", "--prefix-share", "nan"], "--prefix-share must be"),
+        (["--question", "chat-api-50qps", "--prefix-lifetime", "-1"], "--prefix-lifetime must"),
     ],
 )
 def test_bad_input_gets_one_sentence_and_exit_status_2(content_loaded, capsys, args, words):
@@ -180,3 +184,15 @@ def test_the_prefill_only_embedding_question_runs_and_claims_no_tpot(bank_loaded
             stdout=out,
         )  # fmt: skip
     assert exit_info.value.code == 2 and "prefill only" in json.loads(out.getvalue())["error"]
+
+
+def test_prefixes_that_come_and_go_are_run_and_named_in_the_verdict(bank_loaded):
+    # vision-language-api's images: three requests in four repeat one of the last minute.
+    args = ["--question", "vision-language-api", "--prefix-groups", "20", "--prefix-tokens", "600"]
+    args += ["--router", "prefix-aware", "--seconds", "120"]
+    turnover = simulate(*args, "--prefix-share", "0.75", "--prefix-lifetime", "60")
+    fixed = simulate(*args)
+    assert "75% of requests repeating a prefix of the last 60 s" in turnover["verdict"]
+    assert "20 shared prefixes" in fixed["verdict"]
+    # A new image misses everywhere: the turnover mix hits less than twenty fixed prefixes.
+    assert 0.5 < turnover["prefix_hit_rate"] < fixed["prefix_hit_rate"]

@@ -89,6 +89,21 @@ class Command(ScriptedCommand):
         parser.add_argument("--chunked-prefill", action="store_true")
         parser.add_argument("--prefix-groups", type=int, default=0)
         parser.add_argument("--prefix-tokens", type=int, default=0)
+        parser.add_argument(
+            "--prefix-share",
+            type=float,
+            default=1.0,
+            metavar="F",
+            help="share of requests that open with a shared prefix (default 1)",
+        )
+        parser.add_argument(
+            "--prefix-lifetime",
+            type=float,
+            default=0.0,
+            metavar="S",
+            help="prefixes come and go: a request repeats one opened in the last S seconds "
+            "or opens a new one (default 0: the groups stay for the whole run)",
+        )
         parser.add_argument("--knee", type=float, help="measured knee, output tok/s")
         parser.add_argument("--series", action="store_true", help="include the time series")
         parser.add_argument("--json", action="store_true")
@@ -153,6 +168,16 @@ class Command(ScriptedCommand):
             raise RunRefused("--prefix-groups needs --prefix-tokens T (each prefix's length).")
         if tokens and not groups:
             raise RunRefused("--prefix-tokens needs --prefix-groups N (how many prefixes).")
+        share, lifetime = options["prefix_share"], options["prefix_lifetime"]
+        if not 0 < share <= 1:  # NaN fails too
+            raise RunRefused("--prefix-share must be more than 0 and at most 1.")
+        if not 0 <= lifetime <= 86400:
+            raise RunRefused("--prefix-lifetime must be between 0 and 86400 s.")
+        if (share != 1 or lifetime) and not groups:
+            raise RunRefused(
+                "--prefix-share and --prefix-lifetime need --prefix-groups N and "
+                "--prefix-tokens T (the prefixes they describe)."
+            )
         if tokens >= design.input_tokens:
             raise RunRefused(
                 f"--prefix-tokens must be less than the mean prompt ({design.input_tokens:g} "
@@ -187,6 +212,8 @@ class Command(ScriptedCommand):
             cold_start_s=options["cold_start"],
             prefix_groups=options["prefix_groups"],
             prefix_tokens=options["prefix_tokens"],
+            prefix_share=share,
+            prefix_lifetime_s=lifetime,
         )
         run = fleet_run(design, spec)
         out = {
