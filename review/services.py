@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Abs
@@ -122,13 +123,19 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
         raise DisputeClosed("You have already disputed this grade; an instructor will review it.")
     per_day = settings.GRADE_DISPUTES_PER_DAY
     advice = "Your grades are kept as they are; dispute another one tomorrow (UTC)."
-    # The disputes stored today are the one count: the feedback panel hides the form by it,
-    # a restart cannot empty it, and a double click (one row, see below) spends one.
-    if disputes_used_today(user.pk) >= per_day:
-        plural = "" if per_day == 1 else "s"
-        raise LimitExceeded(f"You have used today's {per_day} grade dispute{plural}. {advice}")
     try:
         with transaction.atomic():
+            # The user's disputes are counted and written one at a time, so two sent at once
+            # (two tabs) cannot both pass the count: on PostgreSQL the second waits for this
+            # lock; on SQLite every transaction takes the write lock as it begins (IMMEDIATE).
+            get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+            # The disputes stored today are the one count: the feedback panel hides the form
+            # by it, a restart cannot empty it, and a double click (one row) spends one.
+            if disputes_used_today(user.pk) >= per_day:
+                plural = "" if per_day == 1 else "s"
+                raise LimitExceeded(
+                    f"You have used today's {per_day} grade dispute{plural}. {advice}"
+                )
             dispute = GradeDispute.objects.create(submission=submission, user=user, reason=reason)
     except IntegrityError:  # a double click: the first one is the dispute
         dispute = GradeDispute.objects.get(submission=submission)
