@@ -74,8 +74,10 @@ class Model:
 
     @property
     def attention_width(self) -> int:
-        """Query heads x head dim: the width of QK^T and AV (the hidden size in most models,
-        not in Qwen3's MoE)."""
+        """Query heads x head dim: the width of QK^T and AV. It is the hidden size where the
+        config's head_dim is hidden_size / heads (Qwen2.5, Llama, Mixtral), and wider in the
+        Qwen3 configs, dense and MoE, which set head_dim to 128 (Qwen3-32B: 64 x 128 = 8192
+        against a hidden size of 5120)."""
         return self.attention_heads * self.head_dim
 
     @property
