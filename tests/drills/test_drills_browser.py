@@ -137,6 +137,28 @@ def test_a_set_answered_with_the_keyboard_alone(browser, live_server_url, fixed_
     context.close()
 
 
+def test_an_unreadable_answer_checked_from_the_button_keeps_focus_in_its_box(
+    browser, live_server_url, fixed_clock
+):
+    """Tab to Check and press Enter on an answer the checker cannot read: the error shows and
+    focus is back in the answer box, not at the end of the page, where the next Tab left the
+    set for the footer's links."""
+    user = User.objects.create_user("keys-only", password="a-long-Passphrase-42")
+    drill_set = services.drill_set_start(user=user, kind="n_inst", now=NOW)
+    context = signed_in_context(browser, live_server_url, user)
+    page = watched_page(context, [])
+    page.goto(f"{live_server_url}/drills/sets/{drill_set.pk}/")
+    expect(page.locator("#answer-1")).to_be_focused()
+    page.keyboard.type("99 apples")
+    page.keyboard.press("Tab")
+    expect(page.locator("#drill-1").get_by_role("button", name="Check")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#answer-error-1")).to_be_visible(timeout=15_000)
+    expect(page.locator("#answer-1")).to_be_focused()
+    expect(page.locator("#answer-1")).to_have_value("99 apples")
+    context.close()
+
+
 def test_the_charts_keep_their_size_on_a_phone_and_scroll_inside(
     browser, live_server_url, fixed_clock
 ):
