@@ -10,6 +10,8 @@ and nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -387,24 +389,25 @@ def _interviewer_action(
     )
 
 
+def _interviewer_says(
+    request: HttpRequest, session_id: int, say: Callable[..., object]
+) -> HttpResponse:
+    """What the interviewer types to the candidate (a nudge, a follow-up), passed to `say`."""
+    session = _interviewer_session(request, session_id)
+    text = request.POST.get("text", "")
+    return _interviewer_action(request, session, lambda: say(session=session, text=text))
+
+
 @login_required
 @require_POST
 def interview_nudge(request: HttpRequest, session_id: int) -> HttpResponse:
-    session = _interviewer_session(request, session_id)
-    text = request.POST.get("text", "")
-    return _interviewer_action(
-        request, session, lambda: mock.nudge_send(session=session, text=text)
-    )
+    return _interviewer_says(request, session_id, mock.nudge_send)
 
 
 @login_required
 @require_POST
 def interview_ask(request: HttpRequest, session_id: int) -> HttpResponse:
-    session = _interviewer_session(request, session_id)
-    text = request.POST.get("text", "")
-    return _interviewer_action(
-        request, session, lambda: mock.follow_up_ask(session=session, text=text)
-    )
+    return _interviewer_says(request, session_id, mock.follow_up_ask)
 
 
 @login_required

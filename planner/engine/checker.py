@@ -270,10 +270,7 @@ def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Cand
     elif dim[0] == 1:
         # The hint names the step the answer shows, from the expected value's own prefix:
         # 64 MB for 64 KB reads "MB for KB", 64 KB for 64 MB "KB for MB".
-        out += [
-            _Candidate(raw * f, _prefix_step(judge, raw, 1000, f > 1), "factor-1000")
-            for f in (1000.0, 1 / 1000)
-        ]
+        out += _prefix_slips(judge, raw, 1000, "factor-1000")
     elif dim[0] != 0:
         thousand = "Off by a factor of 1000: one unit prefix too many or too few (MB vs GB)?"
         out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
@@ -283,10 +280,7 @@ def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Cand
     if dim[0] == 1:
         # A binary prefix one step off (64 MiB for 64 KiB) is 1024 away, 2.4% from the factor
         # of 1000: under a tight tolerance only its own candidate catches it.
-        out += [
-            _Candidate(raw * f, _prefix_step(judge, raw, 1024, f > 1), "factor-1024")
-            for f in (1024.0, 1 / 1024)
-        ]
+        out += _prefix_slips(judge, raw, 1024, "factor-1024")
     k_note = _k_note(notes)
     if k_note:
         hint = f"Off by 1024/1000: {k_note}"
@@ -310,6 +304,15 @@ _PREFIX_LADDERS = {
     1000: ("B", "KB", "MB", "GB", "TB", "PB"),
     1024: ("B", "KiB", "MiB", "GiB", "TiB", "PiB"),
 }
+
+
+def _prefix_slips(judge: _Judge, raw: float, base: int, kind: str) -> list[_Candidate]:
+    """The answers one prefix step of `base` off, too large then too small, each hint naming
+    the step."""
+    return [
+        _Candidate(raw * f, _prefix_step(judge, raw, base, f > 1), kind)
+        for f in (float(base), 1 / base)
+    ]
 
 
 def _prefix_step(judge: _Judge, raw: float, base: int, up: bool) -> str:
