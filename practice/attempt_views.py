@@ -242,6 +242,8 @@ def step_submit(
             "answer": answer,
             "submission": outcome.submission,
             "saved_at": autosave.saved_at(),
+            # Said beside the button: the feedback may be far below it (after a load test).
+            "submitted": True,
         }
         # Out of band, without a reload: the progress bar shows this step as submitted, and
         # the follow-up list opens the next follow-up as the next action.

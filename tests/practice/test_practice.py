@@ -910,6 +910,11 @@ def test_a_submit_answers_with_the_progress_bar_out_of_band(
     assert 'id="progress" aria-label="Steps of this attempt" hx-swap-oob="true"' in html
     assert "1 of 5 steps submitted" in html
     assert html.count("✓") == 1
+    # Beside the button, the status says the step is submitted and where its feedback is
+    # (on the load test's step it is far below, after the simulator), not "Draft saved".
+    status = html.split('id="save-status"')[1].split("</div>")[0]
+    assert re.search(r"Submitted at \d\d:\d\d:\d\d UTC\.", status)
+    assert 'href="#feedback"' in status and "Draft saved" not in status
 
 
 def test_attempts_are_numbered_per_user_and_question(client_in, candidate, content_loaded):
