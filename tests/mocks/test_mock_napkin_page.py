@@ -27,7 +27,7 @@ def test_a_running_mock_offers_no_check_it_would_refuse(people, bank_loaded):
     session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
     client = client_for(people["candidate"])
     page = estimate_page(client, session)
-    assert "Expected values are revealed after you submit the step" not in page
+    assert "Expected values are revealed in the feedback once you submit the step" not in page
     assert "checked when the session ends" in page
     buttons = check_buttons(page)
     assert buttons and all("disabled" in b and "hidden" in b for b in buttons)
@@ -36,5 +36,5 @@ def test_a_running_mock_offers_no_check_it_would_refuse(people, bank_loaded):
 
     mock.session_end(session=session, reason="ended early")
     page = estimate_page(client, session)
-    assert "Expected values are revealed after you submit the step" in page
+    assert "Expected values are revealed in the feedback once you submit the step" in page
     assert not any("disabled" in b for b in check_buttons(page))

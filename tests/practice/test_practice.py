@@ -870,6 +870,8 @@ def test_the_givens_panel_lists_each_name_once_and_says_which_card_figure_is_not
         assert panel.count(f"<dt><code>{name}</code></dt>") == 1, name
     assert "<dt><code>qps_peak</code></dt><dd><code>50 QPS</code>" in panel
     assert "e2e_p99</code></dt><dd><code>9000 ms</code>" in panel  # the card's own name
+    # Each difference is an item of its own: several ran together in one paragraph.
+    assert '<ul class="help card-differs"><li>Your SLO card has <code>qps_peak</code> = ' in panel
     assert "Your SLO card has <code>qps_peak</code> = <code>60 QPS</code>" in panel
     assert "out_len</code> = " not in panel  # the same figure as the brief: nothing to say
     # The worksheet computes with what the panel shows.
