@@ -118,6 +118,13 @@ def _crossing_hint(a: Dim, b: Dim) -> str:
         other = b if a == DIMENSIONLESS else a
         # "1 /s", not "1 1/s": the unit of a rate has no numerator to write.
         unit = base_unit_text(other).removeprefix("1")
+        if any(other[2:4]) and not any(other[:2] + other[4:]):
+            # Tokens and requests only (40 tok/req beside a prompt's 3050 tokens written as a
+            # count): the worksheet keeps counts plain, so the unit side may be the one to go.
+            return (
+                f" Give the plain number its unit: multiply it by 1 {unit}; or, where both are "
+                f"counts, make the other plain: divide it by 1 {unit}."
+            )
         return f" Give the plain number its unit: multiply it by 1 {unit}."
     apart = dim_div(a, b)
     for count, symbol, word in ((TOKENS, "tok", "tokens"), (REQUESTS, "req", "requests")):

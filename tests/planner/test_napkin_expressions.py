@@ -334,8 +334,20 @@ def test_mathml_is_rendered() -> None:
 def test_a_plain_number_added_to_one_with_a_unit_is_told_how_to_give_it_the_unit(text, how, fixed):
     # A count worked out from plain numbers (pixels over pixels) meets a given with a unit.
     message = evaluate_expression(text).error
-    assert message.endswith(f"Give the plain number its unit: multiply it by {how}."), message
+    assert f"Give the plain number its unit: multiply it by {how}" in message, message
     assert evaluate_expression(fixed).error is None  # what it says to write is read
+
+
+def test_a_count_beside_tokens_per_request_is_also_told_how_to_make_both_plain():
+    # A prompt's 3050 tokens written as a count, plus a 40 tok/req reply, times KV per token:
+    # multiplying the count by 1 tok/req leaves KiB × tok/req, a wrong unit; making the
+    # reply plain gives the KV of one turn.
+    message = evaluate_expression("128 KiB * (3050 + 40 tok/req)").error
+    assert message.endswith("where both are counts, make the other plain: divide it by 1 tok/req.")
+    fixed = evaluate_expression("128 KiB * (3050 + 40 tok/req / (1 tok/req)) in MiB")
+    assert fixed.error is None and (round(fixed.value, 2), fixed.unit) == (386.25, "MiB")
+    # A time has no such plain count: only the plain number takes the unit.
+    assert "make the other plain" not in evaluate_expression("1 / (2 s) + 5").error
 
 
 def test_a_unit_after_per_is_said_in_the_singular():
