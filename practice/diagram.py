@@ -35,12 +35,15 @@ PICTURE_CACHE_VERSION = "2"
 
 # The palette: common components of a serving design, each inserted as one Mermaid line (an
 # id and a label) for a candidate who does not know the syntax. The labels use the words the
-# rubric's diagram rules look for (gateway, router, vLLM replicas).
+# rubric's diagram rules look for (gateway, router, vLLM replicas). Where a design makes a
+# choice (the routing policy, the replica count, the scaling signal) the label holds a
+# placeholder to replace, not an answer: a line inserted as it stands must not say
+# "least-loaded, 4 replicas" beside an answer that says prefix-aware and 7.
 PALETTE = (
     ("Gateway", "gateway[API gateway]"),
-    ("Router", "router[Router: least-loaded]"),
-    ("vLLM replicas", "vllm[vLLM replicas x4]"),
-    ("Autoscaler", "autoscaler[Autoscaler: queue depth]"),
+    ("Router", "router[Router: policy]"),
+    ("vLLM replicas", "vllm[vLLM replicas xN]"),
+    ("Autoscaler", "autoscaler[Autoscaler: signal]"),
     ("Metrics", "metrics[(Metrics: Prometheus)]"),
     ("Object store", "store[(Object store: weights)]"),
     ("Adapter registry", "adapters[(Adapter registry)]"),

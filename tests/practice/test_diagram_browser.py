@@ -67,8 +67,8 @@ def test_a_candidate_draws_submits_and_the_self_check_points_at_the_path(browser
         # The palette inserts a component as a line at the cursor, and it is drawn too.
         box.press("End")
         page.get_by_role("button", name="+ Autoscaler").click()
-        expect(box).to_have_value(DIAGRAM + "    autoscaler[Autoscaler: queue depth]\n")
-        expect(picture.locator("svg text", has_text="Autoscaler: queue depth")).to_have_count(1)
+        expect(box).to_have_value(DIAGRAM + "    autoscaler[Autoscaler: signal]\n")
+        expect(picture.locator("svg text", has_text="Autoscaler: signal")).to_have_count(1)
 
         # A syntax error says where, and the last good picture stays.
         box.fill(DIAGRAM + "    vllm -->\n")
@@ -76,7 +76,7 @@ def test_a_candidate_draws_submits_and_the_self_check_points_at_the_path(browser
         expect(page.locator("#diagram-error")).to_contain_text(
             "The picture shows your last diagram that worked."
         )
-        expect(picture.locator("svg text", has_text="Autoscaler: queue depth")).to_have_count(1)
+        expect(picture.locator("svg text", has_text="Autoscaler: signal")).to_have_count(1)
         box.fill(DIAGRAM)
         expect(page.locator("#diagram-error")).to_be_empty()
         expect(picture.locator("svg text", has_text="Autoscaler")).to_have_count(0)

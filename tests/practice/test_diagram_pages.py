@@ -103,3 +103,15 @@ def test_the_scorecard_and_history_show_the_diagram(submitted):
     assert _marked_edges(scorecard) == 2
     history = client.get("/history/").content.decode()
     assert "Your diagrams" in history and ">vLLM replicas x10</text>" in history
+
+
+def test_the_palette_inserts_placeholders_not_design_choices():
+    # Inserted as it stands, a line must not make a choice the answer beside it may contradict
+    # (it said "Router: least-loaded" and "vLLM replicas x4" beside prefix-aware and 7).
+    from practice.diagram import PALETTE
+
+    lines = " ".join(line for _name, line in PALETTE)
+    for choice in ("least-loaded", "prefix-aware", "round-robin", "queue depth"):
+        assert choice not in lines
+    assert not re.search(r"x\d", lines)
+    assert "router[Router: policy]" in lines and "vllm[vLLM replicas xN]" in lines

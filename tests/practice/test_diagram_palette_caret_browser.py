@@ -36,7 +36,7 @@ def test_a_component_goes_below_the_header_when_the_caret_is_above_it(open_step)
     # On the header line itself, at its end: the same.
     box.evaluate("el => el.setSelectionRange(12, 12)")
     page.get_by_role("button", name="+ Router").click()
-    expect(box).to_have_value(DIAGRAM + METRICS + "    router[Router: least-loaded]\n")
+    expect(box).to_have_value(DIAGRAM + METRICS + "    router[Router: policy]\n")
 
 
 def test_a_component_goes_at_the_caret_below_the_header(open_step):
