@@ -61,6 +61,14 @@ class HeatChart:
     rows: list[dict] = field(default_factory=list)
     table_rows: list[str] = field(default_factory=list)  # the figures, one <tr> a cell
 
+    # The row names' strip: the page draws it as a picture of its own, beside the weeks,
+    # which crop it off their left edge, so that the names stay put while the weeks scroll.
+    label_width: int = LABEL_W
+
+    @property
+    def weeks_width(self) -> int:
+        return self.width - self.label_width
+
     @property
     def links(self) -> list[dict]:
         """Rows with a page of their own (a concept's note), linked under the chart: a link
