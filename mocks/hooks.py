@@ -50,6 +50,14 @@ class MockInterviewHooks(AttemptExtension):
         if session is not None:
             app_follow_up_ask(session=session)
 
+    def save_note(self, attempt_id: int) -> str:
+        """Work saved after the interview ended is kept as practice, out of its report (its
+        answers are as they stood at the end): the status beside the box says so, since on
+        a phone the panel telling of the end is far above it."""
+        if MockSession.objects.ended().for_attempt(attempt_id).exists():
+            return "The interview has ended: this is practice now, not part of its report."
+        return ""
+
     def question_fragments(self, revision: QuestionRevision) -> list[Fragment]:
         return [Fragment("mock/start_form.html", {})]
 

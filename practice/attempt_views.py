@@ -151,7 +151,12 @@ def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
 def _save_status(answer: StepAnswer, refused: flow.FlowError | None = None) -> HttpResponse:
     """The autosave's answer for a step (`autosave.save_status`)."""
     return autosave.save_status(
-        "interview/attempt_step.html", "answer", answer, refused=refused, oob=False
+        "interview/attempt_step.html",
+        "answer",
+        answer,
+        refused=refused,
+        oob=False,
+        save_note=extensions.save_note(answer.attempt_id),
     )
 
 
@@ -244,6 +249,7 @@ def step_submit(
             "saved_at": autosave.saved_at(),
             # Said beside the button: the feedback may be far below it (after a load test).
             "submitted": True,
+            "save_note": extensions.save_note(attempt.pk),
         }
         # Out of band, without a reload: the progress bar shows this step as submitted, and
         # the follow-up list opens the next follow-up as the next action.

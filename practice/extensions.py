@@ -83,6 +83,12 @@ class AttemptExtension:
         """Whether the attempt's candidate sees no verdicts, rubric or reference for now."""
         return False
 
+    def save_note(self, attempt_id: int) -> str:
+        """What the status beside the answer box adds to "Draft saved" or "Submitted" for the
+        attempt's answers (e.g. that the work is outside a finished interview's report), or
+        ""."""
+        return ""
+
     def holds_work(self, attempt: Attempt) -> bool:
         """Whether the feature keeps something the candidate made in the attempt (a load test
         with its prediction): an attempt that holds it is not blank, and Start leaves it."""
@@ -172,6 +178,10 @@ def verdict_stored(submission: Submission) -> None:
 
 def feedback_withheld(attempt_id: int) -> bool:
     return any(e.feedback_withheld(attempt_id) for e in _registered)
+
+
+def save_note(attempt_id: int) -> str:
+    return " ".join(note for e in _registered if (note := e.save_note(attempt_id)))
 
 
 def holds_work(attempt: Attempt) -> bool:

@@ -156,6 +156,7 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
         "draft_url": _action_url("attempt_draft", attempt, answer),
         "submit_url": _action_url("attempt_submit", attempt, answer),
         "follow_up": None,
+        "save_note": extensions.save_note(attempt.pk),
     }
     if answer.follow_up_id:
         context["follow_up"] = {
