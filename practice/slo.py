@@ -256,9 +256,14 @@ def _fmt(value: float) -> str:
 
 
 def _same_thing(theirs: str, expected: str) -> bool:
-    """'RTX 4090' names the brief's 'RTX 4090 (24 GB)'; a stray letter names nothing."""
+    """'RTX 4090' names the brief's 'RTX 4090 (24 GB)'; a stray letter names nothing. A
+    name shorter than three characters counts where its words open the brief's: 'L4' names
+    'L4 (24 GB)', though not 'L40S (48 GB)', in which its letters also stand."""
     a, b = _normalise(theirs), _normalise(expected)
-    return len(a) >= 3 and (a in b or b in a)
+    if len(a) >= 3 and (a in b or b in a):
+        return True
+    words, brief_words = _words(theirs), _words(expected)
+    return bool(words) and brief_words[: len(words)] == words
 
 
 # A count of cards written beside a GPU class: "4x RTX 4090", "4 × H100", "H100 x8".
@@ -308,3 +313,7 @@ def _same_gpu(theirs: str, expected: str) -> bool:
 
 def _normalise(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())

@@ -1,5 +1,7 @@
 """The SLO card: compared with the brief, and handed to the graders as context they never quote."""
 
+import dataclasses
+
 import pytest
 
 from grading import grade
@@ -89,3 +91,18 @@ def test_a_count_the_brief_does_not_name_or_another_class_differs(gpu):
 def test_any_count_of_the_class_pins_it_where_the_brief_names_no_count():
     brief = load_question_spec("chat-api-50qps").brief
     assert "GPU class" in review_card({"gpu": "8x RTX 4090"}, brief).pinned
+
+
+@pytest.mark.parametrize("gpu", ["L4", "l4", "1x L4", "L4 24GB"])
+def test_a_two_letter_gpu_class_pins_the_briefs(gpu):
+    # offline-batch-summaries' brief says "L4 (24 GB)": "L4" was too short to name anything.
+    brief = load_question_spec("offline-batch-summaries").brief
+    review = review_card({"gpu": gpu}, brief)
+    assert "GPU class" in review.pinned
+    assert not any(d["label"] == "GPU class" for d in review.differs)
+
+
+@pytest.mark.parametrize(("gpu", "brief_gpu"), [("L4", "L40S (48 GB)"), ("4", "L4 (24 GB)")])
+def test_a_short_name_inside_another_class_still_differs(gpu, brief_gpu):
+    brief = dataclasses.replace(load_question_spec("offline-batch-summaries").brief, gpu=brief_gpu)
+    assert "GPU class" not in review_card({"gpu": gpu}, brief).pinned
