@@ -791,7 +791,9 @@ def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> 
         return _with_names(str(exc), givens)
     last = results[-1]
     if last.error:
-        return _with_names(str(last.error), givens)
+        return _given_error(str(last.error), givens, results[:-1]) or _with_names(
+            str(last.error), givens
+        )
     if not to_unit:
         return None
     scope = {row.name: row.quantity for row in results[:-1] if row.name and row.quantity}
@@ -800,6 +802,21 @@ def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> 
         return f"{converted.error} {_what_it_gives(last)}"
     if converted.error:
         return f"the unit {str(to_unit)!r}: {converted.error}"
+    return None
+
+
+def _given_error(message: str, givens: dict[str, str], rows: list) -> str | None:
+    """A formula's unknown name that is a given which does not evaluate itself (a name the
+    worksheet cannot take, such as `T`, a number suffix): that given's own error, which is
+    the cause, instead of "unknown name" beside a list that names it."""
+    from planner.engine.worksheet import unknown_name
+
+    name = unknown_name(message)
+    if name not in givens:
+        return None
+    for (given, _expr), row in zip(givens.items(), rows, strict=False):
+        if given == name and row.error:
+            return f"the given {name!r} cannot be used: {row.error}"
     return None
 
 

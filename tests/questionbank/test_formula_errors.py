@@ -97,3 +97,15 @@ def test_a_files_problems_are_listed_in_the_order_of_their_lines():
     messages = [p.message for p in problems]
     assert any("difficulty" in m for m in messages) and any("extra_key" in m for m in messages)
     assert [p.line for p in problems] == sorted(p.line for p in problems)
+
+
+@pytest.mark.parametrize("name", ["T", "k"])
+def test_a_given_the_worksheet_cannot_name_is_told_as_the_cause(name):
+    # The formula's "Unknown name 'T'" beside "Names it may use: N, out, T" hid the cause:
+    # T and k are number suffixes, which no worksheet name may be.
+    givens = {"N": "100", "out": "50 tok", name: "6 h"}
+    message = formula_error(f"N * out / {name}", givens)
+    assert message == (
+        f"the given {name!r} cannot be used: {name!r} is a number suffix; choose another name."
+    )
+    assert formula_error("N * out / X", givens).startswith("Unknown name 'X'")
