@@ -19,7 +19,7 @@ from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q, Subquery
+from django.db.models import Count, F, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
@@ -32,8 +32,12 @@ from practice.models import Attempt, Grade
 from practice.scoring import (
     STEP_CHECKS,
     VERDICT_ORDER,
+    attempt_scored_submissions,
+    best_per_part,
+    mean_score,
     primary_grade,
     score_label,
+    step_scores,
     submission_score,
 )
 from practice.selectors import self_check_waiting
@@ -760,14 +764,51 @@ def candidate_for_instructor(*, candidate_id: int) -> User:
 class AssignmentStatus:
     assignment: Assignment
     title: str
-    status: str  # "Not started", "Started Mar 2", "3 of 5 answered, 2 right"
+    # "Not started", "Started Mar 2", "3 of 5 answered, 2 right", "Finished Mar 3: 64% overall"
+    status: str
+
+
+def _finished_attempts(candidate: User, assignments: list[Assignment]) -> dict[int, Attempt]:
+    """For each started question assignment, the first attempt of its question the candidate
+    finished since starting it (previews aside): {assignment id: attempt}."""
+    started = [a for a in assignments if a.question_id and a.started_at is not None]
+    if not started:
+        return {}
+    attempts = list(
+        Attempt.objects.owned_by(candidate)
+        .filter(
+            is_preview=False,
+            status=Attempt.Status.FINISHED,
+            revision__question_id__in={a.question_id for a in started},
+            finished_at__gte=min(a.started_at for a in started),
+        )
+        .annotate(question_id=F("revision__question_id"))
+        .only("pk", "finished_at")
+        .order_by("finished_at", "pk")
+    )
+    out = {}
+    for a in started:
+        mine = [t for t in attempts if t.question_id == a.question_id]
+        attempt = next((t for t in mine if t.finished_at >= a.started_at), None)
+        if attempt is not None:
+            out[a.pk] = attempt
+    return out
+
+
+def _attempt_overall(attempt: Attempt) -> float | None:
+    """The attempt's overall score as its scorecard computes it (practice.scorecard: the mean
+    of the step scores of each part's best submission)."""
+    return mean_score(step_scores(best_per_part(attempt_scored_submissions(attempt.pk))).values())
 
 
 def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
-    """Every assignment `candidate` was given, newest first, with how far it got."""
+    """Every assignment `candidate` was given, newest first, with how far it got: a question
+    assignment is finished once the candidate finishes an attempt of it, with that attempt's
+    overall score. The instructor cannot open a candidate's scorecard, so none is linked."""
     assignments = list(
         Assignment.objects.for_candidate(candidate).select_related("drill_set", "question")[:50]
     )
+    finished = _finished_attempts(candidate, assignments)
     titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
     sets = {a.drill_set_id for a in assignments if a.drill_set_id}
     tallies = {
@@ -790,6 +831,13 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
         elif a.drill_set_id in tallies:
             t = tallies[a.drill_set_id]
             status = f"{t['answered']} of {SET_SIZE} answered, {t['right']} right"
+        elif a.pk in finished:
+            attempt = finished[a.pk]
+            when = timezone.localtime(attempt.finished_at)
+            overall = _attempt_overall(attempt)
+            status = f"Finished {when:%b} {when.day}: " + (
+                f"{round(overall * 100)}% overall" if overall is not None else "not scored yet"
+            )
         else:
             started = timezone.localtime(a.started_at)
             status = f"Started {started:%b} {started.day}"

@@ -65,12 +65,17 @@ def submission_graded_text(submission: Submission) -> str:
 # --- disputes -------------------------------------------------------------------------------------
 
 
-def is_own_self_check(submission: Submission) -> bool:
-    """Whether the submission's score is its candidate's own self-check (no model or
-    instructor grade over it): there is no grader's verdict to dispute, so the same request
-    is worded as asking an instructor to grade the answer, whose verdict then comes first."""
-    main = primary_grade(submission.grades.all())
+def asks_for_a_grade(submission: Submission) -> bool:
+    """Whether the submission's score, an instructor's aside, is its candidate's own
+    self-check: there is no grader's verdict to dispute, so a dispute of it is worded as
+    asking an instructor to grade the answer (whose verdict then comes first), before the
+    review and after it."""
+    main = primary_grade([g for g in submission.grades.all() if g.grader != INSTRUCTOR])
     return main is not None and main.grader == SELF
+
+
+DISPUTED = "disputed by the candidate"
+ASKED_FOR_A_GRADE = "the candidate asks for an instructor's grade"
 
 
 def disputes_used_today(user_id: int) -> int:
@@ -98,7 +103,7 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
     DisputeClosed for a preview or one already reviewed or disputed; and LimitExceeded past
     settings.GRADE_DISPUTES_PER_DAY in a UTC day. Nothing is counted against the limit for a
     refused one. A submission scored by the candidate's own self-check may be sent too: it asks
-    an instructor to grade the answer (`is_own_self_check`)."""
+    an instructor to grade the answer (`asks_for_a_grade`)."""
     reason = " ".join((reason or "").split())
     if len(reason) < DISPUTE_MIN_CHARS:
         raise FlowError(
@@ -224,7 +229,7 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
     rows = (
         _waiting_for_review(Submission.objects.filter(answer__attempt__revision__question=question))
         .select_related("answer")
-        .prefetch_related("disputes")
+        .prefetch_related("disputes", "grades")
         .order_by("submitted_at", "pk")
     )
     entries = []
@@ -237,7 +242,7 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
             entry.reasons.append(SELF_CHECK_GAP_KIND)
         dispute = next(iter(submission.disputes.all()), None)
         if dispute is not None:
-            entry.reasons.append("disputed by the candidate")
+            entry.reasons.append(ASKED_FOR_A_GRADE if asks_for_a_grade(submission) else DISPUTED)
             entry.dispute = dispute.reason
         entries.append(entry)
     return entries
@@ -368,13 +373,16 @@ def review_store(
             }
         )
     text = submission_graded_text(submission)
-    # The wrong ideas the graders found stay in the feedback, except one whose contradicted
-    # point the instructor credited in full: their verdict says the answer does not hold it.
+    # The model grader's wrong ideas stay in the feedback (it scored the answer by them, each
+    # quoted from it), except one whose contradicted point the instructor credited in full:
+    # their verdict says the answer does not hold it. The keyword matcher's flags do not: it
+    # is advisory, the candidate answers them in their self-check, and the instructor's form
+    # does not rule on them, so the instructor's grade would state them as found.
     contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
-    source = by_grader.get("llm") or by_grader.get("rubric")
+    model = by_grader.get("llm")
     kept = [
         m
-        for m in (source.misconceptions if source else [])
+        for m in (model.misconceptions if model else [])
         if not any(given.get(p) == "hit" for p in contradicts.get(m.get("id"), ()))
     ]
     with transaction.atomic():

@@ -168,6 +168,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         "follow_up_id": answer.follow_up_id,
         "answer_text": review.submission_graded_text(submission),
         "dispute": submission.disputes.first(),
+        # On the candidate's own self-check the dispute asks for a grade: no grader's to dispute.
+        "asks_for_a_grade": review.asks_for_a_grade(submission),
         "verdicts": VERDICTS,
         "error": error,
         "reviewed": reviewed and not error,
@@ -314,14 +316,14 @@ def submission_dispute(request: HttpRequest, submission_id: int) -> HttpResponse
             # Sending the same form again would be refused again: no form to send it with.
             "final": limited or isinstance(exc, review.DisputeClosed),
             # A self-checked score's request asks for an instructor's grade: worded so.
-            "own_check": review.is_own_self_check(submission),
+            "own_check": review.asks_for_a_grade(submission),
         }
         status = 429 if limited else 422
         return render(request, "review/dispute_refused.html", context, status=status)
     messages.success(
         request,
         "Your request was sent: an instructor will grade this answer, and their grade comes first."
-        if review.is_own_self_check(submission)
+        if review.asks_for_a_grade(submission)
         else "Your dispute was sent: an instructor will review this grade and decide it.",
     )
     return redirect(url + "#feedback")

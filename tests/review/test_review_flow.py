@@ -457,9 +457,9 @@ def test_a_review_keeps_the_wrong_ideas_unless_the_instructor_credits_the_point(
         user=candidate,
         text="We autoscale on GPU utilisation.",
         review_reason="disagree",
-        grades={"rubric": (0.0, ALL_MISS)},
+        grades={"llm": (0.0, ALL_MISS)},
     )
-    submission.grades.filter(grader="rubric").update(misconceptions=found)
+    submission.grades.filter(grader="llm").update(misconceptions=found)
     grade = review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
     assert grade.misconceptions == found  # shown in the feedback as before the review
     credited = {**ALL_MISS, "arch-autoscale-queue": "hit"}
