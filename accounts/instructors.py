@@ -2,13 +2,20 @@
 
 Granted from the admin (add the user to the group) or with `manage.py grant_instructor`.
 Every authoring and review view is wrapped in `instructor_required`, which answers 404 (not
-403) to everyone else, so the authoring URLs do not even show that they exist.
+403) to every signed-in user but instructors, so the instructor URLs do not show that they
+exist to candidates, and sends a signed-out visitor to sign in: an editor left open past the
+end of its session comes back after signing in.
 """
 
 from functools import wraps
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib.auth.models import Group
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
+from django.shortcuts import resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme
 
 INSTRUCTORS_GROUP = "instructors"
 
@@ -40,11 +47,30 @@ def instructor_revoke(user) -> bool:
     return True
 
 
+def _signed_out_next(request) -> str:
+    """Where signing in leads back to: the page asked for, or for a form sent from a page (a
+    Publish, a Save, a Try) that page, since the form's own address answers only a POST."""
+    if request.method in ("GET", "HEAD"):
+        return request.get_full_path()
+    referer = request.headers.get("referer", "")
+    if referer and url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        parts = urlsplit(referer)
+        return parts.path + (f"?{parts.query}" if parts.query else "")
+    return resolve_url(settings.LOGIN_REDIRECT_URL)
+
+
 def instructor_required(view):
-    """A view only instructors reach; everyone else (signed out included) gets 404."""
+    """A view only instructors reach: a signed-out visitor is sent to sign in, with ?next=
+    back to the page (as `login_required` does), so an instructor whose session ended
+    mid-edit signs in and finds the page again, where the editor offers back what the server
+    never received; every other user gets 404."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
+        if not getattr(request.user, "is_authenticated", False):
+            return redirect_to_login(_signed_out_next(request))
         if not is_instructor(request.user):
             raise Http404("No such page.")
         return view(request, *args, **kwargs)

@@ -268,7 +268,10 @@ def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: 
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise AuthoringError(f"The file is not UTF-8 text (line {line}).") from exc
+        raise AuthoringError(
+            f"The file is not UTF-8 text (line {line}): save it as UTF-8 and upload it again. "
+            "This draft is unchanged."
+        ) from exc
     if "\x00" in text:
         line = text[: text.index("\x00")].count("\n") + 1
         raise AuthoringError(f"The file holds a NUL character (line {line}): is it text?")

@@ -1,6 +1,7 @@
 """The instructor's editor: question list, edit with live preview, publish, files, previews.
 
-Every view here is `instructor_required` (404 for everyone else), the htmx fragments too.
+Every view here is `instructor_required` (404 for everyone signed in but not an instructor),
+the htmx fragments too; a signed-out visitor is sent to sign in, and back.
 The candidate's side (reporting a problem) lives in report_views.py.
 """
 

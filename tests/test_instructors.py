@@ -35,11 +35,11 @@ def test_grant_instructor_names_an_unknown_user():
 
 
 @pytest.mark.django_db
-def test_instructor_required_is_404_for_everyone_else():
+def test_instructor_required_is_404_for_everyone_else_signed_in():
     request = RequestFactory().get("/author/")
     request.user = AnonymousUser()
-    with pytest.raises(Http404):
-        _authoring_view(request)
+    signed_out = _authoring_view(request)  # sent to sign in, and back here
+    assert signed_out.status_code == 302 and signed_out["Location"].endswith("?next=/author/")
     request.user = User.objects.create_user("carl", password="x-pass-12345")
     with pytest.raises(Http404):
         _authoring_view(request)

@@ -304,8 +304,8 @@ def test_a_check_after_an_expired_session_is_checked_again_after_sign_in(open_bo
 
 
 def test_the_editor_tells_an_expired_session_and_saves_after_sign_in(open_box):
-    """Signed out, the editor's addresses answer 404 (they hide from everyone but
-    instructors): the handler asks the server whether the session is still there."""
+    """Signed out, the editor's autosave is sent to the log-in page: the handler asks the
+    server whether the session is still there and says so, with the text kept."""
     from authoring import services
 
     box = open_box("authoring")

@@ -25,13 +25,31 @@
     goToLine(parseInt(link.dataset.line, 10));
   });
 
+  // Each page keeps its own copy, under the question's key and its own id: tabs open on the
+  // same question never overwrite or clear each other's, so text one tab could not save (a
+  // stale tab) survives another tab's saves, and a reload offers it back.
+  const tabKey = key + ":" + Math.random().toString(36).slice(2);
   function backup() {
     try {
-      localStorage.setItem(key, JSON.stringify({ at: Date.now(), text: source.value }));
+      localStorage.setItem(tabKey, JSON.stringify({ at: Date.now(), text: source.value }));
     } catch (e) { /* storage full or disabled: the server copy still saves */ }
   }
-  function clearBackup() {
-    try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
+  function clearBackup(which) {
+    try { localStorage.removeItem(which || tabKey); } catch (e) { /* ignore */ }
+  }
+  // Every copy of this question's text in this browser, newest first, with its storage key.
+  function copies() {
+    const found = [];
+    try {
+      for (let i = 0; i < localStorage.length; i += 1) {
+        const name = localStorage.key(i);
+        if (name !== key && !name.startsWith(key + ":")) continue;
+        let saved = null;
+        try { saved = JSON.parse(localStorage.getItem(name) || "null"); } catch (e) { saved = null; }
+        if (saved && typeof saved.text === "string") found.push({ name, at: saved.at || 0, text: saved.text });
+      }
+    } catch (e) { /* storage disabled: nothing to offer */ }
+    return found.sort((a, b) => b.at - a.at);
   }
   // A text past the file limit is refused by the server; one past the request limit (2.5 MB)
   // never reaches a view, and a plain Save or Publish would leave the page for an error. Say
@@ -77,14 +95,16 @@
     });
   }
 
-  // A copy the server never got (a crash, a lost connection): offer it back.
+  // A copy the server never got (a crash, a lost connection, a stale tab): offer it back.
+  // Copies of the text the page holds are spent; the newest other one is offered.
   function offerBackup() {
-    let saved = null;
-    try { saved = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { saved = null; }
-    if (!saved || typeof saved.text !== "string") return;
-    if (saved.text === source.value) {
-      clearBackup();
-    } else {
+    const others = copies().filter((copy) => {
+      if (copy.text !== source.value) return true;
+      clearBackup(copy.name);
+      return false;
+    });
+    const saved = others[0];
+    if (saved) {
       const box = document.createElement("div");
       box.className = "message restore";
       box.setAttribute("role", "alert");
@@ -103,9 +123,10 @@
       restore.addEventListener("click", () => {
         source.value = saved.text;
         box.remove();
+        clearBackup(saved.name); // this page's own copy holds it from here on
         source.dispatchEvent(new Event("input", { bubbles: true }));
       });
-      discard.addEventListener("click", () => { clearBackup(); box.remove(); });
+      discard.addEventListener("click", () => { clearBackup(saved.name); box.remove(); });
     }
   }
 
@@ -131,11 +152,20 @@
     source.dispatchEvent(new Event("input", { bubbles: true }));
   });
 
-  // A save that went through clears the browser's copy; one that failed keeps it, and
-  // requests.js says why next to the text.
+  // A save that went through clears this page's copy when it holds the text that was sent
+  // (typing since then keeps it for the next save); one that failed keeps it, and requests.js
+  // says why next to the text. A save that landed on the log-in page (the session ended)
+  // answers 200 too, from another address: it saved nothing.
   document.body.addEventListener("htmx:afterRequest", (event) => {
     const xhr = event.detail.xhr;
-    if (event.detail.elt.id === "autosave" && event.detail.successful && xhr.status >= 200 && xhr.status < 300) clearBackup();
+    if (event.detail.elt.id !== "autosave" || !event.detail.successful) return;
+    if (xhr.status < 200 || xhr.status >= 300) return;
+    if (!xhr.responseURL || new URL(xhr.responseURL).pathname !== new URL(form.action).pathname) return;
+    const sent = event.detail.requestConfig && event.detail.requestConfig.formData;
+    const text = sent && typeof sent.get === "function" ? sent.get("text") : null;
+    let saved = null;
+    try { saved = JSON.parse(localStorage.getItem(tabKey) || "null"); } catch (e) { saved = null; }
+    if (!saved || text === null || saved.text === text) clearBackup();
   });
   // An upload replaces the draft the autosave has been advancing: send the latest version.
   const uploadVersion = document.getElementById("upload-base-version");

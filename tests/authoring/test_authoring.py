@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.shortcuts import resolve_url
 from django.urls import URLPattern, reverse
 from django.utils.html import escape
 
@@ -62,7 +63,7 @@ def _authoring_paths(report_id: int) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_every_authoring_url_is_404_for_everyone_but_instructors(
+def test_every_authoring_url_is_404_for_everyone_signed_in_but_instructors(
     content_loaded, client, candidate_client, instructor_client, candidate
 ):
     report = problem_report(
@@ -74,9 +75,12 @@ def test_every_authoring_url_is_404_for_everyone_but_instructors(
     paths = _authoring_paths(report.pk)
     assert len(paths) == len(authoring_urls) >= 18
     for path in paths:
-        for who in (client, candidate_client):
-            assert who.get(path).status_code == 404, path
-            assert who.post(path, {"text": "x", "slug": "x-y"}).status_code == 404, path
+        assert candidate_client.get(path).status_code == 404, path
+        assert candidate_client.post(path, {"text": "x", "slug": "x-y"}).status_code == 404, path
+        # Signed out, each is sent to sign in (an editor whose session ended comes back).
+        for response in (client.get(path), client.post(path, {"text": "x", "slug": "x-y"})):
+            assert response.status_code == 302, path
+            assert response["Location"].startswith(f"{resolve_url(settings.LOGIN_URL)}?next="), path
         # The same URLs exist for an instructor (so the 404s above are the permission).
         assert instructor_client.get(path).status_code in (200, 405), path
     report.refresh_from_db()

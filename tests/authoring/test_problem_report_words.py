@@ -58,6 +58,6 @@ def test_the_editor_names_a_reported_step_as_the_candidate_saw_it(
     )
     editor = instructor_client.get(reverse("authoring:question", args=[CHAT])).content.decode()
     listing = editor.split('class="plain-list report-list"')[1].split("</ul>")[0]
-    assert f"<strong>Napkin math</strong>, revision r{revision.number}," in listing
+    assert f"<strong>Napkin math</strong>, revision {revision.number}," in listing
     assert "estimate" not in listing  # the internal key, which candidates never see
     assert "on Napkin math (" in listing  # the Close button's name for a screen reader

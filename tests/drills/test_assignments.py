@@ -51,11 +51,12 @@ def assign(client, instructor, candidate, what: str, note: str = ""):
 # Who reaches the instructor pages
 
 
-def test_candidates_and_visitors_get_404_on_every_instructor_page(candidate, client):
+def test_candidates_get_404_and_visitors_sign_in_on_every_instructor_page(candidate, client):
     other = User.objects.create_user("peer", password=PASSWORD)
     urls = ["/drills/instructor/", f"/drills/instructor/candidates/{other.pk}/"]
-    for url in urls:
-        assert client.get(url).status_code == 404  # signed out
+    for url in urls:  # signed out: to sign in, and back
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     client.force_login(candidate)
     for url in urls:
         assert client.get(url).status_code == 404
