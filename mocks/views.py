@@ -15,6 +15,7 @@ from collections.abc import Callable
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -311,13 +312,18 @@ def session_end(request: HttpRequest, session_id: int) -> HttpResponse:
 # --- the invite link -------------------------------------------------------------------------
 
 
-@login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def mock_join(request: HttpRequest, session_id: int, token: str) -> HttpResponse:
     """GET: what the link is for, and a button to join; POST: join (the link is used up).
     Every refusal is a page that says why, with status 403. The interviewer who already
     joined goes back to their page instead: the link, opened again from their mail or
-    posted twice, is used up by them, and nothing else leads them back."""
+    posted twice, is used up by them, and nothing else leads them back. Signed out, the
+    page says what the link is for and offers both ways in, each coming back to it: a bare
+    log-in form said nothing of an invitation to someone who may have no account yet."""
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect_to_login(request.get_full_path())
+        return render(request, "mock/join_signed_out.html", {"next": request.get_full_path()})
     if MockSession.objects.filter(pk=session_id).interviewed_by(request.user).exists():
         return redirect("mock_interview", session_id=session_id)
     if request.method == "POST":
@@ -367,6 +373,7 @@ def interview_events(request: HttpRequest, session_id: int) -> HttpResponse:
         return HttpResponse(status=204)
     context = mock_report.live_context(session, clock=clock)
     context["poll_ms"] = _poll_ms()
+    context["polled"] = True
     return render(request, "mock/interview.html#live", context)
 
 

@@ -150,11 +150,6 @@ def test_the_candidate_cannot_interview_themself(people, session):
     refused(join(people["candidate"], session), "your own session")
 
 
-def test_a_signed_out_visitor_is_sent_to_sign_in(session):
-    response = Client().get(join_url(session))
-    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-
-
 def test_only_the_interviewer_reaches_the_live_view(people, session):
     join(people["interviewer"], session)
     for name in ("candidate", "stranger"):
