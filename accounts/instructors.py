@@ -57,7 +57,10 @@ def _signed_out_next(request) -> str:
         referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         parts = urlsplit(referer)
-        return parts.path + (f"?{parts.query}" if parts.query else "")
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        # A path of this site only: "//other.host/x" would read as another host.
+        if path.startswith("/") and not path.startswith(("//", "/\\")):
+            return path
     return resolve_url(settings.LOGIN_REDIRECT_URL)
 
 

@@ -33,11 +33,9 @@ from practice.scoring import (
     STEP_CHECKS,
     VERDICT_ORDER,
     attempt_scored_submissions,
-    best_per_part,
-    mean_score,
+    overall_score,
     primary_grade,
     score_label,
-    step_scores,
     submission_score,
 )
 from practice.selectors import self_check_waiting
@@ -795,12 +793,6 @@ def _finished_attempts(candidate: User, assignments: list[Assignment]) -> dict[i
     return out
 
 
-def _attempt_overall(attempt: Attempt) -> float | None:
-    """The attempt's overall score as its scorecard computes it (practice.scorecard: the mean
-    of the step scores of each part's best submission)."""
-    return mean_score(step_scores(best_per_part(attempt_scored_submissions(attempt.pk))).values())
-
-
 def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
     """Every assignment `candidate` was given, newest first, with how far it got: a question
     assignment is finished once the candidate finishes an attempt of it, with that attempt's
@@ -834,7 +826,7 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
         elif a.pk in finished:
             attempt = finished[a.pk]
             when = timezone.localtime(attempt.finished_at)
-            overall = _attempt_overall(attempt)
+            overall = overall_score(attempt_scored_submissions(attempt.pk))
             status = f"Finished {when:%b} {when.day}: " + (
                 f"{round(overall * 100)}% overall" if overall is not None else "not scored yet"
             )

@@ -318,8 +318,9 @@ def mock_join(request: HttpRequest, session_id: int, token: str) -> HttpResponse
     Every refusal is a page that says why, with status 403. The interviewer who already
     joined goes back to their page instead: the link, opened again from their mail or
     posted twice, is used up by them, and nothing else leads them back. Signed out, the
-    page says what the link is for and offers both ways in, each coming back to it: a bare
-    log-in form said nothing of an invitation to someone who may have no account yet."""
+    page says what the link is for and offers both ways in, each coming back to it: the one
+    invited may have no account yet, and a bare log-in form would not say why it is asked.
+    It checks no token then, so it tells a stranger nothing of whether a link is valid."""
     if not request.user.is_authenticated:
         if request.method == "POST":
             return redirect_to_login(request.get_full_path())

@@ -212,6 +212,12 @@ def step_scores(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, float | N
     }
 
 
+def overall_score(scored: Iterable[ScoredSubmission]) -> float | None:
+    """An attempt's overall score from its scored submissions, as its scorecard shows it: the
+    mean of the step scores of each part's best submission (None before any is scored)."""
+    return mean_score(step_scores(best_per_part(scored)).values())
+
+
 def step_verdict_labels(best: Mapping[PartKey, ScoredSubmission]) -> dict[str, str]:
     """Who scored each step: the GRADE_LABELS of its scored parts' primary grades, in verdict
     order ("Model-graded", or "Model-graded + Self-checked" when its parts differ), then the

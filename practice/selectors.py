@@ -11,9 +11,7 @@ from practice.models import Attempt, Grade, Submission
 from practice.scoring import (
     VERDICT_ORDER,
     ScoredSubmission,
-    best_per_part,
-    mean_score,
-    step_scores,
+    overall_score,
 )
 
 
@@ -84,9 +82,7 @@ def question_statuses(*, user) -> dict[int, QuestionStatus]:
         by_question[attempt.question_id].append(attempt)
     statuses = {}
     for question_id, started in by_question.items():
-        scores = [
-            mean_score(step_scores(best_per_part(scored.get(a.pk, []))).values()) for a in started
-        ]
+        scores = [overall_score(scored.get(a.pk, [])) for a in started]
         scores = [s for s in scores if s is not None]
         statuses[question_id] = QuestionStatus(
             started=True,

@@ -134,6 +134,11 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
             # (two tabs) cannot both pass the count: on PostgreSQL the second waits for this
             # lock; on SQLite every transaction takes the write lock as it begins (IMMEDIATE).
             get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+            # A double click's second post waited for the first one's lock: its dispute is
+            # the one stored, not a refusal for the count it spent.
+            stored = GradeDispute.objects.filter(submission=submission).first()
+            if stored is not None:
+                return stored
             # The disputes stored today are the one count: the feedback panel hides the form
             # by it, a restart cannot empty it, and a double click (one row) spends one.
             if disputes_used_today(user.pk) >= per_day:
@@ -373,16 +378,17 @@ def review_store(
             }
         )
     text = submission_graded_text(submission)
-    # The model grader's wrong ideas stay in the feedback (it scored the answer by them, each
-    # quoted from it), except one whose contradicted point the instructor credited in full:
-    # their verdict says the answer does not hold it. The keyword matcher's flags do not: it
-    # is advisory, the candidate answers them in their self-check, and the instructor's form
-    # does not rule on them, so the instructor's grade would state them as found.
+    # The wrong ideas a grader stands behind stay in the feedback: the model's (it scored the
+    # answer by them, each quoted from it) or, without it, the ones the candidate confirmed
+    # in their self-check; except one whose contradicted point the instructor credited in
+    # full, since their verdict says the answer does not hold it. The keyword matcher's flags
+    # do not: it is advisory, a flag the candidate dismissed is answered, and the
+    # instructor's form does not rule on them, so the grade would state them as found.
     contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
-    model = by_grader.get("llm")
+    source = by_grader.get("llm") or by_grader.get(SELF)
     kept = [
         m
-        for m in (model.misconceptions if model else [])
+        for m in (source.misconceptions if source else [])
         if not any(given.get(p) == "hit" for p in contradicts.get(m.get("id"), ()))
     ]
     with transaction.atomic():

@@ -1,6 +1,6 @@
 """Grader trust pages: the review queue, blind labelling, a grade's audit trail, calibration
-and item statistics (instructors only, 404 for everyone else), and the candidate's "dispute
-this grade" (their own submissions only)."""
+and item statistics (instructors only: 404 for any other signed-in user, sign-in for the
+signed out), and the candidate's "dispute this grade" (their own submissions only)."""
 
 from __future__ import annotations
 

@@ -49,7 +49,15 @@
         if (saved && typeof saved.text === "string") found.push({ name, at: saved.at || 0, text: saved.text });
       }
     } catch (e) { /* storage disabled: nothing to offer */ }
-    return found.sort((a, b) => b.at - a.at);
+    found.sort((a, b) => b.at - a.at);
+    // Copies left by closed tabs would fill the browser's storage until every backup failed
+    // unseen: the three newest of a week are kept, the rest go.
+    const weekAgo = Date.now() - 7 * 24 * 3600 * 1000;
+    return found.filter((copy, i) => {
+      if (i < 3 && copy.at >= weekAgo) return true;
+      clearBackup(copy.name);
+      return false;
+    });
   }
   // A text past the file limit is refused by the server; one past the request limit (2.5 MB)
   // never reaches a view, and a plain Save or Publish would leave the page for an error. Say

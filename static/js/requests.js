@@ -238,8 +238,8 @@
       .catch(() => passing(failure, why(0)));
   }
 
-  // A 404 from a page that hides itself from the signed-out (authoring), or a 403 for a CSRF
-  // token from before a sign-in in another tab: ask the server which it was.
+  // A 404 from a page that hides itself from other users, or a 403 for a CSRF token from
+  // before a sign-in in another tab: ask the server which it was.
   function refused(failure, status) {
     withSession(failure, "Your session has expired.", () => {
       if (status !== 403) return passing(failure, why(status));

@@ -56,6 +56,13 @@ def test_a_signed_out_editor_page_leads_to_sign_in_and_a_candidate_still_gets_40
         headers={"referer": "https://elsewhere.example/page/"},
     )
     assert "elsewhere" not in response["Location"]
+    # Nor from this site's address with a path that reads as another host.
+    for path in ("//elsewhere.example/x", "/\\elsewhere.example/x"):
+        response = client.post(
+            reverse("authoring:question_publish", args=[CHAT]),
+            headers={"referer": f"http://testserver{path}"},
+        )
+        assert "elsewhere" not in response["Location"], path
     assert candidate_client.get(EDITOR).status_code == 404
     publish = reverse("authoring:question_publish", args=[CHAT])
     assert candidate_client.post(publish).status_code == 404
@@ -124,3 +131,35 @@ def test_text_a_stale_tab_could_not_save_is_offered_back_after_another_tab_saves
     context.close()
     # The refused save's 409 is logged by the browser and htmx on purpose.
     assert [e for e in errors if "409" not in e] == []
+
+
+@pytest.mark.browser
+def test_copies_left_by_closed_tabs_are_pruned_to_the_three_newest_of_a_week(
+    browser, live_server_url
+):
+    """Each tab keeps its own copy; closed tabs' copies would fill the browser's storage
+    until backups failed unseen. Opening the editor keeps the three newest of the last week."""
+    slug = "pruned"
+    user = User.objects.create_user("ines", password=INSTRUCTOR_PASSWORD)
+    instructor_grant(user)
+    services.question_new(slug=slug, user=user)
+    context = signed_in_context(browser, live_server_url, user)
+    page = context.new_page()
+    url = f"{live_server_url}/author/questions/{slug}/"
+    page.goto(url)
+    key = page.locator("#editor-form").get_attribute("data-draft-key")
+    day = 24 * 3600 * 1000
+    page.evaluate(
+        """([key, day]) => {
+          const now = Date.now();
+          [1, 2, 3, 4].forEach((n) => localStorage.setItem(`${key}:recent${n}`,
+            JSON.stringify({ at: now - n * 1000, text: `recent ${n}` })));
+          localStorage.setItem(`${key}:old`, JSON.stringify({ at: now - 8 * day, text: "old" }));
+        }""",
+        [key, day],
+    )
+    page.reload()
+    expect(page.get_by_role("button", name="Restore it")).to_be_visible()
+    kept = page.evaluate(f"() => Object.keys(localStorage).filter(k => k.startsWith('{key}:'))")
+    assert sorted(kept) == [f"{key}:recent1", f"{key}:recent2", f"{key}:recent3"]
+    context.close()

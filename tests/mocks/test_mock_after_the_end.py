@@ -34,11 +34,14 @@ def test_after_the_end_a_save_and_a_submit_say_they_are_practice(people):
     client = client_for(people["candidate"])
     before = _post(client, session.attempt_id, "draft", "A router, then replicas.", 0)
     assert NOTE not in before  # while the session runs the save is the interview's
+    # Its feedback is withheld until the report: the status points at none.
+    during = _status(_post(client, session.attempt_id, "submit", "A router, replicas.", 1))
+    assert during.startswith("Submitted at") and "#feedback" not in during
 
     mock.session_end(session=session, reason="ended")
-    saved = _status(_post(client, session.attempt_id, "draft", "Typed after the end.", 1))
+    saved = _status(_post(client, session.attempt_id, "draft", "Typed after the end.", 2))
     assert re.search(r"Draft saved at \d\d:\d\d:\d\d UTC\. " + re.escape(NOTE), saved)
-    submitted = _status(_post(client, session.attempt_id, "submit", "Submitted after.", 2))
+    submitted = _status(_post(client, session.attempt_id, "submit", "Submitted after.", 3))
     assert submitted.startswith("Submitted at") and submitted.endswith(NOTE)
     page = client.get(f"/attempts/{session.attempt_id}/steps/architecture/").content.decode()
     assert NOTE in _status(page)

@@ -217,10 +217,9 @@ def test_the_progress_bar_counts_what_the_end_submitted_when_time_runs_out(candi
     expect(page.locator("#progress li.done")).to_have_count(1)
 
 
-def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
-    # The panel's poll replaces the follow-up's form while the box telling its failure stays:
-    # "Send it again" sends from the form that stands there now (htmx sends nothing from one
-    # no longer in the page).
+def _follow_up_refused_on_submit(candidate_page):
+    """A session whose interviewer asked a follow-up, its page open, and the server answering
+    500 to the follow-up's submit: (session, event, page)."""
     session = chat_session(
         User.objects.create(username="candidate"),
         interviewer=User.objects.create(username="interviewer"),
@@ -228,6 +227,14 @@ def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
     event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
     page = candidate_page(session, expected=("status of 500", "Error Code 500"))
     page.route("**/follow-ups/*/submit/", lambda route: route.fulfill(status=500, body="boom"))
+    return session, event, page
+
+
+def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
+    # The panel's poll replaces the follow-up's form while the box telling its failure stays:
+    # "Send it again" sends from the form that stands there now (htmx sends nothing from one
+    # no longer in the page).
+    session, event, page = _follow_up_refused_on_submit(candidate_page)
     answer = "By a hash of the prompt prefix."
     with page.expect_response("**/follow-ups/*/draft/"):
         page.get_by_label("Your answer to the follow-up").fill(answer)
@@ -252,13 +259,7 @@ def test_a_follow_up_sent_again_after_the_panel_redrew_is_sent(candidate_page):
 def test_a_draft_saved_after_a_refused_follow_up_leaves_send_it_again(candidate_page):
     # Submit pressed before the box's autosave ran: the server refuses the answer, then the
     # autosave saves the draft. "Not sent … Send it again" stays beside "Draft saved."
-    session = chat_session(
-        User.objects.create(username="candidate"),
-        interviewer=User.objects.create(username="interviewer"),
-    )
-    event = mock.follow_up_ask(session=session, text="How does the router choose a replica?")
-    page = candidate_page(session, expected=("status of 500", "Error Code 500"))
-    page.route("**/follow-ups/*/submit/", lambda route: route.fulfill(status=500, body="boom"))
+    session, event, page = _follow_up_refused_on_submit(candidate_page)
     with page.expect_response("**/follow-ups/*/draft/"):
         page.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
         page.get_by_role("button", name="Submit the follow-up answer").click()

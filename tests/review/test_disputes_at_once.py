@@ -1,5 +1,7 @@
-"""Two disputes sent at the same moment (two tabs) with one left of the day's: the count and
-the write are one step per user, so the second is refused instead of both passing the count."""
+"""Disputes sent at the same moment with one left of the day's: the count and the write are
+one step per user, so of two grades disputed from two tabs the second is refused instead of
+both passing the count, and a double click on one grade stores one dispute and refuses
+neither post."""
 
 from __future__ import annotations
 
@@ -18,24 +20,18 @@ from tests.conftest import _store
 from .conftest import make_submission
 
 
-@pytest.mark.django_db(transaction=True)
-def test_two_disputes_at_once_with_one_left_store_one(core_content, settings, monkeypatch):
-    _store(core_content)
-    settings.GRADE_DISPUTES_PER_DAY = 1
-    candidate = User.objects.create_user("candidate")
-    subs = [
-        make_submission(user=candidate, grades={"llm": (0.2, {"arch-gateway": "miss"})})
-        for _ in range(2)
-    ]
+def _at_once(subs, candidate, monkeypatch) -> list[str]:
+    """Dispute each of `subs` in a thread of its own, all at once, with room between each
+    one's count and its write for the others; returns the outcomes."""
     counted = services.disputes_used_today
 
     def slow_count(user_id: int) -> int:
         used = counted(user_id)
-        time.sleep(0.3)  # between the count and the write: room for the other tab's dispute
+        time.sleep(0.3)  # between the count and the write: room for the other post
         return used
 
     monkeypatch.setattr(services, "disputes_used_today", slow_count)
-    barrier = threading.Barrier(2)
+    barrier = threading.Barrier(len(subs))
     outcomes: list[str] = []
 
     def send(submission) -> None:
@@ -55,5 +51,31 @@ def test_two_disputes_at_once_with_one_left_store_one(core_content, settings, mo
         t.start()
     for t in threads:
         t.join()
-    assert sorted(outcomes) == ["refused", "stored"]
+    return sorted(outcomes)
+
+
+@pytest.fixture
+def candidate(core_content, settings):
+    _store(core_content)
+    settings.GRADE_DISPUTES_PER_DAY = 1
+    return User.objects.create_user("candidate")
+
+
+def _graded(candidate):
+    return make_submission(user=candidate, grades={"llm": (0.2, {"arch-gateway": "miss"})})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_disputes_at_once_with_one_left_store_one(candidate, monkeypatch):
+    assert _at_once([_graded(candidate), _graded(candidate)], candidate, monkeypatch) == [
+        "refused",
+        "stored",
+    ]
+    assert GradeDispute.objects.filter(user=candidate).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_double_click_on_the_last_dispute_of_the_day_is_stored_once(candidate, monkeypatch):
+    submission = _graded(candidate)
+    assert _at_once([submission, submission], candidate, monkeypatch) == ["stored", "stored"]
     assert GradeDispute.objects.filter(user=candidate).count() == 1

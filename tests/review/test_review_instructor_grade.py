@@ -53,13 +53,16 @@ def test_the_instructors_grade_carries_no_wrong_idea_the_candidate_dismissed(
     assert context["reviewed_by_instructor"] and context["misconceptions"] == []
 
 
-def test_the_instructors_grade_carries_none_of_the_keyword_matchers_wrong_ideas(
+def test_a_wrong_idea_the_candidate_confirmed_stays_unless_the_instructor_credits_the_point(
     content_loaded, candidate, instructor
 ):
-    # Confirmed by the candidate or not, the matcher's flag is no ruling of the instructor's:
-    # their form does not show it or ask about it.
+    # The candidate stands behind a flag they confirmed: it stays, as the model's would,
+    # unless the instructor credits the point it contradicts in full.
     submission = self_checked(candidate, decision=SelfCheck.Decision.CONFIRMED)
     grade = review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
+    assert [m["id"] for m in grade.misconceptions] == [WRONG[0]["id"]]
+    credited = {**ALL_MISS, "arch-autoscale-queue": "hit"}
+    grade = review_store(submission=submission, reviewer=instructor, labels=credited)
     assert grade.misconceptions == []
 
 
