@@ -212,7 +212,17 @@ def _builtins(cf: ContentFile, key: str, part: StepSpec | FollowUp, path: tuple)
         failure = None
         if not ok:
             if bound == "at least":
-                detail = "not hit: " + ", ".join(p.id for p in grade.points if p.verdict != "hit")
+                # With the grader's reason, its comment less the point's own words ("Missing
+                # (named only in a bare list of terms, …)"): the author sees what to change in
+                # the reference, not just which point it misses.
+                says = {point.id: point.says for point in part.rubric}
+                detail = "not hit: " + "; ".join(
+                    f"{p.id} ({p.comment.removesuffix(': ' + says.get(p.id, ''))})"
+                    if p.comment
+                    else p.id
+                    for p in grade.points
+                    if p.verdict != "hit"
+                )
             else:
                 earned = (f"{p.id} {p.verdict}" for p in grade.points if p.verdict != "miss")
                 detail = "earned: " + ", ".join(earned)

@@ -224,6 +224,8 @@ def test_a_broken_copy_reports_each_failure_at_its_line(broken_copy):
 
     reference = got[("chat-api-50qps.md", line_of(chat, "reference: |", "id: fubig-tp-cost"))]
     assert reference["test"].startswith("fu-one-big-instance: built-in, the reference")
+    # Each point it misses says why, without the point's own words again.
+    assert "fubig-failure (Missing (not found in the answer))" in reference["got"]
 
     problem = got[("multi-tenant-lora.md", line_of(lora, "c2-traffic-skews: miss"))]
     assert problem["test"] == "validation"
