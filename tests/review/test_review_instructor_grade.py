@@ -53,6 +53,21 @@ def test_the_instructors_grade_carries_no_wrong_idea_the_candidate_dismissed(
     assert context["reviewed_by_instructor"] and context["misconceptions"] == []
 
 
+def test_the_self_check_summary_under_a_review_says_each_wrong_idea_in_one_sentence(
+    content_loaded, candidate, instructor, client
+):
+    # It read "Possible wrong idea, <a sentence ending in a period>.: you did not mean it".
+    submission = self_checked(candidate)
+    review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
+    client.force_login(candidate)
+    page = client.get(
+        reverse("attempt_step", args=[submission.answer.attempt_id, "architecture"])
+    ).content.decode()
+    summary = page.split('class="plain-list self-check-points"')[1].split("</ul>")[0]
+    assert "<li>You did not mean this possible wrong idea: " in summary
+    assert ".:" not in summary
+
+
 def test_a_wrong_idea_the_candidate_confirmed_stays_unless_the_instructor_credits_the_point(
     content_loaded, candidate, instructor
 ):
