@@ -28,7 +28,9 @@ class ReviewHooks(AttemptExtension):
             "dispute": dispute,
             # Scored by their own ratings, the candidate asks for an instructor's grade rather
             # than disputing a grader's: the same request, worded for what it is.
-            "own_check": services.asks_for_a_grade(submission),
+            "own_check": dispute.asks_for_grade
+            if dispute is not None
+            else services.asks_for_a_grade(submission),
             "can_dispute": can_dispute and not limit_reached,
             "limit_reached": limit_reached,
             "per_day": settings.GRADE_DISPUTES_PER_DAY,

@@ -16,6 +16,10 @@ class GradeDispute(models.Model):
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="disputes")
     user = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
     reason = models.TextField()
+    # Sent on the candidate's own self-check (review.services.asks_for_a_grade): it asks an
+    # instructor to grade the answer. Kept as sent, so a model grade that comes later does
+    # not turn the request into a dispute of that grade.
+    asks_for_grade = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

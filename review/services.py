@@ -146,7 +146,12 @@ def grade_dispute(*, user, submission: Submission, reason: str) -> GradeDispute:
                 raise LimitExceeded(
                     f"You have used today's {per_day} grade dispute{plural}. {advice}"
                 )
-            dispute = GradeDispute.objects.create(submission=submission, user=user, reason=reason)
+            dispute = GradeDispute.objects.create(
+                submission=submission,
+                user=user,
+                reason=reason,
+                asks_for_grade=asks_for_a_grade(submission),
+            )
     except IntegrityError:  # a double click: the first one is the dispute
         dispute = GradeDispute.objects.get(submission=submission)
     attempt_touch(submission.answer.attempt_id)
@@ -247,7 +252,7 @@ def review_queue(*, question: Question) -> list[QueueEntry]:
             entry.reasons.append(SELF_CHECK_GAP_KIND)
         dispute = next(iter(submission.disputes.all()), None)
         if dispute is not None:
-            entry.reasons.append(ASKED_FOR_A_GRADE if asks_for_a_grade(submission) else DISPUTED)
+            entry.reasons.append(ASKED_FOR_A_GRADE if dispute.asks_for_grade else DISPUTED)
             entry.dispute = dispute.reason
         entries.append(entry)
     return entries

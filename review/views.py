@@ -168,8 +168,6 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         "follow_up_id": answer.follow_up_id,
         "answer_text": review.submission_graded_text(submission),
         "dispute": submission.disputes.first(),
-        # On the candidate's own self-check the dispute asks for a grade: no grader's to dispute.
-        "asks_for_a_grade": review.asks_for_a_grade(submission),
         "verdicts": VERDICTS,
         "error": error,
         "reviewed": reviewed and not error,

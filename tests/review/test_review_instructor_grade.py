@@ -10,7 +10,7 @@ from html import unescape
 from django.urls import reverse
 
 from practice.feedback import feedback_context
-from practice.models import SelfCheck
+from practice.models import Grade, SelfCheck
 from practice.self_check import self_check_save
 from questions.models import Question
 from review.services import grade_dispute, review_queue, review_store
@@ -112,7 +112,11 @@ def test_a_request_to_grade_a_self_check_reads_as_one_in_the_queue_and_on_the_pa
     page = unescape(client.get(url).content.decode())
     assert "The candidate asks for an instructor's grade" in page
     assert "disputed this grade" not in page
-    # Still so once the instructor's grade is stored over the self-check.
+    # Still so once a model grade arrives over the self-check (the model was down when the
+    # candidate asked), and once the instructor's grade is stored over both.
+    Grade.objects.create(submission=submission, grader="llm", score=0.1, points=[])
+    [entry] = review_queue(question=Question.objects.get(slug="chat-api-50qps"))
+    assert "the candidate asks for an instructor's grade" in entry.reasons
     review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
     page = unescape(client.get(url).content.decode())
     assert "The candidate asks for an instructor's grade" in page
