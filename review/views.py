@@ -137,7 +137,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         return HttpResponse(status=405, headers={"Allow": "GET, HEAD, POST"})
     answer = submission.answer
     revision = answer.attempt.revision
-    points = list(step_spec(revision, answer.step_key, answer.follow_up_id).rubric)
+    spec = step_spec(revision, answer.step_key, answer.follow_up_id)
+    points = list(spec.rubric)
     error, given, comment = "", {}, ""
     if request.method == "POST":
         given = {p.id: request.POST.get(f"point-{p.id}", "") for p in points}
@@ -182,6 +183,21 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         context["review_reason"] = submission.review_reason
         context["self_check_gap"] = review.self_check_gap(submission)
         found = [cell for row in context["rows"] for cell in row["cells"]]
+        # The wrong ideas the instructor's grade now states to the candidate, with the points
+        # whose full credit would take each away: the label form never asked about them.
+        ideas = {m.id: m for m in getattr(spec, "misconceptions", ())}
+        says = {p.id: p.says for p in points}
+        stored = submission.grades.get(grader=review.INSTRUCTOR).misconceptions
+        context["kept_wrong_ideas"] = [
+            {
+                "idea": ideas[m["id"]].idea if m.get("id") in ideas else m.get("id", ""),
+                "evidence": m.get("evidence", ""),
+                "contradicts": [says[p] for p in ideas[m["id"]].contradicts if p in says]
+                if m.get("id") in ideas
+                else [],
+            }
+            for m in stored
+        ]
     # The diagram graded with the text, laid out beside it: what the graders found in it
     # is marked only once reviewed: nothing while labelling is blind.
     context.update(_submission_diagram(submission, found))

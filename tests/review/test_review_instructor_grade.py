@@ -134,3 +134,20 @@ def test_a_dispute_of_the_model_graders_grade_still_reads_as_a_dispute(
     client.force_login(instructor)
     page = client.get(reverse("review:submission", args=[submission.pk])).content.decode()
     assert "The candidate disputed this grade" in page
+
+
+def test_the_review_page_shows_the_wrong_ideas_the_grade_keeps(
+    content_loaded, client, candidate, instructor
+):
+    # The label form never asks about wrong ideas: once saved, the page says which ones the
+    # grade shows the candidate, with the quote and the points each contradicts.
+    submission = self_checked(candidate, decision=SelfCheck.Decision.CONFIRMED)
+    review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
+    client.force_login(instructor)
+    page = unescape(client.get(reverse("review:submission", args=[submission.pk])).content.decode())
+    kept = page.split('class="kept-wrong-ideas"')[1].split("</ul>")[0]
+    assert "We autoscale on GPU utilisation." in kept and "Contradicts: " in kept
+    dismissed = self_checked(candidate)
+    review_store(submission=dismissed, reviewer=instructor, labels=ALL_MISS)
+    page = client.get(reverse("review:submission", args=[dismissed.pk])).content.decode()
+    assert "kept-wrong-ideas" not in page
