@@ -16,6 +16,7 @@ from grading.types import VERDICTS
 from practice import step_page
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.errors import FlowError
+from practice.misconceptions import misconceptions_found
 from practice.models import Grade, Submission
 from practice.scoring import CHECKER_WEIGHT
 from practice.services import step_spec
@@ -183,20 +184,19 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         context["review_reason"] = submission.review_reason
         context["self_check_gap"] = review.self_check_gap(submission)
         found = [cell for row in context["rows"] for cell in row["cells"]]
-        # The wrong ideas the instructor's grade now states to the candidate, with the points
-        # whose full credit would take each away: the label form never asked about them.
-        ideas = {m.id: m for m in getattr(spec, "misconceptions", ())}
+        # The wrong ideas the instructor's grade now states to the candidate, as their
+        # feedback shows them, with the points whose full credit would take each away: the
+        # label form never asked about them.
+        contradicts = {m.id: m.contradicts for m in getattr(spec, "misconceptions", ())}
         says = {p.id: p.says for p in points}
-        stored = submission.grades.get(grader=review.INSTRUCTOR).misconceptions
+        shown = misconceptions_found(
+            revision=revision,
+            step_key=answer.step_key,
+            grade=submission.grades.get(grader=review.INSTRUCTOR),
+        )
         context["kept_wrong_ideas"] = [
-            {
-                "idea": ideas[m["id"]].idea if m.get("id") in ideas else m.get("id", ""),
-                "evidence": m.get("evidence", ""),
-                "contradicts": [says[p] for p in ideas[m["id"]].contradicts if p in says]
-                if m.get("id") in ideas
-                else [],
-            }
-            for m in stored
+            {**m, "contradicts": [says[p] for p in contradicts.get(m["id"], ()) if p in says]}
+            for m in shown
         ]
     # The diagram graded with the text, laid out beside it: what the graders found in it
     # is marked only once reviewed: nothing while labelling is blind.
