@@ -120,8 +120,9 @@ def test_a_broken_reply_ends_in_a_labelled_offline_grade(content_loaded, model_s
     [grade] = Grade.objects.filter(submission=submission)
     assert grade.grader == "rubric" and grade.score > 0
     assert reason_part in grade.fallback_reason
-    # Retries capped: the client's one retry at most, and the next try is a later task.
-    assert len(model_server.requests) == requests_sent
+    # Retries capped: the client's one retry at most, and the next try is a later task. The
+    # cap is what is held: on a loaded machine a hang's retry is not always sent.
+    assert 1 <= len(model_server.requests) <= requests_sent
     first, *later = tasks_for(submission)
     assert first.status == "SUCCESSFUL" and first.return_value == "offline"
     assert [t.status for t in later] == ["READY"]
