@@ -24,6 +24,16 @@ class SignupForm(UserCreationForm):
     """Django's sign-up form (NFKC usernames, case-insensitive uniqueness, the password
     validators), refusing also a name that would pass for an existing one."""
 
+    def full_clean(self) -> None:
+        # Django's form autofocuses the username; after a refused submit the cursor goes to
+        # the first field in error instead, so a keyboard user lands on what to fix.
+        super().full_clean()
+        first = next((name for name in self.fields if name in self.errors), None)
+        if first is not None:
+            for field in self.fields.values():
+                field.widget.attrs.pop("autofocus", None)
+            self.fields[first].widget.attrs["autofocus"] = True
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
 

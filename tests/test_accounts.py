@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -55,6 +57,22 @@ def test_a_weak_password_is_refused_with_the_reason(client):
     assert response.status_code == 200
     assert "too short" in body
     assert not User.objects.filter(username="newcomer").exists()
+
+
+def _autofocused(html: str) -> list[str]:
+    return re.findall(r"<input[^>]*\bautofocus\b[^>]*>", html)
+
+
+def test_a_refused_sign_up_puts_the_cursor_on_the_first_field_in_error(client):
+    refused = client.post(
+        reverse("signup"),
+        {"username": "newcomer", "password1": PASSWORD, "password2": PASSWORD + "x"},
+    )
+    focused = _autofocused(refused.content.decode())
+    assert len(focused) == 1 and 'name="password2"' in focused[0], focused
+    # A fresh form still starts at the username.
+    focused = _autofocused(client.get(reverse("signup")).content.decode())
+    assert len(focused) == 1 and 'name="username"' in focused[0], focused
 
 
 def test_next_to_plain_http_is_dropped_on_an_https_site(client, settings):
