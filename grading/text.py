@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 # --- characters -----------------------------------------------------------------------------
 
@@ -500,6 +500,20 @@ class Sentence:
     flags: tuple[str, ...] = ()
     injection: str | None = None
 
+    @cached_property
+    def runs(self) -> tuple[tuple[int, int], ...]:
+        """The words in runs [i, j): a lone word, or two or more tied by hyphens or underscores
+        ("auto-scaling"), which also read as one word. The words are final once read."""
+        runs = []
+        i = 0
+        while i < len(self.words):
+            j = i + 1
+            while j < len(self.words) and self.joined[j]:
+                j += 1
+            runs.append((i, j))
+            i = j
+        return tuple(runs)
+
     @property
     def evidence(self) -> str:
         """The sentence as a quote: whitespace collapsed, otherwise exactly as written."""
@@ -841,23 +855,28 @@ def find_phrase(sentence: Sentence, phrase: Phrase) -> list[Occurrence]:
     if n == 0:
         return found
     spans: set[tuple[int, int]] = set()
+    # The grader asks this of every sentence for every phrase of a rubric: the first word is
+    # tested alone before the rest, so most positions cost one startswith.
+    first = phrase.words[0]
     for i in range(len(words) - n + 1):
-        if all(words[i + k].startswith(phrase.words[k]) for k in range(n)) and all(
+        if not words[i].startswith(first):
+            continue
+        if all(words[i + k].startswith(phrase.words[k]) for k in range(1, n)) and all(
             sentence.raw[i + k].endswith("'s") for k in range(n) if phrase.possessive[k]
         ):
             spans.add((i, i + n))
     if any(phrase.possessive):
         return _occurrences(sentence, spans)
     # Compounds: a run of hyphen-joined words also reads as one word, from any of its words.
-    i = 0
-    while i < len(words):
-        j = i + 1
-        while j < len(words) and sentence.joined[j]:
-            j += 1
+    joined = phrase.joined
+    for i, j in sentence.runs:
+        if j == i + 1:  # a lone word: found above, unless it holds a longer phrase whole
+            if n > 1 and words[i].startswith(joined):
+                spans.add((i, j))
+            continue
         for k in range(i, j):
-            if "".join(words[k:j]).startswith(phrase.joined):
+            if "".join(words[k:j]).startswith(joined):
                 spans.add((k, j))
-        i = j
     return _occurrences(sentence, spans)
 
 
