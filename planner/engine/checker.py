@@ -57,6 +57,7 @@ from .units import (
     MONEY,
     REQUESTS,
     TOKENS,
+    UNITS,
     Dim,
     describe_dim,
     dim_div,
@@ -253,11 +254,28 @@ class _Judge:
 
 @dataclass(frozen=True)
 class _Candidate:
-    """A wrong answer the checker can name: its value in the quantity's unit, and why."""
+    """A wrong answer the checker can name: its value in the quantity's unit, and why.
+    `declared`: a mistake from the question file, matched within the quantity's tolerance;
+    a slip of the engine's own is matched more tightly (see _slip_window)."""
 
     value: float
     hint: str
     kind: str | None
+    declared: bool = False
+
+
+# How near an answer must be to a slip of the engine's own, as a share of the slip's distance
+# from the right value (and never wider than the quantity's tolerance): a slip of 1.024 (KB vs
+# KiB) claims answers 1.018 to 1.030 times the right one, so an answer 1.6% off under a 1%
+# tolerance is told it is close, not that it is off by 1.024.
+_SLIP_SHARE = 0.25
+
+
+def _slip_window(judge: _Judge, c: _Candidate, raw: float) -> float:
+    """The largest relative gap at which an answer matches candidate `c`."""
+    if c.declared:
+        return judge.tolerance
+    return min(judge.tolerance, _SLIP_SHARE * _rel(c.value, raw))
 
 
 def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Candidate]:
@@ -332,12 +350,60 @@ def _k_note(notes: tuple[str, ...]) -> str | None:
     return next((n for n in notes if " reads as " in n and "Ki." in n), None)
 
 
-_PREFIX_PAIRS = {1: "KB vs KiB", 2: "MB vs MiB", 3: "GB vs GiB", 4: "TB vs TiB"}
+# The byte units with a prefix, each with its power of 1000 or 1024 and its counterpart of
+# the other kind: GB -> (3, GiB), KiB -> (1, KB).
+_PREFIXED_BYTES = {
+    **{f"{p}B": (i, f"{p}iB") for i, p in enumerate("KMGTP", start=1)},
+    **{f"{p}iB": (i, f"{p}B") for i, p in enumerate("KMGTP", start=1)},
+}
+_PREFIX_PAIRS = {n: f"{d} vs {b}" for d, (n, b) in _PREFIXED_BYTES.items() if "i" not in d}
+
+
+@dataclass(frozen=True)
+class _Prefixed:
+    """A prefixed byte unit a given is written with: the unit text as written (GB/s) and with
+    the prefix of the other kind (GiB/s), the prefix's power n of 1000 or 1024, and the factor
+    the given's value takes when read as the other kind."""
+
+    written: str
+    swapped: str
+    n: int
+    factor: Rational
+
+
+def _written_prefixes(text: str) -> list[_Prefixed]:
+    """The prefixed byte units a given is written with: `24 GiB` has GiB, `1008 GB/s` GB,
+    `2 B` none. A given computed from other names (an earlier quantity) is written with no
+    unit of its own to misread."""
+    try:
+        node = parse_line(text).expr
+    except NapkinError:
+        return []
+    if any(isinstance(part, Name) for part in walk(node)):
+        return []
+    out = []
+    for part in walk(node):
+        if not isinstance(part, UnitRef | WithUnit):
+            continue
+        for written, power in part.unit.factors:
+            unit = UNITS.get(written)
+            if unit is None or unit.name not in _PREFIXED_BYTES:
+                continue
+            n, other = _PREFIXED_BYTES[unit.name]
+            swapped = re.sub(
+                rf"(?<![A-Za-z]){re.escape(written)}(?![A-Za-z])", other, part.unit.text
+            )
+            # Once per power of the unit: per GB (a power of -1) divides by the step instead.
+            factor = (UNITS[other].scale / unit.scale) ** power
+            out.append(_Prefixed(part.unit.text, swapped, n, factor))
+    return out
 
 
 def _input_slips(judge: _Judge, env: Mapping[str, Quantity]) -> list[_Candidate]:
     """One given read with the wrong prefix, binary for decimal or the other way round (24 GB
-    taken as 24 GiB): the quantity's formula replayed with that given off by (1024/1000)^n."""
+    taken as 24 GiB): the quantity's formula replayed with that given off by (1024/1000)^n,
+    where n is the prefix the given is written with (3 for GB or GiB). A given written with no
+    prefix (`2 B`) has none to misread."""
     out: list[_Candidate] = []
     formula = str(judge.spec["formula"])
     for name, q in env.items():
@@ -345,18 +411,15 @@ def _input_slips(judge: _Judge, env: Mapping[str, Quantity]) -> list[_Candidate]
             continue
         label = judge.labels.get(name)
         named = f"{name} ({label})" if label else name
-        for n in (3, 1):
-            ratio = Rational(1024**n, 1000**n)
-            misread = Quantity(q.magnitude / ratio if q.binary else q.magnitude * ratio, q.dim)
-            decimal, binary = _PREFIX_PAIRS[n].split(" vs ")
-            given_as, read_as = (binary, decimal) if q.binary else (decimal, binary)
+        for unit in _written_prefixes(judge.givens[name]):
+            misread = Quantity(q.magnitude * unit.factor, q.dim)
             try:
                 wrong = judge.in_unit(judge.value_of(formula, {name: misread}))
             except FormulaError:
                 continue
             hint = (
-                f"Check the unit of {named}: its value is in {given_as}, and reading it as "
-                f"{read_as} moves it by a factor of {1.024**n:.3f}."
+                f"Check the unit of {named}: its value is in {unit.written}, and reading it as "
+                f"{unit.swapped} moves it by a factor of {1.024**unit.n:.3f}."
             )
             out.append(_Candidate(wrong, hint, "input-unit"))
     return out
@@ -799,9 +862,10 @@ def check_quantity(
             return result("correct", k_note, value, unit_text, "k-vs-ki")
         return result("correct", "", value, unit_text)
 
-    # Known mistakes: of those within tolerance and nearer than the right answer, the nearest.
+    # Known mistakes: of those within their window (see _slip_window) and nearer than the right
+    # answer, the nearest.
     candidates = [
-        _Candidate(judge.in_unit(wrong), str(mistake["hint"]), mistake.get("kind"))
+        _Candidate(judge.in_unit(wrong), str(mistake["hint"]), mistake.get("kind"), True)
         for mistake, wrong in mistakes
         if wrong.dim == judge.dim
     ]
@@ -810,7 +874,7 @@ def check_quantity(
         # bill where the price per Mtok was asked) is read the same way, so the two compare
         # as the candidate meant them.
         candidates += [
-            _Candidate(float(wrong.magnitude), str(mistake["hint"]), mistake.get("kind"))
+            _Candidate(float(wrong.magnitude), str(mistake["hint"]), mistake.get("kind"), True)
             for mistake, wrong in mistakes
             if wrong.dim == MONEY
         ]
@@ -835,7 +899,8 @@ def check_quantity(
             gap = _rel(value, w)
             if whole_count and round(value) != w:
                 continue
-            if _rel(w, raw) > 1e-9 and gap <= judge.tolerance and gap < distance:
+            window = _slip_window(judge, c, raw)
+            if _rel(w, raw) > 1e-9 and gap <= window and gap < distance:
                 if best is None or gap < best[0] - 1e-12:
                     best = (gap, c)
     if best is not None:

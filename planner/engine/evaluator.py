@@ -144,6 +144,14 @@ def _crossing_hint(a: Dim, b: Dim) -> str:
     return ""
 
 
+def _about(size: float) -> str:
+    """A power of ten 10^size in words: 1e10000000000 while a float holds every digit of the
+    exponent, else the exponent itself to three figures, 10^(3.01e+98)."""
+    if abs(size) < 1e15:
+        return f"1e{size:.0f}"
+    return f"10^({size:.3g})"
+
+
 def _power(base: Number, exponent: Number, pos: int) -> Number:
     """base ** exponent for plain numbers, sized before it is computed."""
     if base == 0:
@@ -158,16 +166,18 @@ def _power(base: Number, exponent: Number, pos: int) -> Number:
             f"A negative number to a fractional power has no real value (column {pos + 1}).",
             pos,
         )
-    size = float(exponent) * _log2_abs(base) / 3.3219281
+    # log10 |base| ** exponent, with log2(10) to full precision: a 7-digit log2(10) puts
+    # 10^(10^10) at 1e9999999985.
+    size = float(exponent) * (_log2_abs(base) / math.log2(10))
     if size > MAX_LOG10:
         raise NapkinError(
-            f"The power at column {pos + 1} is about 1e{size:.0f}, too large to be a napkin "
+            f"The power at column {pos + 1} is about {_about(size)}, too large to be a napkin "
             "estimate.",
             pos,
         )
     if size < -MAX_LOG10:
         raise NapkinError(
-            f"The power at column {pos + 1} is about 1e{size:.0f}, too small to be a napkin "
+            f"The power at column {pos + 1} is about {_about(size)}, too small to be a napkin "
             "estimate.",
             pos,
         )
