@@ -77,9 +77,10 @@ def _marks(runs: list[dict]) -> list[tuple[float, str]]:
     return [(at, text) for at, text in marks if at is not None]
 
 
-def _chart(runs: list[dict], **fields) -> Chart:
-    """A chart of `runs` with a note row above its plot for each event."""
-    return Chart(note_rows=len(_marks(runs)), **fields)
+def _chart(runs: list[dict], extra_rows: int = 0, **fields) -> Chart:
+    """A chart of `runs` with a note row above its plot for each event, and `extra_rows`
+    more after them."""
+    return Chart(note_rows=len(_marks(runs)) + extra_rows, **fields)
 
 
 def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
@@ -112,15 +113,22 @@ def _latency_chart(
     """p99 `what` of each 5 s of arrivals (ms) from each run's `key` bins (s; None: off the
     chart, or for TPOT no request finished), with the SLO as a dashed line."""
     seconds = runs[0]["params"]["seconds"]
+    worst = max((p * 1000 for r in runs for _, p in r[key] if p is not None), default=slo)
+    y_ticks = nice_ticks(min(max(worst, slo * 1.2), slo * TTFT_CAP))
+    # A value past the top tick (or, for TTFT, a bin whose requests never got a first token)
+    # is drawn along the top edge: a note in a row of its own above the plot says so, since
+    # a line there reads as a value of the top tick.
+    off = worst > y_ticks[-1] or (
+        key == "ttft_bins" and any(p is None for r in runs for _, p in r[key])
+    )
     chart = _chart(
         runs,
+        extra_rows=1 if off else 0,
         title=title,
         description=description + " " + " ".join(r["verdict"] for r in runs),
         x_label="Time (s)",
         y_label=f"p99 {what} (ms)",
     )
-    worst = max((p * 1000 for r in runs for _, p in r[key] if p is not None), default=slo)
-    y_ticks = nice_ticks(min(max(worst, slo * 1.2), slo * TTFT_CAP))
     x_ticks = nice_ticks(seconds)
     _axes(chart, x_ticks, y_ticks)
     x_top, y_top = x_ticks[-1], y_ticks[-1]
@@ -153,6 +161,15 @@ def _latency_chart(
         }
     )
     _events(chart, runs, x_top, y_top)
+    if off:
+        chart.notes.append(
+            {
+                "x": chart.plot_right,
+                "y": chart.note_baseline(chart.note_rows - 1),
+                "css": "pl-memory sim-off-chart",
+                "text": f"▲ off the chart above {format_number(y_top)} ms",
+            }
+        )
     return chart
 
 

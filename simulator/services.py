@@ -585,6 +585,8 @@ def _prefix_override(calibration: Any, spec: RunSpec) -> str:
     """Said when the run's own shared prefixes replace the hits the plan counts."""
     if spec.extra.get("traffic_note"):
         return " " + spec.extra["traffic_note"]
+    if spec.extra.get("unrouted"):
+        return " " + _unrouted_note(calibration.prefix)
     if not spec.prefix_groups or not calibration.prefix.workload_fields():
         return ""
     return (
@@ -837,6 +839,32 @@ def page_scenarios(design: Design) -> dict[str, dict[str, Any]]:
     return scenarios
 
 
+def _unrouted_note(prefix: Any) -> str:
+    """What the routing scenario's runs share of the cache when the question's traffic has no
+    prefix groups to route by, from the plan's prefix-cache hits (`prefix`, a PlanPrefix): one
+    shared prefix, which every replica caches after its first miss (the run's "Prefix hits"
+    are the requests that open with it), or no shared prefix at all, so that nothing hits."""
+    if prefix.share and prefix.tokens:
+        shared = (
+            f"one prefix of {prefix.tokens:,} tokens opens {prefix.share * 100:.0f}% of the "
+            "requests, and every replica caches it after its first miss"
+        )
+    elif prefix.cached_share:
+        shared = (
+            f"the first {prefix.cached_share * 100:.0f}% of every prompt is shared, and every "
+            "replica caches it after its first miss"
+        )
+    else:
+        shared = (
+            "the requests share no prompt prefix, so none hits a prefix cache (0% under "
+            "either router)"
+        )
+    return (
+        f"This question's traffic has no prefix groups to route by ({shared}): the two "
+        "routers differ only in how they balance the load."
+    )
+
+
 def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
     """The routing scenario's two runs on the question's own prefix traffic
     (`routed_traffic`), or on its plain traffic when its reference does not route by prefix
@@ -844,19 +872,9 @@ def _routing_runs(design: Design, base: RunSpec) -> list[RunSpec]:
     routers = ("round-robin", "prefix-aware")
     traffic = routed_traffic(design)
     if traffic is None:
-        note = (
-            "This question's traffic has no prefix groups to route by (at most one prefix "
-            "shared by every request, which every replica caches): the two routers differ "
-            "only in how they balance the load."
-        )
+        # The note is written with the run, from the prefix hits its plan counts.
         return [
-            replace(
-                base,
-                router=router,
-                names_router=True,
-                label=router,
-                extra={"traffic_note": note},
-            )
+            replace(base, router=router, names_router=True, label=router, extra={"unrouted": True})
             for router in routers
         ]
     # The label names the router alone: both runs send the same traffic, which the note says

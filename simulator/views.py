@@ -23,7 +23,7 @@ from planner.briefs import POOLED_DESIGNS, QUESTION_DESIGNS
 from planner.engine import foreign_digit
 from planner.forms import DEFAULTS, CapacityForm, plan_query
 from practice.extensions import feedback_withheld
-from practice.models import Attempt, StepAnswer
+from practice.models import Attempt, StepAnswer, Submission
 from practice.services import answer_open, attempt_touch
 from rate_limits import LimitExceeded, client_key, cpu_budget
 from simulator.charts import run_charts
@@ -45,6 +45,10 @@ from simulator.services import (
 
 MAX_PREDICTION = 2000
 CHOSEN = "you"  # a saved run's router_from when the candidate chose its router in the panel
+FLEET_NOT_YET = (
+    "Type the number of replicas your design runs: the panel offers the reference design's "
+    "fleet once you have submitted the napkin-math step."
+)
 
 
 def _own_attempt(request: HttpRequest, attempt_id: int) -> Attempt:
@@ -74,10 +78,33 @@ def _estimated_replicas(attempt: Attempt, design: Design) -> int | None:
         value = (checks.get("n_gpu") or {}).get("value")
         per_replica = max(int(design.plan_kwargs.get("tp") or 1), 1)
     try:
-        replicas = math.ceil(round(float(value)) / per_replica)
+        # Whole instances (or GPUs) first, rounded up as the checker asks: a fleet of 9.143
+        # instances is 10. The rounding to 6 places keeps 10.0000001, a float's error, at 10.
+        whole = math.ceil(round(float(value), 6))
+        replicas = math.ceil(whole / per_replica)
     except (TypeError, ValueError, OverflowError):
         return None
     return replicas
+
+
+def _reference_open(attempt: Attempt, step_key: str) -> bool:
+    """Whether the candidate may see the reference answer's figures that `step_key` grades
+    (the fleet size: estimate; the router: architecture): once they have submitted that
+    step, as its feedback shows them, and never in a running mock interview."""
+    if feedback_withheld(attempt.pk):
+        return False
+    return Submission.objects.filter(
+        answer__attempt=attempt, answer__step_key=step_key, answer__follow_up_id=""
+    ).exists()
+
+
+def _fleet_open(attempt: Attempt, design: Design) -> bool:
+    """Whether the panel may offer and name the fleet sized for the question: one the brief
+    itself states, or any once the napkin-math step, which grades the fleet size, is
+    submitted."""
+    if design.fleet_from == "the brief" and not feedback_withheld(attempt.pk):
+        return True
+    return _reference_open(attempt, "estimate")
 
 
 def _estimate_not_run(replicas: int) -> str:
@@ -114,9 +141,12 @@ def _reference_source(attempt: Attempt, design: Design) -> str:
 def _default_router(attempt: Attempt, design: Design) -> tuple[str, str]:
     """The router the panel's runs use unless the candidate chooses another (the routing
     scenario names its own), and who names it: the design's, or round-robin in a running mock
-    interview, where the reference answer's router would tell the candidate a choice their
-    architecture answer is graded on."""
+    interview and, in practice, until the architecture step is submitted, where the reference
+    answer's router would tell the candidate a choice their architecture answer is graded on
+    (a router the brief states is no secret)."""
     if feedback_withheld(attempt.pk):
+        return "round-robin", ""
+    if design.router_from != "the brief" and not _reference_open(attempt, "architecture"):
         return "round-robin", ""
     return design.router, design.router_from
 
@@ -198,8 +228,9 @@ def _fleet_offered(
     run (`latest`), else the candidate's napkin-math fleet, else the reference design's. None
     (the candidate types their own fleet), with why when it is not said elsewhere, for an
     estimate the panel cannot run (never swapped for the reference design's fleet, the figure
-    the estimate got wrong) and in a running mock interview (nothing of the grading shows
-    while it runs)."""
+    the estimate got wrong), in a running mock interview (nothing of the grading shows while
+    it runs) and, in practice, until the napkin-math step, which grades the fleet size, is
+    submitted."""
     last = (latest.design or {}) if latest else {}
     if last.get("replicas") and last.get("qps"):
         return last["replicas"], last["qps"], "your last run"
@@ -210,6 +241,8 @@ def _fleet_offered(
         return None, design.qps, _estimate_not_run(estimated)
     if feedback_withheld(attempt.pk):
         return None, design.qps, ""
+    if not _fleet_open(attempt, design):
+        return None, design.qps, FLEET_NOT_YET
     return design.replicas, design.qps, _reference_source(attempt, design)
 
 
@@ -221,9 +254,12 @@ def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, 
     router, router_source = _router_offered(attempt, design, latest)
     default_router, default_from = _default_router(attempt, design)
     context = {
-        # In a running mock a run's note is not shown: it spells out the replica's batch,
-        # step times and requests per second, figures the napkin-math step grades.
-        "withheld": feedback_withheld(attempt.pk),
+        # A run's note spells out the replica's batch, step times and requests per second,
+        # figures the napkin-math step grades: shown once that step is submitted, never in a
+        # running mock.
+        "withheld": not _reference_open(attempt, "estimate"),
+        # A reference fleet the simulator does not run is the reference's fleet all the same.
+        "fleet_shown": _fleet_open(attempt, design),
         "attempt": attempt,
         "design": design,
         "replicas": replicas,

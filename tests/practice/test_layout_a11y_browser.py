@@ -143,7 +143,11 @@ def site(django_db_setup, django_db_blocker):
         )
         run = client.post(
             reverse("simulator:run", kwargs={"attempt_id": pooled.pk}),
-            {"scenario": "baseline", "prediction": "Fifteen replicas hold p99 under 500 ms."},
+            {
+                "scenario": "baseline",
+                "replicas": "15",
+                "prediction": "Fifteen replicas hold p99 under 500 ms.",
+            },
         )
         assert b'class="sim-result"' in run.content, run.content.decode()[:2000]
         candidate = User.objects.create_user("walked-candidate")

@@ -1,4 +1,5 @@
-"""The bank's questions as the simulator sees them: their reference designs, one way."""
+"""The bank's questions as the simulator sees them: their reference designs, one way; and the
+steps a candidate submits before the panel offers the reference's fleet and router."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from practice import services as flow
 from questionbank import load_question_spec
 from simulator.services import Design, RunRefused, design_from_brief
 
@@ -29,3 +31,17 @@ def reference_design(slug: str) -> Design | None:
             design_from_brief(brief, slug=slug)
         return None
     return design_from_brief(brief, slug=slug)
+
+
+def submit(attempt, step_key: str) -> None:
+    answer = flow.answer_open(attempt=attempt, step_key=step_key)
+    flow.step_submit(
+        answer=answer, text="My answer to this step.", fields={}, base_version=answer.version
+    )
+
+
+def open_reference(attempt) -> None:
+    """Submit the napkin-math and architecture steps of `attempt`, after which the panel
+    offers the reference design's fleet and router."""
+    for step_key in ("estimate", "architecture"):
+        submit(attempt, step_key)

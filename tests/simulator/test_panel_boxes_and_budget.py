@@ -14,6 +14,7 @@ from django.urls import reverse
 from practice import services as flow
 from questions.models import Question
 from simulator.models import SimulationRun
+from tests.simulator.bank import open_reference
 
 PREDICTION = "Nine replicas at 72% still hold p99 TTFT under 300 ms."
 
@@ -23,6 +24,7 @@ def candidate(content_loaded, client):
     user = User.objects.create_user("boxes", password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
+    open_reference(attempt)  # the panel offers the reference fleet once its steps are in
     client.force_login(user)
     return client, attempt
 

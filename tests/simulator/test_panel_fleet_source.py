@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from practice import services as flow
 from questions.models import Question
+from tests.simulator.bank import submit
 
 PREDICTION = "Four replicas hold the rate but prefill stalls push p99 TPOT over 12 ms."
 
@@ -51,8 +52,10 @@ def test_a_checked_gpu_count_is_the_candidates_fleet_in_replicas_of_tp(start, sl
 
 
 def test_without_an_estimate_the_reference_fleet_is_named_in_plain_words(start):
+    # With the napkin-math step submitted but no quantity checked, the reference is offered.
     client, begin = start
     attempt = begin("structured-extraction-api")
+    submit(attempt, "estimate")
     page = panel(client, attempt)
     assert replicas_box(page) == "7"
     assert "the seed design of structured-extraction-api" not in page
@@ -130,6 +133,9 @@ def test_a_run_in_a_running_mock_does_not_spell_out_the_replicas_rate(content_lo
     assert "Holds the SLO at 50 QPS on 10 replicas" in ran
     assert "req/s" not in ran and "sim-note" not in ran
     mock.session_end(session=session, reason="ended early")
+    # Practice after the end shows it once the napkin-math step is submitted, as anywhere.
+    assert "(7.84 req/s)" not in panel(client, attempt)
+    submit(attempt, "estimate")
     assert "(7.84 req/s)" in panel(client, attempt)
 
 

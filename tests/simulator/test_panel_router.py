@@ -16,6 +16,7 @@ from questions.models import Question
 from simulator.engine import ROUTERS
 from simulator.models import SimulationRun
 from simulator.services import RunRefused, RunSpec, fleet_run
+from tests.simulator.bank import open_reference
 from tests.simulator.test_reference_fleets import design
 
 SPEC = "spec-decoding-assistant"  # its reference answer runs 8 replicas behind least-loaded
@@ -66,7 +67,9 @@ def running_mock_attempt(client):
 
 def test_the_panel_offers_every_router_the_engine_runs_the_answers_preselected(start):
     client, begin = start
-    page = panel(client, begin(SPEC))
+    attempt = begin(SPEC)
+    open_reference(attempt)  # the answer's router is named once the architecture is in
+    page = panel(client, attempt)
     options = router_options(page)
     assert [value for value, _, _ in options] == list(ROUTERS)
     assert [value for value, _, selected in options if selected] == ["least-loaded"]
@@ -95,6 +98,7 @@ def test_a_chosen_router_runs_and_the_result_says_the_candidate_chose_it(start):
 def test_the_scorecards_load_tests_say_which_router_each_ran_and_who_chose_it(start):
     client, begin = start
     attempt = begin(SPEC)
+    open_reference(attempt)
     run(client, attempt, router="prefix-aware")
     run(client, attempt)  # left at the reference answer's least-loaded
     client.post(reverse("attempt_finish", args=[attempt.pk]))
@@ -110,6 +114,7 @@ def test_the_scorecards_load_tests_say_which_router_each_ran_and_who_chose_it(st
 def test_left_at_its_default_the_result_says_the_reference_answer_chose_the_router(start):
     client, begin = start
     attempt = begin(SPEC)
+    open_reference(attempt)
     ran = run(client, attempt)  # no router sent: the form of a page opened before the menu
     assert router_row(ran) == "least-loaded, the reference answer's default"
     saved = SimulationRun.objects.get(answer__attempt=attempt)

@@ -22,7 +22,7 @@ from questions.models import Question
 from simulator.engine import ROUTERS
 from simulator.models import SimulationRun
 from simulator.services import PAGE_WINDOW_S, RunSpec, _plan, design_from_brief, page_run
-from tests.simulator.bank import BANK
+from tests.simulator.bank import BANK, open_reference
 
 SPEC = "spec-decoding-assistant"
 QUESTIONS = Path(__file__).resolve().parents[2] / "content/questions"
@@ -124,6 +124,7 @@ def run(client, attempt, **post) -> str:
 def test_the_panel_runs_the_answers_fleet_and_says_where_each_figure_comes_from(start):
     client, begin = start
     attempt = begin(SPEC)
+    open_reference(attempt)  # the panel names the answer's fleet once its steps are in
     page = panel(client, attempt)
     assert replicas_box(page) == "8"
     assert (
@@ -140,13 +141,16 @@ def test_the_panel_runs_the_answers_fleet_and_says_where_each_figure_comes_from(
 def test_the_candidates_own_fleet_runs_behind_the_answers_router_and_says_so(start):
     client, begin = start
     attempt = begin(SPEC)
+    open_reference(attempt)
     ran = run(client, attempt, replicas="7", qps="3")
     assert "7 replicas (your last run) at 3 QPS behind a least-loaded router (the reference " in ran
 
 
 def test_a_question_whose_answer_names_no_router_runs_round_robin_and_says_nothing_more(start):
     client, begin = start
-    page = panel(client, begin("first-model-one-gpu"))
+    attempt = begin("first-model-one-gpu")
+    open_reference(attempt)
+    page = panel(client, attempt)
     assert "1 replica (the reference design, as the capacity planner sizes it) at 1 QPS " in page
     assert "behind a round-robin router, each batching" in page
 
@@ -163,7 +167,9 @@ def test_the_brief_is_named_for_the_incidents_production_fleet(start):
 
 def test_a_reference_fleet_the_simulator_does_not_run_is_said(start):
     client, begin = start
-    page = panel(client, begin("pd-disaggregation-long-prompts"))
+    attempt = begin("pd-disaggregation-long-prompts")
+    open_reference(attempt)
+    page = panel(client, attempt)
     assert replicas_box(page) == "37"
     assert "37 replicas (the capacity planner's sizing) at 4 QPS" in page
     assert "15 prefill and 4 decode H200s, which this simulator does not run" in page

@@ -19,13 +19,16 @@ PREDICTION = (
 
 def _bottlenecks_step(browser, live_server_url, username: str):
     """(page, its script and console errors, the attempt): a new candidate's bottlenecks step
-    of chat-api-50qps, open."""
+    of chat-api-50qps, open, their napkin-math and architecture steps submitted (the panel
+    then offers the reference design's fleet and router)."""
     from practice import services as flow
     from questions.models import Question
+    from tests.simulator.bank import open_reference
 
     user = User.objects.create_user(username, password="a-long-Passphrase-42")
     revision = Question.objects.get(slug="chat-api-50qps").current_revision
     attempt = flow.attempt_start(user=user, revision=revision)
+    open_reference(attempt)
     context = signed_in_context(browser, live_server_url, user)
     errors: list[str] = []
     page = watched_page(context, errors)
