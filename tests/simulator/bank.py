@@ -3,9 +3,12 @@ steps a candidate submits before the panel offers the reference's fleet and rout
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
+from django.urls import reverse
 
 from practice import services as flow
 from questionbank import load_question_spec
@@ -45,3 +48,13 @@ def open_reference(attempt) -> None:
     offers the reference design's fleet and router."""
     for step_key in ("estimate", "architecture"):
         submit(attempt, step_key)
+
+
+def panel(client, attempt) -> str:
+    """The attempt's load-test panel as the candidate reads it (entities unescaped)."""
+    url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
+    return html.unescape(client.get(url).content.decode())
+
+
+def replicas_box(page: str) -> str:
+    return re.search(r'id="sim-replicas"[^>]*value="([^"]*)"', page).group(1)

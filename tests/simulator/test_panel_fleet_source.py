@@ -12,18 +12,9 @@ from django.urls import reverse
 
 from practice import services as flow
 from questions.models import Question
-from tests.simulator.bank import submit
+from tests.simulator.bank import panel, replicas_box, submit
 
 PREDICTION = "Four replicas hold the rate but prefill stalls push p99 TPOT over 12 ms."
-
-
-def panel(client, attempt) -> str:
-    url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
-    return client.get(url).content.decode()
-
-
-def replicas_box(page: str) -> str:
-    return re.search(r'id="sim-replicas"[^>]*value="([^"]*)"', page).group(1)
 
 
 def check(attempt, quantity_id: str, value: float) -> None:

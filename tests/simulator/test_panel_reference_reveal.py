@@ -15,18 +15,9 @@ from django.urls import reverse
 from practice import services as flow
 from simulator.charts import ttft_chart
 from simulator.services import fleet_run, page_scenarios
-from tests.simulator.bank import reference_design, submit
+from tests.simulator.bank import panel, reference_design, replicas_box, submit
 
 PREDICTION = "Ten replicas hold the peak with p99 TTFT under 300 ms."
-
-
-def panel(client, attempt) -> str:
-    url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
-    return html.unescape(client.get(url).content.decode())
-
-
-def replicas_box(page: str) -> str:
-    return re.search(r'id="sim-replicas"[^>]*value="([^"]*)"', page).group(1)
 
 
 def selected_router(page: str) -> str:

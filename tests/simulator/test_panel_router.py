@@ -16,16 +16,11 @@ from questions.models import Question
 from simulator.engine import ROUTERS
 from simulator.models import SimulationRun
 from simulator.services import RunRefused, RunSpec, fleet_run
-from tests.simulator.bank import open_reference
+from tests.simulator.bank import open_reference, panel
 from tests.simulator.test_reference_fleets import design
 
 SPEC = "spec-decoding-assistant"  # its reference answer runs 8 replicas behind least-loaded
 PREDICTION = "Prefix-aware keeps p99 TTFT under 1 s at 3 QPS on 8 replicas."
-
-
-def panel(client, attempt) -> str:
-    url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
-    return html.unescape(client.get(url).content.decode())
 
 
 def run(client, attempt, status: int = 200, **post) -> str:

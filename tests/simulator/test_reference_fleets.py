@@ -22,7 +22,7 @@ from questions.models import Question
 from simulator.engine import ROUTERS
 from simulator.models import SimulationRun
 from simulator.services import PAGE_WINDOW_S, RunSpec, _plan, design_from_brief, page_run
-from tests.simulator.bank import BANK, open_reference
+from tests.simulator.bank import BANK, open_reference, panel, replicas_box
 
 SPEC = "spec-decoding-assistant"
 QUESTIONS = Path(__file__).resolve().parents[2] / "content/questions"
@@ -98,15 +98,6 @@ def test_an_answers_own_fleet_at_the_peak_does_what_the_answer_says(slug):
 
 
 # --- the panel ------------------------------------------------------------------------------
-
-
-def panel(client, attempt) -> str:
-    url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})
-    return html.unescape(client.get(url).content.decode())
-
-
-def replicas_box(page: str) -> str:
-    return re.search(r'id="sim-replicas"[^>]*value="([^"]*)"', page).group(1)
 
 
 def outside_menu(page: str) -> str:
