@@ -29,6 +29,7 @@ from drills.services import SET_SIZE, clock
 from practice.bank import bank_order, estimated_minutes
 from practice.extensions import is_extension_follow_up
 from practice.models import Attempt, Grade
+from practice.scorecard import VERDICT_CREDIT  # grading's credit table, as practice scores by it
 from practice.scoring import (
     STEP_CHECKS,
     VERDICT_ORDER,
@@ -348,7 +349,9 @@ class Row:
 class Verdict:
     """One submission's primary verdict, as the progress page counts it: `score` is the
     submission's score as its scorecard has it (`practice.scoring.submission_score`: the
-    primary grade blended with the step's own check), `label` who and what scored it."""
+    primary grade blended with the step's own check), `label` who and what scored it,
+    `points` the primary grade's verdict on each rubric point, (point id, "hit" | "partial" |
+    "miss"), empty when that grade holds none."""
 
     submitted_at: datetime
     step_key: str
@@ -359,6 +362,7 @@ class Verdict:
     score: float
     mock: bool
     label: str = ""
+    points: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -405,6 +409,7 @@ def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[in
         "submission__answer__attempt__mock__id",
         "submission__answer__attempt__mock__ended_at",
         "submission__answer__attempt__user_id",
+        "points",
     )
     by_submission: dict[int, list[tuple]] = defaultdict(list)
     for row in rows:
@@ -416,7 +421,7 @@ def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[in
         if main is None:
             continue
         row = next(r for r in group if r[1] == main.grader)
-        _, grader, _, at, step, follow_up, revision_id, slug, mock_id, ended, user_id = row
+        _, grader, _, at, step, follow_up, revision_id, slug, mock_id, ended, user_id, points = row
         score = submission_score(step, grades)
         if mock_id is not None and ended is None:
             continue  # a running mock interview shows no verdict yet
@@ -433,6 +438,7 @@ def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[in
                 score,
                 mock_id is not None,
                 score_label(step, grades),
+                _point_verdicts(points),
             )
         )
     for verdicts in out.values():
@@ -440,18 +446,51 @@ def _verdicts_by_user(user_ids: list[int], *, since: datetime | None) -> dict[in
     return out
 
 
-def _part_concepts(revisions: dict[int, QuestionRevision]) -> dict[tuple, set[str]]:
-    """(revision id, step, follow-up) -> the concepts that part links, itself or through
-    its rubric points."""
-    out: dict[tuple, set[str]] = {}
+def _point_verdicts(points: object) -> tuple[tuple[str, str], ...]:
+    """A grade's stored `points` as (point id, verdict) pairs; entries without both left out."""
+    if not isinstance(points, list):
+        return ()
+    return tuple(
+        (p["id"], p["verdict"])
+        for p in points
+        if isinstance(p, dict) and isinstance(p.get("id"), str) and p.get("verdict")
+    )
+
+
+# Per concept a part links: the (point id, weight) of its rubric points that link it, or ()
+# when only the part itself does.
+PartLinks = dict[str, tuple[tuple[str, float], ...]]
+
+
+def _part_concepts(revisions: dict[int, QuestionRevision]) -> dict[tuple, PartLinks]:
+    """(revision id, step, follow-up) -> each concept that part links, itself or through its
+    rubric points, with the points that link it (see `_concept_score`)."""
+    out: dict[tuple, PartLinks] = {}
     for rid, revision in revisions.items():
         for step in revision.question_spec.steps:
             for part, fid in ((step, ""), *((f, f.id) for f in step.follow_ups)):
-                slugs = set(part.concepts)
+                linked: dict[str, list[tuple[str, float]]] = {s: [] for s in part.concepts}
                 for point in part.rubric:
-                    slugs |= set(point.concepts)
-                out[(rid, step.key, fid)] = slugs
+                    for slug in point.concepts:
+                        linked.setdefault(slug, []).append((point.id, point.weight))
+                out[(rid, step.key, fid)] = {s: tuple(p) for s, p in linked.items()}
     return out
+
+
+def _concept_score(verdict: Verdict, points: tuple[tuple[str, float], ...]) -> float:
+    """What one verdict on a part scores for a concept the part links, on the scale of its
+    score: where rubric points of the part link the concept, the weighted credit of their
+    verdicts in the primary grade (hit 1, partial 0.5, miss 0, a point without a verdict a
+    miss, as the grade's own score counts them), so a point the candidate missed counts
+    against its concepts and not the rest of the step's; the part's score for a concept only
+    the part links, and where the primary grade holds no verdict on any of those points (a
+    grade stored without per-point verdicts)."""
+    given = dict(verdict.points)
+    total = sum(weight for _, weight in points)
+    if total <= 0 or not any(pid in given for pid, _ in points):
+        return verdict.score
+    earned = sum(weight * VERDICT_CREDIT.get(given.get(pid, "miss"), 0.0) for pid, weight in points)
+    return round(earned / total, 3)
 
 
 def _questions_by_concept() -> dict[str, list[QuestionRevision]]:
@@ -508,10 +547,11 @@ def progress(*, user: User, now: datetime | None = None, with_weakest: bool = Tr
     """The candidate's verdicts over the last PROGRESS_WEEKS weeks, week by week: per step of
     the framework (each submission's score as its scorecard has it: the primary verdict,
     blended with the step's own check where it has one), per concept (each verdict on a
-    part that links the concept, and each drill of a kind that practises it), and per drill
-    kind (the checker's verdicts as DRILL_SCORES). Self-checked and mock verdicts are counted
-    as such in every cell. Without `with_weakest`, `weakest` is left empty (it reads the
-    question bank to name the questions that use each weak concept)."""
+    part that links the concept, scored by the part's rubric points that link it where any
+    do, else as the part's score: see `_concept_score`; and each drill of a kind that
+    practises it), and per drill kind (the checker's verdicts as DRILL_SCORES). Self-checked
+    and mock verdicts are counted as such in every cell. Without `with_weakest`, `weakest` is
+    left empty (it reads the question bank to name the questions that use each weak concept)."""
     return progress_many(users=[user], now=now, with_weakest=with_weakest)[user.pk]
 
 
@@ -556,7 +596,7 @@ def progress_many(
 def _progress_of(
     verdicts: list[Verdict],
     aggregates: list[dict],
-    parts: dict[tuple, set[str]],
+    parts: dict[tuple, PartLinks],
     weeks: list[date],
     bounds: list[datetime],
     with_weakest: bool,
@@ -574,10 +614,12 @@ def _progress_of(
         i = bisect.bisect_right(bounds, v.submitted_at) - 1
         if not 0 <= i < len(weeks):
             continue
-        slugs = sorted(parts.get((v.revision_id, v.step_key, v.follow_up_id), ()))
-        for row in [steps[v.step_key], *(concept_row(s) for s in slugs)]:
-            row.cells[i].add(v.score, grader=v.grader, mock=v.mock)
-            row.overall.add(v.score, grader=v.grader, mock=v.mock)
+        links = parts.get((v.revision_id, v.step_key, v.follow_up_id), {})
+        scored = [(steps[v.step_key], v.score)]
+        scored += [(concept_row(s), _concept_score(v, links[s])) for s in sorted(links)]
+        for row, score in scored:
+            row.cells[i].add(score, grader=v.grader, mock=v.mock)
+            row.overall.add(score, grader=v.grader, mock=v.mock)
 
     kinds = [k for k in engine.drill_kinds() if k.available]
     drills = _rows([(k.key, k.title, "") for k in kinds], weeks)
