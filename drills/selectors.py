@@ -33,7 +33,7 @@ from practice.scorecard import VERDICT_CREDIT  # grading's credit table, as prac
 from practice.scoring import (
     STEP_CHECKS,
     VERDICT_ORDER,
-    attempt_scored_submissions,
+    attempts_scored_submissions,
     overall_score,
     primary_grade,
     score_label,
@@ -843,6 +843,7 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
         Assignment.objects.for_candidate(candidate).select_related("drill_set", "question")[:50]
     )
     finished = _finished_attempts(candidate, assignments)
+    scored = attempts_scored_submissions([attempt.pk for attempt in finished.values()])
     titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
     sets = {a.drill_set_id for a in assignments if a.drill_set_id}
     tallies = {
@@ -868,7 +869,7 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
         elif a.pk in finished:
             attempt = finished[a.pk]
             when = timezone.localtime(attempt.finished_at)
-            overall = overall_score(attempt_scored_submissions(attempt.pk))
+            overall = overall_score(scored.get(attempt.pk, []))
             status = f"Finished {when:%b} {when.day}: " + (
                 f"{round(overall * 100)}% overall" if overall is not None else "not scored yet"
             )

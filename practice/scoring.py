@@ -163,14 +163,23 @@ def attempt_scored_submissions(
 ) -> list[ScoredSubmission]:
     """Every submission of the attempt (or those of them in `only`) with its grades and
     score, in the order the answers were opened; `item` is the submission."""
+    return attempts_scored_submissions([attempt_id], only=only).get(attempt_id, [])
+
+
+def attempts_scored_submissions(
+    attempt_ids: Collection[int], *, only: Collection[int] | None = None
+) -> dict[int, list[ScoredSubmission]]:
+    """`attempt_scored_submissions` of each of `attempt_ids`, by attempt id (an attempt with
+    no submission left out), in the same three queries however many attempts."""
     submissions = Submission.objects.prefetch_related("grades").order_by("answer_id", "number")
     if only is not None:
         submissions = submissions.filter(pk__in=only)
-    answers = StepAnswer.objects.filter(attempt_id=attempt_id).order_by("pk")
-    scored = []
+    answers = StepAnswer.objects.filter(attempt_id__in=attempt_ids).order_by("pk")
+    scored: dict[int, list[ScoredSubmission]] = {}
     for answer in answers.prefetch_related(Prefetch("submissions", queryset=submissions)):
         for sub in answer.submissions.all():
-            scored.append(ScoredSubmission.of(sub, answer=answer, item=sub))
+            entry = ScoredSubmission.of(sub, answer=answer, item=sub)
+            scored.setdefault(answer.attempt_id, []).append(entry)
     return scored
 
 

@@ -83,3 +83,37 @@ def test_a_finished_attempt_with_no_score_yet_says_so(instructor, candidate):
     attempt_finish(attempt_id=attempt.pk)
     [status] = selectors.assignments_given(candidate=candidate)
     assert status.status.startswith("Finished") and status.status.endswith("not scored yet")
+
+
+def test_the_given_list_costs_the_same_queries_for_many_finished_questions_as_for_one(
+    instructor, candidate, client
+):
+    """Each finished attempt's overall score is read for the whole list at once, not three
+    queries per finished assignment."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def finish_one(slug: str, at) -> None:
+        assignment = services.assignment_create(
+            instructor=instructor, candidate=candidate, question_slug=slug
+        )
+        services.assignment_start(assignment=assignment, now=at)
+        attempt = Attempt.objects.create(user=candidate, revision=revision_of(slug))
+        graded_submission(
+            user=candidate, attempt=attempt, at=at, step="clarify", grades={"llm": 0.5}, slug=slug
+        )
+        attempt_finish(attempt_id=attempt.pk, now=at + timedelta(minutes=1))
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            given_html(client, instructor, candidate)
+        return len(captured)
+
+    now = timezone.now()
+    finish_one(SLUG, now - timedelta(hours=3))
+    one = queries()
+    for i, slug in enumerate(("chat-api-50qps", "multi-tenant-lora")):
+        finish_one(slug, now - timedelta(hours=2 - i))
+    many = queries()
+    assert many <= one, f"{one} queries for 1 finished question, {many} for 3"
+    assert given_html(client, instructor, candidate).count("50% overall") == 3
