@@ -166,7 +166,7 @@ def _latency_chart(
             {
                 "x": chart.plot_right,
                 "y": chart.note_baseline(chart.note_rows - 1),
-                "css": "pl-memory sim-off-chart",
+                "css": "pl-memory",
                 "text": f"▲ off the chart above {format_number(y_top)} ms",
             }
         )

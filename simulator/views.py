@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -87,24 +87,37 @@ def _estimated_replicas(attempt: Attempt, design: Design) -> int | None:
     return replicas
 
 
-def _reference_open(attempt: Attempt, step_key: str) -> bool:
-    """Whether the candidate may see the reference answer's figures that `step_key` grades
-    (the fleet size: estimate; the router: architecture): once they have submitted that
-    step, as its feedback shows them, and never in a running mock interview."""
+@dataclass(frozen=True)
+class _Shown:
+    """What of the reference answer the panel may show: nothing in a running mock interview
+    (`mock`); in practice, the figures a step grades once the candidate has submitted it, as
+    its feedback shows them: the fleet size, the planner's figures and a run's per-replica
+    rate after the napkin-math step (`estimate`), the router after `architecture`. Read once
+    a request (`_shown`) and handed down."""
+
+    mock: bool
+    estimate: bool
+    architecture: bool
+
+
+def _shown(attempt: Attempt) -> _Shown:
     if feedback_withheld(attempt.pk):
-        return False
-    return Submission.objects.filter(
-        answer__attempt=attempt, answer__step_key=step_key, answer__follow_up_id=""
-    ).exists()
+        return _Shown(mock=True, estimate=False, architecture=False)
+    submitted = set(
+        Submission.objects.filter(
+            answer__attempt=attempt,
+            answer__follow_up_id="",
+            answer__step_key__in=("estimate", "architecture"),
+        ).values_list("answer__step_key", flat=True)
+    )
+    return _Shown(False, "estimate" in submitted, "architecture" in submitted)
 
 
-def _fleet_open(attempt: Attempt, design: Design) -> bool:
+def _fleet_open(design: Design, shown: _Shown) -> bool:
     """Whether the panel may offer and name the fleet sized for the question: one the brief
-    itself states, or any once the napkin-math step, which grades the fleet size, is
-    submitted."""
-    if design.fleet_from == "the brief" and not feedback_withheld(attempt.pk):
-        return True
-    return _reference_open(attempt, "estimate")
+    itself states (outside a running mock), or any once the napkin-math step, which grades
+    the fleet size, is submitted."""
+    return (design.fleet_from == "the brief" and not shown.mock) or shown.estimate
 
 
 def _estimate_not_run(replicas: int) -> str:
@@ -138,28 +151,24 @@ def _reference_source(attempt: Attempt, design: Design) -> str:
     return f"{what}, as the capacity planner sizes it"
 
 
-def _default_router(attempt: Attempt, design: Design) -> tuple[str, str]:
+def _default_router(design: Design, shown: _Shown) -> tuple[str, str]:
     """The router the panel's runs use unless the candidate chooses another (the routing
     scenario names its own), and who names it: the design's, or round-robin in a running mock
     interview and, in practice, until the architecture step is submitted, where the reference
     answer's router would tell the candidate a choice their architecture answer is graded on
     (a router the brief states is no secret)."""
-    if feedback_withheld(attempt.pk):
-        return "round-robin", ""
-    if design.router_from != "the brief" and not _reference_open(attempt, "architecture"):
+    if shown.mock or (design.router_from != "the brief" and not shown.architecture):
         return "round-robin", ""
     return design.router, design.router_from
 
 
-def _router_offered(
-    attempt: Attempt, design: Design, latest: SimulationRun | None
-) -> tuple[str, str]:
+def _router_offered(design: Design, latest: SimulationRun | None, shown: _Shown) -> tuple[str, str]:
     """The router the panel's menu offers and who chose it: the last run's where the candidate
     chose it (CHOSEN), as the boxes keep the last run's fleet, else the default."""
     last = (latest.design or {}) if latest else {}
     if last.get("router_from") == CHOSEN and last.get("router") in ROUTERS:
         return last["router"], CHOSEN
-    return _default_router(attempt, design)
+    return _default_router(design, shown)
 
 
 def _router_choices(default: str) -> list[tuple[str, str]]:
@@ -222,7 +231,7 @@ def _latest_run(attempt: Attempt) -> SimulationRun | None:
 
 
 def _fleet_offered(
-    attempt: Attempt, design: Design, latest: SimulationRun | None
+    attempt: Attempt, design: Design, latest: SimulationRun | None, shown: _Shown
 ) -> tuple[int | None, float, str]:
     """The replicas and load the panel offers, and where they come from: those of the last
     run (`latest`), else the candidate's napkin-math fleet, else the reference design's. None
@@ -239,27 +248,27 @@ def _fleet_offered(
         if 1 <= estimated <= PAGE_LIMITS.replicas:
             return estimated, design.qps, "your estimate"
         return None, design.qps, _estimate_not_run(estimated)
-    if feedback_withheld(attempt.pk):
+    if shown.mock:
         return None, design.qps, ""
-    if not _fleet_open(attempt, design):
+    if not _fleet_open(design, shown):
         return None, design.qps, FLEET_NOT_YET
     return design.replicas, design.qps, _reference_source(attempt, design)
 
 
-def _panel_context(attempt: Attempt, design: Design, **extra: Any) -> dict[str, Any]:
+def _panel_context(attempt: Attempt, design: Design, shown: _Shown, **extra: Any) -> dict[str, Any]:
     """The panel: the fleet offered (`_fleet_offered`), the scenarios and the last saved run;
     `extra`, what was typed, over them."""
     latest = _latest_run(attempt)
-    replicas, qps, source = _fleet_offered(attempt, design, latest)
-    router, router_source = _router_offered(attempt, design, latest)
-    default_router, default_from = _default_router(attempt, design)
+    replicas, qps, source = _fleet_offered(attempt, design, latest, shown)
+    router, router_source = _router_offered(design, latest, shown)
+    default_router, default_from = _default_router(design, shown)
     context = {
         # A run's note spells out the replica's batch, step times and requests per second,
-        # figures the napkin-math step grades: shown once that step is submitted, never in a
-        # running mock.
-        "withheld": not _reference_open(attempt, "estimate"),
+        # and the planner's caveat its figures for the reference fleet: figures the
+        # napkin-math step grades.
+        "planner_figures_hidden": not shown.estimate,
         # A reference fleet the simulator does not run is the reference's fleet all the same.
-        "fleet_shown": _fleet_open(attempt, design),
+        "fleet_shown": _fleet_open(design, shown),
         "attempt": attempt,
         "design": design,
         "replicas": replicas,
@@ -301,7 +310,7 @@ def panel(request: HttpRequest, attempt_id: int) -> HttpResponse:
         design = _attempt_design(attempt)
     except RunRefused as error:
         return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
-    return render(request, "simulator/panel.html", _panel_context(attempt, design))
+    return render(request, "simulator/panel.html", _panel_context(attempt, design, _shown(attempt)))
 
 
 @login_required
@@ -327,8 +336,9 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "qps_text": qps_text,
         "router_text": router_text,
     }
-    default_router, default_from = _default_router(attempt, design)
-    offered, offered_qps, why_not = _fleet_offered(attempt, design, _latest_run(attempt))
+    shown = _shown(attempt)
+    default_router, default_from = _default_router(design, shown)
+    offered, offered_qps, why_not = _fleet_offered(attempt, design, _latest_run(attempt), shown)
     try:  # a box that does not read as a number is told first
         if offered is None and not replicas_text:
             raise RunRefused(
@@ -356,7 +366,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
                 "takes to recover): the comparison is part of the answer."
             )
     if "error" in extra:
-        context = _panel_context(attempt, design, **extra)
+        context = _panel_context(attempt, design, shown, **extra)
         return render(request, "simulator/panel.html", context, status=422)
     # Choosing the default router is leaving it: the result names whose default it is.
     router_from = default_from if router == default_router else CHOSEN
@@ -375,7 +385,9 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
             cpu_s = time.thread_time() - started
     except (RunRefused, LimitExceeded) as error:
         field = getattr(error, "field", None)
-        context = _panel_context(attempt, design, **extra, error=str(error), error_field=field)
+        context = _panel_context(
+            attempt, design, shown, **extra, error=str(error), error_field=field
+        )
         return render(request, "simulator/panel.html", context, status=422)
     answer = answer_open(attempt=attempt, step_key=STEP)
     SimulationRun.objects.create(
@@ -396,7 +408,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         runs=runs,
     )
     attempt_touch(attempt.pk)  # the cached feedback of this step shows saved runs
-    context = _panel_context(attempt, design)  # the run just saved sets the fleet shown
+    context = _panel_context(attempt, design, shown)  # the run just saved sets the fleet shown
     return render(request, "simulator/panel.html", context)
 
 

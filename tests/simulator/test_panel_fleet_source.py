@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from practice import services as flow
 from questions.models import Question
-from tests.simulator.bank import panel, replicas_box, submit
+from tests.simulator.bank import open_reference, panel, replicas_box, submit
 
 PREDICTION = "Four replicas hold the rate but prefill stalls push p99 TPOT over 12 ms."
 
@@ -105,9 +105,36 @@ def test_a_running_mock_interview_does_not_hand_over_the_reference_fleet(bank_lo
     assert "Type the number of replicas in your design" in refused.content.decode()
     ran = client.post(url, post | {"replicas": "4"})
     assert ran.status_code == 200 and "4 replicas (your last run)" in ran.content.decode()
-    # Once the session ends, the panel offers the reference fleet again.
+    # Once the session ends, the panel keeps the fleet of the candidate's last run.
     mock.session_end(session=session, reason="ended early")
     assert "4 replicas (your last run)" in panel(client, attempt)
+
+
+def test_steps_submitted_during_a_running_mock_open_the_reference_only_once_it_ends(
+    bank_loaded, client
+):
+    from mocks import services as mock
+
+    session = running_mock(client, "chat-api-50qps")
+    attempt = session.attempt
+    open_reference(attempt)
+    page = panel(client, attempt)
+    assert replicas_box(page) == "" and "10 replicas" not in page
+    assert "prefix-aware (default)" not in page
+    mock.session_end(session=session, reason="ended early")
+    page = panel(client, attempt)
+    assert replicas_box(page) == "10" and "prefix-aware (default)" in page
+
+
+def test_the_panel_reads_what_it_may_show_once_a_request(start, django_assert_max_num_queries):
+    client, begin = start
+    attempt = begin("chat-api-50qps")
+    open_reference(attempt)
+    # The session, the user, the attempt, whether a mock runs, the two steps submitted, the
+    # estimate's checks, the last run: not a query per figure the panel decides to show.
+    with django_assert_max_num_queries(7):
+        page = panel(client, attempt)
+    assert replicas_box(page) == "10"
 
 
 def test_a_run_in_a_running_mock_does_not_spell_out_the_replicas_rate(content_loaded, client):
