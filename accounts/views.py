@@ -26,9 +26,13 @@ class SignupForm(UserCreationForm):
 
     def full_clean(self) -> None:
         # Django's form autofocuses the username; after a refused submit the cursor goes to
-        # the first field in error instead, so a keyboard user lands on what to fix.
+        # the first field in error instead, so a keyboard user lands on what to fix. Django
+        # files every password error under the confirmation, and both boxes come back empty:
+        # the password is typed first, so a password error focuses the password box.
         super().full_clean()
         first = next((name for name in self.fields if name in self.errors), None)
+        if first == "password2":
+            first = "password1"
         if first is not None:
             for field in self.fields.values():
                 field.widget.attrs.pop("autofocus", None)

@@ -68,8 +68,15 @@ def test_a_refused_sign_up_puts_the_cursor_on_the_first_field_in_error(client):
         reverse("signup"),
         {"username": "newcomer", "password1": PASSWORD, "password2": PASSWORD + "x"},
     )
+    # The error is filed under the confirmation, but both boxes come back empty: the cursor
+    # goes to the password, typed first.
     focused = _autofocused(refused.content.decode())
-    assert len(focused) == 1 and 'name="password2"' in focused[0], focused
+    assert len(focused) == 1 and 'name="password1"' in focused[0], focused
+    taken = client.post(
+        reverse("signup"), {"username": "", "password1": PASSWORD, "password2": PASSWORD}
+    )
+    focused = _autofocused(taken.content.decode())
+    assert len(focused) == 1 and 'name="username"' in focused[0], focused
     # A fresh form still starts at the username.
     focused = _autofocused(client.get(reverse("signup")).content.decode())
     assert len(focused) == 1 and 'name="username"' in focused[0], focused
