@@ -372,38 +372,34 @@ class _Prefixed:
 
 
 def _written_prefixes(text: str) -> list[_Prefixed]:
-    """The prefixed byte units a given is written with: `24 GiB` has GiB, `1008 GB/s` GB,
-    `2 B` none. A given computed from other names (an earlier quantity) is written with no
-    unit of its own to misread."""
+    """The prefixed byte units a given is written with, where it is one number with its unit:
+    `24 GiB` has GiB, `1008 GB/s` GB, `2 B` none. A given computed from other names, or a sum
+    or quotient of terms (`24 GiB + 512 MiB`), has no one unit whose misreading scales it."""
     try:
         node = parse_line(text).expr
     except NapkinError:
         return []
-    if any(isinstance(part, Name) for part in walk(node)):
+    if not isinstance(node, WithUnit) or any(isinstance(p, Name) for p in walk(node)):
         return []
     out = []
-    for part in walk(node):
-        if not isinstance(part, UnitRef | WithUnit):
+    for written, power in node.unit.factors:
+        unit = UNITS.get(written)
+        if unit is None or unit.name not in _PREFIXED_BYTES:
             continue
-        for written, power in part.unit.factors:
-            unit = UNITS.get(written)
-            if unit is None or unit.name not in _PREFIXED_BYTES:
-                continue
-            n, other = _PREFIXED_BYTES[unit.name]
-            swapped = re.sub(
-                rf"(?<![A-Za-z]){re.escape(written)}(?![A-Za-z])", other, part.unit.text
-            )
-            # Once per power of the unit: per GB (a power of -1) divides by the step instead.
-            factor = (UNITS[other].scale / unit.scale) ** power
-            out.append(_Prefixed(part.unit.text, swapped, n, factor))
+        n, other = _PREFIXED_BYTES[unit.name]
+        swapped = re.sub(rf"(?<![A-Za-z]){re.escape(written)}(?![A-Za-z])", other, node.unit.text)
+        # Once per power of the unit: per GB (a power of -1) divides by the step instead,
+        # and GB^2 takes it twice.
+        factor = (UNITS[other].scale / unit.scale) ** power
+        out.append(_Prefixed(node.unit.text, swapped, n * abs(power), factor))
     return out
 
 
 def _input_slips(judge: _Judge, env: Mapping[str, Quantity]) -> list[_Candidate]:
     """One given read with the wrong prefix, binary for decimal or the other way round (24 GB
     taken as 24 GiB): the quantity's formula replayed with that given off by (1024/1000)^n,
-    where n is the prefix the given is written with (3 for GB or GiB). A given written with no
-    prefix (`2 B`) has none to misread."""
+    where n is the prefix's power the given is written with (3 for GB or GiB, 6 for GB^2). A
+    given written with no prefix (`2 B`) has none to misread."""
     out: list[_Candidate] = []
     formula = str(judge.spec["formula"])
     for name, q in env.items():

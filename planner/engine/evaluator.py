@@ -166,7 +166,7 @@ def _power(base: Number, exponent: Number, pos: int) -> Number:
             f"A negative number to a fractional power has no real value (column {pos + 1}).",
             pos,
         )
-    # log10 |base| ** exponent, with log2(10) to full precision: a 7-digit log2(10) puts
+    # log10(|base| ** exponent), with log2(10) to full precision: a 7-digit log2(10) puts
     # 10^(10^10) at 1e9999999985.
     size = float(exponent) * (_log2_abs(base) / math.log2(10))
     if size > MAX_LOG10:

@@ -166,3 +166,21 @@ def test_an_overflowing_power_names_its_power_of_ten_exactly(text):
     with pytest.raises(NapkinError) as caught:
         evaluate_line(line, {})
     assert "about 1e10000000000," in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("24 GiB", [("GiB", "GB", 3)]),
+        ("1008 GB/s", [("GB/s", "GiB/s", 3)]),
+        ("1 GB^2", [("GB^2", "GiB^2", 6)]),  # misread twice over: 1.024^6
+        ("2 B", []),
+        # A sum or quotient of terms has no one unit whose misreading scales the whole given.
+        ("24 GiB + 512 MiB", []),
+        ("1/(2 GB)", []),
+    ],
+)
+def test_a_prefix_slip_is_read_from_a_given_that_is_one_number_with_its_unit(given, expected):
+    from planner.engine.checker import _written_prefixes
+
+    assert [(p.written, p.swapped, p.n) for p in _written_prefixes(given)] == expected
