@@ -1,0 +1,87 @@
+"""The planner's pages as a QA walk read them: the worksheet's link keeps its question, the
+simulate page says it does not split prefill from decode, counts and prices read as English,
+and on a phone the derivation's values and the charts' text are in reach."""
+
+import html
+import re
+
+import pytest
+from django.core.cache import cache
+
+pytestmark = pytest.mark.one_database
+
+ONE_STREAM = "prompt_len=125000&out_len=3000&context=131072"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    cache.clear()
+
+
+def _text(response) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", response.content.decode())).split())
+
+
+@pytest.mark.django_db
+def test_the_worksheet_links_to_the_planner_for_its_question(client, content_loaded) -> None:
+    page = client.get("/planner/?question=chat-api-50qps").content.decode()
+    assert 'href="/planner/capacity/?question=chat-api-50qps"' in page
+    # Without a question the link is the plain planner.
+    assert (
+        'href="/planner/capacity/">Open the capacity planner'
+        in client.get("/planner/").content.decode()
+    )
+
+
+@pytest.mark.django_db
+def test_counts_and_prices_read_as_english(client) -> None:
+    one = _text(client.get(f"/planner/capacity/?{ONE_STREAM}"))
+    assert "1 concurrent stream each" in one
+    assert re.search(r"(?<![\d.])1 stream ÷ [\d.]+ s each", one), one
+    assert "1 streams" not in one
+    many = _text(client.get("/planner/capacity/"))
+    assert re.search(r"\b\d{2,} concurrent streams each", many)
+    assert "GPU $0.60 an hour" in _text(client.get("/planner/capacity/?usd_per_gpu_hour=0.6"))
+    assert "GPU $0.00 an hour" in _text(client.get("/planner/capacity/?usd_per_gpu_hour=0"))
+
+
+@pytest.mark.django_db
+def test_the_simulate_page_says_it_does_not_split_prefill_from_decode(client) -> None:
+    plan = client.get("/planner/capacity/?pd_disagg=on&qps=4").content.decode()
+    link = html.unescape(re.search(r'id="plan-simulate" href="([^"]+)"', plan).group(1))
+    assert "pd_disagg=on" in link
+    split = client.get(link)
+    assert split.status_code == 200
+    note = _text(split)
+    assert "does not model that split" in note
+    assert re.search(r"runs the same \d+ instances as one pool", note), note
+    plain = client.get(link.replace("&pd_disagg=on", ""))
+    assert plain.status_code == 200 and "does not model that split" not in _text(plain)
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_derivations_values_and_the_charts_text_are_in_reach(
+    page, live_server_url
+) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{live_server_url}/planner/capacity/")
+    first = page.locator("#plan-steps tbody tr").first
+    first.scroll_into_view_if_needed()
+    label = first.locator("th").bounding_box()
+    value = first.locator("output").bounding_box()
+    # The value stands beside its label, inside the screen, before any sideways scroll.
+    assert value["x"] + value["width"] <= 360, value
+    assert abs(value["y"] - label["y"]) < label["height"], (label, value)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    # Every step's value is inside the screen, not only the first.
+    rights = page.locator("#plan-steps td.pl-num output").evaluate_all(
+        "os => os.map(o => o.getBoundingClientRect().right)"
+    )
+    assert len(rights) >= 30 and max(rights) <= 360, max(rights)
+    # The charts' text renders at 10 px or more: the font size times the chart's scale.
+    sizes = page.locator(".pl-charts svg text").evaluate_all(
+        "ts => ts.map(t => t.getScreenCTM().a * parseFloat(getComputedStyle(t).fontSize))"
+    )
+    assert sizes and min(sizes) >= 10, min(sizes)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert page.js_errors == []
