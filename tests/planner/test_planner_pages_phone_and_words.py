@@ -11,6 +11,14 @@ from django.core.cache import cache
 pytestmark = pytest.mark.one_database
 
 ONE_STREAM = "prompt_len=125000&out_len=3000&context=131072"
+# The planner's first plan, as its form submits it (the TTFT SLO left out).
+DEFAULTS = (
+    "model=qwen2.5-7b-instruct&gpu=rtx-4090&weights=awq-int4&kv=bf16&context=8192"
+    "&mem_util=0.9&bw_eff=0.7&tp=1&knee_tok_s=&prompt_len=512&prompt_spread=0.5&out_len=256"
+    "&qps=50&mean_qps=&rho=0.7&tpot_slo_ms=50&overhead_gib=&prefill_eff=0.5&prefix_hit=0"
+    "&prefix_len=&usd_per_gpu_hour=&spec_accept=0.7&spec_tokens=4&spec_draft_cost=0.05"
+    "&hold_s="
+)
 
 
 @pytest.fixture(autouse=True)
@@ -85,3 +93,15 @@ def test_on_a_phone_the_derivations_values_and_the_charts_text_are_in_reach(
     assert sizes and min(sizes) >= 10, min(sizes)
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert page.js_errors == []
+
+
+@pytest.mark.django_db
+def test_a_plan_over_the_ttft_slo_at_the_peak_is_not_called_simply_feasible(client) -> None:
+    # The fleet holds the TPOT SLO, but the p99 TTFT with queueing misses a 100 ms SLO: the
+    # badge beside it said "feasible" next to "over the TTFT SLO".
+    tight = client.get(f"/planner/capacity/?{DEFAULTS}&ttft_slo_ms=100").content.decode()
+    assert 'id="plan-ttft-peak-over"' in tight
+    assert 'id="plan-feasible-unqueued">feasible without queueing<' in tight
+    assert ">feasible<" not in tight
+    easy = client.get(f"/planner/capacity/?{DEFAULTS}&ttft_slo_ms=2000").content.decode()
+    assert ">feasible<" in easy and "plan-feasible-unqueued" not in easy
