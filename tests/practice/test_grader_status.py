@@ -51,6 +51,9 @@ def test_without_a_model_the_page_says_grading_is_offline(client, settings):
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": ""}
     html = client.get("/grader/").content.decode()
     assert "not configured: candidates self-check every answer" in html
+    # Nothing will grade them later: the page does not promise it.
+    assert "No model grader is configured here" in html
+    assert "once it answers" not in html and "once it is back" not in html
 
 
 @pytest.mark.django_db

@@ -992,3 +992,11 @@ def test_the_step_pages_attempt_crumb_leads_to_this_attempts_scorecard(client_in
     scorecard = reverse("attempt_scorecard", args=[attempt.pk])
     assert f'href="{scorecard}"' in crumbs and "Attempt 1" in crumbs
     assert client_in.get(scorecard).status_code == 200  # an attempt just begun has one too
+
+
+def test_a_step_left_untouched_says_under_a_tenth_of_a_minute_not_zero(client_in, attempt):
+    """ "0.0 min" read as a measured nothing; an attempt just begun spent less than it shows."""
+    card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
+    table = card.split('class="data-table scorecard-table"', 1)[1].split("</table>", 1)[0]
+    assert "0.0 min" not in table
+    assert "<td>under 0.1 min</td>" in table
