@@ -165,10 +165,16 @@ _ALL: list[Formula] = [
     # decoding waits out every other request's prefill on its GPU: at a load of lambda_r an
     # instance prefills a share lambda_r * t_pre of the time and its streams' KV reads take a
     # share lambda_r * n_out * s_str, so a step's fixed part (the weights) gets only what is
-    # left. The stalls a request meets are a count of random arrivals, so its own TPOT spreads
-    # around that mean (a Poisson count of prefills over its n_out tokens); its p99 is 2.33
-    # standard deviations up. The fleet is then sized so the peak's load per instance keeps
-    # that p99 within the TPOT SLO.
+    # left. Only a request that holds a slot prefills, so while a stream decodes the prefills
+    # it can meet are those of the other N_batch - 1 slots, which turn over at most
+    # (N_batch - 1) / t_hold times a second: with one slot a stream never stalls (the next
+    # request waits for the slot), and with a few the cap holds the stalls below
+    # lambda_r * t_pre. With more slots than 1 / (1 - rho) the cap never binds at the loads
+    # planned, as the load per instance stays below rho * N_batch / t_hold. The stalls a
+    # request meets are a count of random arrivals, so its own TPOT spreads around that mean
+    # (a Poisson count of prefills over its n_out tokens); its p99 is 2.33 standard deviations
+    # up. The fleet is then sized so the peak's load per instance keeps that p99 within the
+    # TPOT SLO.
     Formula("s_str", "Decode step cost per stream (its KV read): the step's growth from one "
             "stream to the planned batch", "(t_tok - t_1) / max(N_batch - 1, 1)", "ms"),
     Formula("t_0", "Decode step's fixed part (the weights)", "t_1 - s_str", "ms"),
@@ -179,10 +185,14 @@ _ALL: list[Formula] = [
             "lambda_r * t_pre / (1 req)", ""),
     Formula("u_kv", "Share of each instance's time its streams' KV reads take at the peak",
             "lambda_r * o_bar * s_str / tok", ""),
-    Formula("tpot_load", "Mean TPOT at the peak: the step's fixed part over the time prefills "
-            "and KV reads leave", "t_0 / (1 - u_pre - u_kv)", "ms"),
-    Formula("k_pre", "Prefills that arrive in one token's time at the peak",
-            "lambda_r * tpot_load / (1 req)", ""),
+    Formula("u_stall", "Share of each instance's time a decoding stream waits out other "
+            "requests' prefills: only those holding the other N_batch − 1 slots prefill while "
+            "it decodes, at most (N_batch − 1) / t_hold of them a second",
+            "min(lambda_r, (N_batch - 1) / t_hold) * t_pre / (1 req)", ""),
+    Formula("tpot_load", "Mean TPOT at the peak: the step's fixed part over the time other "
+            "requests' prefills and the KV reads leave", "t_0 / (1 - u_stall - u_kv)", "ms"),
+    Formula("k_pre", "Other requests' prefills a decoding stream meets in one token's time at "
+            "the peak", "u_stall * tpot_load / t_pre", ""),
     Formula("tpot_p99", "p99 TPOT at the peak: 2.33 standard deviations of a Poisson count of "
             "stalls over a request's tokens",
             "tpot_load + 2.33 * t_pre * sqrt(k_pre * tok / n_out)", "ms"),
@@ -295,7 +305,7 @@ _ALLREDUCE: list[Formula] = [
 ]  # fmt: skip
 FORMULAS: dict[str, Formula] = {f.name: f for f in _ALL + _ALLREDUCE}
 # What an instance sees at the peak, in order (lambda_r first: the search sets it).
-LOAD_NAMES = ["lambda_r", "u_pre", "u_kv", "tpot_load", "k_pre", "tpot_p99"]
+LOAD_NAMES = ["lambda_r", "u_pre", "u_kv", "u_stall", "tpot_load", "k_pre", "tpot_p99"]
 # The queue a request meets at the peak, in order (the variants by the plan's name).
 QUEUE_NAMES = ["c_a", "c_n", "sigma_cold", "sigma_hit", "c_s", "W_pre", "W_pre99", "t_busy",
                "u_slot", "P_slot", "W_slot", "W_slot99", "ttft_queued"]  # fmt: skip
@@ -1045,10 +1055,10 @@ class _Setup:
         own = self.allreduce_s(tokens) * 1000
         return (ms - own) * scale + self.allreduce_s(tokens, gpu=gpu) * 1000
 
-    def larger_tp(self, ok: Callable[[int], bool]) -> int | None:
-        """The smallest TP above the plan's, up to MOST_TP_SUGGESTED, that vLLM can shard this
-        model over and `ok` accepts."""
-        sizes = tp_sizes(self.model, most=MOST_TP_SUGGESTED)
+    def larger_tp(self, ok: Callable[[int], bool], *, most: int = MOST_TP_SUGGESTED) -> int | None:
+        """The smallest TP above the plan's, up to `most` (MOST_TP_SUGGESTED unless given),
+        that vLLM can shard this model over and `ok` accepts."""
+        sizes = tp_sizes(self.model, most=most)
         return next((n for n in sizes if n > self.tp and ok(n)), None)
 
     def other_gpus(self, ok: Callable[[GPU], bool]) -> list[str]:
@@ -1075,19 +1085,52 @@ def _largest(ok: Callable[[float], bool], high: float) -> float:
 
 
 def _weights_reason(s: _Setup) -> str:
-    """The weights do not fit on one GPU's share: more GPUs, smaller weights, a larger GPU."""
+    """The weights do not fit on one GPU's share: more GPUs, smaller weights, a larger GPU; or
+    an overhead per GPU that leaves nothing, which more GPUs cannot mend."""
     w = s.weights_bytes()
     per_gpu, usable = w / s.tp, s.usable()
-    head = (
-        f"The weights alone do not fit: {format_number(per_gpu / 1e9)} GB per GPU, but vLLM may "
-        f"use {format_number(usable / GiB)} GiB per GPU "
-        f"({format_number(float(s.gpu.memory.magnitude) / GiB)} GiB × "
-        f"{format_number(s.mem_util)} − {format_number(s.overhead(s.tp) / GiB)} GiB overhead)."
-    )
+    memory = float(s.gpu.memory.magnitude)
+    overhead = s.overhead(s.tp)
+    given = " (given)" if s.overhead_given is not None else ""
+    if usable <= 0:
+        # Every GPU of an instance carries the overhead: splitting the weights over more GPUs
+        # or shrinking them leaves it as it is.
+        head = (
+            f"The weights alone do not fit: the {format_number(overhead / GiB)} GiB of non-KV "
+            f"memory per GPU{given} is more than vLLM may use of each GPU "
+            f"({format_number(memory / GiB)} GiB × {format_number(s.mem_util)} = "
+            f"{format_number(memory * s.mem_util / GiB)} GiB), and every GPU of an instance "
+            "carries it, so more GPUs per instance do not make room."
+        )
+    else:
+        head = (
+            f"The weights alone do not fit: {format_number(per_gpu / 1e9)} GB per GPU, but vLLM "
+            f"may use {format_number(usable / GiB)} GiB per GPU "
+            f"({format_number(memory / GiB)} GiB × "
+            f"{format_number(s.mem_util)} − {format_number(overhead / GiB)} GiB overhead)."
+        )
     helps = []
-    tp = s.larger_tp(lambda n: w / n <= s.usable(tp=n))
+    if s.overhead_given is not None and memory * s.mem_util > per_gpu:
+        derived = overhead_bytes(hidden_size=s.model.hidden_size, tp=s.tp)
+        room = math.floor((memory * s.mem_util - per_gpu) / GiB * 100) / 100
+        helps.append(
+            f"a non-KV memory of at most {format_number(room)} GiB per GPU (leave it blank to "
+            f"derive it: {format_number(derived / GiB)} GiB)"
+        )
+    # Holding the weights is what the plan needs first, so every TP the planner takes counts,
+    # past one node's MOST_TP_SUGGESTED GPUs too.
+    most = int(INPUT_LIMITS["tp"][1])
+    tp = s.larger_tp(lambda n: w / n <= s.usable(tp=n), most=most)
     if tp:
-        helps.append(f"TP {tp} ({format_number(w / tp / 1e9)} GB of weights per GPU)")
+        helps.append(
+            f"TP {tp} ({format_number(w / tp / 1e9)} GB of weights per GPU"
+            + (
+                f"; past {MOST_TP_SUGGESTED} GPUs an instance spans nodes, whose all-reduces "
+                "are slower)"
+                if tp > MOST_TP_SUGGESTED
+                else ")"
+            )
+        )
     dtype = s.smaller_weights(lambda d: s.weights_bytes(d) / s.tp <= usable)
     if dtype:
         helps.append(
@@ -1097,13 +1140,15 @@ def _weights_reason(s: _Setup) -> str:
     gpus = s.other_gpus(lambda g: per_gpu <= s.usable(gpu=g))
     if gpus:
         helps.append(f"a GPU with more memory ({_or_list(gpus)})")
-    needed = (per_gpu + s.overhead(s.tp)) / float(s.gpu.memory.magnitude)
+    needed = (per_gpu + overhead) / memory
     if s.mem_util < needed <= 0.95:
         helps.append(f"--gpu-memory-utilization {math.ceil(needed * 100) / 100:g}")
     if not helps:
+        if usable <= 0:
+            return head + " Give the non-KV memory one GPU holds."
         return head + (
-            " No single change of TP, weight dtype or GPU in the catalogue holds them: "
-            "combine more GPUs per instance with smaller weights."
+            f" No single change of TP (up to {most}), weight dtype or GPU in the catalogue "
+            "holds them: combine more GPUs per instance with smaller weights."
         )
     return head + f" What would hold them: {_remedies(helps)}."
 
@@ -1576,21 +1621,22 @@ def plan(
 
     def at_load(load: float) -> dict[str, float] | None:
         """What an instance sees at `load` req/s, by the same formulas: {req_s,
-        prefill_share, kv_share, tpot_ms, tpot_p99_ms}; None where prefills and KV reads
-        leave the weights no time."""
+        prefill_share, kv_share, stall_share (the prefills a decoding stream waits out),
+        tpot_ms, tpot_p99_ms}; None where those prefills and the KV reads leave the weights no
+        time."""
         trial = dict(env, lambda_r=_q(load, "req/s"))
         for formula in load_formulas:
             if (
                 formula.name == "tpot_load"
-                and trial["u_pre"].magnitude + trial["u_kv"].magnitude >= 1
+                and trial["u_stall"].magnitude + trial["u_kv"].magnitude >= 1
             ):
                 return None
             trial[formula.name] = Evaluator(trial).eval(_parsed_expr(formula.expr))
         figures = {name: float(trial[name].magnitude) for name in LOAD_NAMES}
         return {
             "req_s": figures["lambda_r"], "prefill_share": figures["u_pre"],
-            "kv_share": figures["u_kv"], "tpot_ms": figures["tpot_load"] * 1000,
-            "tpot_p99_ms": figures["tpot_p99"] * 1000,
+            "kv_share": figures["u_kv"], "stall_share": figures["u_stall"],
+            "tpot_ms": figures["tpot_load"] * 1000, "tpot_p99_ms": figures["tpot_p99"] * 1000,
         }  # fmt: skip
 
     def p99_at(load: float) -> float:
@@ -1787,7 +1833,15 @@ def plan(
         )
     )
     chunks = math.ceil(new_tokens / CHUNK_TOKENS)
-    if chunks > 1 and fits:
+    if chunks > 1 and fits and batch == 1:
+        # One slot: the request prefills alone and the next waits for its slot, so no decode
+        # shares a step with a chunk.
+        notes.append(
+            f"Chunked prefill: the {format_number(new_tokens)} new prompt tokens run in {chunks} "
+            f"chunks of {CHUNK_TOKENS} (--max-num-batched-tokens); with one slot no other "
+            "stream decodes beside them, so no decode step waits on a chunk."
+        )
+    elif chunks > 1 and fits:
         chunk_ms = ttft_s(
             flops=prefill_flops(
                 linear_params=m.params_per_token - m.embedding_params,
@@ -2064,14 +2118,36 @@ def plan(
             "between them, not counted in TTFT here."
         )
     if "tpot_p99" in env and fits:
-        text = (
-            f"At the peak each instance takes {format_number(number('lambda_r'))} req/s. "
-            f"Prefills fill {format_number(number('u_pre') * 100)}% of its time and its "
-            f"streams' KV reads {format_number(number('u_kv') * 100)}%; a decoding stream waits "
-            f"through both, so its TPOT averages {format_number(number('tpot_load') * 1000)} ms "
-            f"and reaches about {format_number(number('tpot_p99') * 1000)} ms at p99 (a step "
-            f"at the full batch of {batch} takes {format_number(tpot_ms)} ms)."
-        )
+        head = f"At the peak each instance takes {format_number(number('lambda_r'))} req/s. "
+        prefills = f"Prefills fill {format_number(number('u_pre') * 100)}% of its time"
+        if batch == 1:
+            # One slot: the next request waits for it, so none prefills beside the stream.
+            text = (
+                f"{head}{prefills}, but with one slot no other request prefills while its "
+                f"stream decodes (the next waits for the slot), so its TPOT is the step's, "
+                f"{format_number(number('tpot_p99') * 1000)} ms, at p99 too."
+            )
+        else:
+            if number("u_stall") < number("u_pre"):
+                # Too few slots for the peak's prefills: a decoding stream meets only those of
+                # the requests holding the other slots.
+                shares = (
+                    f"{prefills}, but only the requests holding the other "
+                    f"{f'{batch - 1} slots' if batch > 2 else 'slot'} prefill while a stream "
+                    "decodes, "
+                    f"{format_number(number('u_stall') * 100)}% of the time, and its streams' "
+                    f"KV reads take {format_number(number('u_kv') * 100)}%"
+                )
+            else:
+                shares = (
+                    f"{prefills} and its streams' KV reads {format_number(number('u_kv') * 100)}%"
+                )
+            text = (
+                f"{head}{shares}; a decoding stream waits through both, so its TPOT averages "
+                f"{format_number(number('tpot_load') * 1000)} ms and reaches about "
+                f"{format_number(number('tpot_p99') * 1000)} ms at p99 (a step at the full "
+                f"batch of {batch} takes {format_number(tpot_ms)} ms)."
+            )
         if binding == "stall":
             text += (
                 f" Prefill stalls set the fleet: at r_inst's {result['n_inst_rate']} instances "

@@ -240,8 +240,8 @@ def test_plan_steps_show_formula_substitution_value_and_unit() -> None:
         "W", "W_step", "overhead", "H_gpu", "kappa", "pool", "n_flight", "kv_stream", "N_seq",
         "tpot", "c_tok", "N_batch", "t_mem", "t_cmp", "t_tok", "T_out", "r_speed", "F_cold",
         "ttft_cold", "t_pre", "t_hold", "r_memory", "r_prefill", "r_inst", "s_str", "t_0",
-        "r_load", "N_inst", "lambda_r", "u_pre", "u_kv", "tpot_load", "k_pre", "tpot_p99",
-        "N_GPU", "cost_h", "monthly", "cost_mtok",
+        "r_load", "N_inst", "lambda_r", "u_pre", "u_kv", "u_stall", "tpot_load", "k_pre",
+        "tpot_p99", "N_GPU", "cost_h", "monthly", "cost_mtok",
     ]  # fmt: skip
     kappa = steps["kappa"]
     assert kappa["formula_latex"].startswith(r"\kappa = \frac{2 \times L \times H_{\mathrm{gpu}}")

@@ -65,7 +65,7 @@ def test_capacity_planner_renders_derivation_and_charts(page, live_server_url) -
     page.goto(f"{live_server_url}/planner/capacity/")
     assert page.locator("#plan-n-gpu").inner_text() == "10"
     steps = page.locator("#plan-steps tbody tr")
-    assert steps.count() == 38
+    assert steps.count() == 39
     # Streams hold the brief's 512 + 256 tokens in flight, not the whole 8k context.
     assert "321" in page.locator("#step-N_seq").inner_text()
     assert page.locator("#step-kappa math").count() == 2
@@ -90,7 +90,7 @@ def test_capacity_planner_derivation_reads_on_a_phone(page, live_server_url) -> 
     page.goto(f"{live_server_url}/planner/capacity/")
     labels = page.locator("#plan-steps tbody th[scope=row]")
     widths = labels.evaluate_all("cells => cells.map(c => c.getBoundingClientRect().width)")
-    assert len(widths) == 38 and min(widths) >= 100, widths
+    assert len(widths) == 39 and min(widths) >= 100, widths
     wrap = page.locator("#plan-steps").locator("xpath=..")
     assert wrap.evaluate("w => getComputedStyle(w).overflowX") == "auto"
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
