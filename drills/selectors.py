@@ -453,7 +453,9 @@ def _point_verdicts(points: object) -> tuple[tuple[str, str], ...]:
     return tuple(
         (p["id"], p["verdict"])
         for p in points
-        if isinstance(p, dict) and isinstance(p.get("id"), str) and p.get("verdict")
+        if isinstance(p, dict)
+        and isinstance(p.get("id"), str)
+        and isinstance(p.get("verdict"), str)
     )
 
 
@@ -483,11 +485,12 @@ def _concept_score(verdict: Verdict, points: tuple[tuple[str, float], ...]) -> f
     verdicts in the primary grade (hit 1, partial 0.5, miss 0, a point without a verdict a
     miss, as the grade's own score counts them), so a point the candidate missed counts
     against its concepts and not the rest of the step's; the part's score for a concept only
-    the part links, and where the primary grade holds no verdict on any of those points (a
-    grade stored without per-point verdicts)."""
+    the part links, and where the primary grade holds no per-point verdicts at all. The
+    step's own check (the napkin checker, the SLO card) is not blended in: a concept is the
+    idea its points name, and the drills measure the arithmetic."""
     given = dict(verdict.points)
     total = sum(weight for _, weight in points)
-    if total <= 0 or not any(pid in given for pid, _ in points):
+    if total <= 0 or not given:
         return verdict.score
     earned = sum(weight * VERDICT_CREDIT.get(given.get(pid, "miss"), 0.0) for pid, weight in points)
     return round(earned / total, 3)

@@ -169,8 +169,9 @@ _ALL: list[Formula] = [
     # it can meet are those of the other N_batch - 1 slots, which turn over at most
     # (N_batch - 1) / t_hold times a second: with one slot a stream never stalls (the next
     # request waits for the slot), and with a few the cap holds the stalls below
-    # lambda_r * t_pre. With more slots than 1 / (1 - rho) the cap never binds at the loads
-    # planned, as the load per instance stays below rho * N_batch / t_hold. The stalls a
+    # lambda_r * t_pre. With more slots than 1 / (1 - rho) and a derived hold time the cap
+    # never binds at the loads planned, as the load per instance stays below
+    # rho * N_batch / t_hold (a measured hold time can put it above). The stalls a
     # request meets are a count of random arrivals, so its own TPOT spreads around that mean
     # (a Poisson count of prefills over its n_out tokens); its p99 is 2.33 standard deviations
     # up. The fleet is then sized so the peak's load per instance keeps that p99 within the
@@ -1114,8 +1115,9 @@ def _weights_reason(s: _Setup) -> str:
         derived = overhead_bytes(hidden_size=s.model.hidden_size, tp=s.tp)
         room = math.floor((memory * s.mem_util - per_gpu) / GiB * 100) / 100
         helps.append(
-            f"a non-KV memory of at most {format_number(room)} GiB per GPU (leave it blank to "
-            f"derive it: {format_number(derived / GiB)} GiB)"
+            f"a non-KV memory well under {format_number(room)} GiB per GPU (at "
+            f"{format_number(room)} GiB the weights fill the rest and no KV fits; leave it "
+            f"blank to derive it: {format_number(derived / GiB)} GiB)"
         )
     # Holding the weights is what the plan needs first, so every TP the planner takes counts,
     # past one node's MOST_TP_SUGGESTED GPUs too.
@@ -1144,8 +1146,15 @@ def _weights_reason(s: _Setup) -> str:
     if s.mem_util < needed <= 0.95:
         helps.append(f"--gpu-memory-utilization {math.ceil(needed * 100) / 100:g}")
     if not helps:
+        if usable <= 0 and s.overhead_given is not None and overhead >= memory:
+            return head + " Give the non-KV memory one GPU holds: it is more than the GPU."
         if usable <= 0:
-            return head + " Give the non-KV memory one GPU holds."
+            # The overhead fits the GPU but not the share of it vLLM is given.
+            return head + (
+                f" Raise --gpu-memory-utilization above {format_number(overhead / memory)} (the "
+                "non-KV memory alone takes that share of each GPU), with more GPUs per "
+                "instance or smaller weights."
+            )
         return head + (
             f" No single change of TP (up to {most}), weight dtype or GPU in the catalogue "
             "holds them: combine more GPUs per instance with smaller weights."
@@ -2038,6 +2047,8 @@ def plan(
         # instance: the notes say).
         "ttft_p99_queued_ms": ttft_queue["ttft_p99_ms"] if ttft_queue else None,
         "ttft_queue": ttft_queue,
+        # Where the peak's prefills or holds fill an instance: its queue grows without end.
+        "queue_full": bool(queue_full and fits),
         "prefix_hit": prefix_hit,
         "r_speed_req_s": number("r_speed"),
         "hold_s": number("t_hold"),

@@ -99,4 +99,15 @@ def test_an_overhead_larger_than_the_gpu_is_named_as_the_cause() -> None:
         "than vLLM may use of each GPU (23.65 GiB × 0.9 = 21.29 GiB)"
     )
     assert "more GPUs per instance do not make room" in reason
-    assert "a non-KV memory of at most 16.09 GiB per GPU" in reason
+    # 16.09 GiB is where the weights fill the rest: the advice says no KV fits there.
+    assert "a non-KV memory well under 16.09 GiB per GPU (at 16.09 GiB" in reason
+    assert "no KV fits" in reason
+
+
+def test_a_low_memory_utilisation_is_named_not_an_overhead_nobody_gave() -> None:
+    # At 0.05 of a 4090 even the derived non-KV memory does not fit vLLM's share: the fix is
+    # the utilisation, not a non-KV memory the candidate never typed.
+    inputs = dict(model="qwen2.5-72b-instruct", gpu="rtx-4090", weights="bf16", kv="bf16")
+    reason = plan(**inputs, mem_util=0.05)["reason"]
+    assert "Give the non-KV memory" not in reason
+    assert "Raise --gpu-memory-utilization above" in reason

@@ -105,3 +105,13 @@ def test_a_plan_over_the_ttft_slo_at_the_peak_is_not_called_simply_feasible(clie
     assert ">feasible<" not in tight
     easy = client.get(f"/planner/capacity/?{DEFAULTS}&ttft_slo_ms=2000").content.decode()
     assert ">feasible<" in easy and "plan-feasible-unqueued" not in easy
+
+
+@pytest.mark.django_db
+def test_a_plan_whose_queue_grows_without_end_is_not_called_simply_feasible(client) -> None:
+    # A measured hold of 60 s fills every batch slot at the peak: the note says the queue
+    # grows without end, and the badge beside the TPOT said "feasible".
+    url = f"/planner/capacity/?{DEFAULTS}&rho=0.9&tpot_slo_ms=20&ttft_slo_ms=1000&hold_s=60"
+    page = client.get(url).content.decode()
+    assert "its queue grows without end" in page
+    assert 'id="plan-feasible-unqueued">feasible without queueing<' in page

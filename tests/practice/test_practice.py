@@ -995,7 +995,7 @@ def test_the_step_pages_attempt_crumb_leads_to_this_attempts_scorecard(client_in
 
 
 def test_a_step_left_untouched_says_under_a_tenth_of_a_minute_not_zero(client_in, attempt):
-    """ "0.0 min" read as a measured nothing; an attempt just begun spent less than it shows."""
+    """A step open under six seconds read "0.0 min", as if nothing had been measured."""
     card = client_in.get(reverse("attempt_scorecard", args=[attempt.pk])).content.decode()
     table = card.split('class="data-table scorecard-table"', 1)[1].split("</table>", 1)[0]
     assert "0.0 min" not in table
