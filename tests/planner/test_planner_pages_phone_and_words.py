@@ -51,6 +51,8 @@ def test_counts_and_prices_read_as_english(client) -> None:
     assert re.search(r"\b\d{2,} concurrent streams each", many)
     assert "GPU $0.60 an hour" in _text(client.get("/planner/capacity/?usd_per_gpu_hour=0.6"))
     assert "GPU $0.00 an hour" in _text(client.get("/planner/capacity/?usd_per_gpu_hour=0"))
+    # Under a cent an hour the digits the costs use stay.
+    assert "GPU $0.004 an hour" in _text(client.get("/planner/capacity/?usd_per_gpu_hour=0.004"))
 
 
 @pytest.mark.django_db
