@@ -250,7 +250,15 @@ def bounds_chart(
         description=(
             f"At {format_number(context)} tokens the speed bound is "
             f"{format_number(r_speed_req_s)} req/s and the memory bound "
-            f"{format_number(here)} req/s; an instance sustains the lower, so {binds}."
+            f"{format_number(here)} req/s; "
+            + (
+                # Prefill takes its share of the GPU's time first: an instance sustains less
+                # than either bound, which is why prefill binds.
+                f"its prefills take their share of the GPU first, so it sustains less than "
+                f"the lower of the two: {binds}."
+                if binding in ("ttft", "stall")
+                else f"an instance sustains the lower, so {binds}."
+            )
         ),
         x_label="Tokens a stream holds (k)",
         y_label="req/s per instance",

@@ -1186,9 +1186,19 @@ def _kv_reason(s: _Setup, *, pool: float, kv_stream: float, n_flight: float,
     if kv:
         helps.append(f"{kv.name} KV ({format_number(kv_stream * kv.bytes / s.kv.bytes / GiB)} GiB "
                      "a stream)")  # fmt: skip
-    tp = s.larger_tp(lambda n: s.kv_per_token(tp=n) * n_flight <= s.pool(tp=n))
+    # As for the weights: every TP the planner takes, past one node's GPUs too.
+    most = int(INPUT_LIMITS["tp"][1])
+    tp = s.larger_tp(lambda n: s.kv_per_token(tp=n) * n_flight <= s.pool(tp=n), most=most)
     if tp:
-        helps.append(f"TP {tp} (a pool of {format_number(s.pool(tp=tp) / GiB)} GiB)")
+        helps.append(
+            f"TP {tp} (a pool of {format_number(s.pool(tp=tp) / GiB)} GiB"
+            + (
+                f"; past {MOST_TP_SUGGESTED} GPUs an instance spans nodes, whose all-reduces "
+                "are slower)"
+                if tp > MOST_TP_SUGGESTED
+                else ")"
+            )
+        )
     dtype = s.smaller_weights(lambda d: kv_stream <= s.pool(dtype=d))
     if dtype:
         helps.append(f"{dtype.name} weights (a pool of {format_number(s.pool(dtype=dtype) / GiB)}"

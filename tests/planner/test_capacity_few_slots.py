@@ -111,3 +111,13 @@ def test_a_low_memory_utilisation_is_named_not_an_overhead_nobody_gave() -> None
     reason = plan(**inputs, mem_util=0.05)["reason"]
     assert "Give the non-KV memory" not in reason
     assert "Raise --gpu-memory-utilization above" in reason
+
+
+def test_kv_advice_offers_every_tp_the_form_takes() -> None:
+    # 72B with FP8 weights at TP 8 on L4s leaves 39.78 GiB for a 40 GiB stream: TP 16 holds it.
+    result = plan(
+        model="qwen2.5-72b-instruct", gpu="l4", weights="fp8", kv="bf16", context=131072, tp=8
+    )
+    assert not result["fits"]
+    assert "TP 16 (a pool of" in result["reason"]
+    assert "past 8 GPUs an instance spans nodes" in result["reason"]

@@ -117,3 +117,21 @@ def test_a_plan_whose_queue_grows_without_end_is_not_called_simply_feasible(clie
     page = client.get(url).content.decode()
     assert "its queue grows without end" in page
     assert 'id="plan-feasible-unqueued">feasible without queueing<' in page
+
+
+@pytest.mark.django_db
+def test_the_binding_and_knee_say_only_what_the_plan_has(client) -> None:
+    # Prefill binds the default plan, which sets no TTFT SLO: no SLO is named as the cause.
+    plan = _text(client.get(f"/planner/capacity/?{DEFAULTS}"))
+    assert "Binding: ttft (prefill compute)." in plan
+    assert "or the TTFT SLO" not in plan
+    # Its chart does not say an instance sustains the lower bound "so prefill binds".
+    assert "sustains the lower, so prefill binds" not in plan
+    assert "sustains less than the lower of the two: prefill binds" in plan
+    with_slo = _text(client.get(f"/planner/capacity/?{DEFAULTS}&ttft_slo_ms=100"))
+    assert "(prefill compute or the TTFT SLO)" in with_slo
+    # Where nothing fits there is no knee to speak of.
+    nothing = _text(
+        client.get(f"/planner/capacity/?{DEFAULTS}&context=131072&prompt_len=&weights=bf16")
+    )
+    assert "No knee: no stream fits." in nothing and "tok/s, derived." not in nothing
