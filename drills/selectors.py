@@ -29,18 +29,19 @@ from drills.services import SET_SIZE, clock
 from practice.bank import bank_order, estimated_minutes
 from practice.extensions import is_extension_follow_up
 from practice.models import Attempt, Grade
-from practice.scorecard import VERDICT_CREDIT  # grading's credit table, as practice scores by it
 from practice.scoring import (
     STEP_CHECKS,
     VERDICT_ORDER,
     attempts_scored_submissions,
     overall_score,
+    points_credit,
     primary_grade,
     score_label,
     submission_score,
 )
 from practice.selectors import self_check_waiting
 from practice.step_page import step_url
+from questionbank import RubricPoint
 from questions import selectors as question_selectors
 from questions.models import QuestionRevision
 
@@ -459,9 +460,8 @@ def _point_verdicts(points: object) -> tuple[tuple[str, str], ...]:
     )
 
 
-# Per concept a part links: the (point id, weight) of its rubric points that link it, or ()
-# when only the part itself does.
-PartLinks = dict[str, tuple[tuple[str, float], ...]]
+# Per concept a part links: its rubric points that link it, or () when only the part does.
+PartLinks = dict[str, tuple[RubricPoint, ...]]
 
 
 def _part_concepts(revisions: dict[int, QuestionRevision]) -> dict[tuple, PartLinks]:
@@ -471,29 +471,26 @@ def _part_concepts(revisions: dict[int, QuestionRevision]) -> dict[tuple, PartLi
     for rid, revision in revisions.items():
         for step in revision.question_spec.steps:
             for part, fid in ((step, ""), *((f, f.id) for f in step.follow_ups)):
-                linked: dict[str, list[tuple[str, float]]] = {s: [] for s in part.concepts}
+                linked: dict[str, list[RubricPoint]] = {s: [] for s in part.concepts}
                 for point in part.rubric:
                     for slug in point.concepts:
-                        linked.setdefault(slug, []).append((point.id, point.weight))
+                        linked.setdefault(slug, []).append(point)
                 out[(rid, step.key, fid)] = {s: tuple(p) for s, p in linked.items()}
     return out
 
 
-def _concept_score(verdict: Verdict, points: tuple[tuple[str, float], ...]) -> float:
+def _concept_score(verdict: Verdict, points: tuple[RubricPoint, ...]) -> float:
     """What one verdict on a part scores for a concept the part links, on the scale of its
     score: where rubric points of the part link the concept, the weighted credit of their
-    verdicts in the primary grade (hit 1, partial 0.5, miss 0, a point without a verdict a
-    miss, as the grade's own score counts them), so a point the candidate missed counts
-    against its concepts and not the rest of the step's; the part's score for a concept only
-    the part links, and where the primary grade holds no per-point verdicts at all. The
-    step's own check (the napkin checker, the SLO card) is not blended in: a concept is the
-    idea its points name, and the drills measure the arithmetic."""
-    given = dict(verdict.points)
-    total = sum(weight for _, weight in points)
-    if total <= 0 or not given:
+    verdicts in the primary grade (`points_credit`, as the grade's own score counts them), so
+    a point the candidate missed counts against its concepts and not the rest of the step's;
+    the part's score for a concept only the part links, and where the primary grade holds no
+    per-point verdicts at all. The step's own check (the napkin checker, the SLO card) is not
+    blended in: a concept is the idea its points name, and the drills measure the
+    arithmetic."""
+    if not points or not verdict.points:
         return verdict.score
-    earned = sum(weight * VERDICT_CREDIT.get(given.get(pid, "miss"), 0.0) for pid, weight in points)
-    return round(earned / total, 3)
+    return points_credit(points, dict(verdict.points))
 
 
 def _questions_by_concept() -> dict[str, list[QuestionRevision]]:

@@ -22,13 +22,21 @@ from typing import Any
 
 from django.db.models import Prefetch
 
+from grading.types import RubricPointVerdict, weighted_score
 from practice.extensions import is_extension_follow_up
 from practice.models import Grade, StepAnswer, Submission
-from questionbank import STEP_KEYS
+from questionbank import STEP_KEYS, RubricPoint
 
 # How much of a step's score comes from its structured check rather than the primary grade.
 CHECKER_WEIGHT = 0.6  # estimate: the numbers the candidate checked
 SLO_CARD_WEIGHT = 0.5  # clarify: the SLO card against the brief
+
+
+def points_credit(points: Iterable[RubricPoint], verdicts: Mapping[str, str]) -> float:
+    """The weighted credit of rubric `points` from stored verdicts by point id, as a grade's
+    own score counts it (a point without a verdict a miss)."""
+    stored = [RubricPointVerdict(id=pid, verdict=v) for pid, v in verdicts.items()]
+    return weighted_score(list(points), stored)
 
 
 @dataclass(frozen=True)
