@@ -184,6 +184,11 @@ ROUTED_PREFIXES: dict[str, dict[str, Any]] = {
 #   (p99 TPOT about 102 ms), so the panel keeps the planner's 26 at 0.7.
 # - scale-to-zero-cold-starts: "3 models per A100"; the panel runs one model's burst on its one
 #   instance, which the answer packs with others the simulator does not model.
+# Who states a reference fleet: its `source`, shown in sentences, and the key that tells a
+# fleet the brief itself states (no secret) from one only the reference answer gives.
+BRIEF = "the brief"
+REFERENCE_ANSWER = "the reference answer"
+
 REFERENCE_FLEETS: dict[str, dict[str, Any]] = {
     "spec-decoding-assistant": {
         "replicas": 8,
@@ -197,7 +202,7 @@ REFERENCE_FLEETS: dict[str, dict[str, Any]] = {
     "incident-ttft-regression": {
         "replicas": 9,
         "router": "prefix-aware",
-        "source": "the brief",
+        "source": BRIEF,
         "says": (
             "Nine vLLM replicas, one A100 80GB each, BF16 weights, behind a prefix-aware router.",
             "At 24 QPS each replica takes 24/9 ≈ 2.67 req/s",

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.briefs import (
+    BRIEF,
     POOLED_DESIGNS,
     QUESTION_DESIGNS,
+    REFERENCE_ANSWER,
     REFERENCE_FLEETS,
     ROUTED_PREFIXES,
     plan_inputs_from_brief,
@@ -89,6 +91,16 @@ class Design:
     router_from: str = ""  # who names `router` ("": round-robin, the simulator's default)
     fleet_note: str = ""  # a reference fleet the simulator does not run, in a sentence
 
+    @property
+    def fleet_in_brief(self) -> bool:
+        """Whether the brief itself states the fleet, which is then no answer to hide."""
+        return self.fleet_from == BRIEF
+
+    @property
+    def router_in_brief(self) -> bool:
+        """Whether the brief itself names the router."""
+        return self.router_from == BRIEF
+
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -150,7 +162,7 @@ def design_from_brief(brief: Brief, *, slug: str = "") -> Design:
         tpot_slo_ms=brief.tpot_p99_ms or 100.0,
         input_tokens=kwargs["prompt_len"],
         output_tokens=kwargs["out_len"],
-        source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else "the brief",
+        source=f"the seed design of {slug}" if slug in QUESTION_DESIGNS else BRIEF,
         slug=slug,
         planner_caveat=planner_infeasible(result, ttft_slo_ms=kwargs.get("ttft_slo_ms")),
         **fleet,
@@ -164,7 +176,7 @@ def _reference_fleet(slug: str, planned: int) -> dict[str, Any]:
     chosen = REFERENCE_FLEETS.get(slug)
     if not chosen:
         return {}
-    source = chosen.get("source", "the reference answer")
+    source = chosen.get("source", REFERENCE_ANSWER)
     fields: dict[str, Any] = {"fleet_note": chosen.get("note", "")}
     replicas = chosen.get("replicas")
     if replicas and replicas != planned:
@@ -213,7 +225,7 @@ def _pooled_design(brief: Brief, *, slug: str) -> Design:
         tpot_slo_ms=0.0,
         input_tokens=tokens,
         output_tokens=1,
-        source=f"the reference design of {slug}" if chosen else "the brief",
+        source=f"the reference design of {slug}" if chosen else BRIEF,
         pooled=pooled,
         slug=slug,
         planned_replicas=replicas,

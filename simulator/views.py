@@ -117,7 +117,7 @@ def _fleet_open(design: Design, shown: _Shown) -> bool:
     """Whether the panel may offer and name the fleet sized for the question: one the brief
     itself states (outside a running mock), or any once the napkin-math step, which grades
     the fleet size, is submitted."""
-    return (design.fleet_from == "the brief" and not shown.mock) or shown.estimate
+    return (design.fleet_in_brief and not shown.mock) or shown.estimate
 
 
 def _estimate_not_run(replicas: int) -> str:
@@ -157,7 +157,7 @@ def _default_router(design: Design, shown: _Shown) -> tuple[str, str]:
     interview and, in practice, until the architecture step is submitted, where the reference
     answer's router would tell the candidate a choice their architecture answer is graded on
     (a router the brief states is no secret)."""
-    if shown.mock or (design.router_from != "the brief" and not shown.architecture):
+    if shown.mock or (not design.router_in_brief and not shown.architecture):
         return "round-robin", ""
     return design.router, design.router_from
 
