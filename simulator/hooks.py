@@ -10,6 +10,7 @@ from practice.extensions import AttemptExtension, Fragment, StepPanel
 from practice.models import Attempt, Submission
 from simulator.charts import run_charts
 from simulator.models import SimulationRun
+from simulator.reveal import shown_for
 
 STEP = "bottlenecks"
 # The newest runs a feedback or a scorecard lists; a line says how many more there are.
@@ -36,7 +37,8 @@ class SimulatorHooks(AttemptExtension):
 
     def feedback_fragments(self, submission: Submission, *, graded: bool) -> list[Fragment]:
         """The runs saved with the answer, newest first: prediction, verdicts, the latest
-        run's charts."""
+        run's charts, and its note (a per-replica rate, the planner's figure) only once the
+        napkin-math step that grades it is submitted, as the panel shows it."""
         answer = submission.answer
         if answer.step_key != STEP or answer.follow_up_id:
             return []
@@ -44,7 +46,12 @@ class SimulatorHooks(AttemptExtension):
         saved = list(runs[:SHOWN_RUNS])
         if not saved:
             return []
-        context = {"saved": saved, "charts": run_charts(saved[0].runs), "total": runs.count()}
+        context = {
+            "saved": saved,
+            "charts": run_charts(saved[0].runs),
+            "total": runs.count(),
+            "planner_figures_hidden": not shown_for(answer.attempt_id).estimate,
+        }
         return [Fragment("simulator/_feedback.html", context)]
 
     def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
@@ -22,14 +22,14 @@ from django.views.decorators.http import require_POST, require_safe
 from planner.briefs import POOLED_DESIGNS, QUESTION_DESIGNS
 from planner.engine import foreign_digit
 from planner.forms import DEFAULTS, CapacityForm, plan_query
-from practice.extensions import feedback_withheld
-from practice.models import Attempt, StepAnswer, Submission
+from practice.models import Attempt, StepAnswer
 from practice.services import answer_open, attempt_touch
 from rate_limits import LimitExceeded, client_key, cpu_budget
 from simulator.charts import run_charts
 from simulator.engine import ROUTERS
 from simulator.hooks import STEP
 from simulator.models import SimulationRun
+from simulator.reveal import Shown, shown_for
 from simulator.services import (
     PAGE_LIMITS,
     PAGE_WINDOW_S,
@@ -87,33 +87,7 @@ def _estimated_replicas(attempt: Attempt, design: Design) -> int | None:
     return replicas
 
 
-@dataclass(frozen=True)
-class _Shown:
-    """What of the reference answer the panel may show: nothing in a running mock interview
-    (`mock`); in practice, the figures a step grades once the candidate has submitted it, as
-    its feedback shows them: the fleet size, the planner's figures and a run's per-replica
-    rate after the napkin-math step (`estimate`), the router after `architecture`. Read once
-    a request (`_shown`) and handed down."""
-
-    mock: bool
-    estimate: bool
-    architecture: bool
-
-
-def _shown(attempt: Attempt) -> _Shown:
-    if feedback_withheld(attempt.pk):
-        return _Shown(mock=True, estimate=False, architecture=False)
-    submitted = set(
-        Submission.objects.filter(
-            answer__attempt=attempt,
-            answer__follow_up_id="",
-            answer__step_key__in=("estimate", "architecture"),
-        ).values_list("answer__step_key", flat=True)
-    )
-    return _Shown(False, "estimate" in submitted, "architecture" in submitted)
-
-
-def _fleet_open(design: Design, shown: _Shown) -> bool:
+def _fleet_open(design: Design, shown: Shown) -> bool:
     """Whether the panel may offer and name the fleet sized for the question: one the brief
     itself states (outside a running mock), or any once the napkin-math step, which grades
     the fleet size, is submitted."""
@@ -151,7 +125,7 @@ def _reference_source(attempt: Attempt, design: Design) -> str:
     return f"{what}, as the capacity planner sizes it"
 
 
-def _default_router(design: Design, shown: _Shown) -> tuple[str, str]:
+def _default_router(design: Design, shown: Shown) -> tuple[str, str]:
     """The router the panel's runs use unless the candidate chooses another (the routing
     scenario names its own), and who names it: the design's, or round-robin in a running mock
     interview and, in practice, until the architecture step is submitted, where the reference
@@ -162,7 +136,7 @@ def _default_router(design: Design, shown: _Shown) -> tuple[str, str]:
     return design.router, design.router_from
 
 
-def _router_offered(design: Design, latest: SimulationRun | None, shown: _Shown) -> tuple[str, str]:
+def _router_offered(design: Design, latest: SimulationRun | None, shown: Shown) -> tuple[str, str]:
     """The router the panel's menu offers and who chose it: the last run's where the candidate
     chose it (CHOSEN), as the boxes keep the last run's fleet, else the default."""
     last = (latest.design or {}) if latest else {}
@@ -231,7 +205,7 @@ def _latest_run(attempt: Attempt) -> SimulationRun | None:
 
 
 def _fleet_offered(
-    attempt: Attempt, design: Design, latest: SimulationRun | None, shown: _Shown
+    attempt: Attempt, design: Design, latest: SimulationRun | None, shown: Shown
 ) -> tuple[int | None, float, str]:
     """The replicas and load the panel offers, and where they come from: those of the last
     run (`latest`), else the candidate's napkin-math fleet, else the reference design's. None
@@ -255,7 +229,7 @@ def _fleet_offered(
     return design.replicas, design.qps, _reference_source(attempt, design)
 
 
-def _panel_context(attempt: Attempt, design: Design, shown: _Shown, **extra: Any) -> dict[str, Any]:
+def _panel_context(attempt: Attempt, design: Design, shown: Shown, **extra: Any) -> dict[str, Any]:
     """The panel: the fleet offered (`_fleet_offered`), the scenarios and the last saved run;
     `extra`, what was typed, over them."""
     latest = _latest_run(attempt)
@@ -310,7 +284,9 @@ def panel(request: HttpRequest, attempt_id: int) -> HttpResponse:
         design = _attempt_design(attempt)
     except RunRefused as error:
         return render(request, "simulator/panel_unavailable.html", {"error": str(error)})
-    return render(request, "simulator/panel.html", _panel_context(attempt, design, _shown(attempt)))
+    return render(
+        request, "simulator/panel.html", _panel_context(attempt, design, shown_for(attempt.pk))
+    )
 
 
 @login_required
@@ -336,7 +312,7 @@ def panel_run(request: HttpRequest, attempt_id: int) -> HttpResponse:
         "qps_text": qps_text,
         "router_text": router_text,
     }
-    shown = _shown(attempt)
+    shown = shown_for(attempt.pk)
     default_router, default_from = _default_router(design, shown)
     offered, offered_qps, why_not = _fleet_offered(attempt, design, _latest_run(attempt), shown)
     try:  # a box that does not read as a number is told first

@@ -50,6 +50,22 @@ def open_reference(attempt) -> None:
         submit(attempt, step_key)
 
 
+def submitted_feedback(client, attempt, saved) -> str:
+    """The bottlenecks answer a run was saved with, submitted and graded: its feedback panel."""
+    outcome = flow.step_submit(
+        answer=saved.answer,
+        text="The queue is the first wall.",
+        fields={},
+        base_version=saved.answer.version,
+    )
+    flow.submission_grade(submission_id=outcome.submission.pk)
+    url = reverse(
+        "submission_feedback",
+        kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
+    )
+    return client.get(url).content.decode()
+
+
 def panel(client, attempt) -> str:
     """The attempt's load-test panel as the candidate reads it (entities unescaped)."""
     url = reverse("simulator:panel", kwargs={"attempt_id": attempt.pk})

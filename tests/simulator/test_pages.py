@@ -26,7 +26,7 @@ from simulator.services import (
     page_window,
     scenario_titles,
 )
-from tests.simulator.bank import open_reference, reference_design
+from tests.simulator.bank import open_reference, reference_design, submitted_feedback
 
 PREDICTION = "Nine replicas at 72% still hold p99 TTFT under 300 ms."
 
@@ -47,22 +47,6 @@ def panel_url(attempt) -> str:
 
 def run_url(attempt) -> str:
     return reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
-
-
-def submitted_feedback(client, attempt, saved) -> str:
-    """The bottlenecks answer a run was saved with, submitted and graded: its feedback panel."""
-    outcome = flow.step_submit(
-        answer=saved.answer,
-        text="The queue is the first wall.",
-        fields={},
-        base_version=saved.answer.version,
-    )
-    flow.submission_grade(submission_id=outcome.submission.pk)
-    url = reverse(
-        "submission_feedback",
-        kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
-    )
-    return client.get(url).content.decode()
 
 
 def test_only_the_bottlenecks_step_loads_the_panel(candidate):

@@ -14,8 +14,9 @@ from django.urls import reverse
 
 from practice import services as flow
 from simulator.charts import ttft_chart
+from simulator.models import SimulationRun
 from simulator.services import fleet_run, page_scenarios
-from tests.simulator.bank import panel, reference_design, replicas_box, submit
+from tests.simulator.bank import panel, reference_design, replicas_box, submit, submitted_feedback
 
 PREDICTION = "Ten replicas hold the peak with p99 TTFT under 300 ms."
 
@@ -71,6 +72,29 @@ def test_a_fleet_the_answer_states_is_not_named_before_the_estimate(start):
     submit(attempt, "estimate")
     page = panel(client, attempt)
     assert "2 replicas (the reference answer's; the capacity planner sizes 4)" in page
+
+
+def test_the_bottlenecks_feedback_names_a_runs_per_replica_rate_only_after_the_estimate(start):
+    """Bottlenecks submitted first: its feedback carries the run but not its note, whose
+    per-replica rate is the planner's figure the napkin-math step grades."""
+    client, begin = start
+    attempt = begin("chat-api-50qps")
+    url = reverse("simulator:run", kwargs={"attempt_id": attempt.pk})
+    post = {"scenario": "baseline", "prediction": PREDICTION, "qps": "50", "replicas": "4"}
+    assert client.post(url, post).status_code == 200
+    saved = SimulationRun.objects.get(answer__attempt=attempt)
+    note = html.escape(saved.runs[0]["note"])
+    assert "req/s" in saved.runs[0]["note"]  # the note names the per-replica rate
+    feedback = submitted_feedback(client, attempt, saved)
+    assert saved.runs[0]["verdict"] in html.unescape(feedback)
+    assert note not in feedback
+    submit(attempt, "estimate")
+    answer = saved.answer
+    done = answer.submissions.latest("pk")
+    page = client.get(
+        reverse("submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": done.pk})
+    ).content.decode()
+    assert note in page
 
 
 def test_a_reference_fleet_the_simulator_does_not_run_waits_for_the_estimate(start):
