@@ -247,11 +247,16 @@ _ALL: list[Formula] = [
             "and misses, each spread by its prompts' lengths",
             "sqrt((hit * (ttft_hit^2 + sigma_hit^2) + (1 - hit) * (ttft_cold^2 + sigma_cold^2)) "
             "/ t_pre^2 - 1)", ""),
-    Formula("W_pre", "Mean wait behind other prompts' prefills at the peak (Kingman: "
-            "variability x utilisation x time)",
-            "(c_a^2 + c_s^2) / 2 * u_pre / (1 - u_pre) * t_pre", "ms"),
-    Formula("W_pre99", "p99 wait behind other prefills: an exponential tail past the u_pre "
-            "of arrivals that wait", "W_pre / u_pre * ln(max(100 * u_pre, 1))", "ms"),
+    # A request that has its slot waits only behind the prefills of requests holding the
+    # other slots, so the prefills it queues behind fill u_stall of the GPU's time, not u_pre:
+    # with one slot it waits for the slot (W_slot) and never behind a prefill. The p99 is
+    # W_pre / u_stall x ln(100 u_stall), written without the division, which is 0/0 at one slot.
+    Formula("W_pre", "Mean wait behind other prompts' prefills at the peak, only those of "
+            "requests holding the other slots (Kingman: variability x utilisation x time)",
+            "(c_a^2 + c_s^2) / 2 * u_stall / (1 - u_stall) * t_pre", "ms"),
+    Formula("W_pre99", "p99 wait behind other prefills: an exponential tail past the u_stall "
+            "of arrivals that wait",
+            "(c_a^2 + c_s^2) / 2 * t_pre / (1 - u_stall) * ln(max(100 * u_stall, 1))", "ms"),
     Formula("t_busy", "Time a request holds its slot at the peak: its prefill, then its "
             "tokens at the peak's mean TPOT", "(t_pre + n_out * tpot_load / tok) / req",
             "s/req"),
@@ -834,7 +839,7 @@ def ttft_p99_queued(
     }  # fmt: skip
     if hit > 0:
         env["ttft_hit"] = _q(hit_prefill_s if hit_prefill_s is not None else prefill_s, "s")
-    names = ["t_pre" if hit > 0 else "t_pre_cold", "u_pre", "c_a", "c_s" if hit > 0 else
+    names = ["t_pre" if hit > 0 else "t_pre_cold", "u_pre", "u_stall", "c_a", "c_s" if hit > 0 else
              "c_s_cold", "W_pre", "W_pre99", "t_busy_hold", "u_slot", "P_slot", "W_slot",
              "W_slot99", "ttft_queued_hit" if hit >= 0.99 else "ttft_queued"]  # fmt: skip
     for name in names:
@@ -1454,15 +1459,15 @@ def plan(
     ttft_p99_queued_ms, the p99 TTFT at the peak with the waits for a batch slot and for the
     GPU counted, and ttft_queue, its parts ({ttft_p99_ms, step_ms, arrival_cv, prompt_cv,
     prefill_cv, prefill_sd_ms and hit_prefill_sd_ms (None without hits), prefill_share,
-    prefill_wait_ms, prefill_wait_p99_ms, slot_share, slot_wait_chance, slot_wait_ms,
-    slot_wait_p99_ms, over_slo}), both None without a TTFT SLO, for a disaggregated plan, or
-    where the peak fills an instance; n_inst and n_gpu (None when nothing fits); cost
-    (usd_per_gpu_hour, cost_per_mtok_usd, monthly_usd, and at the mean load); feasible, fits,
-    reason (where the plan misses an SLO or holds nothing: why, and the remedies that would
-    reach the target from the plan's figures, none already in use), notes, and `steps`: one
-    {name, label, formula_latex, substituted, value, unit} per formula. Raises PlanError (or
-    KeyError for an unknown catalogue key) with a one-sentence
-    message.
+    wait_share (the share of prefills a request with its slot queues behind: those of the
+    requests holding the other slots), prefill_wait_ms, prefill_wait_p99_ms, slot_share,
+    slot_wait_chance, slot_wait_ms, slot_wait_p99_ms, over_slo}), both None without a TTFT
+    SLO, for a disaggregated plan, or where the peak fills an instance; n_inst and n_gpu (None
+    when nothing fits); cost (usd_per_gpu_hour, cost_per_mtok_usd, monthly_usd, and at the
+    mean load); feasible, fits, reason (where the plan misses an SLO or holds nothing: why, and
+    the remedies that would reach the target from the plan's figures, none already in use),
+    notes, and `steps`: one {name, label, formula_latex, substituted, value, unit} per formula.
+    Raises PlanError (or KeyError for an unknown catalogue key) with a one-sentence message.
     """
     _check_inputs(
         context=context, mem_util=mem_util, bw_eff=bw_eff, tp=tp, knee_tok_s=knee_tok_s,
@@ -1589,7 +1594,7 @@ def plan(
     # not decode and its decode pool does not prefill, so this queue is not its own.
     if ttft_slo_ms is not None and not pd_disagg:
         if not stalls:
-            names += ["lambda_r", "u_pre"]
+            names += ["lambda_r", "u_pre", "u_stall"]
         # A prompt that fills the context cannot run longer than the mean: no spread.
         names += ["c_a", "c_n" if prompt_len is not None else "c_n_full"]
         if prefix_hit > 0 and by_prefix:
@@ -2001,7 +2006,8 @@ def plan(
             "ttft_p99_ms": queued_ms, "step_ms": tpot_ms, "arrival_cv": number("c_a"),
             "prompt_cv": number("c_n"), "prefill_cv": number("c_s"),
             "prefill_sd_ms": maybe_ms("sigma_cold"), "hit_prefill_sd_ms": maybe_ms("sigma_hit"),
-            "prefill_share": number("u_pre"), "prefill_wait_ms": number("W_pre") * 1000,
+            "prefill_share": number("u_pre"), "wait_share": number("u_stall"),
+            "prefill_wait_ms": number("W_pre") * 1000,
             "prefill_wait_p99_ms": number("W_pre99") * 1000,
             "slot_share": number("u_slot"), "slot_wait_chance": number("P_slot"),
             "slot_wait_ms": number("W_slot") * 1000,
@@ -2190,9 +2196,14 @@ def plan(
                 f"{format_number(ttft_queue['slot_wait_p99_ms'])} ms)"
             )
         if ttft_queue["prefill_wait_p99_ms"] > 0:
+            others = (
+                "prefills fill"
+                if ttft_queue["wait_share"] >= ttft_queue["prefill_share"]
+                else "the prefills of requests holding the other slots fill"
+            )
             waits.append(
-                f"the prompts ahead of it (prefills fill "
-                f"{format_number(ttft_queue['prefill_share'] * 100)}% of the GPU; p99 wait "
+                f"the prompts ahead of it ({others} "
+                f"{format_number(ttft_queue['wait_share'] * 100)}% of the GPU; p99 wait "
                 f"{format_number(ttft_queue['prefill_wait_p99_ms'])} ms)"
             )
         text = (

@@ -121,3 +121,16 @@ def test_kv_advice_offers_every_tp_the_form_takes() -> None:
     assert not result["fits"]
     assert "TP 16 (a pool of" in result["reason"]
     assert "past 8 GPUs an instance spans nodes" in result["reason"]
+
+
+def test_with_one_slot_a_request_waits_for_the_slot_not_behind_a_prefill() -> None:
+    # The request ahead prefills while it holds the only slot, so the wait for the slot
+    # already covers it: counting a wait behind prefills as well would count it twice.
+    result = plan(**LONG | {"prompt_len": None, "ttft_slo_ms": 600000, "qps": 1})
+    steps = steps_of(result)
+    assert steps["N_batch"] == 1 and steps["u_pre"] > 0
+    assert steps["u_stall"] == 0
+    assert steps["W_pre"] == 0 and steps["W_pre99"] == 0
+    parts = steps["t_tok"] + steps["W_slot99"] + steps["ttft_cold"]
+    assert steps["ttft_queued"] == pytest.approx(parts, rel=1e-3)
+    assert result["ttft_queue"]["prefill_wait_p99_ms"] == 0

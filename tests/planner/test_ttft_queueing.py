@@ -142,7 +142,7 @@ def test_prefills_that_fill_the_gpu_are_told_rather_than_estimated() -> None:
         context=32768, prompt_len=30000, out_len=128, qps=10, knee_tok_s=2000, ttft_slo_ms=2000,
     )  # fmt: skip
     assert result["ttft_p99_queued_ms"] is None and result["n_inst"] == 17
-    assert [s["name"] for s in result["steps"]][-5:-3] == ["lambda_r", "u_pre"]
+    assert [s["name"] for s in result["steps"]][-6:-3] == ["lambda_r", "u_pre", "u_stall"]
     assert any(
         n.startswith("At the peak the prefills fill each instance (407.5%)")
         for n in result["notes"]
