@@ -7,6 +7,7 @@ import os
 import shutil
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -241,8 +242,11 @@ def live_server_bank_url(live_server, transactional_db, shipped_content):
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium driven by Playwright. Missing Chromium fails: browser tests never skip."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Assertions wait as long as page actions do (watched_page's 15 s), not Playwright's 5 s:
+    # a loaded machine answers a poll or a save late, and a passing assertion returns at once.
+    expect.set_options(timeout=15_000)
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if not executable:
         pytest.fail("Chromium is not installed: apt-get install -y chromium")
@@ -321,6 +325,20 @@ def watched_page(context, errors: list[str]):
     page.set_default_timeout(15_000)
     _collect_errors(page, errors)
     return page
+
+
+@contextmanager
+def timers_held(page):
+    """The page's timers held while the block runs: a pause the page waits out before acting
+    (an autosave's, a filter's) cannot run out between two of the test's actions, however
+    slowly a loaded machine runs them. The page's clock jumps a second ahead as it pauses, far
+    short of any countdown's end."""
+    page.clock.install()
+    page.clock.pause_at(time.time() + 1)
+    try:
+        yield
+    finally:
+        page.clock.resume()
 
 
 def save_screenshot(page, name: str) -> Path:

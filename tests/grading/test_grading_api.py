@@ -17,7 +17,7 @@ from grading import (
     model_is_up,
 )
 from grading.fake_server import FakeChatServer, ScriptedReply, grade_content, response_ids
-from grading.health import last_health, mark_model_down, probe_model
+from grading.health import health_cache_key, last_health, mark_model_down, probe_model
 from grading.inflight import GateTimeout, InflightGate
 
 # --- configuration ----------------------------------------------------------------------------
@@ -99,12 +99,15 @@ def test_health_check_uses_an_injected_cache(fake_server):
 
 
 def test_health_check_expires_after_its_ttl(fake_server):
-    config = GraderConfig(base_url=fake_server.base_url, health_ttl_s=0.2)
+    config = GraderConfig(base_url=fake_server.base_url, health_ttl_s=60)
     cache = TTLCache()
     assert model_is_up(config, cache=cache)
     fake_server.model_list_status = 503
     assert model_is_up(config, cache=cache)  # still the cached answer
-    time.sleep(0.3)
+    # The stored answer is aged past the TTL rather than slept past it, so no stall of a
+    # loaded machine expires it before the check above.
+    key = health_cache_key(config)
+    cache.set(key, {**cache.get(key), "checked_at": time.time() - 61})
     assert not model_is_up(config, cache=cache)
 
 
@@ -201,7 +204,10 @@ def test_a_full_gate_falls_back_instead_of_waiting_forever(fixture_question):
         )
         with ThreadPoolExecutor(2) as pool:
             first = pool.submit(grade, step, "x", mode="llm", config=config)
-            time.sleep(0.2)
+            deadline = time.monotonic() + 10
+            while grader_inflight(config).current < 1:  # the first grading holds the one slot
+                assert time.monotonic() < deadline, "the first grading never took the slot"
+                time.sleep(0.01)
             second = grade(step, "x", mode="llm", config=config)
             first.result()
     assert second.fallback_reason.startswith("grader busy")

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from mocks import services as mock
 from mocks.log import FollowUpPending
 from practice import services as flow
-from tests.conftest import signed_in_context, watched_page
+from tests.conftest import signed_in_context, timers_held, watched_page
 from tests.mocks.conftest import chat_session
 
 pytestmark = pytest.mark.browser
@@ -86,9 +86,10 @@ def _submit_refused_before_the_draft_saved(page, told: str):
     why in the status; the autosave that follows replaces the status, and #submit-pending then
     carries the refusal. Returns that note's "Not submitted." line."""
     answer = page.locator("#answer-text")
-    answer.fill(STEP_TEXT)
-    with page.expect_response(STEP_SUBMIT) as refused:
-        answer.press("Control+Enter")
+    with timers_held(page):
+        answer.fill(STEP_TEXT)
+        with page.expect_response(STEP_SUBMIT) as refused:
+            answer.press("Control+Enter")
     assert refused.value.status == 422
     assert "Not saved." in refused.value.text()  # told in the status: the draft did not hold it
     expect(page.locator("#save-status")).to_contain_text("Draft saved at")
@@ -105,9 +106,10 @@ def test_another_refusal_beside_the_draft_stays_when_the_panel_redraws(step_page
     answer = page.locator("#answer-text")
     with page.expect_response(STEP_DRAFT):
         answer.fill(STEP_TEXT)
-    answer.fill("")  # emptied and submitted at once: nothing to submit, nothing saved
-    with page.expect_response(STEP_SUBMIT) as refused:
-        answer.press("Control+Enter")
+    with timers_held(page):
+        answer.fill("")  # emptied and submitted at once: nothing to submit, nothing saved
+        with page.expect_response(STEP_SUBMIT) as refused:
+            answer.press("Control+Enter")
     assert refused.value.status == 422
     expect(page.locator("#save-status")).to_contain_text("Draft saved at")
     reason = "There is nothing to submit yet: write your answer first."

@@ -68,7 +68,7 @@ def test_a_follow_up_draft_not_saved_says_so_and_keeps_the_text(candidate_page):
 def test_the_panel_answers_typing_the_moment_it_shows_however_slowly_it_settles(candidate_page):
     # htmx wires up what it swaps in (the box's autosave) when the swap settles, by default on
     # a 20 ms timer that a busy machine holds back while the box is on screen and taking keys.
-    # Here htmx's default is 3 s: what is typed as soon as the box shows is saved all the same.
+    # Here htmx's default is 60 s: what is typed as soon as the box shows is saved all the same.
     candidate = User.objects.create(username="candidate")
     interviewer = User.objects.create(username="interviewer")
     session = chat_session(candidate, interviewer=interviewer)
@@ -78,15 +78,15 @@ def test_the_panel_answers_typing_the_moment_it_shows_however_slowly_it_settles(
         script = route.fetch().text()
         assert "defaultSettleDelay:20" in script
         route.fulfill(
-            body=script.replace("defaultSettleDelay:20", "defaultSettleDelay:3000"),
+            body=script.replace("defaultSettleDelay:20", "defaultSettleDelay:60000"),
             content_type="text/javascript",
         )
 
     page = candidate_page(session, before_open=lambda p: p.route("**/htmx*.js", slow_settle))
     page.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
 
-    # Saved well inside the 3 s that htmx waits to settle.
-    expect(page.locator(f"#fu-draft-{event.seq}")).to_have_text("Draft saved.", timeout=2_500)
+    # Saved long before the 60 s that htmx waits to settle, however loaded the machine.
+    expect(page.locator(f"#fu-draft-{event.seq}")).to_have_text("Draft saved.", timeout=15_000)
 
 
 def test_a_reload_right_after_typing_a_follow_up_answer_keeps_it(candidate_page):

@@ -12,6 +12,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import timers_held
+
 pytestmark = pytest.mark.browser
 SUBMIT = "**/steps/architecture/submit/"
 DRAFT = "**/steps/architecture/draft/"
@@ -104,9 +106,10 @@ def test_a_submit_refused_with_its_reason_in_the_status_keeps_it_after_the_draft
         answer.fill(TEXT)
     # Emptied and submitted at once (Ctrl+Enter, the caret still in the box): the server
     # refuses the Submit before saving anything, and says why in the status line...
-    answer.fill("")
-    with page.expect_response(SUBMIT) as refused:
-        answer.press("Control+Enter")
+    with timers_held(page):
+        answer.fill("")
+        with page.expect_response(SUBMIT) as refused:
+            answer.press("Control+Enter")
     assert refused.value.status == 422
     reason = "There is nothing to submit yet: write your answer first."
     assert reason in refused.value.text()

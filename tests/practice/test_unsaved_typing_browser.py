@@ -51,6 +51,12 @@ def test_back_right_after_typing_keeps_the_text(step_page):
     page.go_back()
     page.go_forward()
     expect(page.locator("#answer-text")).to_have_value("Typed, then Back at once.")
+    # The page can show the text (the browser's own copy) before the save sent on leaving
+    # has landed: the stored text is polled.
+    for _ in range(50):
+        if _stored(attempt) == "Typed, then Back at once.":
+            break
+        page.wait_for_timeout(100)
     assert _stored(attempt) == "Typed, then Back at once."
 
 
