@@ -335,6 +335,19 @@ def _refused_page(
 @require_safe
 def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: int) -> HttpResponse:
     attempt = _own_attempt(request, attempt_id)
+    if not request.htmx:
+        # The panel is a fragment of the step page, unstyled on its own: opened directly (a
+        # link copied from the page source, a new tab) it leads to the step, which shows it.
+        answer = get_object_or_404(
+            StepAnswer.objects.only("step_key", "follow_up_id"),
+            submissions__pk=submission_id,
+            attempt=attempt,
+        )
+        response = redirect(
+            step_page.step_url(attempt, answer.step_key, answer.follow_up_id) + "#feedback"
+        )
+        patch_vary_headers(response, ["HX-Request"])
+        return response
     shown = request.GET.get("shown", "")
     if shown.removesuffix("-late") in (
         Submission.GradeStatus.QUEUED,

@@ -282,6 +282,13 @@ def test_submit_saves_first_then_grades_in_the_background(
     assert "<mark>" in feedback  # its pointers highlighted inside the candidate's own text
     assert "Reference answer" in feedback
     assert Grade.objects.filter(grader="rubric").exists()
+    # Opened on its own, outside the step page that styles it, the panel leads to the step.
+    direct = client_in.get(reverse("submission_feedback", args=[attempt.pk, submission.pk]))
+    assert direct.status_code == 302
+    assert direct["Location"] == step_url(attempt, "architecture") + "#feedback"
+    assert "HX-Request" in direct["Vary"]
+    step = client_in.get(direct["Location"]).content.decode()
+    assert 'id="feedback"' in step and "Check your answer yourself" in step
 
 
 def test_grading_twice_does_not_duplicate_grades(

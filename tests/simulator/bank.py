@@ -59,11 +59,15 @@ def submitted_feedback(client, attempt, saved) -> str:
         base_version=saved.answer.version,
     )
     flow.submission_grade(submission_id=outcome.submission.pk)
+    return feedback_panel(client, attempt, outcome.submission.pk)
+
+
+def feedback_panel(client, attempt, submission_id: int) -> str:
+    """A submission's feedback panel as the step page's htmx loads it."""
     url = reverse(
-        "submission_feedback",
-        kwargs={"attempt_id": attempt.pk, "submission_id": outcome.submission.pk},
+        "submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": submission_id}
     )
-    return client.get(url).content.decode()
+    return client.get(url, HTTP_HX_REQUEST="true").content.decode()
 
 
 def panel(client, attempt) -> str:

@@ -16,7 +16,14 @@ from practice import services as flow
 from simulator.charts import ttft_chart
 from simulator.models import SimulationRun
 from simulator.services import fleet_run, page_scenarios
-from tests.simulator.bank import panel, reference_design, replicas_box, submit, submitted_feedback
+from tests.simulator.bank import (
+    feedback_panel,
+    panel,
+    reference_design,
+    replicas_box,
+    submit,
+    submitted_feedback,
+)
 
 PREDICTION = "Ten replicas hold the peak with p99 TTFT under 300 ms."
 
@@ -89,12 +96,8 @@ def test_the_bottlenecks_feedback_names_a_runs_per_replica_rate_only_after_the_e
     assert saved.runs[0]["verdict"] in html.unescape(feedback)
     assert note not in feedback
     submit(attempt, "estimate")
-    answer = saved.answer
-    done = answer.submissions.latest("pk")
-    page = client.get(
-        reverse("submission_feedback", kwargs={"attempt_id": attempt.pk, "submission_id": done.pk})
-    ).content.decode()
-    assert note in page
+    done = saved.answer.submissions.latest("pk")
+    assert note in feedback_panel(client, attempt, done.pk)
 
 
 def test_a_reference_fleet_the_simulator_does_not_run_waits_for_the_estimate(start):
