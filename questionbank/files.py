@@ -304,6 +304,8 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
                 _validate_step(cf, key, step, ids, concept_slugs)
     if "tests" in meta:
         _validate_tests(cf, meta["tests"], steps if isinstance(steps, dict) else {})
+    if not cf.problems:
+        _check_probes_keep_answers(cf)
     # In the file's order (checks run key by key, so a rubric's problem could come before the
     # brief's): the editor's list and a refused publish's first problem read top to bottom.
     return sorted(cf.problems, key=lambda problem: problem.line)
@@ -925,6 +927,119 @@ def _check_probe(cf, path, value) -> None:
         cf.problem(path, f"'probe' must be one question of at most {PROBE_MAX_CHARS} characters")
     elif not value.strip().endswith("?"):
         cf.problem(path, "'probe' must be a question (end it with '?')")
+
+
+# Figures a probe may state without giving an answer away: numerals, and numbers spelt out up
+# to twenty ("ten replicas"). A clock time (9:00) is not a figure.
+_NUMERAL_RE = re.compile(r"(?<![\w.:])\d[\d,]*(?:\.\d+)?(?![\d:])")
+_NUMBER_WORDS = {
+    word: float(value)
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+# A probe's figure counts as an answer within the quantity's own tolerance, or 2% where that is
+# tighter, since a probe rounds ("about 65 s" for 64.7 s).
+PROBE_FIGURE_SLACK = 0.02
+
+
+_AFTER_FIGURE_RE = re.compile(r"\s*([A-Za-z][A-Za-z/]*)")
+
+
+def _figures(text: str) -> list[tuple[float, str]]:
+    """Each figure in `text` with the word after it, which may be its unit ("3 QPS")."""
+    found = [(m.group().replace(",", ""), m.end()) for m in _NUMERAL_RE.finditer(text)]
+    found += [
+        (str(_NUMBER_WORDS[m.group().lower()]), m.end())
+        for m in re.finditer(r"[A-Za-z]+", text)
+        if m.group().lower() in _NUMBER_WORDS
+    ]
+    figures = []
+    for number, end in found:
+        after = _AFTER_FIGURE_RE.match(text, end)
+        figures.append((float(number), after.group(1) if after else ""))
+    return figures
+
+
+def _other_dimension(figure: float, word: str, answer: Any) -> bool:
+    """Whether the word after a figure is a unit of another dimension than the answer's ("3
+    QPS" is no count of streams); a word that is not a unit ("ten replicas") says nothing.
+    Tokens and requests are counts, as a plain number is (authors give a token budget as
+    either)."""
+    from planner.engine import evaluate_expression
+
+    quantity = evaluate_expression(f"{figure:g} {word}", {}).quantity if word else None
+    return quantity is not None and _counted(quantity.dim) != _counted(answer.dim)
+
+
+def _counted(dim: tuple) -> tuple:
+    """A dimension with tokens and requests read as counts."""
+    from planner.engine.units import BASE_SYMBOLS
+
+    counts = {BASE_SYMBOLS.index("tok"), BASE_SYMBOLS.index("req")}
+    return tuple(0 if i in counts else power for i, power in enumerate(dim))
+
+
+def _check_probes_keep_answers(cf: ContentFile) -> None:
+    """A probe must not state a figure the napkin-math step checks: a mock interviewer asks it
+    word for word, perhaps before the candidate has worked the figure out, and while the mock
+    runs the checker's verdicts and expected values are withheld. A figure the candidate is
+    already shown (the scenario, the brief, a step's prompt, a given) is no answer."""
+    from planner.engine import evaluate_expression, evaluate_worksheet
+
+    spec = question_spec(cf)
+    estimate = spec.step("estimate")
+    lines = [f"{g.name} = {g.value}" for g in estimate.givens]
+    lines += [f"{q.id} = {q.rounded_formula}" for q in estimate.quantities]
+    rows = evaluate_worksheet(lines, {})
+    scope = {row.name: row.quantity for row in rows if row.name and row.quantity is not None}
+    answers = []
+    for qty in estimate.quantities:
+        if qty.id not in scope:
+            continue
+        value = evaluate_expression(qty.id, scope, to_unit=qty.unit or None).quantity
+        if value is not None:
+            answers.append((qty, value))
+    shown = " ".join(
+        [cf.body, *(str(v) for v in cf.meta.get("brief", {}).values())]
+        + [f"{g.label} {g.value}" for g in estimate.givens]
+        + [estimate.prompt]
+    )
+    known = {figure for figure, _ in _figures(shown)}
+    asked = []  # (path, what asks, its text)
+    for step in spec.steps:
+        if step.key == "estimate":
+            continue
+        asked.append((("steps", step.key, "prompt"), f"the {step.key} step's prompt", step.prompt))
+        rubrics = [(("steps", step.key, "rubric"), step.rubric)]
+        for f, follow_up in enumerate(step.follow_ups):
+            path = ("steps", step.key, "follow_ups", f)
+            asked.append(((*path, "prompt"), f"the follow-up '{follow_up.id}'", follow_up.prompt))
+            rubrics.append(((*path, "rubric"), follow_up.rubric))
+        for path, rubric in rubrics:
+            asked += [
+                ((*path, i, "probe"), f"the probe of '{p.id}'", p.probe or "")
+                for i, p in enumerate(rubric)
+            ]
+    for path, what, text in asked:
+        for figure, word in _figures(text):
+            if figure < 2 or figure in known:
+                continue
+            for qty, answer in answers:
+                value = float(answer.magnitude)
+                slack = max(qty.tolerance, PROBE_FIGURE_SLACK) * abs(value)
+                # A whole answer (a count, a rounded quantity) is stated whole.
+                whole = qty.rounding or value == int(value)
+                near = figure == value if whole else abs(figure - value) <= slack
+                if near and not _other_dimension(figure, word, answer):
+                    cf.problem(
+                        path,
+                        f"{what} states {figure:g}, the napkin-math answer '{qty.id}' "
+                        f"({value:.4g} {qty.unit}): a mock interviewer may ask it before the "
+                        "candidate has worked it out. Ask without the figure.",
+                    )
+                    break
 
 
 def _check_number(cf, path, value, *, positive: bool) -> None:
