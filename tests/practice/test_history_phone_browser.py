@@ -32,6 +32,13 @@ def test_the_attempts_table_scrolls_with_a_hint_on_a_phone(browser, live_server_
     assert table.get_attribute("tabindex") is None  # one keyboard stop: the box
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     scrolls_with_a_hint(box)
+    # The question that names the row reads in a few lines, not a word a line, and its
+    # scorecard link sits below it rather than running on from the title.
+    question = table.locator("tbody th[scope=row]").first
+    assert question.evaluate("el => el.getBoundingClientRect().width") >= 170
+    title = question.locator("a").first.bounding_box()
+    links = question.locator(".attempt-links").bounding_box()
+    assert links["y"] >= title["y"] + title["height"] - 1
     save_screenshot(page, "history-phone-attempts")
     assert errors == []
     context.close()
