@@ -101,6 +101,13 @@ CROSSED_LEGENDS = """() => Array.from(document.querySelectorAll('fieldset > lege
     })
     .map(l => l.innerText.trim().slice(0, 40))"""
 
+# A breadcrumb trail that wraps must not start a line with its "/" separator.
+LEADING_SEPARATORS = """() => Array.from(document.querySelectorAll('.breadcrumbs li'))
+    .filter((li, i, all) => i > 0
+        && li.getBoundingClientRect().top > all[i - 1].getBoundingClientRect().top + 4
+        && getComputedStyle(li, '::before').content.includes('/'))
+    .map(li => li.innerText.trim().slice(0, 40))"""
+
 
 @pytest.fixture(scope="module")
 def site(django_db_setup, django_db_blocker):
@@ -237,6 +244,8 @@ def test_the_page_fits_a_phone_and_passes_axe(site, contexts, site_db, path, vie
             problems += [f"{path}: a definition squeezed to {d}" for d in squeezed]
             crossed = page.evaluate(CROSSED_LEGENDS)
             problems += [f"{path}: a border runs through the legend {t!r}" for t in crossed]
+            leading = page.evaluate(LEADING_SEPARATORS)
+            problems += [f"{path}: a breadcrumb line starts with '/' at {t!r}" for t in leading]
         problems += [f"{path} [{viewport}]: {v}" for v in _axe_serious(page)]
     finally:
         page.close()
