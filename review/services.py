@@ -299,6 +299,21 @@ def queue_counts() -> dict[int, int]:
 REVIEW_COMMENT_MAX_CHARS = 1000
 
 
+# How much of a rubric point's text a message names it by: enough to tell the points apart.
+POINT_NAME_MAX_CHARS = 60
+
+
+def point_name(says: str) -> str:
+    """A rubric point as a message names it: its text as the label form shows it, in quotes,
+    cut at a word past POINT_NAME_MAX_CHARS and without its closing full stop, so the points
+    join with "; " and the sentence ends once."""
+    text = " ".join(says.split()).rstrip(".")
+    if len(text) > POINT_NAME_MAX_CHARS:
+        cut = text[:POINT_NAME_MAX_CHARS].rsplit(" ", 1)[0] or text[:POINT_NAME_MAX_CHARS]
+        text = cut.rstrip(",;:") + "…"
+    return f"“{text}”"
+
+
 class ReviewedMeanwhile(FlowError):
     """Blind labels sent for an answer another review was stored for since the form was
     opened (another tab, another instructor): nothing was overwritten; the message repeats
@@ -334,11 +349,11 @@ def review_store(
     unknown = [f"{label!r:.40}" for label in typed if label and label not in VERDICTS]
     if unknown:
         raise FlowError("A verdict is hit, partial or miss, not " + ", ".join(unknown) + ".")
-    missing = [p.says for p in points if labels.get(p.id) not in VERDICTS]
+    missing = [point_name(p.says) for p in points if labels.get(p.id) not in VERDICTS]
     if missing:
         raise FlowError(
             "Give every rubric point a verdict (hit, partial or miss) before saving; "
-            f"{len(missing)} missing: " + "; ".join(missing)
+            f"{len(missing)} missing: " + "; ".join(missing) + "."
         )
     comment = " ".join((comment or "").split())
     if len(comment) > REVIEW_COMMENT_MAX_CHARS:
@@ -353,7 +368,7 @@ def review_store(
                 who = "you (in another tab or window)"
             else:
                 who = earlier.reviewer.get_username() if earlier.reviewer else "an instructor"
-            yours = "; ".join(f"{p.id} {given[p.id]}" for p in points)
+            yours = "; ".join(f"{point_name(p.says)}: {given[p.id]}" for p in points)
             raise ReviewedMeanwhile(
                 f"Not saved: {who} saved a review of this answer since you opened it, shown "
                 f"below. Your verdicts were: {yours}"

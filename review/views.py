@@ -31,6 +31,7 @@ from review.calibration_sets import (
     shipped_labels,
 )
 from review.item_stats import FLAG_FROM, question_item_stats
+from review.models import CalibrationLabel
 from review.services import CALIBRATED_STEPS
 
 # Who gave a grade, in the one verdict order (practice.scoring), then the keyword matcher:
@@ -80,8 +81,9 @@ def review_queue(request: HttpRequest, slug: str) -> HttpResponse:
 def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict]]:
     """The graders that graded (instructor first) and, per rubric point, each one's verdict
     and quote."""
-    grades = {g.grader: g for g in submission.grades.all()}
+    grades = {g.grader: g for g in submission.grades.select_related("reviewer")}
     columns = [name for name in GRADER_NAMES if name in grades]
+    titles = {name: _grader_title(grades[name]) for name in columns}
     rows = []
     for point in points:
         cells = []
@@ -93,6 +95,8 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
             quoted = name != review.INSTRUCTOR
             cells.append(
                 {
+                    # The column's heading, which names the cell where a phone stacks the row.
+                    "title": titles[name],
                     "verdict": found.get("verdict", "miss"),
                     "quote": (found.get("quote") or found.get("evidence", "")) if quoted else "",
                     "quote_found": found.get("quote_found"),
@@ -104,8 +108,21 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
         verdicts = {c["verdict"] for c in cells}
         rows.append({"point": point, "cells": cells, "agree": len(verdicts) == 1})
     return [
-        {"grader": name, "title": GRADER_NAMES[name], "grade": grades[name]} for name in columns
+        {"grader": name, "title": titles[name], "grade": grades[name]} for name in columns
     ], rows
+
+
+def _reviewer_name(grade: Grade) -> str:
+    """Who labelled an instructor's grade, by user name ("" when the account is gone)."""
+    return grade.reviewer.get_username() if grade.reviewer_id else ""
+
+
+def _grader_title(grade: Grade) -> str:
+    """A grade's column heading: the instructor's names the one who labelled it, since a
+    second instructor reads the same page."""
+    title = GRADER_NAMES.get(grade.grader, grade.grader)
+    name = _reviewer_name(grade) if grade.grader == review.INSTRUCTOR else ""
+    return f"{title}: {name}" if name else title
 
 
 def _submission_diagram(submission: Submission, points=()) -> dict:
@@ -184,6 +201,10 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         context["review_reason"] = submission.review_reason
         context["self_check_gap"] = review.self_check_gap(submission)
         found = [cell for row in context["rows"] for cell in row["cells"]]
+        labelled = submission.grades.select_related("reviewer").get(grader=review.INSTRUCTOR)
+        # The page speaks to the instructor who labelled it; anyone else reads whose it is.
+        context["labelled_by_you"] = labelled.reviewer_id == request.user.pk
+        context["labelled_by"] = _reviewer_name(labelled)
         # The wrong ideas the instructor's grade now states to the candidate, as their
         # feedback shows them, with the points whose full credit would take each away: the
         # label form never asked about them.
@@ -192,7 +213,7 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         shown = misconceptions_found(
             revision=revision,
             step_key=answer.step_key,
-            grade=submission.grades.get(grader=review.INSTRUCTOR),
+            grade=labelled,
         )
         context["kept_wrong_ideas"] = [
             {**m, "contradicts": [says[p] for p in contradicts.get(m["id"], ()) if p in says]}
@@ -276,18 +297,28 @@ def calibration_load_shipped(request: HttpRequest, slug: str) -> HttpResponse:
     answer already labelled keeps one label, replaced by the shipped one)."""
     question = _question(slug)
     step = request.POST.get("step", "")
+    step_labels = CalibrationLabel.objects.filter(question=question, step_key=step, follow_up_id="")
+    before = step_labels.count()
     try:
-        created, updated = labels_import(
-            question=question, entries=shipped_labels(question=question)
-        )
+        entries = shipped_labels(question=question)
+        created, updated = labels_import(question=question, entries=entries)
     except CalibrationError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(
-            request,
-            f"Loaded the shipped labelled set: {created} new "
-            f"answer{pluralize(created)}, {updated} updated.",
+        # The set spans the question's steps and the page counts one: the message says which
+        # figure is which, so "48 new" above "12 labelled answers" is no mismatch.
+        steps = len({e.step for e in entries})
+        said = (
+            f"Loaded the shipped labelled set: {created} new answer{pluralize(created)} and "
+            f"{updated} updated, across its {steps} step{pluralize(steps)}."
         )
+        if step in CALIBRATED_STEPS:
+            after = step_labels.count()
+            said += (
+                f" {selectors.STEP_TITLES[step]} now has {after} labelled "
+                f"answer{pluralize(after)}, {after - before} of them new."
+            )
+        messages.success(request, said)
     if step in CALIBRATED_STEPS:
         return redirect("review:calibration_step", slug=slug, step=step)
     return redirect("review:calibration", slug=slug)

@@ -43,7 +43,7 @@ def test_a_new_install_is_offered_the_shipped_set_and_loading_it_measures_the_gr
         reverse("review:calibration_load", args=[SLUG]), {"step": "architecture"}, follow=True
     )
     page = response.content.decode()
-    assert f"{len(shipped)} new answers, 0 updated" in page
+    assert f"{len(shipped)} new answers and 0 updated, across its" in page
     question = Question.objects.get(slug=SLUG)
     assert CalibrationLabel.objects.filter(question=question).count() == len(shipped)
     run = CalibrationRun.objects.get(question=question, step_key="architecture", grader="rubric")
@@ -51,7 +51,7 @@ def test_a_new_install_is_offered_the_shipped_set_and_loading_it_measures_the_gr
     assert "Load the shipped labelled set" not in page  # nothing left to load
     # Loading again changes nothing but the count of updated labels.
     again = instructor_client.post(reverse("review:calibration_load", args=[SLUG]), follow=True)
-    assert f"0 new answers, {len(shipped)} updated" in again.content.decode()
+    assert f"0 new answers and {len(shipped)} updated, across its" in again.content.decode()
     assert CalibrationLabel.objects.filter(question=question).count() == len(shipped)
 
 

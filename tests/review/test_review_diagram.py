@@ -107,7 +107,7 @@ def test_once_labelled_the_diagram_evidence_of_each_grader_is_shown_and_marked(
     assert client.post(url, labels).status_code == 302
     html = client.get(url).content.decode()
     _assert_diagram_shown(html)
-    row = html.split("<tbody>", 1)[1].split(f'<th scope="row">{point.says}', 1)[1]
+    row = html.split("<tbody", 1)[1].split(f'<th scope="row" role="rowheader">{point.says}', 1)[1]
     row = row.split("</tr>", 1)[0]
     # The model's cell and the matcher's both name the edges they found in the diagram.
     assert row.count("From the diagram: <code>API gateway -&gt; Router: prefix-aware</code>") == 2
