@@ -53,9 +53,11 @@ PROBLEM_REPORTS_PER_DAY = 30
 REPORT_MESSAGE_MAX = 4000
 
 
+# What happened, not what to do: the page says that, as it is reached (edit.html). A reload
+# is the way on where the autosave is refused, but sends the text again where a Save was.
 STALE_DRAFT = (
-    "This draft was saved from another tab or by another instructor since you loaded it. "
-    "Your text is kept here; copy what you need, then reload."
+    "This draft was saved from another tab or by another instructor since you loaded it; "
+    "your text here was not saved over it."
 )
 
 
@@ -77,6 +79,15 @@ class PublishRefused(AuthoringError):
         super().__init__(message)
         self.problems = problems
         self.failures = failures
+
+
+class TryRefused(AuthoringError):
+    """A preview attempt of the draft was refused: the text has problems (each at its line,
+    for the editor to list)."""
+
+    def __init__(self, message: str, *, problems: list[Problem]):
+        super().__init__(message)
+        self.problems = problems
 
 
 class NewerRevision(PublishRefused):
@@ -414,16 +425,37 @@ TEMPLATE_PLACEHOLDERS = {
         "this constraint is still the template's; write what the business cares about"
     ),
 }
+# The new concept note's, likewise: a valid note, but none for candidates to read.
+CONCEPT_TEMPLATE_PLACEHOLDERS = {
+    "title: Name the idea in a few words": "the title is still the template's; name the idea",
+    "One sentence that says what the idea is and why a candidate needs it.": (
+        "the summary is still the template's; say what the idea is in one sentence"
+    ),
+    "Explain the idea in your own words:": (
+        "the explanation is still the template's; explain the idea in your own words"
+    ),
+}
 
 
-def template_placeholders(slug: str, text: str) -> list[Problem]:
-    """A problem at each line of `text` that still holds a placeholder of the template."""
+def template_placeholders(
+    slug: str, text: str, placeholders: dict[str, str] = TEMPLATE_PLACEHOLDERS
+) -> list[Problem]:
+    """A problem at each line of `text` that still holds one of the template's
+    `placeholders` (the question template's unless told)."""
     return [
         Problem(f"{slug}.md", number, message)
         for number, line in enumerate(text.splitlines(), start=1)
-        for placeholder, message in TEMPLATE_PLACEHOLDERS.items()
+        for placeholder, message in placeholders.items()
         if placeholder in line
     ]
+
+
+def refusal_head(*, problems: int, failures: int = 0) -> str:
+    """The line a refusal opens with: how many problems and failing tests it lists below."""
+    counts = [f"{problems} problem{'s' if problems != 1 else ''}"] if problems else []
+    if failures:
+        counts.append(f"{failures} failing test{'s' if failures != 1 else ''}")
+    return f"Not published: {' and '.join(counts)}."
 
 
 def question_publish_check(*, slug: str, text: str, render: bool = False) -> QuestionCheck:
@@ -447,11 +479,9 @@ def question_publish(*, slug: str, text: str) -> tuple[QuestionRevision, bool]:
     # the refusal names their failures too, as the live preview does.
     failures = list(question_tests(check).failures) if check.spec is not None else []
     if check.problems or failures:
-        sentences = [f"line {p.line}: {p.message}" for p in check.problems]
-        sentences += [test_failure_sentence(f) for f in failures]
+        # The head line counts them; the editor lists each one below it, once.
         raise PublishRefused(
-            f"Not published: {sentences[0]}"
-            + (f" (and {len(sentences) - 1} more)" if len(sentences) > 1 else ""),
+            refusal_head(problems=len(check.problems), failures=len(failures)),
             problems=check.problems,
             failures=failures,
         )
@@ -514,25 +544,28 @@ class ConceptCheck:
 
 def concept_check(*, slug: str, text: str, render: bool = False) -> ConceptCheck:
     """Validate `text` as content/concepts/<slug>.md against the notes in the database (and
-    itself, so a note may be new)."""
+    itself, so a note may be new); once it is valid, each placeholder of the template it still
+    holds is a problem too: every problem Publish refuses for, so the live preview never calls
+    publishable a note Publish refuses. A note whose only problems are placeholders is still
+    rendered (`body_html`), for the preview."""
     cf = parse_file(f"{slug}.md", text)
     known = set(Concept.objects.values_list("slug", flat=True)) | {slug}
     check = ConceptCheck(cf, list(validate_concept(cf, concept_slugs=known)))
-    if not check.problems and render:
-        check.body_html = render_markdown(cf.body)
+    if not check.problems:
+        if render:
+            check.body_html = render_markdown(cf.body)
+        check.problems = template_placeholders(slug, text, CONCEPT_TEMPLATE_PLACEHOLDERS)
     return check
 
 
 def concept_publish_text(*, slug: str, text: str) -> bool:
     """Publish a concept note (notes have no revisions: it is updated in place, the way
-    `load_content` stores it). PublishRefused while it has a problem; False when unchanged."""
+    `load_content` stores it). PublishRefused while it has a problem (`concept_check`, the
+    template's placeholders included); False when unchanged."""
     check = concept_check(slug=slug, text=text)
     if check.problems:
-        first = check.problems[0]
         raise PublishRefused(
-            f"Not published: line {first.line}: {first.message}",
-            problems=check.problems,
-            failures=[],
+            refusal_head(problems=len(check.problems)), problems=check.problems, failures=[]
         )
     with transaction.atomic():
         return concept_publish(cf=check.cf)
@@ -552,8 +585,10 @@ def preview_start(*, user, slug: str, text: str | None) -> Attempt:
         return flow.attempt_start(user=user, revision=question.current_revision, is_preview=True)
     check = question_check(slug=slug, text=text)
     if check.problems:
-        raise AuthoringError(
-            f"Fix the problems first (line {check.problems[0].line}: {check.problems[0].message})."
+        count = len(check.problems)
+        raise TryRefused(
+            f"Not tried: the draft has {count} problem{'s' if count != 1 else ''}; fix them first.",
+            problems=check.problems,
         )
     digest = hashlib.sha256(check.cf.text.encode("utf-8")).hexdigest()
     with transaction.atomic():
@@ -656,14 +691,28 @@ def problem_report_create(
 def problem_report_close(
     *, report: ProblemReport, user, fixed_in: QuestionRevision | None = None
 ) -> ProblemReport:
-    """Close a report, citing the published revision of its question that fixed it (if any)."""
+    """Close an open report, citing the published revision of its question that fixed it (if
+    any). AuthoringError for a report already closed (another tab's Close, or another
+    instructor's): who closed it, and with which revision, stays as they said."""
     if fixed_in is not None and (
         fixed_in.question_id != report.question_id or not fixed_in.is_published
     ):
         raise AuthoringError("The fixing revision must be a published revision of this question.")
-    report.status = ProblemReport.Status.CLOSED
-    report.closed_at = timezone.now()
-    report.closed_by = user
-    report.fixed_in = fixed_in
-    report.save(update_fields=["status", "closed_at", "closed_by", "fixed_in"])
+    values = {
+        "status": ProblemReport.Status.CLOSED,
+        "closed_at": timezone.now(),
+        "closed_by": user,
+        "fixed_in": fixed_in,
+    }
+    # The UPDATE's own WHERE clause decides: of two Closes at once, only one matches.
+    closed = ProblemReport.objects.filter(pk=report.pk, status=ProblemReport.Status.OPEN).update(
+        **values
+    )
+    if not closed:
+        report.refresh_from_db()
+        who = report.closed_by.get_username() if report.closed_by else "someone"
+        when = f" on {report.closed_at:%b %-d, %H:%M} UTC" if report.closed_at else ""
+        raise AuthoringError(f"This report was already closed by {who}{when}; it is unchanged.")
+    for name, value in values.items():
+        setattr(report, name, value)
     return report

@@ -67,7 +67,9 @@ def _preview_context(kind: str, slug: str, text: str) -> dict:
     if kind == Draft.Kind.CONCEPT:
         concept = services.concept_check(slug=slug, text=text, render=True)
         context: dict = {"kind": kind, "problems": concept.problems, "slug": slug}
-        if not concept.problems:
+        # A valid note is shown even while it holds the template's placeholders (problems
+        # Publish refuses for), as a question is.
+        if concept.body_html:
             context["concept_preview"] = {
                 "title": concept.cf.meta["title"],
                 "summary": concept.cf.meta["summary"],
@@ -127,6 +129,7 @@ def _editor(
     refusal_problems: list | None = None,
     refusal_failures: list | None = None,
     upload_error: str = "",
+    report_error: dict | None = None,
     conflict: str = "",
     base_version: int | None = None,
     newer: int | None = None,
@@ -143,10 +146,15 @@ def _editor(
         "refusal_problems": refusal_problems or [],
         "refusal_failures": refusal_failures or [],
         "upload_error": upload_error,  # a refused upload, told at the upload field
+        # A refused Close of a report ({id, value, message}), told at its field.
+        "report_error": report_error or {},
         "max_file_bytes": services.MAX_FILE_BYTES,  # the editor's script checks before sending
         # The version the page's saves are guarded by: the draft's, but for a stale tab's
         # text shown again (`conflict`), the version that tab loaded.
         "conflict": conflict,
+        # The refusal above the page says what to do; the save status, then, only what
+        # happened (the autosave's answer, alone, says it).
+        "conflict_told_above": bool(conflict),
         "base_version": draft.version if base_version is None else base_version,
         "newer": newer,  # a revision published since the draft began, which publishing replaces
         "urls": {
@@ -202,6 +210,7 @@ def _refusal_redirect(
     failures: list | None = None,
     newer: int | None = None,
     upload_error: str = "",
+    report_error: dict | None = None,
 ) -> HttpResponse:
     """Post/Redirect/Get for a refused Publish or upload: the refusal waits in the session
     under a one-time token, and the editor's own address with that token shows it, once. A
@@ -222,6 +231,7 @@ def _refusal_redirect(
         ],
         "newer": newer,
         "upload_error": upload_error,
+        "report_error": report_error,
     }
     # Entries keep their insertion order through the session's JSON: the oldest go first.
     request.session[REFUSALS_SESSION_KEY] = dict(list(waiting.items())[-REFUSALS_KEPT:])
@@ -413,13 +423,16 @@ def editor_download(
 @instructor_required
 @require_POST
 def question_try(request: HttpRequest, slug: str) -> HttpResponse:
-    """Start a preview attempt: of the published question, or of the draft."""
+    """Start a preview attempt: of the published question, or of the draft. A refusal is told
+    on the editor's own address (Post/Redirect/Get, as a refused Publish), each problem listed."""
     draft = _draft_or_404(Draft.Kind.QUESTION, slug)
     text = None if request.POST.get("which") == "published" else draft.text
     try:
         attempt = services.preview_start(user=request.user, slug=slug, text=text)
+    except services.TryRefused as exc:
+        return _refusal_redirect(request, draft=draft, refusal=str(exc), problems=exc.problems)
     except (services.AuthoringError, LimitExceeded) as exc:
-        return _editor(request, slug=slug, draft=draft, refusal=str(exc), status=422)
+        return _refusal_redirect(request, draft=draft, refusal=str(exc))
     return redirect("attempt_step", attempt_id=attempt.pk, step="clarify")
 
 
@@ -448,20 +461,32 @@ def revision_download(request: HttpRequest, slug: str, number: int) -> HttpRespo
 @instructor_required
 @require_POST
 def report_close(request: HttpRequest, report_id: int) -> HttpResponse:
+    """Close a report. A fixing revision that is not one is told at its field, the value typed
+    kept (`_refusal_redirect`); a report closed already is left as it was, and said so."""
     report = get_object_or_404(ProblemReport.objects.select_related("question"), pk=report_id)
+    slug = report.question.slug
     fixed_in = None
     number = request.POST.get("fixed_in", "").strip()
-    if number:
-        if not (number.isascii() and number.isdigit() and len(number) <= 9):  # not "²"
-            messages.error(request, "The fixing revision is a number, e.g. 3.")
-            return redirect("authoring:question", slug=report.question.slug)
+    error = ""
+    if number and not (number.isascii() and number.isdigit() and len(number) <= 9):  # not "²"
+        error = "The fixing revision is a number, e.g. 3."
+    elif number:
         fixed_in = report.question.revisions.filter(number=int(number), is_published=True).first()
         if fixed_in is None:
-            messages.error(request, f"There is no published revision {number} of this question.")
-            return redirect("authoring:question", slug=report.question.slug)
-    services.problem_report_close(report=report, user=request.user, fixed_in=fixed_in)
-    messages.success(request, "Report closed.")
-    return redirect("authoring:question", slug=report.question.slug)
+            error = f"There is no published revision {number} of this question."
+    if error and report.status == ProblemReport.Status.OPEN:
+        return _refusal_redirect(
+            request,
+            draft=services.question_draft(slug),
+            report_error={"id": report.pk, "value": number[:20], "message": error},
+        )
+    try:  # a report closed already (by another tab, or instructor) is refused as it stands
+        services.problem_report_close(report=report, user=request.user, fixed_in=fixed_in)
+    except services.AuthoringError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "Report closed.")
+    return redirect("authoring:question", slug=slug)
 
 
 @instructor_required

@@ -104,11 +104,15 @@
   }
 
   // A copy the server never got (a crash, a lost connection, a stale tab): offer it back.
-  // Copies of the text the page holds are spent; the newest other one is offered.
+  // Copies of the text the page holds are spent, where the server holds that text too; the
+  // newest other one is offered. A page whose text the server refused (a stale tab's Save,
+  // shown beside the newer draft) holds text the server never got: its copies stay, so the
+  // newer draft's page offers them back.
+  const unsaved = form.hasAttribute("data-unsaved");
   function offerBackup() {
     const others = copies().filter((copy) => {
       if (copy.text !== source.value) return true;
-      clearBackup(copy.name);
+      if (!unsaved) clearBackup(copy.name);
       return false;
     });
     const saved = others[0];

@@ -289,7 +289,7 @@ def test_publish_is_refused_while_the_text_has_a_problem(instructor_client, inst
         follow=True,
     )
     assert refused_chain(response) == [(reverse("authoring:question", args=["refused"]), 302)]
-    assert "Not published: line" in response.content.decode()
+    assert "Not published: 2 problems." in response.content.decode()
     assert "missing step &#x27;bottlenecks&#x27;" in response.content.decode()
     assert not QuestionRevision.objects.filter(question__slug="refused").exists()
     assert Draft.objects.get(slug="refused").text == text  # what was typed is kept
@@ -316,7 +316,7 @@ def test_the_preview_shows_every_problem_publish_refuses_for(instructor, instruc
 def test_a_refused_publish_lists_every_problem_and_failing_test_at_its_line(
     instructor, instructor_client
 ):
-    # The refusal said "(and 1 more)" and never showed the others.
+    # The refusal heads the list with the count, then lists each problem once.
     draft = services.question_new(slug="refused", user=instructor)
     miss = "      expect: {batching-engine: miss}"
     text = draft.text.replace("      expect: {batching-engine: hit}", miss, 1)
@@ -329,7 +329,7 @@ def test_a_refused_publish_lists_every_problem_and_failing_test_at_its_line(
     assert refused_chain(response) == [(reverse("authoring:question", args=["refused"]), 302)]
     body = response.content.decode()
     refusal = body[body.index('id="refusal"') : body.index("</div>", body.index('id="refusal"'))]
-    assert "(and 2 more)" in refusal
+    assert "Not published: 2 problems and 1 failing test." in refusal
     placeholder_lines = [
         number
         for number, line in enumerate(lines, start=1)
@@ -386,7 +386,7 @@ def test_publish_names_the_failing_question_test(instructor_client, instructor):
     response = instructor_client.post(url, {"text": text, "base_version": "0"}, follow=True)
     assert refused_chain(response) == [(reverse("authoring:question", args=["tested"]), 302)]
     body = response.content.decode()
-    assert "Not published: line " in body
+    assert "Not published: 1 failing test." in body
     assert "architecture test 1 (engine named): expected batching-engine: miss" in body
     assert not QuestionRevision.objects.filter(question__slug="tested").exists()
     preview = instructor_client.post(
@@ -869,8 +869,15 @@ def test_a_concept_note_is_written_previewed_and_published_like_a_question(
         reverse("authoring:concept_preview", args=["decode-floor"]), {"text": bodiless}
     ).content.decode()
     assert "concept note has no body" in preview and 'data-line="7"' in preview
-    text = draft.text.replace("Name the idea in a few words", "The decode floor").replace(
-        "related: []", "related: [tpot-floor]"
+    # Each placeholder written (Publish refuses the template's); its formula kept.
+    text = (
+        draft.text.replace("Name the idea in a few words", "The decode floor")
+        .replace("related: []", "related: [tpot-floor]")
+        .replace(
+            "One sentence that says what the idea is and why a candidate needs it.",
+            "A decode step cannot be faster than reading every weight once.",
+        )
+        .replace("Explain the idea in your own words:", "Each step reads all the weights:")
     )
     published = instructor_client.post(
         reverse("authoring:concept_publish", args=["decode-floor"]),
@@ -894,7 +901,8 @@ def test_a_concept_note_with_a_problem_is_not_published(content_loaded, instruct
         follow=True,
     )
     assert refused_chain(response) == [(reverse("authoring:concept", args=["tpot-floor"]), 302)]
-    assert "Not published: line 3" in response.content.decode()
+    body = response.content.decode()
+    assert "Not published: 1 problem." in body and 'data-line="3">Line 3</a>: unknown key' in body
     assert Concept.objects.get(slug="tpot-floor").content_hash == before.content_hash
 
 
@@ -930,7 +938,7 @@ def test_the_untouched_template_is_refused_at_its_placeholder_lines(instructor):
     ]
     placeholders = services.TEMPLATE_PLACEHOLDERS
     assert all(any(k in lines[p.line - 1] for k in placeholders) for p in problems)
-    assert str(refused.value).startswith("Not published: line ")
+    assert str(refused.value) == "Not published: 2 problems."
     # Written, it publishes.
     revision, created = services.question_publish(slug="left-as-is", text=written(draft.text))
     assert created and revision.number == 1

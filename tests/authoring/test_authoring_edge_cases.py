@@ -16,7 +16,7 @@ from django.urls import reverse
 from authoring import selectors, services
 from authoring.models import Draft
 from questions.models import QuestionRevision
-from tests.authoring.conftest import refused_chain, written
+from tests.authoring.conftest import refused_chain, refused_to, written
 
 SLUG = "odd-values"
 
@@ -71,7 +71,7 @@ def test_a_value_yaml_cannot_read_is_a_problem_at_its_line(instructor_client, in
         follow=True,
     )
     assert refused_chain(published) == [(reverse("authoring:question", args=[SLUG]), 302)]
-    assert f"Not published: line {line}:" in published.content.decode()
+    assert f'data-line="{line}">Line {line}</a>:' in published.content.decode()
     assert Draft.objects.get(slug=SLUG).text == text
 
 
@@ -101,9 +101,10 @@ def test_a_number_that_is_not_finite_is_refused_not_stored(instructor_client, in
         follow=True,
     )
     assert refused_chain(published) == [(reverse("authoring:question", args=[SLUG]), 302)]
-    assert f"Not published: line {line}:" in published.content.decode()
-    tried = instructor_client.post(reverse("authoring:question_try", args=[SLUG]))
-    assert tried.status_code == 422 and "finite number" in tried.content.decode()
+    assert f'data-line="{line}">Line {line}</a>:' in published.content.decode()
+    tried = instructor_client.post(reverse("authoring:question_try", args=[SLUG]), follow=True)
+    assert refused_chain(tried) == [(reverse("authoring:question", args=[SLUG]), 302)]
+    assert "finite number" in tried.content.decode()
     assert not QuestionRevision.objects.filter(question__slug=SLUG).exists()
 
 
@@ -127,9 +128,9 @@ def test_a_title_or_summary_longer_than_the_site_stores_is_a_problem(
         follow=True,
     )
     assert refused_chain(published) == [(reverse("authoring:question", args=[SLUG]), 302)]
-    assert f"Not published: line {line}: &#x27;{key}&#x27; is" in published.content.decode()
+    assert f"Line {line}</a>: &#x27;{key}&#x27; is" in published.content.decode()
     tried = instructor_client.post(reverse("authoring:question_try", args=[SLUG]))
-    assert tried.status_code == 422
+    assert refused_to(tried["Location"]) == reverse("authoring:question", args=[SLUG])
     assert not QuestionRevision.objects.filter(question__slug=SLUG).exists()
 
 

@@ -181,7 +181,7 @@ def test_a_refused_publish_redirects_to_the_editor_which_lists_it_once(
     page = instructor_client.get(location).content.decode()
     start = page.index('id="refusal"')
     refusal = page[start : page.index("</div>", start)]
-    assert "Not published: line " in refusal and "(and 2 more)" in refusal
+    assert "Not published: 2 problems and 1 failing test." in refusal
     listed = re.findall(r'class="problem-line" data-line="(\d+)">Line \1</a>: ([^<]*)', refusal)
     placeholder_lines = [
         number
@@ -231,8 +231,8 @@ def test_a_refused_concept_publish_redirects_to_its_editor(instructor, instructo
     location = response["Location"]
     assert (response.status_code, location.split("?refusal=")[0]) == (302, editor)
     page = instructor_client.get(location).content.decode()
-    assert "Not published: line 3" in page and 'id="refusal-problems"' in page
-    assert "Not published: line" not in instructor_client.get(location).content.decode()
+    assert "Not published: 1 problem." in page and 'id="refusal-problems"' in page
+    assert "Not published:" not in instructor_client.get(location).content.decode()
 
 
 @pytest.mark.django_db
@@ -246,7 +246,7 @@ def test_another_tab_of_the_editor_neither_shows_nor_takes_a_refusal(instructor,
     tab_2 = instructor_client.get(EDITOR).content.decode()
     assert not _refusal(tab_2) and "Not published:" not in tab_2
     page = instructor_client.get(tab_1).content.decode()
-    assert "Not published: line " in _refusal(page)
+    assert "Not published: 2 problems." in _refusal(page)
     # Tab 1 reloaded (its spent token in the address): told once, nothing sent again.
     version = Draft.objects.get(slug=SLUG).version
     again = instructor_client.get(tab_1).content.decode()
@@ -267,7 +267,7 @@ def test_two_tabs_refused_at_one_draft_version_each_see_their_own_refusal(
     tab_2 = _refused_at(_upload(instructor_client, "x.txt", b"hello", version))
 
     page_1 = instructor_client.get(tab_1).content.decode()
-    assert "Not published: line " in _refusal(page_1) and not _upload_error(page_1)
+    assert "Not published: 2 problems." in _refusal(page_1) and not _upload_error(page_1)
     page_2 = instructor_client.get(tab_2).content.decode()
     assert _upload_error(page_2).startswith("x.txt is not a .md file")
     assert not _refusal(page_2) and "Not published:" not in page_2
