@@ -7,10 +7,11 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils.timesince import timeuntil
 
 from mocks import log
 from mocks.models import MockSession
-from practice.extensions import AttemptExtension, Fragment, StepPanel
+from practice.extensions import AttemptExtension, AttemptLink, Fragment, StepPanel
 from practice.models import Attempt, StepAnswer, Submission
 from questionbank import STEP_KEYS, FollowUp
 from questions.models import QuestionRevision
@@ -92,6 +93,21 @@ class MockInterviewHooks(AttemptExtension):
             return reverse("mock_report", kwargs={"session_id": session.pk})
         end = reverse("mock_end", kwargs={"session_id": session.pk})
         return f"{end}?{urlencode({'step': STEP_KEYS[-1]})}"
+
+    def attempt_link(self, attempt: Attempt) -> AttemptLink | None:
+        """A mock interview's attempt leads to its session while it runs, with the time left
+        (or waiting for its interviewer), and to its report once it has ended."""
+        session = MockSession.objects.for_attempt(attempt.pk).first()
+        if session is None:
+            return None
+        if session.ended_at is not None:
+            url = reverse("mock_report", kwargs={"session_id": session.pk})
+            return AttemptLink(url, "mock interview, ended (report)")
+        url = reverse("mock_session", kwargs={"session_id": session.pk})
+        if session.ends_at is None:
+            return AttemptLink(url, "mock interview, waiting for your interviewer (go to it)", True)
+        left = timeuntil(session.ends_at)
+        return AttemptLink(url, f"mock interview running, {left} left (go to it)", True)
 
     def scorecard_redirect(self, attempt: Attempt) -> str:
         session = MockSession.objects.running().for_attempt(attempt.pk).first()

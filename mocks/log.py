@@ -167,8 +167,22 @@ def draft_saved(answer: StepAnswer) -> None:
             **({"diagram": diagram} if (diagram := diagram_text(answer.fields)) else {}),
             # The SLO card's values as saved with it (clarify), when any is filled.
             **({"card": card} if (card := _card_values(answer)) else {}),
+            # The napkin worksheet and the quantity boxes as saved with it (estimate).
+            **_napkin_values(answer),
         },
     )
+
+
+def _napkin_values(answer: StepAnswer) -> dict:
+    if answer.step_key != "estimate" or answer.follow_up_id:
+        return {}
+    fields = answer.fields or {}
+    values: dict = {}
+    if worksheet := str(fields.get("worksheet") or ""):
+        values["worksheet"] = worksheet
+    if quantities := {k: str(v) for k, v in (fields.get("answers") or {}).items() if str(v)}:
+        values["quantities"] = quantities
+    return values
 
 
 def _card_values(answer: StepAnswer) -> dict[str, str]:

@@ -1,5 +1,7 @@
 """Mock interviews: a timed session over one attempt, and its append-only event log."""
 
+from datetime import timedelta
+
 from django.db import models
 
 from practice.models import Attempt
@@ -73,6 +75,13 @@ class MockSession(models.Model):
 
     def __str__(self) -> str:
         return f"mock {self.pk} ({self.mode}) on {self.attempt}"
+
+    @property
+    def ends_at(self):
+        """When the time runs out (None while a person is awaited: no time runs)."""
+        if self.started_at is None:
+            return None
+        return self.started_at + timedelta(minutes=self.total_minutes)
 
 
 class MockEvent(models.Model):

@@ -43,7 +43,7 @@ from practice.diagram import (
 )
 from practice.extensions import scorecard_fragments
 from practice.misconceptions import misconceptions_found
-from practice.models import Grade, StepAnswer, Submission
+from practice.models import Grade, SelfCheck, StepAnswer, Submission
 from practice.scoring import (
     attempt_scored_submissions,
     best_per_part,
@@ -57,6 +57,7 @@ from practice.step_page import step_url
 from practice.templatetags.napkin_verdicts import napkin_verdict
 from questionbank import STEP_KEYS
 from questions import selectors
+from questions.models import QuestionRevision
 
 # The four dimensions interviewers score on, and the steps each is read from; communication
 # is only a person's to score.
@@ -228,7 +229,7 @@ def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock
         "messages": messages[-6:],
         "follow_up": follow_up,
         "ended": session.ended_at is not None,
-        "ended_grading": _ended_grading(session, step_key) if session.ended_at else "",
+        "ended_grading": ended_grading(session, step_key) if session.ended_at else "",
         "self_check_url": step_url(session.attempt, step_key) + "#self-check"
         if step_key in STEP_KEYS
         else "",
@@ -240,7 +241,7 @@ def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock
     }
 
 
-def _ended_grading(session: MockSession, step_key: str) -> str:
+def ended_grading(session: MockSession, step_key: str) -> str:
     """Where the step's answer stands once the session has ended, as its panel says it:
     "grading" while a grader has it, "self_check" when only the keyword matcher read it (no
     model: it waits for the candidate's ratings), "scored", or "" when it was never
@@ -258,15 +259,34 @@ def _ended_grading(session: MockSession, step_key: str) -> str:
     return "self_check" if _awaits_self_check(grades) else ""
 
 
-def _answer_shown(answer: StepAnswer | None) -> str:
+def _answer_shown(answer: StepAnswer | None, revision: QuestionRevision) -> str:
     """A draft as the interviewer reads it: the SLO card or worksheet written out, then the
     text."""
     if answer is None:
         return ""
-    if answer.step_key == "estimate":
-        worksheet = answer.fields.get("worksheet", "")
-        return f"{worksheet}\n\n{answer.text}".strip() if worksheet else answer.text
+    if answer.step_key == "estimate" and not answer.follow_up_id:
+        quantities = quantities_shown(revision, (answer.fields or {}).get("answers") or {})
+        boxes = "\n".join(f"{q['label']}: {q['expression']}" for q in quantities)
+        parts = ((answer.fields or {}).get("worksheet", ""), boxes, answer.text)
+        return "\n\n".join(p.strip() for p in parts if p.strip())
     return answer_for_person(answer.step_key, answer.text, answer.fields)
+
+
+def quantities_shown(revision: QuestionRevision, typed: dict) -> list[dict]:
+    """The quantity boxes of the napkin step as typed, in the question's order, each with its
+    label; a box the question no longer has keeps its id as its label."""
+    order = revision.question_spec.step("estimate").quantities
+    known = {q.id for q in order}
+    shown = [
+        {"id": q.id, "label": q.short_label, "expression": str(typed[q.id])}
+        for q in order
+        if str(typed.get(q.id) or "")
+    ]
+    return shown + [
+        {"id": k, "label": k, "expression": str(v)}
+        for k, v in typed.items()
+        if k not in known and str(v)
+    ]
 
 
 def card_shown(card: dict | None) -> str:
@@ -304,6 +324,7 @@ def _points_compared(
     if scores is None:
         scores = interviewer_scores(session)
     human = scores.get(step_key, {}).get("verdicts", {})
+    ratings = _self_ratings(submission)
     rows = []
     for point in rubric:
         row = {"id": point.id, "says": point.says, "weight": point.weight}
@@ -318,6 +339,7 @@ def _points_compared(
             row[f"{key}_quote"] = (found or {}).get("evidence", "")
             # The nodes and edges of the diagram that grader found ("gateway -> router").
             row[f"{key}_diagram"] = diagram_evidence(found or {})
+        row["self_words"] = _self_words(row["self"], ratings.get(point.id, ""))
         row["human"] = human.get(point.id, "")
         given = {v for v in (row["model"], row["self"], row["human"]) if v}
         row["disagree"] = len(given) > 1
@@ -402,7 +424,7 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
             "rubric": spec.rubric,
             "reference_diagram": _picture(spec.reference_diagram),
         },
-        "answer_text": _answer_shown(answers.get((step_key, ""))),
+        "answer_text": _answer_shown(answers.get((step_key, "")), revision),
         # The candidate's diagram as it saves, laid out (None on a step without one).
         "answer_diagram": (
             _picture(diagram_text(answers[(step_key, "")].fields))
@@ -423,7 +445,7 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
             if (step_key, fu.id) in answers
         ],
         "pending": pending,
-        "pending_text": _answer_shown(pending_answer),
+        "pending_text": _answer_shown(pending_answer, revision),
         "transcript": transcript(session, grades_for=set(scores)),
         "steps": steps,
         "communication": scores.get("", {}).get("communication", ""),
@@ -444,6 +466,24 @@ def _feedback_url(session: MockSession, step_key: str) -> str:
     return reverse(
         "mock_feedback", kwargs={"session_id": session.pk, "step": step_key or OVERALL_SLUG}
     )
+
+
+RATING_WORDS = dict(SelfCheck.Rating.choices)
+
+
+def _self_ratings(submission: Submission | None) -> dict[str, str]:
+    """The candidate's rating of each rubric point ({id: "covered" | "partly" | "not"})."""
+    self_check = getattr(submission, "self_check", None) if submission else None
+    return dict(getattr(self_check, "ratings", None) or {})
+
+
+def _self_words(verdict: str, rating: str) -> str:
+    """The self-check's verdict on a point in the words the candidate picked ("Covered"),
+    not the graders' ("hit"): their rating's own label, since a wrong idea they confirmed
+    may hold the stored verdict below it; "" where there is no self-check verdict."""
+    if not verdict:
+        return ""
+    return RATING_WORDS.get(rating) or SELF_CHECK_WORDS.get(verdict, verdict)
 
 
 def _self_checked_ideas(submission: Submission) -> dict[str, str]:
@@ -669,6 +709,15 @@ def steps_awaiting_score(session: MockSession) -> set[str]:
     return {k for k in STEP_KEYS if k not in scored and k in submitted}
 
 
+# The checker's words are for a candidate still working ("Not right yet"); the report reads
+# answers submitted, which are what they are.
+SUBMITTED_VERDICT_LABELS = {"wrong": "Wrong"}
+
+# The candidate's self-check in the words they picked (practice's SelfCheck.Rating labels),
+# by the verdict each rating is stored as.
+SELF_CHECK_WORDS = {"hit": "Covered", "partial": "Partly", "miss": "Not covered"}
+
+
 def _numbers(grades: list[Grade]) -> list[dict]:
     """The napkin checker's verdict on each quantity of the step (none on other steps): what
     the candidate wrote, the verdict, the expected value and any hint, as the practice
@@ -683,7 +732,10 @@ def _numbers(grades: list[Grade]) -> list[dict]:
             "expected": point.get("expected", ""),
             "hint": point.get("hint", ""),
         }
-        line = f"{row['label']}: {napkin_verdict(row['verdict'])}"
+        row["verdict_label"] = SUBMITTED_VERDICT_LABELS.get(
+            row["verdict"], napkin_verdict(row["verdict"])
+        )
+        line = f"{row['label']}: {row['verdict_label']}"
         if row["answer"]:
             line += f" ({_code_cell(row['answer'])})"
         if row["expected"]:
@@ -942,7 +994,8 @@ def replay_context(session: MockSession, *, step_key: str, version: int | None) 
         step_key = STEP_KEYS[0]
     drafts = _step_drafts(session)
     authored = session.attempt.revision.question_spec.step(step_key).follow_ups
-    main = {"text": "", "diagram": "", "card": ""}
+    main = {"text": "", "diagram": "", "card": "", "worksheet": "", "quantities": []}
+    revision = session.attempt.revision
     follow_ups: dict[str, str] = {}  # follow-up id -> its answer as last saved
     versions = []
     for i, e in enumerate(drafts.filter(step_key=step_key).order_by("seq")):
@@ -954,6 +1007,8 @@ def replay_context(session: MockSession, *, step_key: str, version: int | None) 
                 "text": e.payload.get("text", ""),
                 "diagram": e.payload.get("diagram", ""),
                 "card": card_shown(e.payload.get("card")),
+                "worksheet": e.payload.get("worksheet", ""),
+                "quantities": quantities_shown(revision, e.payload.get("quantities") or {}),
             }
         versions.append(
             {

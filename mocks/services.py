@@ -105,6 +105,23 @@ def mock_session_start(
     return session
 
 
+def running_session_of(*, user: User, question_id: int, now: datetime | None = None):
+    """The candidate's mock interview of this question that still runs (or waits for its
+    interviewer), if any: one clock a question at a time, so Start leads back to it. A session
+    whose time ran out unnoticed is ended here (`session_tick`), and is no longer running."""
+    sessions = (
+        MockSession.objects.running()
+        .filter(attempt__user=user, attempt__revision__question_id=question_id)
+        .select_related("attempt")
+        .order_by("-pk")
+    )
+    for session in sessions:
+        session_tick(session, now=now)
+        if session.ended_at is None:
+            return session
+    return None
+
+
 @dataclass
 class Clock:
     """Where a session stands at `now` (seconds throughout)."""

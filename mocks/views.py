@@ -89,6 +89,14 @@ def _absolute(request: HttpRequest, name: str, **kwargs) -> str:
 @require_POST
 def mock_start(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
+    running = mock.running_session_of(user=request.user, question_id=revision.question_id)
+    if running is not None:
+        messages.info(
+            request,
+            "Your mock interview of this question is still running: here it is. "
+            "End it before you start another.",
+        )
+        return redirect("mock_session", session_id=running.pk)
     try:
         session = mock.mock_session_start(
             user=request.user, revision=revision, mode=request.POST.get("mode", "")
@@ -151,13 +159,25 @@ def candidate_panel(request: HttpRequest, session_id: int) -> HttpResponse:
         # would need a CORS preflight this site never grants), so it moves nobody.
         mock.step_open(session=session, step_key=step_key)
     clock = mock.session_tick(session)
-    if after >= 0 and not session.events.filter(seq__gt=after, kind__in=PANEL_KINDS).exists():
+    if (
+        after >= 0
+        and not session.events.filter(seq__gt=after, kind__in=PANEL_KINDS).exists()
+        and not _grading_settled(request, session, step_key)
+    ):
         response = HttpResponse(status=204)
     else:
         context = _candidate_panel_context(session, step_key=step_key, clock=clock)
         response = render(request, "mock/candidate_panel.html", context)
     patch_vary_headers(response, ["HX-Request"])  # only htmx's load moves the candidate
     return response
+
+
+def _grading_settled(request: HttpRequest, session: MockSession, step_key: str) -> bool:
+    """Whether a panel drawn after the end while the step's answer was being graded (its
+    poll says `grading=1`) has more to say: the grading settled, which logs no event."""
+    if request.GET.get("grading") != "1" or session.ended_at is None:
+        return False
+    return mock_report.ended_grading(session, step_key) != "grading"
 
 
 def _candidate_panel_context(session: MockSession, *, step_key: str, clock: mock.Clock) -> dict:
@@ -614,4 +634,15 @@ def mock_replay(request: HttpRequest, session_id: int) -> HttpResponse:
     context = mock_report.replay_context(
         session, step_key=request.GET.get("step", "clarify"), version=version
     )
+    # The replay holds only the candidate's own drafts, which the interviewer watches live
+    # anyway, so it opens while the session runs; the report does not (REPORT_NOT_YET), so
+    # the way up leads to the report once it has ended and to the party's live page before.
+    mock.session_tick(session)
+    if session.ended_at is not None:
+        up_url, up_label = reverse("mock_report", args=[session.pk]), "Mock interview report"
+    elif request.user.pk == session.attempt.user_id:
+        up_url, up_label = reverse("mock_session", args=[session.pk]), "Your mock interview"
+    else:
+        up_url, up_label = reverse("mock_interview", args=[session.pk]), "The interview"
+    context |= {"up_url": up_url, "up_label": up_label}
     return render(request, "mock/replay.html", context)

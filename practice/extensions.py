@@ -36,6 +36,17 @@ class StepPanel:
 
 
 @dataclass(frozen=True)
+class AttemptLink:
+    """Where an attempt listed on its question's page leads instead of practice's own step
+    or scorecard, and what it says of the attempt there ("mock interview, ended (report)");
+    `current`: the attempt is under way elsewhere (a mock's clock runs), marked as such."""
+
+    url: str
+    words: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
 class Fragment:
     """A piece of a practice page that a feature renders: its template, included with the
     page's context plus `fragment` (this object), whose `context` holds the feature's own."""
@@ -114,6 +125,10 @@ class AttemptExtension:
     def attempt_finished(self, attempt: Attempt) -> str:
         """The candidate pressed Finish: where to send them instead of the scorecard, or ""."""
         return ""
+
+    def attempt_link(self, attempt: Attempt) -> AttemptLink | None:
+        """Where the attempt, listed on its question's page, leads instead, or None."""
+        return None
 
     def scorecard_redirect(self, attempt: Attempt) -> str:
         """Where to send a candidate who asks for the scorecard now, or "" to show it."""
@@ -206,6 +221,10 @@ def scorecard_fragments(attempt: Attempt) -> list[Fragment]:
 
 def attempt_finished(attempt: Attempt) -> str:
     return next((url for e in _registered if (url := e.attempt_finished(attempt))), "")
+
+
+def attempt_link(attempt: Attempt) -> AttemptLink | None:
+    return next((link for e in _registered if (link := e.attempt_link(attempt))), None)
 
 
 def scorecard_redirect(attempt: Attempt) -> str:

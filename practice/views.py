@@ -72,6 +72,7 @@ def question_page(
         numbers = {pk: n for n, pk in enumerate(own.order_by("pk").values_list("pk", flat=True), 1)}
         for attempt in attempts:
             attempt.number = numbers[attempt.pk]
+            attempt.link = extensions.attempt_link(attempt)  # a mock's session or report
     return render(
         request,
         "interview/question.html",

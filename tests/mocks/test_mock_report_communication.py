@@ -13,20 +13,22 @@ from mocks import services as mock
 from questions.models import Question
 from tests.mocks.conftest import client_for
 
+# The page's row: where the score comes from is told beneath the dimension's name.
 NOBODY = (
-    "Communication | a human interviewer only | — "
+    "Communication from a human interviewer only | — "
     "| not scored: no human interviewer in this session"
 )
 
 
 def communication_row(session) -> str:
-    """The report's Communication row, its cells joined by " | "."""
+    """The report's Communication row, its cells joined by " | " (the text of each cell's
+    parts joined by a space)."""
     response = client_for(session.attempt.user).get(
         reverse("mock_report", kwargs={"session_id": session.pk})
     )
     assert response.status_code == 200
     page = response.content.decode()
-    row = re.search(r'<tr><th scope="row">Communication</th>.*?</tr>', page, re.S)
+    row = re.search(r'<tr><th scope="row">Communication\b.*?</tr>', page, re.S)
     assert row, "the report has a Communication row"
     cells = re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row.group(0), re.S)
     return " | ".join(" ".join(re.sub(r"<[^>]+>", " ", c).split()) for c in cells)
@@ -65,17 +67,21 @@ def test_a_session_no_interviewer_joined_says_no_human_scored_it(content_loaded)
 
 def test_an_interviewers_communication_score_is_shown_as_before(joined_session):
     mock.session_end(session=joined_session, reason="ended early")  # scored in the wrap-up
-    assert communication_row(joined_session) == "Communication | the interviewer | — | not scored"
+    assert (
+        communication_row(joined_session) == "Communication from the interviewer | — | not scored"
+    )
     mock.communication_score(session=joined_session, verdict="partial")
     assert (
-        communication_row(joined_session) == "Communication | the interviewer | — | 50% (partial)"
+        communication_row(joined_session)
+        == "Communication from the interviewer | — | 50% (partial)"
     )
     assert markdown_row(joined_session) == "| Communication | the interviewer | - | 50% (partial) |"
     # The interviewer closes their account (the session keeps no one): their score stays.
     joined_session.interviewer.delete()
     joined_session.refresh_from_db()
     assert (
-        communication_row(joined_session) == "Communication | the interviewer | — | 50% (partial)"
+        communication_row(joined_session)
+        == "Communication from the interviewer | — | 50% (partial)"
     )
 
 

@@ -1,0 +1,77 @@
+"""One clock a question at a time: while a mock interview of a question runs, its question
+page links the session (with the time left), and "Start a mock interview" leads back to it
+instead of starting a second clock. An ended one's attempt links its report."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from mocks import services as mock
+from mocks.models import MockSession
+from questions.models import Question
+from tests.mocks.conftest import client_for
+
+SLUG = "chat-api-50qps"
+
+
+def _start(client, mode="app"):
+    return client.post(reverse("mock_start", args=[SLUG]), {"mode": mode})
+
+
+def test_start_while_one_runs_leads_to_the_running_one(people):
+    client = client_for(people["candidate"])
+    first = _start(client)
+    session = MockSession.objects.get()
+    assert first.url == reverse("mock_session", kwargs={"session_id": session.pk})
+
+    again = _start(client, mode="human")
+    assert again.status_code == 302
+    assert again.url == reverse("mock_session", kwargs={"session_id": session.pk})
+    assert MockSession.objects.count() == 1
+    page = client.get(again.url).content.decode()
+    assert "still running" in page
+
+    mock.session_end(session=session, reason="candidate")
+    _start(client)
+    assert MockSession.objects.count() == 2  # ended: a new one starts
+
+
+def test_another_question_or_another_candidate_starts_its_own(people):
+    _start(client_for(people["candidate"]))
+    _start(client_for(people["stranger"]))
+    assert MockSession.objects.count() == 2
+
+
+def test_the_question_page_links_the_running_session_and_an_ended_ones_report(people):
+    client = client_for(people["candidate"])
+    _start(client)
+    session = MockSession.objects.get()
+    page = client.get(reverse("question", args=[SLUG])).content.decode()
+    session_url = reverse("mock_session", kwargs={"session_id": session.pk})
+    attempts = page[page.index("Your attempts:") :]
+    link = attempts[attempts.index(f'<a href="{session_url}"') :]
+    link = link[: link.index("</a>")]
+    assert "mock interview running" in link and "left" in link
+    assert "(resume)" not in link
+    assert "data-mock-running" in page
+
+    mock.session_end(session=session, reason="candidate")
+    page = client.get(reverse("question", args=[SLUG])).content.decode()
+    report_url = reverse("mock_report", kwargs={"session_id": session.pk})
+    assert f'<a href="{report_url}"' in page
+    assert "mock interview, ended (report)" in page
+    assert "data-mock-running" not in page
+
+
+def test_a_running_session_whose_time_ran_out_is_ended_not_resumed(people):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    revision = Question.objects.get(slug=SLUG).current_revision
+    session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
+    MockSession.objects.filter(pk=session.pk).update(started_at=timezone.now() - timedelta(hours=2))
+    _start(client_for(people["candidate"]))
+    session.refresh_from_db()
+    assert session.ended_at is not None
+    assert MockSession.objects.count() == 2
