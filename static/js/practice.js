@@ -238,7 +238,7 @@
   // the status does not tell it, #submit-pending does, with a Submit again of its own. A
   // refusal told elsewhere keeps its own place: another tab's newer draft (409) stays in the
   // status, since this tab's saves are refused too; a refusal with the text saved (422, 429)
-  // is in #submit-result, which the autosave leaves alone.
+  // is in #submit-refused beside Submit, which the autosave leaves alone.
   const pending = document.getElementById("submit-pending");
   const pendingWhy = document.getElementById("submit-pending-why");
   const submitButton = document.getElementById("submit-button");
@@ -282,13 +282,13 @@
   }
   // A refusal of the last Submit that no longer holds (what it asked for is done, as another
   // script on the page tells with "submit:refusal-lifted" and the refusal's words) leaves the
-  // page wherever it is told: beneath Submit (#submit-result), or in #submit-pending. Only
+  // page wherever it is told: beside Submit (#submit-refused), or in #submit-pending. Only
   // those words go: any other refusal or failure keeps its place.
   const sameWords = (a, b) => a.trim().replace(/\s+/g, " ") === b.trim().replace(/\s+/g, " ");
   document.addEventListener("submit:refusal-lifted", (event) => {
     const lifted = String((event.detail && event.detail.refusal) || "");
     if (!lifted.trim()) return;
-    document.querySelectorAll("#submit-result > .message-error").forEach((told) => {
+    document.querySelectorAll("#submit-refused > .message-error").forEach((told) => {
       if (sameWords(told.textContent, lifted)) told.remove();
     });
     if (pending && pendingWhy && refusal && sameWords(refusal, lifted)) {

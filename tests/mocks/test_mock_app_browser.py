@@ -58,7 +58,10 @@ def test_the_app_asks_its_follow_up_on_the_weakest_point_and_grades_the_answer(
     page.goto(f"{base}/attempts/{session.attempt_id}/steps/bottlenecks/")
     page.locator("#answer-text").fill("The queue grows past the knee.")
     page.locator("#submit-button").click()
-    expect(page.locator("#submit-result")).to_contain_text("Answer the interviewer's follow-up")
+    refused = page.locator("#submit-refused")
+    expect(refused).to_contain_text("Answer the interviewer's follow-up")
+    # Told beside the button pressed, not below the load-test panel past the screen's edge.
+    expect(refused).to_be_in_viewport()
     page.get_by_label("Your answer to the follow-up").fill(
         "We enable prefix caching so the shared system prompt is prefilled once per replica "
         "and reused, which cuts TTFT."

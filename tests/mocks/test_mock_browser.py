@@ -82,7 +82,7 @@ def test_a_mock_interview_with_a_person_from_invite_to_shared_report(
     us.get_by_role("button", name="Ask the follow-up").click()
     expect(them.locator("#mock-panel")).to_contain_text("How does the router choose a replica?")
     them.locator("#submit-button").click()
-    expect(them.locator("#submit-result")).to_contain_text("Answer the interviewer's follow-up")
+    expect(them.locator("#submit-refused")).to_contain_text("Answer the interviewer's follow-up")
     them.get_by_label("Your answer to the follow-up").fill("By a hash of the prompt prefix.")
     them.get_by_role("button", name="Submit the follow-up answer").click()
     expect(them.locator("#mock-panel")).to_contain_text("You answered the follow-up")

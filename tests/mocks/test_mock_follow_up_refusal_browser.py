@@ -54,7 +54,7 @@ def _submit_refused(page, told: str):
     """The step's answer typed and submitted; the refusal `told` shows beneath it."""
     page.locator("#answer-text").fill(STEP_TEXT)
     page.get_by_role("button", name="Submit this step").click()
-    refusal = page.locator("#submit-result .message-error")
+    refusal = page.locator("#submit-refused .message-error")
     expect(refusal).to_have_text(told)
     return refusal
 

@@ -26,7 +26,7 @@ def test_a_rate_limited_submit_is_told_beside_the_answer_and_the_text_kept(
     with page.expect_response("**/steps/architecture/submit/") as refused:
         page.get_by_role("button", name="Submit this step").click()
     assert refused.value.status == 429
-    alert = page.locator("#submit-result [role=alert]")
+    alert = page.locator("#submit-refused [role=alert]")
     expect(alert).to_contain_text("faster than 1 submissions a minute")
     # The draft was saved before the limit was checked, and the status says so truthfully.
     expect(page.locator("#save-status")).to_contain_text("Draft saved at")
