@@ -643,6 +643,9 @@ def test_scorecard_and_history_show_scores_and_missed_points(
         "min",
     ):
         assert needle in card, needle
+    # The time is the active time, said as such: a mock's report times steps from their opening.
+    assert '<th scope="col">Time working</th>' in card
+    assert "in view with an edit in the minute before" in card
     assert "offline rubric grader" not in card
     # Nothing is scored yet, so nothing can be called missed.
     weakest = card.split('id="weak-h"')[1].split("</section>")[0]
