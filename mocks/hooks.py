@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from mocks import log
@@ -106,6 +107,9 @@ class MockInterviewHooks(AttemptExtension):
         url = reverse("mock_session", kwargs={"session_id": session.pk})
         if session.ends_at is None:
             return AttemptLink(url, "mock interview, waiting for your interviewer (go to it)", True)
+        if session.ends_at <= timezone.now():
+            # Its time ran out and nothing has ended it yet: its page ends it and leads on.
+            return AttemptLink(url, "mock interview, time up (see how it ended)")
         left = timeuntil(session.ends_at)
         return AttemptLink(url, f"mock interview running, {left} left (go to it)", True)
 

@@ -973,12 +973,17 @@ def _indented(text: str) -> str:
 
 
 def report_markdown(
-    session: MockSession, *, hide_graders_for: Collection[str] = (), show_matcher: bool = False
+    session: MockSession,
+    *,
+    hide_graders_for: Collection[str] = (),
+    show_matcher: bool = False,
+    is_candidate: bool = True,
 ) -> str:
     """The report as Markdown (the export): the same figures as the page, no absolute dates
-    or ids, so a session's export reads the same whenever it is made."""
+    or ids, so a session's export reads the same whenever it is made; its words speak to the
+    candidate, or of them (`is_candidate` False: the interviewer's download)."""
     context = report_context(session, hide_graders_for=hide_graders_for, show_matcher=show_matcher)
-    return render_to_string("mock/report.md", context)
+    return render_to_string("mock/report.md", {**context, "is_candidate": is_candidate})
 
 
 def replay_context(session: MockSession, *, step_key: str, version: int | None) -> dict:

@@ -19,6 +19,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -91,9 +92,10 @@ def mock_start(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
     running = mock.running_session_of(user=request.user, question_id=revision.question_id)
     if running is not None:
+        state = "still running" if running.started_at else "waiting for your interviewer"
         messages.info(
             request,
-            "Your mock interview of this question is still running: here it is. "
+            f"Your mock interview of this question is {state}: here it is. "
             "End it before you start another.",
         )
         return redirect("mock_session", session_id=running.pk)
@@ -577,6 +579,7 @@ def mock_report_markdown(request: HttpRequest, session_id: int) -> HttpResponse:
             session,
             hide_graders_for=_hidden_steps(request, session),
             show_matcher=_shows_matcher(request, session),
+            is_candidate=request.user.pk == session.attempt.user_id,
         ),
         content_type="text/markdown; charset=utf-8",
     )
@@ -637,8 +640,10 @@ def mock_replay(request: HttpRequest, session_id: int) -> HttpResponse:
     # The replay holds only the candidate's own drafts, which the interviewer watches live
     # anyway, so it opens while the session runs; the report does not (REPORT_NOT_YET), so
     # the way up leads to the report once it has ended and to the party's live page before.
-    mock.session_tick(session)
-    if session.ended_at is not None:
+    ended = session.ended_at is not None or (
+        session.ends_at is not None and session.ends_at <= timezone.now()
+    )
+    if ended:
         up_url, up_label = reverse("mock_report", args=[session.pk]), "Mock interview report"
     elif request.user.pk == session.attempt.user_id:
         up_url, up_label = reverse("mock_session", args=[session.pk]), "Your mock interview"

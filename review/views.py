@@ -201,7 +201,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         context["review_reason"] = submission.review_reason
         context["self_check_gap"] = review.self_check_gap(submission)
         found = [cell for row in context["rows"] for cell in row["cells"]]
-        labelled = submission.grades.select_related("reviewer").get(grader=review.INSTRUCTOR)
+        # The instructor's grade, as the side-by-side just loaded it (with its reviewer).
+        labelled = next(c["grade"] for c in context["columns"] if c["grader"] == review.INSTRUCTOR)
         # The page speaks to the instructor who labelled it; anyone else reads whose it is.
         context["labelled_by_you"] = labelled.reviewer_id == request.user.pk
         context["labelled_by"] = _reviewer_name(labelled)

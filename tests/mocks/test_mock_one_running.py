@@ -71,7 +71,13 @@ def test_a_running_session_whose_time_ran_out_is_ended_not_resumed(people):
     revision = Question.objects.get(slug=SLUG).current_revision
     session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
     MockSession.objects.filter(pk=session.pk).update(started_at=timezone.now() - timedelta(hours=2))
-    _start(client_for(people["candidate"]))
+    client = client_for(people["candidate"])
+    # Its time is up though nothing has ended it yet: the page does not call it running.
+    page = client.get(reverse("question", args=[SLUG])).content.decode()
+    assert "mock interview, time up" in page
+    assert "running" not in page[page.index("Your attempts:") :].split("</p>")[0]
+    assert "data-mock-running" not in page
+    _start(client)
     session.refresh_from_db()
     assert session.ended_at is not None
     assert MockSession.objects.count() == 2

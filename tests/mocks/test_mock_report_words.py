@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.test import Client
 from django.urls import reverse
 
+from mocks import report as mock_report
 from mocks import services as mock
 from practice import services as flow
 from practice.models import Submission
@@ -35,6 +36,14 @@ def test_the_shared_report_speaks_of_the_candidates_numbers(people, bank_loaded)
     assert "Your numbers" not in page
     own = client_for(people["candidate"]).get(reverse("mock_report", args=[session.pk]))
     assert "Your numbers" in own.content.decode()
+
+
+def test_the_markdown_export_speaks_to_the_candidate_or_of_them(people, bank_loaded):
+    session = _numbers_session(people)
+    own = client_for(people["candidate"]).get(reverse("mock_report_md", args=[session.pk]))
+    assert "### Your numbers" in own.content.decode()
+    theirs = mock_report.report_markdown(session, is_candidate=False)
+    assert "### The candidate's numbers" in theirs and "Your numbers" not in theirs
 
 
 def test_a_wrong_number_reads_wrong_in_the_report(people, bank_loaded):
@@ -72,4 +81,4 @@ def test_a_panel_line_says_its_time_is_into_the_session(joined_session):
         reverse("mock_panel", kwargs={"session_id": session.pk}) + "?step=clarify"
     )
     html = panel.content.decode()
-    assert '<span class="muted">at 0:00 in</span>' in html
+    assert '<span class="muted">0:00 into the interview:</span>' in html
