@@ -962,15 +962,25 @@ def _figures(text: str) -> list[tuple[float, str]]:
     return figures
 
 
-def _other_dimension(figure: float, word: str, answer: Any) -> bool:
-    """Whether the word after a figure is a unit of another dimension than the answer's ("3
-    QPS" is no count of streams); a word that is not a unit ("ten replicas") says nothing.
-    Tokens and requests are counts, as a plain number is (authors give a token budget as
-    either)."""
+def _in_answer_unit(figure: float, word: str, answer: Any, unit: str) -> float | None:
+    """A probe's figure in the answer's unit: as written where it counts something ("ten
+    replicas", "17 fit") and the answer is a count too, or the word after it is a count like
+    the answer's (tokens and requests are counts, as a plain
+    number is: authors give a token budget as either); converted where it is a unit of the
+    answer's dimension ("140 MB" against an answer in GB); None where it is a unit of another
+    dimension ("3 QPS" is no count of streams)."""
     from planner.engine import evaluate_expression
 
-    quantity = evaluate_expression(f"{figure:g} {word}", {}).quantity if word else None
-    return quantity is not None and _counted(quantity.dim) != _counted(answer.dim)
+    written = f"{figure:g} {word}"
+    quantity = evaluate_expression(written, {}).quantity if word else None
+    if quantity is None:  # a count of something ("60 calls"): only a count is its answer
+        return figure if not any(_counted(answer.dim)) else None
+    if _counted(quantity.dim) != _counted(answer.dim):
+        return None
+    if quantity.dim != answer.dim or not unit:
+        return figure
+    converted = evaluate_expression(written, {}, to_unit=unit)
+    return float(converted.value) if converted.error is None else figure
 
 
 def _counted(dim: tuple) -> tuple:
@@ -984,23 +994,25 @@ def _counted(dim: tuple) -> tuple:
 def _check_probes_keep_answers(cf: ContentFile) -> None:
     """A probe must not state a figure the napkin-math step checks: a mock interviewer asks it
     word for word, perhaps before the candidate has worked the figure out, and while the mock
-    runs the checker's verdicts and expected values are withheld. A figure the candidate is
-    already shown (the scenario, the brief, a step's prompt, a given) is no answer."""
-    from planner.engine import evaluate_expression, evaluate_worksheet
+    runs the checker's verdicts and expected values are withheld. So too a later step's prompt
+    and a follow-up's. A figure the candidate is already shown (the scenario, the brief, a
+    given, the napkin-math prompt) is no answer."""
+    from planner.engine import evaluate_expression, evaluate_worksheet, givens_from_estimate
 
     spec = question_spec(cf)
     estimate = spec.step("estimate")
-    lines = [f"{g.name} = {g.value}" for g in estimate.givens]
-    lines += [f"{q.id} = {q.rounded_formula}" for q in estimate.quantities]
+    # The expected values as the checker works them out: the givens, then every quantity.
+    lines = [f"{k} = {v}" for k, v in givens_from_estimate(estimate.estimate_dict()).items()]
     rows = evaluate_worksheet(lines, {})
     scope = {row.name: row.quantity for row in rows if row.name and row.quantity is not None}
     answers = []
     for qty in estimate.quantities:
         if qty.id not in scope:
             continue
-        value = evaluate_expression(qty.id, scope, to_unit=qty.unit or None).quantity
-        if value is not None:
-            answers.append((qty, value))
+        result = evaluate_expression(qty.id, scope, to_unit=qty.unit or None)
+        if result.error is None and result.quantity is not None:
+            # The value in the quantity's unit, and its dimension (the quantity, in base units).
+            answers.append((qty, float(result.value), result.quantity))
     shown = " ".join(
         [cf.body, *(str(v) for v in cf.meta.get("brief", {}).values())]
         + [f"{g.label} {g.value}" for g in estimate.givens]
@@ -1009,9 +1021,9 @@ def _check_probes_keep_answers(cf: ContentFile) -> None:
     known = {figure for figure, _ in _figures(shown)}
     asked = []  # (path, what asks, its text)
     for step in spec.steps:
-        if step.key == "estimate":
-            continue
-        asked.append((("steps", step.key, "prompt"), f"the {step.key} step's prompt", step.prompt))
+        if step.key != "estimate":
+            path = ("steps", step.key, "prompt")
+            asked.append((path, f"the {step.key} step's prompt", step.prompt))
         rubrics = [(("steps", step.key, "rubric"), step.rubric)]
         for f, follow_up in enumerate(step.follow_ups):
             path = ("steps", step.key, "follow_ups", f)
@@ -1024,15 +1036,16 @@ def _check_probes_keep_answers(cf: ContentFile) -> None:
             ]
     for path, what, text in asked:
         for figure, word in _figures(text):
-            if figure < 2 or figure in known:
+            if figure in known:
                 continue
-            for qty, answer in answers:
-                value = float(answer.magnitude)
+            for qty, value, answer in answers:
+                said = _in_answer_unit(figure, word, answer, qty.unit)
+                if said is None or said in (0, 1):  # "one replica" names no answer
+                    continue
                 slack = max(qty.tolerance, PROBE_FIGURE_SLACK) * abs(value)
                 # A whole answer (a count, a rounded quantity) is stated whole.
                 whole = qty.rounding or value == int(value)
-                near = figure == value if whole else abs(figure - value) <= slack
-                if near and not _other_dimension(figure, word, answer):
+                if said == value if whole else abs(said - value) <= slack:
                     cf.problem(
                         path,
                         f"{what} states {figure:g}, the napkin-math answer '{qty.id}' "
