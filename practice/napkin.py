@@ -3,6 +3,8 @@ givens (and their own SLO card's figures) predefined, and a required quantity ch
 
 from __future__ import annotations
 
+import hashlib
+
 from grading.text import form_block
 from planner.engine import (
     LineResult,
@@ -186,14 +188,34 @@ def quantity_verdict(
         "value": result.value,
         "unit": result.unit,
         "hint": result.hint or "",
+        "worksheet": worksheet_digest(worksheet),
     }
 
 
-def check_for_page(check: dict | None) -> dict | None:
+def worksheet_digest(worksheet: str) -> str:
+    """A short fingerprint of the worksheet a check read: a check whose worksheet has changed
+    since may no longer hold (a line it names now computes another value)."""
+    text = "\n".join(line.rstrip() for line in worksheet.replace("\r\n", "\n").split("\n"))
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:16]
+
+
+def check_for_page(
+    check: dict | None, *, typed: str | None = None, worksheet: str | None = None
+) -> dict | None:
     """A quantity's check as the page shows it: with `shown`, the candidate's value written
     as the worksheet writes values ("21.54 ms", "1e-5 GB"), where a fixed number of decimals
-    pads some and rounds others to nothing."""
-    if not check or check.get("value") is None:
+    pads some and rounds others to nothing; `stale` where the box (`typed`) or the worksheet
+    has changed since the check, whose verdict the page then does not repeat."""
+    if not check:
+        return check
+    stale = (typed is not None and typed.strip() != str(check.get("answer", "")).strip()) or (
+        worksheet is not None
+        and "worksheet" in check
+        and check["worksheet"] != worksheet_digest(worksheet)
+    )
+    if stale:
+        return {**check, "stale": True}
+    if check.get("value") is None:
         return check
     return {**check, "shown": f"{format_number(check['value'])} {check.get('unit') or ''}".strip()}
 

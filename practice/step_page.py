@@ -168,15 +168,13 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
         context["card"] = _card_form(answer.fields)
     if answer.step_key == "estimate":
         checks = answer.fields.get("checks") or {}
+        worksheet = str(answer.fields.get("worksheet", ""))
         context["givens"] = spec.givens
-        context["quantities"] = [
-            {
-                "spec": q,
-                "check": check_for_page(checks.get(q.id)),
-                "typed": typed_answer(answer.fields, q.id),
-            }
-            for q in spec.quantities
-        ]
+        context["quantities"] = []
+        for q in spec.quantities:
+            typed = typed_answer(answer.fields, q.id)
+            check = check_for_page(checks.get(q.id), typed=typed, worksheet=worksheet)
+            context["quantities"].append({"spec": q, "check": check, "typed": typed})
         # A running mock interview checks the numbers only at its end (the report has them):
         # the page offers no Check it would refuse, and says so.
         context["checks_withheld"] = extensions.feedback_withheld(attempt.pk)

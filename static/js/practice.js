@@ -22,6 +22,25 @@
     const check = row.querySelector("button[name=quantity]");
     row.querySelectorAll("input, button").forEach((el) => el.setAttribute("form", "check-form-" + check.value));
   });
+  // A check's verdict belongs to the box and the worksheet it read: an edit of either leaves
+  // it beside another answer, where "Correct" would be read as the new answer's. It gives
+  // way, once, to the words the server uses for a stale check (the list's data-stale-words).
+  const quantityRows = document.querySelector(".quantity-rows");
+  if (quantityRows) {
+    const markStale = (result) => {
+      if (!result || !result.querySelector(".verdict") || result.querySelector(".verdict-stale")) return;
+      const note = document.createElement("p");
+      note.className = "verdict verdict-stale";
+      note.textContent = quantityRows.dataset.staleWords;
+      result.replaceChildren(note);
+    };
+    quantityRows.addEventListener("input", (event) => {
+      const box = event.target.closest(".quantity-input input[name]");
+      if (box) markStale(document.getElementById("check-" + box.name.replace(/^expr_/, "")));
+    });
+    const sheet = document.getElementById("worksheet");
+    if (sheet) sheet.addEventListener("input", () => quantityRows.querySelectorAll(".check-result").forEach(markStale));
+  }
   // Drafts save as you type only with JavaScript: the page says so only here.
   const autosaveHelp = document.getElementById("autosave-help");
   if (autosaveHelp) autosaveHelp.hidden = false;
