@@ -64,18 +64,51 @@ def _signed_out_next(request) -> str:
     return resolve_url(settings.LOGIN_REDIRECT_URL)
 
 
-def instructor_required(view):
+# The session key that carries, through signing in, what a form posted signed out did not do.
+UNSENT_SESSION_KEY = "signed_out_unsent"
+
+
+def sign_in_again(request, *, unsent: str = ""):
+    """The redirect to sign in for a signed-out request, with ?next= as `_signed_out_next`
+    says. For a form posted signed out, `unsent` says what was not done ("nothing was
+    assigned"): the page after signing in says so (accounts.views.LoginView), since the form
+    there comes back empty."""
+    if unsent and request.method == "POST":
+        request.session[UNSENT_SESSION_KEY] = unsent
+    return redirect_to_login(_signed_out_next(request))
+
+
+def signin_required(view=None, *, unsent: str = ""):
+    """`login_required` for every view, forms' POST-only addresses included: signing in leads
+    back to the page the form was sent from (`sign_in_again`), not to the address that
+    answers only a POST (a 405 after signing in)."""
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not getattr(request.user, "is_authenticated", False):
+                return sign_in_again(request, unsent=unsent)
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator(view) if view is not None else decorator
+
+
+def instructor_required(view=None, *, unsent: str = ""):
     """A view only instructors reach: a signed-out visitor is sent to sign in, with ?next=
-    back to the page (as `login_required` does), so an instructor whose session ended
-    mid-edit signs in and finds the page again, where the editor offers back what the server
-    never received; every other user gets 404."""
+    back to the page (`signin_required`), so an instructor whose session ended mid-edit signs
+    in and finds the page again, where the editor offers back what the server never
+    received; every other user gets 404."""
 
-    @wraps(view)
-    def wrapped(request, *args, **kwargs):
-        if not getattr(request.user, "is_authenticated", False):
-            return redirect_to_login(_signed_out_next(request))
-        if not is_instructor(request.user):
-            raise Http404("No such page.")
-        return view(request, *args, **kwargs)
+    def decorator(view):
+        @signin_required(unsent=unsent)
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not is_instructor(request.user):
+                raise Http404("No such page.")
+            return view(request, *args, **kwargs)
 
-    return wrapped
+        return wrapped
+
+    return decorator(view) if view is not None else decorator

@@ -1,5 +1,7 @@
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
@@ -16,27 +18,32 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
+from accounts.instructors import UNSENT_SESSION_KEY
 from accounts.usernames import username_look_alike
 from rate_limits import LimitExceeded, address_client, check_hourly_rate
 
 
-class SignupForm(UserCreationForm):
-    """Django's sign-up form (NFKC usernames, case-insensitive uniqueness, the password
-    validators), refusing also a name that would pass for an existing one."""
+class FocusFirstError:
+    """A form whose refused submit puts the cursor on the first field in error, not on the
+    field Django autofocuses, so a keyboard user lands on what to fix. Django files every
+    new password's errors under its confirmation, and both boxes come back empty: the
+    password is typed first, so `confirmations` sends its error to the password box."""
+
+    confirmations = {"password2": "password1", "new_password2": "new_password1"}
 
     def full_clean(self) -> None:
-        # Django's form autofocuses the username; after a refused submit the cursor goes to
-        # the first field in error instead, so a keyboard user lands on what to fix. Django
-        # files every password error under the confirmation, and both boxes come back empty:
-        # the password is typed first, so a password error focuses the password box.
         super().full_clean()
         first = next((name for name in self.fields if name in self.errors), None)
-        if first == "password2":
-            first = "password1"
+        first = self.confirmations.get(first, first)
         if first is not None:
             for field in self.fields.values():
                 field.widget.attrs.pop("autofocus", None)
             self.fields[first].widget.attrs["autofocus"] = True
+
+
+class SignupForm(FocusFirstError, UserCreationForm):
+    """Django's sign-up form (NFKC usernames, case-insensitive uniqueness, the password
+    validators), refusing also a name that would pass for an existing one."""
 
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
@@ -132,6 +139,17 @@ class LoginView(auth_views.LoginView):
     def get_redirect_url(self) -> str:
         return _next_path(self.request)
 
+    def form_valid(self, form) -> HttpResponse:
+        response = super().form_valid(form)
+        # A form posted after the session expired (accounts.instructors.sign_in_again): the
+        # page it came from opens again with the form empty, so say that nothing was done.
+        unsent = self.request.session.pop(UNSENT_SESSION_KEY, "")
+        if unsent:
+            messages.warning(
+                self.request, f"You were signed out, so {unsent}: please send the form again."
+            )
+        return response
+
 
 @sensitive_post_parameters()
 @csrf_protect
@@ -167,6 +185,10 @@ class LogoutView(auth_views.LogoutView):
         return render(request, "accounts/log_out.html")
 
 
+class PasswordChangeForm(FocusFirstError, auth_forms.PasswordChangeForm):
+    """Django's change-password form, focusing the field to fix after a refused submit."""
+
+
 class PasswordChangeView(auth_views.PasswordChangeView):
     """Django's change-password page, with the old password's wrong guesses counted per account
     as log-in counts them: Django checks it with no limit, so anyone at a signed-in browser
@@ -174,6 +196,7 @@ class PasswordChangeView(auth_views.PasswordChangeView):
     paused for axes' cool-off; a mistyped new password is no guess and does not count."""
 
     template_name = "accounts/password_change.html"
+    form_class = PasswordChangeForm
 
     def _key(self) -> str:
         return f"password-change:wrong-old:{self.request.user.pk}"

@@ -19,11 +19,11 @@ from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Q, Subquery
+from django.db.models import Count, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
-from drills import engine
+from drills import engine, services
 from drills.models import Assignment, Card, DrillItem, DrillSet
 from drills.services import SET_SIZE, clock
 from practice.bank import bank_order, estimated_minutes
@@ -179,6 +179,13 @@ class Recommendation:
     url: str = ""  # else a page to open
     action: str = ""  # the button's or link's words
 
+    @property
+    def action_about(self) -> str:
+        """What the button starts, read out after its words ("Open the question: Design a
+        chat API"), since the page has other buttons with the same words; "" when the
+        words already say it."""
+        return "" if self.title.startswith(self.action) else self.title
+
 
 def _minutes(drills: int) -> int:
     return max(1, round(drills * engine.SECONDS_PER_DRILL / 60))
@@ -266,6 +273,13 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
         Attempt.objects.owned_by(user)
         .filter(is_preview=False)
         .values_list("revision__question_id", flat=True)
+    )
+    # A question assigned and not started is offered above, by its own button.
+    started |= set(
+        Assignment.objects.for_candidate(user)
+        .open()
+        .filter(question__isnull=False)
+        .values_list("question_id", flat=True)
     )
     # In the bank's own order, easiest first: a new candidate starts on the intro question.
     for revision in sorted(question_selectors.question_list(), key=bank_order):
@@ -690,6 +704,8 @@ class AssignmentView:
     title: str
     sentence: str
     action: str
+    # What the button starts, read out after its words: the page has other buttons with them.
+    about: str = ""
 
 
 def _assignment_title(assignment: Assignment, titles: dict[int, str]) -> str:
@@ -719,14 +735,18 @@ def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
 def assignments_open(*, user: User) -> list[AssignmentView]:
     """The assignments `user` has not started and can start, newest first, each with its
     one-click action (views.assignment_start): a drill kind no longer offered or a question
-    no longer published is left out. One query, plus the question list when a question is
-    assigned."""
+    no longer published, or one done already (services.assignments_done), is left out. Three
+    queries at most, plus the question list when a question is assigned."""
+    # Every one not started (the open ones are one per kind or question at most), less those
+    # done already from the bank or /drills/, then the newest ten.
     assignments = list(
         Assignment.objects.for_candidate(user)
         .open()
         .filter(Q(kind__in=engine.AVAILABLE) | Q(kind="", question__current_revision__isnull=False))
-        .select_related("instructor", "question")[:10]
+        .select_related("instructor", "question")
     )
+    done = services.assignments_done(assignments)
+    assignments = [a for a in assignments if a.pk not in done][:10]
     titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
     out = []
     for a in assignments:
@@ -734,7 +754,9 @@ def assignments_open(*, user: User) -> list[AssignmentView]:
         who = a.instructor.get_full_name() or a.instructor.username
         sentence = f"{who} assigned you {title}" + (f": “{a.note}”" if a.note else ".")
         action = f"Start {SET_SIZE} drills" if a.kind else "Open the question"
-        out.append(AssignmentView(a, title, sentence, action))
+        kind = engine.KINDS.get(a.kind)
+        about = kind.title if kind else title
+        out.append(AssignmentView(a, title, sentence, action, about))
     return out
 
 
@@ -773,12 +795,9 @@ def candidate_summaries(*, page: int | str = 1, now: datetime | None = None) -> 
     paginator = Paginator(candidates_queryset(), CANDIDATES_PER_PAGE)
     result = paginator.get_page(page)
     users = list(result.object_list)
-    open_counts = dict(
-        Assignment.objects.open()
-        .filter(candidate__in=users)
-        .values_list("candidate")
-        .annotate(n=Count("id"))
-    )
+    waiting = list(Assignment.objects.open().filter(candidate__in=users))
+    done = services.assignments_done(waiting)
+    open_counts = Counter(a.candidate_id for a in waiting if a.pk not in done)
     summaries = []
     progresses = progress_many(users=users, now=now)
     for user in users:
@@ -808,44 +827,26 @@ class AssignmentStatus:
     status: str
 
 
-def _finished_attempts(candidate: User, assignments: list[Assignment]) -> dict[int, Attempt]:
-    """For each started question assignment, the first attempt of its question the candidate
-    finished since starting it (previews aside): {assignment id: attempt}."""
-    started = [a for a in assignments if a.question_id and a.started_at is not None]
-    if not started:
-        return {}
-    attempts = list(
-        Attempt.objects.owned_by(candidate)
-        .filter(
-            is_preview=False,
-            status=Attempt.Status.FINISHED,
-            revision__question_id__in={a.question_id for a in started},
-            finished_at__gte=min(a.started_at for a in started),
-        )
-        .annotate(question_id=F("revision__question_id"))
-        .only("pk", "finished_at")
-        .order_by("finished_at", "pk")
-    )
-    out = {}
-    for a in started:
-        mine = [t for t in attempts if t.question_id == a.question_id]
-        attempt = next((t for t in mine if t.finished_at >= a.started_at), None)
-        if attempt is not None:
-            out[a.pk] = attempt
-    return out
-
-
 def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
-    """Every assignment `candidate` was given, newest first, with how far it got: a question
-    assignment is finished once the candidate finishes an attempt of it, with that attempt's
-    overall score. The instructor cannot open a candidate's scorecard, so none is linked."""
+    """Every assignment `candidate` was given, newest first, with how far it got, however the
+    candidate started the work (services.assignments_done): a question assignment is
+    finished once the candidate finishes an attempt of it, with that attempt's overall
+    score; a drill assignment shows its set's tally. The instructor cannot open a
+    candidate's scorecard, so none is linked."""
     assignments = list(
         Assignment.objects.for_candidate(candidate).select_related("drill_set", "question")[:50]
     )
-    finished = _finished_attempts(candidate, assignments)
+    done = services.assignments_done(assignments)
+    finished = {pk: work for pk, work in done.items() if isinstance(work, Attempt)}
     scored = attempts_scored_submissions([attempt.pk for attempt in finished.values()])
     titles = _question_titles(assignments) if any(a.question_id for a in assignments) else {}
-    sets = {a.drill_set_id for a in assignments if a.drill_set_id}
+    # A drill assignment shows the set that did it, else the set its button started.
+    set_of = {
+        a.pk: done[a.pk].pk if a.pk in done else a.drill_set_id
+        for a in assignments
+        if a.kind and (a.pk in done or a.drill_set_id)
+    }
+    sets = set(set_of.values())
     tallies = {
         row["drill_set"]: row
         for row in DrillItem.objects.filter(drill_set__in=sets)
@@ -857,14 +858,14 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
     }
     out = []
     for a in assignments:
-        if a.started_at is None:
+        if a.pk not in done and a.started_at is None:
             status = "Not started"
             if a.kind and a.kind not in engine.AVAILABLE:
                 status += ": this kind of drill is no longer offered"
             elif not a.kind and a.question.current_revision_id is None:
                 status += ": the question is no longer published"
-        elif a.drill_set_id in tallies:
-            t = tallies[a.drill_set_id]
+        elif set_of.get(a.pk) in tallies:
+            t = tallies[set_of[a.pk]]
             status = f"{t['answered']} of {SET_SIZE} answered, {t['right']} right"
         elif a.pk in finished:
             attempt = finished[a.pk]
@@ -882,11 +883,12 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
 
 def assignment_choices() -> list[tuple[str, str]]:
     """(value, label) for the assign form: "drill:<kind>" for each available kind, then
-    "question:<slug>" for each published question."""
+    "question:<slug>" for each published question, by its title as the list shows it."""
     kinds = [(f"drill:{k.key}", f"{SET_SIZE} drills: {k.title}")
              for k in engine.drill_kinds() if k.available]  # fmt: skip
     questions = [(f"question:{r.question.slug}", f"Question: {r.title}")
-                 for r in question_selectors.question_list()]  # fmt: skip
+                 for r in sorted(question_selectors.question_list(),
+                                 key=lambda r: (r.title.casefold(), r.question.slug))]  # fmt: skip
     return kinds + questions
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler
@@ -24,7 +24,7 @@ from drills import engine
 from drills.models import Assignment, Card, ConceptSync, DrillItem, DrillSet
 from planner.engine import CheckResult, NapkinError
 from practice.extensions import is_extension_follow_up
-from practice.models import Grade
+from practice.models import Attempt, Grade
 from practice.scoring import VERDICT_ORDER, primary_grade
 from questions.models import Question, QuestionRevision
 
@@ -286,7 +286,7 @@ def assignment_create(
     for the lock; on SQLite every transaction takes the write lock when it begins
     (settings' IMMEDIATE mode)."""
     if bool(kind) == bool(question_slug):
-        raise AssignmentError("Choose a drill set or a question to assign.")
+        raise AssignmentError("Choose a drill set or a question to assign: nothing was assigned.")
     question = None
     if kind:
         try:
@@ -301,8 +301,14 @@ def assignment_create(
             raise AssignmentError(f"No published question {question_slug!r}.")
     User.objects.select_for_update().get(pk=candidate.pk)
     same = Assignment.objects.for_candidate(candidate).open()
-    same = same.filter(kind=kind) if kind else same.filter(question=question)
-    existing = same.order_by("created_at", "pk").first()
+    same = list(
+        (same.filter(kind=kind) if kind else same.filter(question=question)).order_by(
+            "created_at", "pk"
+        )
+    )
+    # One done already (from the bank or /drills/, not its button) is no longer open.
+    done = assignments_done(same)
+    existing = next((a for a in same if a.pk not in done), None)
     if existing is not None:
         raise AlreadyAssigned(existing)
     return Assignment.objects.create(
@@ -313,6 +319,61 @@ def assignment_create(
         note=note.strip()[:300],
         created_at=now or clock(),
     )
+
+
+def assignments_done(assignments: Iterable[Assignment]) -> dict[int, Attempt | DrillSet]:
+    """The work that completes each assignment, however the candidate started it (its button,
+    the bank, a recommendation, /drills/), done since it was assigned (or started, if that
+    is earlier by its clock): a question's first attempt finished since then (previews
+    aside), or a kind's first set started for that kind since then with every drill answered.
+    {assignment id: attempt or set}; two queries at most, whatever the number of assignments
+    and candidates."""
+    assignments = list(assignments)
+
+    def since(a: Assignment) -> datetime:
+        return min(a.created_at, a.started_at or a.created_at)
+
+    questions = [a for a in assignments if a.question_id]
+    kinds = [a for a in assignments if a.kind]
+    work: list[tuple[Assignment, list]] = []
+    if questions:
+        attempts = list(
+            Attempt.objects.filter(
+                user_id__in={a.candidate_id for a in questions},
+                is_preview=False,
+                status=Attempt.Status.FINISHED,
+                revision__question_id__in={a.question_id for a in questions},
+                finished_at__gte=min(since(a) for a in questions),
+            )
+            .annotate(question_id=models.F("revision__question_id"))
+            .only("pk", "user_id", "finished_at")
+            .order_by("finished_at", "pk")
+        )
+        for a in questions:
+            work.append((a, [t for t in attempts if t.user_id == a.candidate_id
+                             and t.question_id == a.question_id
+                             and t.finished_at >= since(a)]))  # fmt: skip
+    if kinds:
+        sets = list(
+            DrillSet.objects.filter(
+                user_id__in={a.candidate_id for a in kinds},
+                focus__in={a.kind for a in kinds},
+                created_at__gte=min(since(a) for a in kinds),
+            )
+            .annotate(
+                drills=models.Count("items"),
+                unanswered=models.Count("items", filter=models.Q(items__verdict="")),
+            )
+            .filter(drills__gt=0, unanswered=0)
+            .order_by("created_at", "pk")
+        )
+        for a in kinds:
+            mine = [s for s in sets if s.user_id == a.candidate_id and s.focus == a.kind
+                    and s.created_at >= since(a)]  # fmt: skip
+            # The set its button started comes first when it is the one finished.
+            mine.sort(key=lambda s: s.pk != a.drill_set_id)
+            work.append((a, mine))
+    return {a.pk: found[0] for a, found in work if found}
 
 
 @transaction.atomic

@@ -6,7 +6,6 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.http import (
     Http404,
@@ -22,7 +21,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
-from accounts.instructors import instructor_required
+from accounts.instructors import instructor_required, signin_required
 from drills import charts, engine, selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
 from practice.form_posts import form_post
@@ -42,13 +41,13 @@ def _index_context(request: HttpRequest) -> dict:
     }
 
 
-@login_required
+@signin_required
 @require_safe
 def drills_index(request: HttpRequest) -> HttpResponse:
     return render(request, "drills/index.html", _index_context(request))
 
 
-@login_required
+@signin_required
 @require_POST
 def drill_set_start(request: HttpRequest) -> HttpResponse:
     kind = request.POST.get("kind", "").strip()
@@ -108,7 +107,7 @@ def _set_context(request: HttpRequest, set_id: int) -> dict:
     }
 
 
-@login_required
+@signin_required
 @require_safe
 # Answers arrive by htmx without a new address: Back or Forward must fetch the set again, since
 # the browser's copy shows an answered drill's box still open (its answer then refused, 409).
@@ -194,7 +193,7 @@ def _progress_charts(data: selectors.Progress) -> dict:
     }
 
 
-@login_required
+@signin_required
 @require_safe
 def progress_page(request: HttpRequest) -> HttpResponse:
     data = selectors.progress(user=request.user)
@@ -204,7 +203,7 @@ def progress_page(request: HttpRequest) -> HttpResponse:
     return render(request, "drills/progress.html", context)
 
 
-@login_required
+@signin_required
 @require_safe
 def progress_export(request: HttpRequest) -> StreamingHttpResponse:
     response = StreamingHttpResponse(
@@ -218,7 +217,7 @@ def progress_export(request: HttpRequest) -> StreamingHttpResponse:
 # Assignments: the candidate starts one; instructors see candidates and assign
 
 
-@login_required
+@signin_required
 @require_POST
 def assignment_start(request: HttpRequest, assignment_id: int) -> HttpResponse:
     """One click: a drill assignment starts its set and opens it; a question assignment opens
@@ -273,7 +272,7 @@ def instructor_candidate(request: HttpRequest, candidate_id: int) -> HttpRespons
     return render(request, "drills/instructor_candidate.html", _candidate_context(candidate))
 
 
-@instructor_required
+@instructor_required(unsent="nothing was assigned")
 @require_POST
 def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
     candidate = _candidate_or_404(candidate_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -73,3 +75,26 @@ def test_a_mistyped_new_password_does_not_count_as_a_guess(client):
          "new_password2": "Zz9-another-pass"},
     )  # fmt: skip
     assert response["Location"] == reverse("password_change_done")
+
+
+def _autofocused(html: str) -> list[str]:
+    return re.findall(r"<input[^>]*\bautofocus\b[^>]*>", html)
+
+
+def test_a_refused_password_change_puts_the_cursor_on_the_field_to_fix(client):
+    client.force_login(User.objects.create_user("changer", password=PASSWORD))
+    new = "an-Other-passphrase-9"
+    mismatch = client.post(
+        reverse("password_change"),
+        {"old_password": PASSWORD, "new_password1": new, "new_password2": new + "x"},
+    )
+    # Filed under the confirmation; both new boxes come back empty: the first one is typed
+    # first.
+    focused = _autofocused(mismatch.content.decode())
+    assert len(focused) == 1 and 'name="new_password1"' in focused[0], focused
+    wrong_old = client.post(
+        reverse("password_change"),
+        {"old_password": "not-it", "new_password1": new, "new_password2": new},
+    )
+    focused = _autofocused(wrong_old.content.decode())
+    assert len(focused) == 1 and 'name="old_password"' in focused[0], focused

@@ -1,0 +1,89 @@
+"""A drills form posted after the session expired leads, once signed in again, back to the
+page it was sent from (its own address answers only a POST: a 405), and the instructor's
+Assign form says that nothing was assigned."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.contrib.auth.models import User
+
+from accounts.instructors import instructor_grant
+from drills import services
+from drills.models import Assignment
+
+PASSWORD = "a-long-Passphrase-42"
+
+
+@pytest.fixture
+def instructor(db):
+    user = User.objects.create_user("teacher", password=PASSWORD)
+    instructor_grant(user)
+    return user
+
+
+@pytest.fixture
+def candidate(content_loaded):
+    return User.objects.create_user("learner", password=PASSWORD)
+
+
+def next_of(response) -> str:
+    assert response.status_code == 302
+    location = urlsplit(response["Location"])
+    assert location.path == "/accounts/login/"
+    return parse_qs(location.query)["next"][0]
+
+
+@pytest.mark.parametrize("path", ["/drills/sets/", "/drills/assignments/{pk}/start/"])
+def test_a_start_posted_signed_out_signs_in_back_to_the_page_it_came_from(
+    instructor, candidate, client, path
+):
+    assignment = services.assignment_create(instructor=instructor, candidate=candidate, kind="ttft")
+    response = client.post(
+        path.format(pk=assignment.pk), {"kind": "ttft"}, HTTP_REFERER="http://testserver/drills/"
+    )
+    assert next_of(response) == "/drills/"
+    # Signing in there leads to the page, which answers a GET.
+    signed_in = client.post(
+        "/accounts/login/", {"username": "learner", "password": PASSWORD, "next": "/drills/"}
+    )
+    assert signed_in.status_code == 302 and signed_in["Location"] == "/drills/"
+    assert client.get("/drills/").status_code == 200
+
+
+def test_a_start_posted_signed_out_from_another_site_goes_home(instructor, candidate, client):
+    response = client.post("/drills/sets/", HTTP_REFERER="https://elsewhere.example/drills/")
+    assert next_of(response) == "/"
+
+
+def test_an_answer_posted_signed_out_signs_in_back_to_its_set(candidate, client):
+    drill_set = services.drill_set_start(user=candidate, kind="ttft")
+    response = client.post(f"/drills/sets/{drill_set.pk}/drills/1/answer/", {"answer": "1"})
+    assert next_of(response) == f"/drills/sets/{drill_set.pk}/"
+
+
+def test_an_assignment_posted_signed_out_says_nothing_was_assigned_after_signing_in(
+    instructor, candidate, client
+):
+    page = f"/drills/instructor/candidates/{candidate.pk}/"
+    response = client.post(
+        f"{page}assign/",
+        {"what": "drill:ttft", "note": "Do these"},
+        HTTP_REFERER=f"http://testserver{page}",
+    )
+    assert next_of(response) == page
+    assert not Assignment.objects.exists()
+    signed_in = client.post(
+        "/accounts/login/", {"username": "teacher", "password": PASSWORD, "next": page}
+    )
+    assert signed_in["Location"] == page
+    html = client.get(page).content.decode()
+    assert "You were signed out, so nothing was assigned" in html
+    # Said once.
+    assert "nothing was assigned" not in client.get(page).content.decode()
+
+
+def test_a_plain_sign_in_says_nothing_of_unsent_forms(instructor, client):
+    client.post("/accounts/login/", {"username": "teacher", "password": PASSWORD, "next": "/"})
+    assert "You were signed out" not in client.get("/").content.decode()
