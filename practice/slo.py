@@ -27,6 +27,11 @@ class CardField:
     worksheet_name: str = ""
     in_brief: bool = True
 
+    def figure(self, value: float) -> str:
+        """A value of this field as a sentence writes it, with its unit in words."""
+        unit = {"tok": "tokens", "tok/req": "tokens a request"}.get(self.unit, self.unit)
+        return f"{_fmt(value)} {unit}".strip()
+
 
 NUMBER_FIELDS = (
     CardField("context_length", "Context length", "tok", "ctx_len"),
@@ -139,8 +144,8 @@ def review_card(card: dict, brief: Brief) -> CardReview:
                 differs.append(
                     {
                         "label": f.label,
-                        "theirs": f"{_fmt(theirs)} (as a mean)",
-                        "brief": f"{_fmt(expected)} at peak",
+                        "theirs": f"{f.figure(theirs)} (as a mean)",
+                        "brief": f"{f.figure(expected)} at peak",
                     }
                 )
             continue
@@ -150,7 +155,9 @@ def review_card(card: dict, brief: Brief) -> CardReview:
         if abs(theirs - float(expected)) <= RELATIVE_MATCH * float(expected):
             pinned.append(f.label)
         else:
-            differs.append({"label": f.label, "theirs": _fmt(theirs), "brief": _fmt(expected)})
+            differs.append(
+                {"label": f.label, "theirs": f.figure(theirs), "brief": f.figure(expected)}
+            )
     for card_field in TEXT_FIELDS:
         value = str(card.get(card_field.name) or "").strip()
         expected = brief.value_of(card_field.name) if card_field.in_brief else None

@@ -115,6 +115,7 @@ def test_a_figure_that_differs_says_how_it_was_read_too(
 ):
     review = submit_card(client_in, attempt, "32k", django_capture_on_commit_callbacks)
     assert (
-        "Differs: Context length: you have 32000, the brief says 8192. 32k reads as 32,000; "
+        "Differs: Context length: you have 32000 tokens, the brief says 8192 tokens. 32k reads as "
+        "32,000; "
         "for a power of two such as 32,768 write 32Ki."
     ) in review

@@ -40,6 +40,15 @@ def test_a_mean_load_is_not_the_peak():
     assert "qps_peak" not in review.names and review.names["qps_mean"] == "20 QPS"
 
 
+def test_a_figure_that_differs_is_told_with_its_unit():
+    review = review_card({**FULL_CARD, "ttft_p99_ms": "100", "context_length": "32Ki"}, BRIEF)
+    differs = {d["label"]: (d["theirs"], d["brief"]) for d in review.differs}
+    assert differs["p99 TTFT"][0] == "100 ms" and differs["p99 TTFT"][1].endswith(" ms")
+    assert differs["Context length"] == ("32768 tokens", f"{BRIEF.context_length} tokens")
+    mean = review_card({**FULL_CARD, "peak_qps": "20", "qps_kind": "mean"}, BRIEF).differs
+    assert mean[0]["theirs"] == "20 QPS (as a mean)" and mean[0]["brief"].endswith("QPS at peak")
+
+
 def test_bad_numbers_get_a_message_not_an_exception():
     review = review_card({**FULL_CARD, "ttft_p99_ms": "fast"}, BRIEF)
     assert review.errors["ttft_p99_ms"].startswith("Enter a number")
