@@ -48,6 +48,8 @@ def test_the_scorecard_offers_drills_for_the_concepts_it_sends_to_review(content
     drills = page[page.index('id="drill-next-h"') : page.index('id="review-h"')]
     assert sorted(re.findall(r'name="kind" value="([^"]+)"', drills)) == sorted(expected)
     assert 'action="/drills/sets/"' in drills
+    # Named for what they are: the concepts sent to review, not the numbers got wrong.
+    assert "Drills for the concepts to review</h2>" in drills
 
 
 def test_a_scorecard_with_nothing_to_review_offers_no_drills(content_loaded):
