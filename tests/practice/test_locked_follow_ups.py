@@ -32,9 +32,16 @@ def test_the_rule_opens_follow_ups_one_at_a_time():
 
 
 def test_a_locked_follow_up_cannot_be_opened_by_url(client, attempt):
+    # Its address leads to the step, which says why, rather than to a bare 404.
     second = _follow_ups(attempt)[1]
-    assert client.get(_url(attempt, second)).status_code == 404
+    opened = client.get(_url(attempt, second))
+    step = reverse("attempt_step", kwargs={"attempt_id": attempt.pk, "step": "tradeoffs"})
+    assert opened.status_code == 302 and opened["Location"] == step + "#follow-ups"
+    page = client.get(opened["Location"]).content.decode()
+    assert "This follow-up opens once you submit the one before it." in page
     assert not StepAnswer.objects.filter(follow_up_id=second).exists()
+    # One the question does not have is still not found.
+    assert client.get(_url(attempt, "fu-no-such-thing")).status_code == 404
 
 
 def test_a_locked_follow_up_cannot_be_saved_or_submitted_by_url(
