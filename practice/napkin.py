@@ -60,7 +60,7 @@ def card_in_panel(attempt: Attempt) -> tuple[dict[str, str], list[dict[str, str]
     # The brief's figure where the card's differs, by worksheet name: a name the question
     # gives no value for is the card's in the worksheet, and the page says the brief differs.
     brief_says = {
-        f.worksheet_name: f"{d['brief']} {f.unit}"
+        f.worksheet_name: d["brief"]  # with its unit ("32768 tokens")
         for d in review.differs
         for f in NUMBER_FIELDS
         if f.label == d["label"]

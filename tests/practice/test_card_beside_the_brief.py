@@ -26,7 +26,7 @@ def test_a_card_figure_the_worksheet_uses_is_told_where_it_departs_from_the_brie
     page = " ".join(client.get(f"/attempts/{attempt.pk}/steps/estimate/").content.decode().split())
     assert (
         "Your SLO card has <code>ctx_len</code> = <code>128000 tok</code>; the worksheet has no "
-        "given of this name, so it uses your card's. The brief says 32768 tok."
+        "given of this name, so it uses your card's. The brief says 32768 tokens."
     ) in page
     # The brief's figure is named: the sentence must not then say the question gives none.
     assert "gives no value" not in page

@@ -644,7 +644,7 @@ def test_scorecard_and_history_show_scores_and_missed_points(
     ):
         assert needle in card, needle
     # The time is the active time, said as such: a mock's report times steps from their opening.
-    assert '<th scope="col">Time working</th>' in card
+    assert '<th scope="col">Time spent</th>' in card
     assert "in view with an edit in the minute before" in card
     assert "offline rubric grader" not in card
     # Nothing is scored yet, so nothing can be called missed.
