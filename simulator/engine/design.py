@@ -24,7 +24,7 @@ use the same numbers.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from planner.engine.capacity import prefill_flops, ttft_s
@@ -162,17 +162,34 @@ def replica_from_plan(
         chosen = lo
     replica = model_at(chosen)
     rate = rate_at(chosen)
+    slower = rate / target if measured and rate < target else 1.0
+    if slower < 1.0:
+        # The measured knee is the hardware's own figure; these step times are the planner's
+        # estimate of it, and with every stream that fits they fall short. The replica runs
+        # at the knee the question gives (as its reference answer's arithmetic does), each
+        # step and prefill shortened by the same factor.
+        replica = replace(
+            replica,
+            step_base_s=replica.step_base_s * slower,
+            step_per_stream_s=replica.step_per_stream_s * slower,
+            prefill_s_per_token=replica.prefill_s_per_token * slower,
+            prefill_s_per_token2=replica.prefill_s_per_token2 * slower,
+            prefill_floor_s=replica.prefill_floor_s * slower,
+        )
+        rate = saturated_rate(replica, prompt=n, output=output_tokens, prefix=prefix)
     if not measured:
         note = (
             f"Batch {batch} (the planner's, from the TPOT SLO or the streams that fit); "
             f"decode step {base * 1000:.2f} + {per_stream * 1000:.4f} ms per stream; prefill "
             f"{t_prefill * 1000:.1f} ms at {n:g} tokens."
         )
-    elif rate < target:
+    elif slower < 1.0:
         note = (
-            f"The measured knee ({plan['knee_tok_s']:g} tok/s) is more than these step times "
-            f"give with every stream that fits ({max_seqs}): the replica runs at "
-            f"{rate * output_tokens:.0f} tok/s."
+            f"The measured knee ({plan['knee_tok_s']:g} tok/s) is more than the planner's step "
+            f"times give with every stream that fits ({max_seqs}): they are shortened to "
+            f"{slower * 100:.0f}% of its, so the replica runs at the knee ({rate:.2f} req/s); "
+            f"decode step {replica.step_s(chosen) * 1000:.2f} ms at batch {chosen}, prefill "
+            f"{t_prefill * slower * 1000:.1f} ms at {n:g} tokens."
         )
     else:
         note = (

@@ -76,9 +76,11 @@ def test_the_reference_design_at_its_peak_holds_the_slo_where_the_plan_does(slug
     run = fleet_run(design, replace(planned, label="peak load"))
     figs = run["figures"]
     # The simulated replica is the planned one: the same requests per second at the knee.
-    assert figs["replica_req_s"] == pytest.approx(plan["r_inst_req_s"], rel=0.02) or (
-        plan["knee_source"] == "measured"  # a knee its step times cannot reach: the note says
-    ), (slug, figs["replica_req_s"], plan["r_inst_req_s"])
+    assert figs["replica_req_s"] == pytest.approx(plan["r_inst_req_s"], rel=0.02), (
+        slug,
+        figs["replica_req_s"],
+        plan["r_inst_req_s"],
+    )
     peak = plan["at_peak"]
     if peak and plan["feasible"] is not False and slug not in LONG_STALLS:
         # The planner's mean TPOT at the peak, prefill stalls counted, is the run's median.
