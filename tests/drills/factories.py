@@ -36,3 +36,10 @@ def graded_submission(
     Grade.objects.filter(submission=submission).update(created_at=at)
     submission.refresh_from_db()
     return submission
+
+
+def given_html(client, instructor, candidate) -> str:
+    """The "Assigned so far" list of the instructor's page of `candidate`."""
+    client.force_login(instructor)
+    html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
+    return html.split('data-testid="given"')[1].split("</ul>")[0]

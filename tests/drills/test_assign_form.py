@@ -5,26 +5,8 @@ from __future__ import annotations
 
 import re
 
-import pytest
-from django.contrib.auth.models import User
-
-from accounts.instructors import instructor_grant
 from drills import selectors
 from drills.models import Assignment
-
-PASSWORD = "a-long-Passphrase-42"
-
-
-@pytest.fixture
-def instructor(db):
-    user = User.objects.create_user("teacher", password=PASSWORD)
-    instructor_grant(user)
-    return user
-
-
-@pytest.fixture
-def candidate(content_loaded):
-    return User.objects.create_user("learner", password=PASSWORD)
 
 
 def options(html: str) -> list[tuple[str, str]]:

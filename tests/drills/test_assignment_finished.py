@@ -5,36 +5,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-from django.contrib.auth.models import User
 from django.utils import timezone
 
-from accounts.instructors import instructor_grant
 from drills import selectors, services
 from practice.models import Attempt
 from practice.scorecard import scorecard
 from practice.services import attempt_finish
-from tests.drills.factories import graded_submission, revision_of
+from tests.drills.factories import given_html, graded_submission, revision_of
 
 SLUG = "long-context-rag"
-
-
-@pytest.fixture
-def instructor(db):
-    user = User.objects.create_user("teacher", password="a-long-Passphrase-42")
-    instructor_grant(user)
-    return user
-
-
-@pytest.fixture
-def candidate(content_loaded):
-    return User.objects.create_user("learner", password="a-long-Passphrase-42")
-
-
-def given_html(client, instructor, candidate) -> str:
-    client.force_login(instructor)
-    html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
-    return html.split('data-testid="given"')[1].split("</ul>")[0]
 
 
 def test_a_finished_question_assignment_says_finished_with_the_scorecards_overall(

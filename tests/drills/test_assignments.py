@@ -15,16 +15,8 @@ from django.utils import timezone
 from accounts.instructors import instructor_grant
 from drills import selectors, services
 from drills.models import Assignment, DrillSet
+from tests.drills.conftest import PASSWORD
 from tests.drills.factories import graded_submission
-
-PASSWORD = "a-long-Passphrase-42"
-
-
-@pytest.fixture
-def instructor(db):
-    user = User.objects.create_user("teacher", password=PASSWORD)
-    instructor_grant(user)
-    return user
 
 
 @pytest.fixture

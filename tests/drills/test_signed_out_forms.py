@@ -7,25 +7,10 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from django.contrib.auth.models import User
 
-from accounts.instructors import instructor_grant
 from drills import services
 from drills.models import Assignment
-
-PASSWORD = "a-long-Passphrase-42"
-
-
-@pytest.fixture
-def instructor(db):
-    user = User.objects.create_user("teacher", password=PASSWORD)
-    instructor_grant(user)
-    return user
-
-
-@pytest.fixture
-def candidate(content_loaded):
-    return User.objects.create_user("learner", password=PASSWORD)
+from tests.drills.conftest import PASSWORD
 
 
 def next_of(response) -> str:

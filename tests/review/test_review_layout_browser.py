@@ -4,8 +4,6 @@ calibration figures show every column without a sideways scroll, axe-clean."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.contrib.auth.models import User
 
@@ -13,12 +11,12 @@ from accounts.instructors import instructor_grant
 from review.models import GradeDispute
 from review.services import review_store
 from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.practice.test_layout_a11y_browser import _axe_serious
 
 from .conftest import make_submission
 from .test_review_flow import ALL_MISS, ANSWER
 
 pytestmark = pytest.mark.browser
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 360, "height": 740}
 # A pasted link: one word of 400 characters, no place to break it.
 LONG_URL = "https://example.com/" + "a" * 380
@@ -30,16 +28,6 @@ CUT_OFF = """(selector) => Array.from(document.querySelectorAll(selector))
 
 # Each cell's column name and the label drawn before it ("none" where none is drawn).
 LABELS = "tds => tds.map(td => [td.dataset.label, getComputedStyle(td, '::before').content])"
-
-
-def _axe_serious(page) -> list[str]:
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def signed_in_page(browser, live_server_url, user):
