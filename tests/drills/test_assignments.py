@@ -385,3 +385,15 @@ def test_an_assigned_drill_kind_since_withdrawn_is_not_offered_and_cannot_be_sta
     assert "no longer offered" in response.content.decode()
     assignment.refresh_from_db()
     assert assignment.started_at is None and not DrillSet.objects.exists()
+
+
+def test_the_candidates_list_pages_with_the_sites_page_links(client, instructor, candidate):
+    for i in range(selectors.CANDIDATES_PER_PAGE):
+        User.objects.create_user(f"peer{i:02d}")
+    client.force_login(instructor)
+    first = client.get("/drills/instructor/").content.decode()
+    total = selectors.CANDIDATES_PER_PAGE + 1
+    assert f"Page 1 of 2 · {total} candidates" in first
+    assert 'href="?page=2" rel="next">Next →</a>' in first
+    second = client.get("/drills/instructor/?page=2").content.decode()
+    assert 'href="?page=1" rel="prev">← Previous</a>' in second
