@@ -278,8 +278,11 @@ def _slip_window(judge: _Judge, c: _Candidate, raw: float) -> float:
     return min(judge.tolerance, _SLIP_SHARE * _rel(c.value, raw))
 
 
-def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Candidate]:
-    """Slips that depend on no question, seen as a ratio to the right answer."""
+def _unit_slips(
+    judge: _Judge, raw: float, notes: tuple[str, ...], *, bare: bool = False
+) -> list[_Candidate]:
+    """Slips that depend on no question, seen as a ratio to the right answer (`bare`: the
+    answer is a number with no unit, read in the box's)."""
     dim = judge.dim
     out: list[_Candidate] = []
     if dim[1] != 0:
@@ -288,7 +291,7 @@ def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Cand
     elif dim[0] == 1:
         # The hint names the step the answer shows, from the expected value's own prefix:
         # 64 MB for 64 KB reads "MB for KB", 64 KB for 64 MB "KB for MB".
-        out += _prefix_slips(judge, raw, 1000, "factor-1000")
+        out += _prefix_slips(judge, raw, 1000, "factor-1000", bare=bare)
     elif dim[0] != 0:
         thousand = "Off by a factor of 1000: one unit prefix too many or too few (MB vs GB)?"
         out += [_Candidate(raw * f, thousand, "factor-1000") for f in (1000.0, 1 / 1000)]
@@ -298,7 +301,7 @@ def _unit_slips(judge: _Judge, raw: float, notes: tuple[str, ...]) -> list[_Cand
     if dim[0] == 1:
         # A binary prefix one step off (64 MiB for 64 KiB) is 1024 away, 2.4% from the factor
         # of 1000: under a tight tolerance only its own candidate catches it.
-        out += _prefix_slips(judge, raw, 1024, "factor-1024")
+        out += _prefix_slips(judge, raw, 1024, "factor-1024", bare=bare)
     k_note = _k_note(notes)
     if k_note:
         hint = f"Off by 1024/1000: {k_note}"
@@ -324,11 +327,15 @@ _PREFIX_LADDERS = {
 }
 
 
-def _prefix_slips(judge: _Judge, raw: float, base: int, kind: str) -> list[_Candidate]:
+def _prefix_slips(
+    judge: _Judge, raw: float, base: int, kind: str, *, bare: bool = False
+) -> list[_Candidate]:
     """The answers one prefix step of `base` off, too large then too small, each hint naming
-    the step."""
+    the step. A bare number `base` times too large was counted in the prefix below the box's
+    (131072 in a KiB box: bytes), where a written unit that large is the prefix above (64 MiB
+    for 64 KiB)."""
     return [
-        _Candidate(raw * f, _prefix_step(judge, raw, base, f > 1), kind)
+        _Candidate(raw * f, _prefix_step(judge, raw, base, (f > 1) != bare), kind)
         for f in (float(base), 1 / base)
     ]
 
@@ -874,7 +881,7 @@ def check_quantity(
             for mistake, wrong in mistakes
             if wrong.dim == MONEY
         ]
-    candidates += _unit_slips(judge, raw, line.notes)
+    candidates += _unit_slips(judge, raw, line.notes, bare=bool(assumed_unit) and not money_read)
     # A whole answer to a count is the mistaken count exactly or not at all, and says too
     # little to blame one given's unit on it.
     whole_count = bool(judge.rounding) and abs(value - round(value)) < 1e-9

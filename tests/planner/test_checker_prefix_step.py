@@ -57,6 +57,21 @@ def test_one_prefix_step_off_is_named(expected, unit, answer, words, kind) -> No
     assert result.mistake == kind
 
 
+@pytest.mark.parametrize(
+    ("answer", "words"),
+    [
+        # A bare number is read in the box's unit: one 1024 times too large was counted in
+        # bytes, one 1024 times too small in MiB.
+        ("131072", "one prefix step off (B for KiB?)"),
+        ("0.125", "one prefix step off (MiB for KiB?)"),
+    ],
+)
+def test_a_bare_number_a_step_off_names_the_prefix_it_was_counted_in(answer, words) -> None:
+    result = check("128 KiB", "KiB", answer)
+    assert result.verdict == "known_mistake" and result.mistake == "factor-1024"
+    assert words in result.hint
+
+
 def test_the_binary_step_is_named_under_the_default_tolerance_too() -> None:
     # Within 5% the factor of 1000 also matches; the nearer factor, 1024, wins.
     result = check("64 KiB", "KiB", "64 MiB", tolerance=0.05)
