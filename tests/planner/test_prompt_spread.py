@@ -258,6 +258,13 @@ def test_counting_the_spread_brings_short_estimates_towards_the_simulator(slug: 
     assert before < 0.85 and 0.8 <= after <= 1.2, (slug, before, after)
 
 
+# Where a measured knee is more than the planner's step times give with every stream that fits
+# (first-model-one-gpu's 750 tok/s), the simulated replica runs at the knee, its steps and
+# prefills shortened, while the planner's waits use its own longer step times: its estimate
+# stays on the safe side, 1.80 times the simulator's when written.
+KNEE_BEYOND_STEPS = {"first-model-one-gpu"}
+
+
 @pytest.mark.parametrize("slug", GENERATING)
 def test_the_estimate_is_within_0_8x_to_1_65x_of_the_simulator_at_every_peak(slug: str) -> None:
     # 0.83 (pd-disaggregation-long-prompts) to 1.59 (voice-agent-latency-budget) when written;
@@ -266,7 +273,12 @@ def test_the_estimate_is_within_0_8x_to_1_65x_of_the_simulator_at_every_peak(slu
     if ratio is None:  # a brief without a TTFT SLO: no figure
         assert brief_inputs(slug).get("ttft_slo_ms") is None
         return
-    assert 0.8 <= ratio <= 1.65, (slug, ratio)
+    note = fleet_run(reference_design(slug), RunSpec(seconds=10.0))["note"]
+    assert ("they are shortened to" in note) == (slug in KNEE_BEYOND_STEPS), (slug, note)
+    if slug in KNEE_BEYOND_STEPS:
+        assert 1.0 <= ratio <= 2.0, (slug, ratio)
+    else:
+        assert 0.8 <= ratio <= 1.65, (slug, ratio)
 
 
 # --- on the capacity page ---------------------------------------------------------------------
