@@ -4,6 +4,7 @@ feedback, the live panel on the step page, and where Finish and the scorecard le
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from urllib.parse import urlencode
 
 from django.urls import reverse
@@ -95,26 +96,30 @@ class MockInterviewHooks(AttemptExtension):
         end = reverse("mock_end", kwargs={"session_id": session.pk})
         return f"{end}?{urlencode({'step': STEP_KEYS[-1]})}"
 
-    def attempt_link(self, attempt: Attempt) -> AttemptLink | None:
+    def attempt_links(self, attempts: Sequence[Attempt]) -> dict[int, AttemptLink]:
         """A mock interview's attempt leads to its session while it runs, with the time left
-        (or waiting for its interviewer), and to its report once it has ended."""
-        session = MockSession.objects.for_attempt(attempt.pk).first()
-        if session is None:
-            return None
-        if session.ended_at is not None:
-            url = reverse("mock_report", kwargs={"session_id": session.pk})
-            return AttemptLink(url, "mock interview, ended (report)")
-        url = reverse("mock_session", kwargs={"session_id": session.pk})
-        if session.ends_at is None:
-            return AttemptLink(url, "mock interview, waiting for your interviewer (go to it)", True)
-        if session.ends_at <= timezone.now():
-            # Its time ran out and nothing has ended it yet: its page ends it and leads on.
-            return AttemptLink(url, "mock interview, time up (see how it ended)")
-        left = timeuntil(session.ends_at)
-        return AttemptLink(url, f"mock interview running, {left} left (go to it)", True)
+        (or waiting for its interviewer), and to its report once it has ended. One query for
+        the list."""
+        sessions = MockSession.objects.filter(attempt_id__in=[a.pk for a in attempts])
+        return {session.attempt_id: _link(session) for session in sessions}
 
     def scorecard_redirect(self, attempt: Attempt) -> str:
         session = MockSession.objects.running().for_attempt(attempt.pk).first()
         if session is None:  # no verdicts for the candidate while the mock interview runs
             return ""
         return reverse("mock_session", kwargs={"session_id": session.pk})
+
+
+def _link(session: MockSession) -> AttemptLink:
+    if session.ended_at is not None:
+        url = reverse("mock_report", kwargs={"session_id": session.pk})
+        return AttemptLink(url, "mock interview, ended (report)")
+    url = reverse("mock_session", kwargs={"session_id": session.pk})
+    if session.ends_at is None:
+        return AttemptLink(url, "mock interview, waiting for your interviewer (go to it)", True)
+    if session.ends_at <= timezone.now():
+        # Its time ran out and nothing has ended it yet: its page ends it and leads on.
+        return AttemptLink(url, "mock interview, time up (see how it ended)")
+    return AttemptLink(
+        url, f"mock interview running, {timeuntil(session.ends_at)} left (go to it)", True
+    )

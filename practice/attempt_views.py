@@ -209,20 +209,19 @@ def attempt_step(
     attempt = _own_attempt(request, attempt_id)
     if step not in STEP_KEYS:
         raise Http404("No such step.")
-    if follow_up and not extensions.is_extension_follow_up(follow_up):
-        # A follow-up not open yet (a link kept from another attempt, a guessed address)
-        # leads to its step, which says why, rather than to a bare 404; one the question does
-        # not have is still a 404 (_answer).
-        try:
-            flow.follow_up_check_open(attempt=attempt, step_key=step, follow_up_id=follow_up)
-        except flow.FollowUpLocked as exc:
-            messages.info(request, str(exc))
-            return redirect(step_page.step_url(attempt, step) + "#follow-ups")
-        except ValueError:
-            pass
 
     def build() -> HttpResponse:
-        answer = _answer(request, attempt, step, follow_up)
+        try:
+            # This GET may write once, the draft's row and its clock (why: `_answer`).
+            answer = flow.answer_open(attempt=attempt, step_key=step, follow_up_id=follow_up)
+        except flow.FollowUpLocked as exc:
+            # A follow-up not open yet (a link kept from another attempt, a guessed address)
+            # leads to its step, which says why, rather than to a bare 404 (a redirect is
+            # never stored as the page).
+            messages.info(request, str(exc))
+            return redirect(step_page.step_url(attempt, step) + "#follow-ups")
+        except flow.FlowError as exc:
+            raise Http404(str(exc)) from None
         context = step_page.step_context(attempt=attempt, answer=answer)
         return page_cache.render(request, "interview/attempt_step.html", context)
 

@@ -8,6 +8,7 @@ registered practice runs alone.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -126,9 +127,10 @@ class AttemptExtension:
         """The candidate pressed Finish: where to send them instead of the scorecard, or ""."""
         return ""
 
-    def attempt_link(self, attempt: Attempt) -> AttemptLink | None:
-        """Where the attempt, listed on its question's page, leads instead, or None."""
-        return None
+    def attempt_links(self, attempts: Sequence[Attempt]) -> dict[int, AttemptLink]:
+        """Where each of these attempts, listed on its question's page, leads instead: by
+        attempt id, for those the feature leads elsewhere (one look-up for the list)."""
+        return {}
 
     def scorecard_redirect(self, attempt: Attempt) -> str:
         """Where to send a candidate who asks for the scorecard now, or "" to show it."""
@@ -223,8 +225,11 @@ def attempt_finished(attempt: Attempt) -> str:
     return next((url for e in _registered if (url := e.attempt_finished(attempt))), "")
 
 
-def attempt_link(attempt: Attempt) -> AttemptLink | None:
-    return next((link for e in _registered if (link := e.attempt_link(attempt))), None)
+def attempt_links(attempts: Sequence[Attempt]) -> dict[int, AttemptLink]:
+    links: dict[int, AttemptLink] = {}
+    for e in _registered:
+        links = e.attempt_links(attempts) | links  # the first registered wins
+    return links
 
 
 def scorecard_redirect(attempt: Attempt) -> str:

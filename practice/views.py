@@ -70,9 +70,10 @@ def question_page(
         )
         # Numbered as the step pages and History number them (`selectors.attempt_number`).
         numbers = {pk: n for n, pk in enumerate(own.order_by("pk").values_list("pk", flat=True), 1)}
+        links = extensions.attempt_links(attempts)  # a mock's session or report
         for attempt in attempts:
             attempt.number = numbers[attempt.pk]
-            attempt.link = extensions.attempt_link(attempt)  # a mock's session or report
+            attempt.link = links.get(attempt.pk)
     return render(
         request,
         "interview/question.html",

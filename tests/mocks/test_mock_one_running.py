@@ -81,3 +81,25 @@ def test_a_running_session_whose_time_ran_out_is_ended_not_resumed(people):
     session.refresh_from_db()
     assert session.ended_at is not None
     assert MockSession.objects.count() == 2
+
+
+def test_the_question_page_reads_its_mock_links_in_one_query_for_the_list(people):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = client_for(people["candidate"])
+    revision = Question.objects.get(slug=SLUG).current_revision
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert client.get(reverse("question", args=[SLUG])).status_code == 200
+        return len(captured)
+
+    session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
+    mock.session_end(session=session, reason="candidate")
+    queries()  # the first request reads what later ones find cached
+    one = queries()
+    for _ in range(3):
+        session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
+        mock.session_end(session=session, reason="candidate")
+    assert queries() == one
