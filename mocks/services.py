@@ -69,6 +69,19 @@ class MockError(FlowError):
     """A mock-session request refused; the message is a sentence for whoever asked."""
 
 
+class AlreadyRunning(MockError):
+    """Start refused: the candidate's mock interview of this question still runs (or waits
+    for its interviewer). One clock a question at a time; `session` is the one to go back to."""
+
+    def __init__(self, session: MockSession):
+        self.session = session
+        state = "still running" if session.started_at else "waiting for your interviewer"
+        super().__init__(
+            f"Your mock interview of this question is {state}: here it is. "
+            "End it before you start another."
+        )
+
+
 # --- starting, the clock, the end ----------------------------------------------------------
 
 
@@ -79,11 +92,10 @@ def mock_session_start(
 
     A human-mode session gets its invite link at once (`invite_token`) and waits: its clock
     starts when the interviewer joins (`invite_accept`) or the candidate starts alone
-    (`start_alone`). With the app it starts now. Raises LimitExceeded past the daily attempt
-    quota, like any new attempt.
+    (`start_alone`). With the app it starts now. Raises AlreadyRunning while the
+    candidate's mock of this question runs, and LimitExceeded past the daily attempt quota,
+    like any new attempt.
     """
-    if mode not in MockSession.Mode.values:
-        raise MockError("Choose who interviews you: a person by link, or the app.")
     now = now or timezone.now()
     spec = revision.question_spec
     step_minutes = {s.key: float(s.minutes) for s in spec.steps if s.minutes}
@@ -91,6 +103,14 @@ def mock_session_start(
     for key in STEP_KEYS:  # a step without a pace gets an even share of the whole
         step_minutes.setdefault(key, round(total / len(STEP_KEYS), 1))
     with transaction.atomic():
+        # Starts by one candidate run one at a time (two tabs pressing Start at once), so
+        # the second finds the session the first made. SQLite serialises writes anyway.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        running = running_session_of(user=user, question_id=revision.question_id, now=now)
+        if running is not None:
+            raise AlreadyRunning(running)
+        if mode not in MockSession.Mode.values:
+            raise MockError("Choose who interviews you: a person by link, or the app.")
         attempt = flow.attempt_start(user=user, revision=revision)
         session = MockSession.objects.create(
             attempt=attempt,

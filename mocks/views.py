@@ -90,19 +90,13 @@ def _absolute(request: HttpRequest, name: str, **kwargs) -> str:
 @require_POST
 def mock_start(request: HttpRequest, slug: str) -> HttpResponse:
     revision = selectors.question_current_revision(slug)
-    running = mock.running_session_of(user=request.user, question_id=revision.question_id)
-    if running is not None:
-        state = "still running" if running.started_at else "waiting for your interviewer"
-        messages.info(
-            request,
-            f"Your mock interview of this question is {state}: here it is. "
-            "End it before you start another.",
-        )
-        return redirect("mock_session", session_id=running.pk)
     try:
         session = mock.mock_session_start(
             user=request.user, revision=revision, mode=request.POST.get("mode", "")
         )
+    except mock.AlreadyRunning as exc:
+        messages.info(request, str(exc))
+        return redirect("mock_session", session_id=exc.session.pk)
     except (mock.MockError, LimitExceeded) as exc:
         messages.error(request, str(exc))
         return redirect("question", slug=slug)

@@ -57,13 +57,14 @@ def signed_in(client, content_loaded, django_capture_on_commit_callbacks):
     report = problem_report_create(
         user=user, attempt=attempt, step_key="clarify", message="A typo.", share_answer=False
     )
-    session = mock.mock_session_start(
-        user=user, revision=question.current_revision, mode=MockSession.Mode.HUMAN
-    )
+    # One running mock a question: the ended one (a share link needs one) ends first.
     ended = mock.mock_session_start(
         user=user, revision=question.current_revision, mode=MockSession.Mode.APP
     )
-    mock.session_end(session=ended, reason="ended early")  # a share link needs an ended one
+    mock.session_end(session=ended, reason="ended early")
+    session = mock.mock_session_start(
+        user=user, revision=question.current_revision, mode=MockSession.Mode.HUMAN
+    )
     drill_set = drills.drill_set_start(user=user, seed=1)
     candidate = User.objects.create_user("other-cand", password="cand-Passphrase-2")
     assignment = drills.assignment_create(instructor=user, candidate=candidate, kind="weights")

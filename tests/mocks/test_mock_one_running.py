@@ -4,6 +4,10 @@ instead of starting a second clock. An ended one's attempt links its report."""
 
 from __future__ import annotations
 
+import time
+
+import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 
 from mocks import services as mock
@@ -103,3 +107,43 @@ def test_the_question_page_reads_its_mock_links_in_one_query_for_the_list(people
         session = mock.mock_session_start(user=people["candidate"], revision=revision, mode="app")
         mock.session_end(session=session, reason="candidate")
     assert queries() == one
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_starts_at_once_start_one_clock(monkeypatch, core_content):
+    """Two tabs press Start at the same moment: each looks for a running session before
+    either writes one, unless the candidate is locked for the look and the write."""
+    import threading
+
+    from django.db import connection
+
+    from practice import services as flow
+    from tests.conftest import _store
+
+    _store(core_content)
+    candidate = User.objects.create(username="candidate")
+    real_start = flow.attempt_start
+
+    def slow_start(**kwargs):
+        # Between looking for a running session and making one: room for the other tab.
+        time.sleep(0.3)
+        return real_start(**kwargs)
+
+    monkeypatch.setattr(flow, "attempt_start", slow_start)
+    barrier = threading.Barrier(2)
+    landed: list[str] = []
+
+    def press_start() -> None:
+        try:
+            barrier.wait()
+            landed.append(_start(client_for(candidate)).url)
+        finally:
+            connection.close()
+
+    tabs = [threading.Thread(target=press_start) for _ in range(2)]
+    for tab in tabs:
+        tab.start()
+    for tab in tabs:
+        tab.join()
+    session = MockSession.objects.get()
+    assert landed == [reverse("mock_session", kwargs={"session_id": session.pk})] * 2

@@ -58,7 +58,10 @@ def _session(people, steps: tuple[str, ...], *, ended: bool):
 def test_a_mock_page_costs_the_same_queries_for_five_scored_steps_as_for_one(people, name):
     client = client_for(people["interviewer"])
     ended = name == "mock_report"
-    one = len(_queries(client, name, _session(people, STEPS[:1], ended=ended)))
+    first = _session(people, STEPS[:1], ended=ended)
+    one = len(_queries(client, name, first))
+    if not ended:  # one running mock a question: the first ends before the second starts
+        mock.session_end(session=first, reason="candidate")
     session = _session(people, STEPS, ended=ended)
     queries = _queries(client, name, session)
     assert len(queries) <= one, f"{name}: {one} queries with 1 step scored, {len(queries)} with 5"
