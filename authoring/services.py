@@ -59,6 +59,11 @@ STALE_DRAFT = (
     "This draft was saved from another tab or by another instructor since you loaded it; "
     "your text here was not saved over it."
 )
+STALE_UPLOAD = (
+    "This draft was saved from another tab or by another instructor since you loaded it; "
+    "your file was not uploaded over it. The newer draft is below: upload the file again "
+    "to replace it."
+)
 
 
 class AuthoringError(FlowError):
@@ -232,7 +237,14 @@ def question_draft(slug: str) -> Draft:
 
 
 def draft_save(
-    *, kind: str, slug: str, text: str, base_version: int, user, base_revision: int | None = None
+    *,
+    kind: str,
+    slug: str,
+    text: str,
+    base_version: int,
+    user,
+    base_revision: int | None = None,
+    stale_message: str = STALE_DRAFT,
 ) -> Draft:
     """Save the draft if nobody saved a newer one since `base_version`; returns it.
 
@@ -256,7 +268,7 @@ def draft_save(
         base_version=base_version,
         values={"text": text, "updated_by": user},
         same=lambda stored: stored.text == text,
-        stale_message=STALE_DRAFT,
+        stale_message=stale_message,
     )
     return draft
 
@@ -316,7 +328,14 @@ def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: 
             f"This file is for '{named[:80]}', not '{slug}': open that one's editor to upload "
             "it, or change the file's slug line. This draft is unchanged."
         )
-    return draft_save(kind=kind, slug=slug, text=text, base_version=base_version, user=user)
+    return draft_save(
+        kind=kind,
+        slug=slug,
+        text=text,
+        base_version=base_version,
+        user=user,
+        stale_message=STALE_UPLOAD,
+    )
 
 
 def draft_same_as_published(*, kind: str, slug: str, text: str) -> str:

@@ -184,7 +184,10 @@ def test_a_stale_upload_is_refused_beside_the_newer_draft(content_loaded, instru
         follow=True,
     )
     assert refused_chain(response) == [(reverse("authoring:question", args=[CHAT]), 302)]
-    assert "saved from another tab" in response.content.decode()
+    page = response.content.decode()
+    assert "saved from another tab" in page
+    # An upload is no text typed here: the message speaks of the file.
+    assert "your file was not uploaded over it" in page and "your text here" not in page
     assert Draft.objects.get(slug=CHAT).text == "newer"
 
 

@@ -145,6 +145,9 @@ def test_a_stale_tabs_save_page_gives_one_instruction_and_no_reload(instructor, 
     assert "reload" not in refusal.lower() and "reload" not in status.lower()
     assert refusal.count("open the newer draft") == 1
     assert "copy what you need" in refusal.lower()
+    # What happened is told once, at the top; the status beside the box points there.
+    assert body.count(services.STALE_DRAFT) == 1 and services.STALE_DRAFT in refusal
+    assert "top of the page" in status
     # The autosave's answer sits on the editor's own address: there, a reload is the way on.
     autosaved = instructor_client.post(
         save, {"text": "tab B", "base_version": "0"}, HTTP_HX_REQUEST="true"
