@@ -311,6 +311,11 @@ def _unit_slips(
         # GB vs GiB for 15.7 GB, never TB vs TiB for it.
         top = max(1, min(4, int(math.log10(max(abs(raw * float(judge.scale)), 1)) // 3)))
         for n in range(1, top + 1):
+            if n < top and 1.024**n - 1 <= 2 * judge.tolerance:
+                # A smaller prefix's slip than the value's own (KB vs KiB inside a GB figure)
+                # needs a chain of conversions; where it lands in the "close" band (1.024
+                # under a 2% tolerance) it is no likelier than rounding, and is told close.
+                continue
             hint = (
                 f"Off by (1024/1000)^{n} = {1.024**n:.3f}: decimal versus binary units "
                 f"({_PREFIX_PAIRS[n]})? The gap grows with each prefix."

@@ -184,3 +184,17 @@ def test_a_prefix_slip_is_read_from_a_given_that_is_one_number_with_its_unit(giv
     from planner.engine.checker import _written_prefixes
 
     assert [(p.written, p.swapped, p.n) for p in _written_prefixes(given)] == expected
+
+
+def test_a_gb_figure_two_and_a_half_percent_off_is_close_not_a_kb_slip():
+    """A figure in GB 1.024 away from the right one, under a 2% tolerance, is as likely a
+    rounding as a KB-for-KiB slip deep in a chain: it is told close. The slip of the value's
+    own prefix (GB for GiB, 1.074) is still named."""
+    drill = engine.drill_generate("weights", 1)
+    assert drill.unit == "GB" and drill.quantity.get("tolerance", 0.02) == 0.02
+    rounded = engine.drill_check(drill, f"{drill.expected / 1.024:.2f} GB")
+    assert (rounded.verdict, rounded.mistake) == ("close", None)
+    assert "KiB" not in rounded.hint
+    mixed = engine.drill_check(drill, f"{drill.expected / 1.024**3:.2f} GB")
+    assert (mixed.verdict, mixed.mistake) == ("known_mistake", "gb-vs-gib")
+    assert "GB vs GiB" in mixed.hint
