@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,7 +27,10 @@ from practice.scoring import (
 from practice.step_page import step_url
 from questionbank import STEP_KEYS
 from questions import selectors
+from questions.models import QuestionRevision
 
+# The fields of a revision its rows do not show (read per revision, `_revisions`).
+REVISION_TEXT_FIELDS = ("source_text", "rendered", "spec", "scenario_markdown")
 # How long one History page may spend laying out diagrams not drawn before (seconds).
 LAYOUT_BUDGET_S = 3.0
 
@@ -42,6 +46,9 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
         # An instructor's preview attempts count nowhere.
         Attempt.objects.filter(user=user, is_preview=False)
         .select_related("revision__question", "mock")
+        # A row names its question; the revision's text and parsed front matter (some 170 KB
+        # a row) are read once per revision the page shows (`_revisions`), not once per row.
+        .defer(*(f"revision__{name}" for name in REVISION_TEXT_FIELDS))
         # Numbered per question in the order started (as selectors.attempt_number numbers one).
         .annotate(
             number=Window(RowNumber(), partition_by=F("revision__question_id"), order_by="pk")
@@ -64,7 +71,8 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     }
     per_attempt: dict[int, list[ScoredSubmission]] = defaultdict(list)
     missed: dict[str, dict] = {}
-    revisions = {a.pk: a.revision for a in window}
+    specs = _revisions([*window, *page_attempts])
+    revisions = {a.pk: specs[a.revision_id] for a in window}
     wrong_ideas = []
     # Each step's latest submitted diagram per attempt: (submission number, Mermaid text).
     diagrams: dict[tuple[int, str], tuple[int, str]] = {}
@@ -143,7 +151,7 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
                 "newest_scored": bool(oldest_first) and oldest_first[-1]["steps"][i] is not None,
             }
         )
-    says = _rubric_says([*window, *page_attempts])
+    says = _rubric_says(specs.values())
     top_missed = sorted(missed.values(), key=lambda m: -m["count"])[:8]
     for m in top_missed:
         m["says"] = says.get(m["id"], m["id"])
@@ -182,9 +190,19 @@ def candidate_history(user: User, *, page: str | int | None = 1) -> dict:
     }
 
 
-def _rubric_says(attempts: list[Attempt]) -> dict[str, str]:
+def _revisions(attempts: list[Attempt]) -> dict[int, QuestionRevision]:
+    """The attempts' revisions with what their parsed question is built from, each read once
+    (one query), whatever the number of attempts on each."""
+    ids = {a.revision_id for a in attempts}
+    return {
+        r.pk: r
+        for r in QuestionRevision.objects.filter(pk__in=ids).defer("source_text", "rendered")
+    }
+
+
+def _rubric_says(revisions: Iterable[QuestionRevision]) -> dict[str, str]:
     says: dict[str, str] = {}
-    for revision in {a.revision for a in attempts}:
+    for revision in revisions:
         for step in revision.question_spec.steps:
             for part in (step, *step.follow_ups):
                 for p in part.rubric:

@@ -115,3 +115,14 @@ def test_a_trends_latest_figure_from_an_earlier_attempt_is_called_the_latest_sco
     html = " ".join(client.get(reverse("history")).content.decode().split())
     assert "latest 2%" not in html
     assert "latest scored 2%, from an earlier attempt</p>" in html
+
+
+def test_a_revisions_text_and_front_matter_are_read_once_not_once_a_row(client, candidate):
+    """Each row names its question; the revision's stored text and parsed front matter (some
+    170 KB each) are read in one query for the revisions the page shows, not with every row."""
+    _attempts(candidate, 25)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("history")).status_code == 200
+    sql = [q["sql"] for q in queries.captured_queries]
+    assert not [q for q in sql if '"source_text"' in q]
+    assert len([q for q in sql if '"interview_questionrevision"."spec"' in q]) == 1
