@@ -3,10 +3,17 @@
 // shows: a worksheet of 200 short lines would otherwise be 200 stops, each called scrollable.
 // Its name waits in data-scroll-label. Without this script no box is a stop; a pointer or a
 // finger still scrolls it.
+//
+// Rendered Markdown (a concept note, a prompt, a reference answer) cannot name its boxes: a
+// display formula or a code block wider than the page becomes such a box here, as it is found
+// to overflow, named by its kind and shaded over the colour behind it.
 (function () {
   "use strict";
+  function overflows(box) {
+    return box.scrollWidth > box.clientWidth + 1; // + 1: a fraction of a pixel is no more
+  }
   function mark(box) {
-    if (box.scrollWidth > box.clientWidth + 1) { // + 1: a fraction of a pixel is no more
+    if (overflows(box)) {
       box.tabIndex = 0;
       box.setAttribute("role", "region");
       box.setAttribute("aria-label", box.dataset.scrollLabel);
@@ -16,8 +23,29 @@
       box.removeAttribute("aria-label");
     }
   }
+  const TRANSPARENT = new Set(["transparent", "rgba(0, 0, 0, 0)"]);
+  function colourBehind(el) {
+    for (let node = el; node; node = node.parentElement) {
+      const colour = getComputedStyle(node).backgroundColor;
+      if (!TRANSPARENT.has(colour)) return colour;
+    }
+    return "";
+  }
+  const NAMES = { pre: "Code (scrolls sideways)", math: "Formula (scrolls sideways)" };
+  function boxProse(wide) {
+    if (wide.classList.contains("scroll-x") || !overflows(wide)) return;
+    wide.dataset.scrollLabel = NAMES[wide.localName];
+    // A code block has a background of its own (site.css); a formula sits on a card or on
+    // the page, whose colour the covers must be. Set through the CSSOM, which the page's CSP
+    // allows where it refuses a style attribute.
+    if (wide.localName === "math") wide.style.setProperty("--scroll-bg", colourBehind(wide.parentElement));
+    wide.classList.add("scroll-x");
+  }
   const BOXES = ".scroll-x[data-scroll-label]";
+  const PROSE = '.prose pre, .prose math[display="block"]';
   function look(root) {
+    if (root.querySelectorAll) root.querySelectorAll(PROSE).forEach(boxProse);
+    if (root.matches && root.matches(PROSE)) boxProse(root);
     if (root.matches && root.matches(BOXES)) mark(root);
     if (root.querySelectorAll) root.querySelectorAll(BOXES).forEach(mark);
   }

@@ -11,7 +11,13 @@ import pytest
 from playwright.sync_api import expect
 
 from questionbank import load_question_spec
-from tests.conftest import ARTIFACTS, save_screenshot, signed_in_context, watched_page
+from tests.conftest import (
+    ARTIFACTS,
+    save_screenshot,
+    scrolls_with_a_hint,
+    signed_in_context,
+    watched_page,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -117,6 +123,8 @@ def test_a_candidate_draws_submits_and_the_self_check_points_at_the_path(browser
             " return [box.scrollWidth, box.clientWidth]; })()"
         )
         assert scrolls[0] > scrolls[1], f"the picture does not scroll inside its box: {scrolls}"
+        # ... and its edge with more beyond it is shaded, as every sideways-scroll box is.
+        scrolls_with_a_hint(page.locator("#diagram-picture"))
         save_screenshot(page, "diagram-phone")
         page.locator("#diagram-box").screenshot(path=ARTIFACTS / "diagram-box-phone.png")
         assert errors == [], errors
