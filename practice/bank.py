@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
+from urllib.parse import urlencode
 
 from django.utils.text import slugify
 
@@ -64,6 +65,11 @@ class BankFilters:
         return cls(
             **{f.name: str(params.get(f.name) or "")[:MAX_PARAM_CHARS].strip() for f in fields(cls)}
         )
+
+    @property
+    def query(self) -> str:
+        """The URL query of the choices made, empty ones left out: the link to share."""
+        return urlencode([(f.name, v) for f in fields(self) if (v := getattr(self, f.name))])
 
     @property
     def narrowed(self) -> bool:

@@ -5,8 +5,10 @@ from django.core.cache import cache
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.views.decorators.http import require_safe
+from django_htmx.http import push_url
 
 from grading import GraderConfig
 from practice import bank, extensions, grader_status
@@ -28,12 +30,18 @@ def home(request: HttpRequest) -> HttpResponse:
         and request.htmx.target == "question-results"
         and not request.htmx.history_restore_request
     )
+    found = bank.question_bank(user=request.user, filters=filters)
     context = {
-        "bank": bank.question_bank(user=request.user, filters=filters),
+        "bank": found,
         "partial": partial,  # the list alone, with the count for its live region
     }
     template = "interview/home.html#question-results" if partial else "interview/home.html"
     response = render(request, template, context)
+    if partial:
+        # The address bar gets the choices as applied, without the form's empty fields
+        # (`?q=mixtral`, not `?q=mixtral&topic=&difficulty=&model=&gpu=&sort=`).
+        query = found.filters.query
+        push_url(response, reverse("home") + (f"?{query}" if query else ""))
     patch_vary_headers(response, ["HX-Request", "HX-Target"])
     patch_cache_control(response, private=True)
     return response

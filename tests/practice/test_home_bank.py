@@ -418,3 +418,21 @@ def test_the_status_is_fresh_on_the_next_request(client, candidate):
     submission = Submission.objects.create(answer=answer, number=1, text="x", draft_version=1)
     Grade.objects.create(submission=submission, grader="llm", score=0.75, points=[])
     assert "In progress · best 75%" in card(client, "multi-tenant-lora")
+
+
+def test_the_address_bar_gets_the_choices_made_without_the_empty_fields(client, bank_loaded):
+    """The form sends every field; the link put in the address bar (the one to share) holds
+    the choices as applied: an empty field or an unknown value is left out."""
+    form = {"q": " mixtral ", "topic": "", "difficulty": "", "model": "", "gpu": "nope"}
+    response = client.get(
+        reverse("home"),
+        {**form, "sort": ""},
+        headers={"HX-Request": "true", "HX-Target": "question-results"},
+    )
+    assert response["HX-Push-Url"] == reverse("home") + "?q=mixtral"
+    cleared = client.get(
+        reverse("home"),
+        {"q": "", "sort": ""},
+        headers={"HX-Request": "true", "HX-Target": "question-results"},
+    )
+    assert cleared["HX-Push-Url"] == reverse("home")
