@@ -62,6 +62,10 @@ default_health_cache = TTLCache()
 LAST_KNOWN_KEEP_S = 24 * 3600
 
 
+# How a reason begins when the server gave no answer at all (refused, or silent past the limit).
+UNREACHABLE = "unreachable"
+
+
 @dataclass(frozen=True)
 class HealthSnapshot:
     """The last health answer: up or not, why not, and when it was found (Unix seconds)."""
@@ -69,6 +73,12 @@ class HealthSnapshot:
     up: bool
     reason: str
     checked_at: float
+
+    @property
+    def unreachable(self) -> bool:
+        """Whether the server gave no answer at all: asking it anything more now would wait
+        for its own timeout too."""
+        return not self.up and self.reason.startswith(UNREACHABLE)
 
     def fresh(self, ttl_s: float, now: float | None = None) -> bool:
         """Whether the answer is young enough to route gradings by."""
@@ -117,7 +127,7 @@ def probe_model(config: GraderConfig) -> tuple[bool, str]:
     except openai.APIStatusError as exc:
         return False, f"/models answered HTTP {exc.status_code}"
     except openai.APIError as exc:
-        return False, f"unreachable ({type(exc).__name__})"
+        return False, f"{UNREACHABLE} ({type(exc).__name__})"
     except (ValueError, TypeError, AttributeError):
         return False, "/models answered something that is not a model list"
     if config.model not in served:

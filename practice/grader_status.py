@@ -4,8 +4,8 @@ the model server's own state.
 The public part is read from the stored health answer and our database only, so a slow or
 hung model server never holds a web worker for a visitor. The health answer is stored by
 whichever process asked the model (mostly the grading worker); only a cache shared between
-processes (Redis, REDIS_URL) carries it to the web server, so without one the page says so and
-shows what the database tells: who graded the newest answer, and when.
+processes (Redis, REDIS_URL) carries it to the web server, so without one the page shows what
+the database tells: who graded the newest answer, and when (the REDIS_URL advice is for staff).
 
 The details (endpoint, served models, vLLM's /version and /metrics) are asked of the server
 through the one model client, with a short timeout, for staff only: they name internal hosts.
@@ -23,6 +23,7 @@ from django.core.cache.backends.dummy import DummyCache
 from django.core.cache.backends.locmem import LocMemCache
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.timesince import timesince
 
 from grading import GraderConfig, HealthCache, TTLCache, check_health, last_health
 from grading.client import client_for, server_root
@@ -31,6 +32,15 @@ from grading.stats import percentile
 from practice.models import Grade, Submission
 
 DETAILS_TIMEOUT_S = 2.0
+
+
+def ago(when: datetime, *, now: datetime | None = None) -> str:
+    """How long ago `when` was, in words: "just now" under a minute (or a clock a little
+    ahead), where Django's timesince alone would say "0 minutes"."""
+    now = timezone.now() if now is None else now
+    if (now - when).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(when, now)} ago"
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,27 @@ class PublicStatus:
     newest_graded_at: datetime | None = None
     newest_graded_by: str | None = None
     model_graded_at: datetime | None = None
+
+    @property
+    def checked_ago(self) -> str:
+        return ago(self.checked_at) if self.checked_at else ""
+
+    @property
+    def newest_graded_ago(self) -> str:
+        return ago(self.newest_graded_at) if self.newest_graded_at else ""
+
+    @property
+    def model_graded_ago(self) -> str:
+        return ago(self.model_graded_at) if self.model_graded_at else ""
+
+    @property
+    def oldest_queued_for(self) -> str:
+        """How long the oldest queued answer has waited: "under a minute", else timesince."""
+        if self.oldest_queued_at is None:
+            return ""
+        if (timezone.now() - self.oldest_queued_at).total_seconds() < 60:
+            return "under a minute"
+        return timesince(self.oldest_queued_at)
 
 
 @dataclass
@@ -157,7 +188,8 @@ def server_status(config: GraderConfig, *, cache: HealthCache) -> ServerStatus:
     """Ask the model server now what it serves and how busy it is (staff only: it waits).
 
     The model list goes through the health check, so a staff visit also refreshes the answer
-    the public part and the grading task read.
+    the public part and the grading task read. The details are skipped when that check got no
+    answer at all, so a silent server costs a visit one timeout, not two.
     """
     status = ServerStatus(
         endpoint=config.endpoint, model=config.model, configured=config.configured
@@ -167,6 +199,10 @@ def server_status(config: GraderConfig, *, cache: HealthCache) -> ServerStatus:
         return status
     health = check_health(config, cache=cache)
     status.reachable, status.reason = health.up, health.reason
+    if health.unreachable:
+        # The server just failed to answer at all (refused, or silent past the health
+        # check's limit): asking it for details would only add their own timeout to the visit.
+        return status
     client = client_for(config).with_options(timeout=DETAILS_TIMEOUT_S, max_retries=0)
     root = server_root(config)
     try:
