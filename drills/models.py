@@ -49,6 +49,10 @@ class DrillItem(models.Model):
     value = models.FloatField(null=True, blank=True)
     expected = models.FloatField(null=True, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
+    # A replay by seed of givens the candidate had already been shown (and perhaps their
+    # worked solution): its answer is checked but reviews no card, since an answer remembered
+    # is no recall of the method (drills.services.drill_item_answer).
+    replay = models.BooleanField(default=False)
 
     objects = OwnedQuerySet.as_manager()
 

@@ -131,11 +131,6 @@ def drill_item_owned(*, user: User, set_id: int, position: int) -> DrillItem:
 # Cards and the recommendation
 
 
-def end_of_today(now: datetime) -> datetime:
-    local = timezone.localtime(now)
-    return timezone.make_aware(datetime.combine(local.date() + timedelta(days=1), time.min))
-
-
 @dataclass
 class DueCard:
     card: Card
@@ -145,13 +140,10 @@ class DueCard:
 
 
 def cards_due(*, user: User, now: datetime | None = None) -> list[DueCard]:
-    """The user's cards due by the end of today, soonest first."""
+    """The user's cards due by the end of today, soonest first (`services.due_today`, as a
+    mixed set takes them)."""
     now = now or clock()
-    # Cards scheduled from one grade share their due time: "pk" keeps them in one order on
-    # every database (PostgreSQL returns ties in any order).
-    cards = list(
-        Card.objects.owned_by(user).filter(due__lt=end_of_today(now)).order_by("due", "pk")
-    )
+    cards = list(services.due_today(Card.objects.owned_by(user), now))
     concepts = question_selectors.concepts_by_slug(
         {c.subject for c in cards if c.source == Card.Source.CONCEPT}
     )

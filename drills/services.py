@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
 from django.contrib.auth.models import User
 from django.db import models, transaction
@@ -56,6 +56,20 @@ FRESH_TRIES = 40
 def clock() -> datetime:
     """Now; the one place drills read the time, so a test can fix it."""
     return timezone.now()
+
+
+def end_of_today(now: datetime) -> datetime:
+    """Midnight after `now`, in the site's time zone (UTC)."""
+    local = timezone.localtime(now)
+    return timezone.make_aware(datetime.combine(local.date() + timedelta(days=1), time.min))
+
+
+def due_today(cards: models.QuerySet[Card], now: datetime) -> models.QuerySet[Card]:
+    """Of `cards`, those due by the end of today, soonest first: what "Due today" lists, and
+    what a mixed set takes first, so the two always agree. Cards scheduled from one grade
+    share their due time: "pk" keeps them in one order on every database (PostgreSQL returns
+    ties in any order)."""
+    return cards.filter(due__lt=end_of_today(now)).order_by("due", "pk")
 
 
 WITHDRAWN_DRILL = (
@@ -128,25 +142,27 @@ def card_review(
 
 
 def _kinds_for_set(user: User, now: datetime) -> list[str]:
-    """Five kinds for a mixed set: those due first (soonest due first), then kinds never
-    drilled, then the rest by due date."""
-    cards = {
-        c.subject: c
-        for c in Card.objects.owned_by(user).filter(source=Card.Source.DRILL)
-        if c.subject in engine.AVAILABLE
-    }
-    due = sorted((k for k, c in cards.items() if c.due <= now), key=lambda k: cards[k].due)
+    """Five kinds for a mixed set: those due today (`due_today`, soonest first), then kinds
+    never drilled, then the rest by due date."""
+    drill_cards = Card.objects.owned_by(user).filter(source=Card.Source.DRILL)
+    due = [c.subject for c in due_today(drill_cards, now) if c.subject in engine.AVAILABLE]
+    cards = {c.subject: c for c in drill_cards.order_by("due", "pk")}
     fresh = [k for k in engine.AVAILABLE if k not in cards]
-    later = sorted((k for k, c in cards.items() if c.due > now), key=lambda k: cards[k].due)
+    later = [k for k in cards if k in engine.AVAILABLE and k not in due]
     return (due + fresh + later)[:SET_SIZE]
+
+
+def _seen_fingerprints(user: User, kind: str) -> set[str]:
+    """The givens of `kind` the user has been shown: every drill of theirs stored."""
+    return set(
+        DrillItem.objects.owned_by(user).filter(kind=kind).values_list("fingerprint", flat=True)
+    )
 
 
 def _fresh_drill(user: User, kind: str, taken: set[str]) -> engine.Drill:
     """A drill of `kind` with givens the user has not had (in `taken` or stored), drawing a
     new random seed each try; after FRESH_TRIES, the last one drawn."""
-    seen = set(
-        DrillItem.objects.owned_by(user).filter(kind=kind).values_list("fingerprint", flat=True)
-    )
+    seen = _seen_fingerprints(user, kind)
     drill = None
     for _ in range(FRESH_TRIES):
         drill = engine.drill_generate(kind, secrets.randbelow(2**53))
@@ -171,7 +187,9 @@ def drill_set_start(
 ) -> DrillSet:
     """Start a set of five drills: all of `kind` when given (a due card, a recommendation),
     else a mix (`_kinds_for_set`). With `seed`, the first drill is that seed's (reproducible);
-    the rest are fresh. Raises engine.DrillError as drill_set_check does."""
+    the rest are fresh. A seed whose givens the user has been shown before is a replay
+    (`DrillItem.replay`): checked, but no review of the kind's card. Raises engine.DrillError
+    as drill_set_check does."""
     now = now or clock()
     drill_set_check(kind=kind, seed=seed)
     concept_cards_sync(user=user)
@@ -180,8 +198,10 @@ def drill_set_start(
     taken: set[str] = set()
     items = []
     for position, k in enumerate(kinds, start=1):
+        replay = False
         if position == 1 and seed is not None:
             drill = engine.drill_generate(k, seed)  # asked for: the same givens again is fine
+            replay = drill.fingerprint in _seen_fingerprints(user, k)
         else:
             drill = _fresh_drill(user, k, taken)
         taken.add(drill.fingerprint)
@@ -193,6 +213,7 @@ def drill_set_start(
                 kind=k,
                 seed=drill.seed,
                 fingerprint=drill.fingerprint,
+                replay=replay,
             )
         )
     DrillItem.objects.bulk_create(items)
@@ -201,8 +222,9 @@ def drill_set_start(
 
 def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = None) -> CheckResult:
     """Check `answer` to `item` with the napkin checker, store the verdict and review the
-    kind's card with it. DrillAnswerError for an empty, overlong or unreadable answer (nothing
-    stored), one already given (409), or one of a kind no longer offered (410)."""
+    kind's card with it (a replay reviews none). DrillAnswerError for an empty, overlong or
+    unreadable answer, one already given (409), one to a drill after one of its set still to
+    answer (409), or one of a kind no longer offered (410); nothing is stored for any."""
     now = now or clock()
     answer = answer.strip()
     if not answer:
@@ -226,6 +248,24 @@ def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = No
                 "shown below.",
                 409,
             )
+        # The page offers one drill at a time, the first still to answer; an answer posted to
+        # a later one (a script, a hand-made form) would review its card out of turn.
+        before = (
+            DrillItem.objects.filter(
+                drill_set_id=item.drill_set_id,
+                position__lt=locked.position,
+                verdict="",
+                kind__in=engine.AVAILABLE,  # a kind no longer offered is skipped, as on the page
+            )
+            .order_by("position")
+            .first()
+        )
+        if before is not None:
+            raise DrillAnswerError(
+                f"Answer drill {before.position} first: a set's drills are answered in "
+                "order, so this answer was not taken.",
+                409,
+            )
         item.answer = answer
         item.verdict = result.verdict
         item.mistake = result.mistake or ""
@@ -237,6 +277,8 @@ def drill_item_answer(*, item: DrillItem, answer: str, now: datetime | None = No
             update_fields=["answer", "verdict", "mistake", "hint", "value", "expected",
                            "answered_at"]
         )  # fmt: skip
+        if locked.replay:
+            return result
         card_review(
             user=item.user,
             key=f"drill:{item.kind}",

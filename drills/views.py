@@ -149,14 +149,17 @@ def drill_answer(request: HttpRequest, set_id: int, position: int) -> HttpRespon
         error, status = str(exc), 429
     if not error and not request.htmx:
         return redirect(reverse("drills:set", args=[set_id]) + f"#drill-{position}")
-    context = _set_context(request, set_id) | {
+    context = _set_context(request, set_id)
+    answered = any(v.item.position == position and v.item.is_answered for v in context["items"])
+    context |= {
         "error": error,
         "error_position": position,
         "answer_text": request.POST.get("answer", "")[:500],
         # htmx swaps the set: the answered input is gone (answered here, or already: 409),
         # so focus moves to its verdict (read out, and the next Tab reaches the next drill)
-        # or to "Set done".
-        "answered": position if status in (200, 409) else None,
+        # or to "Set done". A drill refused for its turn (409 too) has no verdict: focus
+        # stays with the drill to answer.
+        "answered": position if answered else None,
     }
     template = "drills/set.html#drill-set" if request.htmx else "drills/set.html"
     return render(request, template, context, status=status)
