@@ -1,12 +1,25 @@
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.decorators.http import require_safe
 
 from config import errors, health
 
 handler400 = errors.bad_request
 
+
+@require_safe
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Pages name their icon (an SVG); a client that asks the old fixed address gets it too.
+    Looked up per request: the hashed name exists only once collectstatic has run."""
+    return redirect(static("img/favicon.svg"), permanent=True)
+
+
 urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
+    path("favicon.ico", favicon),
     path("accounts/", include("accounts.urls")),
     path("planner/", include("planner.urls")),
     path("author/", include("authoring.urls")),
