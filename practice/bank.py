@@ -60,10 +60,13 @@ class BankFilters:
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> BankFilters:
-        """From a GET query (`request.GET`): each known parameter trimmed and cut to
-        MAX_PARAM_CHARS characters; other parameters are ignored."""
+        """From a GET query (`request.GET`): each known parameter cut to MAX_PARAM_CHARS
+        characters, made visible (`_visible`) and trimmed; other parameters are ignored."""
         return cls(
-            **{f.name: str(params.get(f.name) or "")[:MAX_PARAM_CHARS].strip() for f in fields(cls)}
+            **{
+                f.name: _visible(str(params.get(f.name) or "")[:MAX_PARAM_CHARS]).strip()
+                for f in fields(cls)
+            }
         )
 
     @property
@@ -118,6 +121,16 @@ def fold(text: str) -> str:
     a direction mark, pasted with a word) dropped."""
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(_folded_char(c) for c in decomposed).casefold()
+
+
+def _visible(text: str) -> str:
+    """`text` as the search box shows it back and the search reads it: a control character
+    (an escape, a tab) is a space between words, and an invisible format character (a zero-width
+    space, a direction override, pasted with a word) is dropped, so the box never echoes
+    what the search ignored, or garbles the line with a reversed direction."""
+    return "".join(
+        " " if (cat := unicodedata.category(c)) == "Cc" else "" if cat == "Cf" else c for c in text
+    )
 
 
 def _folded_char(c: str) -> str:

@@ -436,3 +436,13 @@ def test_the_address_bar_gets_the_choices_made_without_the_empty_fields(client, 
         headers={"HX-Request": "true", "HX-Target": "question-results"},
     )
     assert cleared["HX-Push-Url"] == reverse("home")
+
+
+def test_the_search_box_shows_back_what_was_searched(client, bank_loaded):
+    """A pasted direction override or zero-width space is dropped from the search and from
+    the box it is shown back in; a control character separates words."""
+    html = client.get("/?q=mix\u200btral\u202e").content.decode()
+    box = html[html.index('id="bank-q"') :].split(">", 1)[0]
+    assert 'value="mixtral"' in box
+    assert "moe-mixtral-serving" in listed(client, q="mix\u200btral\u202e")
+    assert listed(client, q="kv\x1bcache") == listed(client, q="kv cache")
