@@ -164,6 +164,9 @@ class Grade(models.Model):
     # Wrong ideas of the step the answer states, [{"id", "evidence", "comment"}] in the step's
     # order (grading.types.MisconceptionFound); the question file says why each breaks.
     misconceptions = models.JSONField(default=list, blank=True)
+    # Grader "instructor" only: the ids of the wrong ideas the instructor removed from their
+    # grade (review.services.wrong_idea_remove), kept out when their verdicts are saved again.
+    wrong_ideas_removed = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

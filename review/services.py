@@ -17,7 +17,7 @@ calibration set (`CalibrationLabel`). Attempts marked `is_preview` never reach t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC
 
@@ -398,20 +398,19 @@ def review_store(
             }
         )
     text = submission_graded_text(submission)
-    # The wrong ideas a grader stands behind stay in the feedback: the model's (it scored the
-    # answer by them, each quoted from it) or, without it, the ones the candidate confirmed
-    # in their self-check; except one whose contradicted point the instructor credited in
-    # full, since their verdict says the answer does not hold it. The keyword matcher's flags
-    # do not: it is advisory, a flag the candidate dismissed is answered, and the
-    # instructor's form does not rule on them, so the grade would state them as found.
     contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
     source = by_grader.get("llm") or by_grader.get(SELF)
-    kept = [
-        m
-        for m in (source.misconceptions if source else [])
-        if not any(given.get(p) == "hit" for p in contradicts.get(m.get("id"), ()))
-    ]
     with transaction.atomic():
+        # Read under the write lock, so an instructor's removal stored meanwhile is seen.
+        stored_review = (
+            Grade.objects.select_for_update()
+            .filter(submission=submission, grader=INSTRUCTOR)
+            .only("wrong_ideas_removed")
+            .first()
+        )
+        kept = _wrong_ideas_kept(
+            source.misconceptions if source else [], contradicts, given, stored_review
+        )
         grade, _ = Grade.objects.update_or_create(
             submission=submission,
             grader=INSTRUCTOR,
@@ -443,3 +442,73 @@ def review_store(
         transaction.on_commit(lambda: extensions.verdict_stored(submission))
     attempt_touch(answer.attempt_id)
     return grade
+
+
+def _credited(finding: Mapping, contradicts: Mapping[str, tuple], verdicts: Mapping) -> bool:
+    """Whether `verdicts` credit in full a point the wrong idea `finding` contradicts."""
+    return any(verdicts.get(p) == "hit" for p in contradicts.get(finding.get("id"), ()))
+
+
+def _wrong_ideas_kept(
+    found: list[dict],
+    contradicts: Mapping[str, tuple],
+    given: Mapping[str, str],
+    stored_review: Grade | None,
+) -> list[dict]:
+    """The wrong ideas an instructor's grade with verdicts `given` states to the candidate.
+
+    Those a grader stands behind stay: the model's (it scored the answer by them, each quoted
+    from it) or, without it, the ones the candidate confirmed in their self-check (`found`).
+    The keyword matcher's flags do not: it is advisory, and a flag the candidate dismissed is
+    answered. One leaves when the verdicts credit in full a point it contradicts (they say
+    the answer does not hold it), or when an instructor removed it from the grade already
+    stored (`stored_review.wrong_ideas_removed`), so a form sent again does not bring it back;
+    an idea a grader found since the review was stored is no removed one, and stays."""
+    removed = set(stored_review.wrong_ideas_removed) if stored_review is not None else set()
+    return [m for m in found if m.get("id") not in removed and not _credited(m, contradicts, given)]
+
+
+class WrongIdeaGone(FlowError):
+    """A wrong idea the review page showed in the instructor's grade, no longer in it when
+    its removal arrives (removed in another tab or by another instructor): nothing changed."""
+
+
+def wrong_idea_remove(*, submission: Submission, idea_id: str, shown: Collection[str] = ()) -> dict:
+    """Drop one wrong idea from the instructor's grade of `submission`, so the candidate's
+    feedback no longer states it: the instructor judges the answer does not hold it. Returns
+    the finding removed. The verdicts, score and calibration label stay as they are.
+
+    FlowError when the answer has no instructor's grade yet (said before anything about the
+    idea: its labels are blind) or `idea_id` is not a wrong idea the grade states;
+    WrongIdeaGone when `shown`, the ideas the page listed in the grade, names it (a page
+    older than the grade)."""
+    with transaction.atomic():
+        # Removals from two tabs each rewrite the list: one at a time, so neither undoes the
+        # other's (on SQLite the transaction takes the write lock as it begins).
+        grade = (
+            Grade.objects.select_for_update()
+            .filter(submission=submission, grader=INSTRUCTOR)
+            .first()
+        )
+        if grade is None:
+            raise FlowError(
+                "Label this answer first: the graders' wrong ideas are shown, and can be "
+                "removed from your grade, once your verdicts are saved. Nothing was changed."
+            )
+        finding = next((m for m in grade.misconceptions if m.get("id") == idea_id), None)
+        if finding is None:
+            if idea_id in shown:
+                raise WrongIdeaGone(
+                    "That wrong idea is no longer in the grade (removed in another tab or by "
+                    "another instructor since this page was opened): nothing was changed."
+                )
+            raise FlowError(
+                f"Not removed: {idea_id!r:.60} is not a wrong idea this grade states. "
+                "Nothing was changed."
+            )
+        grade.misconceptions = [m for m in grade.misconceptions if m.get("id") != idea_id]
+        grade.wrong_ideas_removed = sorted({*grade.wrong_ideas_removed, idea_id})
+        grade.save(update_fields=["misconceptions", "wrong_ideas_removed"])
+    # The candidate's feedback pages are cached by the attempt's version.
+    attempt_touch(submission.answer.attempt_id)
+    return finding

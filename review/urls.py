@@ -18,6 +18,7 @@ question_patterns = [
 submission_patterns = [
     path("", review_views.review_submission, name="submission"),
     path("dispute/", review_views.submission_dispute, name="dispute"),
+    path("wrong-ideas/remove/", review_views.wrong_idea_remove, name="wrong_idea_remove"),
 ]
 
 urlpatterns = [

@@ -208,7 +208,7 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         context["labelled_by"] = _reviewer_name(labelled)
         # The wrong ideas the instructor's grade now states to the candidate, as their
         # feedback shows them, with the points whose full credit would take each away: the
-        # label form never asked about them.
+        # blind label form never showed them, so each is ruled on here (wrong_idea_remove).
         contradicts = {m.id: m.contradicts for m in getattr(spec, "misconceptions", ())}
         says = {p.id: p.says for p in points}
         shown = misconceptions_found(
@@ -220,10 +220,48 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
             {**m, "contradicts": [says[p] for p in contradicts.get(m["id"], ()) if p in says]}
             for m in shown
         ]
+        # The removal form's record of what the page showed: a removal that arrives after
+        # another one took the idea away is told so, not refused as an unknown idea.
+        context["kept_ids"] = ",".join(m["id"] for m in shown)
     # The diagram graded with the text, laid out beside it: what the graders found in it
     # is marked only once reviewed: nothing while labelling is blind.
     context.update(_submission_diagram(submission, found))
     return render(request, "review/submission.html", context, status=422 if error else 200)
+
+
+# The form field listing the wrong ideas the page showed in the grade, comma-separated.
+SHOWN_FIELD = "shown"
+
+
+@instructor_required
+@require_POST
+def wrong_idea_remove(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """An instructor drops a wrong idea from the instructor's grade: they judge the answer does
+    not hold it, so the candidate's feedback no longer states it. Asked after the labels, on
+    the page that first shows the graders' findings: the label form is blind to them."""
+    submission = get_object_or_404(
+        Submission.objects.select_related("answer__attempt__revision"),
+        pk=submission_id,
+        answer__attempt__is_preview=False,
+    )
+    idea_id = request.POST.get("idea", "")
+    shown = [i for i in request.POST.get(SHOWN_FIELD, "").split(",") if i]
+    try:
+        review.wrong_idea_remove(submission=submission, idea_id=idea_id, shown=shown)
+    except review.WrongIdeaGone as exc:
+        messages.info(request, str(exc))
+    except FlowError as exc:
+        messages.error(request, str(exc))
+    else:
+        answer = submission.answer
+        spec = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
+        ideas = {m.id: m.idea for m in getattr(spec, "misconceptions", ())}
+        messages.success(
+            request,
+            f"Removed from the grade: “{ideas.get(idea_id, idea_id)}”. The candidate's "
+            "feedback no longer states it.",
+        )
+    return redirect("review:submission", submission_id=submission.pk)
 
 
 @instructor_required
