@@ -137,14 +137,17 @@ class AssignmentQuerySet(models.QuerySet):
         return self.filter(candidate_id=user.pk) if user.pk is not None else self.none()
 
     def open(self) -> "AssignmentQuerySet":
-        """Not started yet: what the candidate's pages offer."""
-        return self.filter(started_at__isnull=True)
+        """Not started yet and not withdrawn: what the candidate's pages offer."""
+        return self.filter(started_at__isnull=True, withdrawn_at__isnull=True)
 
 
 class Assignment(models.Model):
     """Work an instructor set a candidate: five drills of one kind, or one question. Exactly
     one of `kind` and `question` is set. Started when the candidate clicks it (a drill set is
-    made, or the question is opened); the set started is kept, so its verdicts can be shown."""
+    made, or the question is opened); the set started is kept, so its verdicts can be shown.
+    A withdrawn one is kept, marked, rather than deleted: the instructor's list still shows
+    what was given and when it was taken back, and a page the candidate opened before it was
+    withdrawn can say why its button no longer starts anything."""
 
     instructor = models.ForeignKey(
         "auth.User", on_delete=models.CASCADE, related_name="drill_assignments_given"
@@ -162,6 +165,10 @@ class Assignment(models.Model):
     drill_set = models.ForeignKey(
         DrillSet, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The last day to do it, a UTC date (the site's time zone): due by the end of that day.
+    due_on = models.DateField(null=True, blank=True)
+    # Set when its instructor withdrew it (never once started or done): no longer offered.
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     objects = AssignmentQuerySet.as_manager()
 

@@ -698,6 +698,28 @@ class AssignmentView:
     action: str
     # What the button starts, read out after its words: the page has other buttons with them.
     about: str = ""
+    # "Due Thu Dec 10", "Due today, Mon Dec 7", "Overdue: it was due Fri Dec 4", or "".
+    due: str = ""
+    overdue: bool = False
+
+
+def day_words(day: date, today: date) -> str:
+    """A day as the drill pages print one, with its weekday: "Thu Dec 10", and the year when
+    it is not this one ("Mon Jan 4, 2027")."""
+    words = f"{day:%a %b} {day.day}"
+    return words if day.year == today.year else f"{words}, {day.year}"
+
+
+def due_words(due_on: date | None, today: date) -> tuple[str, bool]:
+    """(what to print of a due date, whether it is past): due by the end of that day (UTC),
+    so overdue from the next. In words, so it reads without the colour that marks it."""
+    if due_on is None:
+        return "", False
+    if due_on < today:
+        return f"Overdue: it was due {day_words(due_on, today)}", True
+    if due_on == today:
+        return f"Due today, {day_words(due_on, today)}", False
+    return f"Due {day_words(due_on, today)}", False
 
 
 def _assignment_title(assignment: Assignment, titles: dict[int, str]) -> str:
@@ -724,11 +746,13 @@ def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
     }
 
 
-def assignments_open(*, user: User) -> list[AssignmentView]:
+def assignments_open(*, user: User, now: datetime | None = None) -> list[AssignmentView]:
     """The assignments `user` has not started and can start, newest first, each with its
-    one-click action (views.assignment_start): a drill kind no longer offered or a question
-    no longer published, or one done already (services.assignments_done), is left out. Three
-    queries at most, plus the question list when a question is assigned."""
+    one-click action (views.assignment_start) and its due date: a withdrawn one, a drill
+    kind no longer offered or a question no longer published, or one done already
+    (services.assignments_done), is left out. Three queries at most, plus the question list
+    when a question is assigned."""
+    today = services.today(now)
     # Every one not started (the open ones are one per kind or question at most), less those
     # done already from the bank or /drills/, then the newest ten.
     assignments = list(
@@ -748,7 +772,8 @@ def assignments_open(*, user: User) -> list[AssignmentView]:
         action = f"Start {SET_SIZE} drills" if a.kind else "Open the question"
         kind = engine.KINDS.get(a.kind)
         about = kind.title if kind else title
-        out.append(AssignmentView(a, title, sentence, action, about))
+        due, overdue = due_words(a.due_on, today)
+        out.append(AssignmentView(a, title, sentence, action, about, due, overdue))
     return out
 
 
@@ -815,18 +840,34 @@ def candidate_for_instructor(*, candidate_id: int) -> User:
 class AssignmentStatus:
     assignment: Assignment
     title: str
-    # "Not started", "Started Mar 2", "3 of 5 answered, 2 right", "Finished Mar 3: 64% overall"
+    # "Not started", "Started Mar 2", "3 of 5 answered, 2 right", "Finished Mar 3: 64% overall",
+    # "Withdrawn Mar 4"
     status: str
+    # As the candidate reads it (due_words), "" for none or once done or withdrawn.
+    due: str = ""
+    overdue: bool = False
+    # Whether the instructor looking may withdraw it: they gave it, and it is not started,
+    # done or withdrawn (services.assignment_withdraw).
+    withdrawable: bool = False
+    # Who gave it, when another instructor did: only they may withdraw it.
+    given_by: str = ""
 
 
-def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
+def assignments_given(
+    *, candidate: User, viewer: User | None = None, now: datetime | None = None
+) -> list[AssignmentStatus]:
     """Every assignment `candidate` was given, newest first, with how far it got, however the
     candidate started the work (services.assignments_done): a question assignment is
     finished once the candidate finishes an attempt of it, with that attempt's overall
-    score; a drill assignment shows its set's tally. The instructor cannot open a
-    candidate's scorecard, so none is linked."""
+    score; a drill assignment shows its set's tally; a withdrawn one says when. Each one
+    not done or withdrawn shows its due date, overdue once past; `viewer`, the instructor
+    looking, may withdraw the ones they gave that are not started or done. The instructor
+    cannot open a candidate's scorecard, so none is linked."""
+    today = services.today(now)
     assignments = list(
-        Assignment.objects.for_candidate(candidate).select_related("drill_set", "question")[:50]
+        Assignment.objects.for_candidate(candidate).select_related(
+            "drill_set", "question", "instructor"
+        )[:50]
     )
     done = services.assignments_done(assignments)
     finished = {pk: work for pk, work in done.items() if isinstance(work, Attempt)}
@@ -850,7 +891,10 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
     }
     out = []
     for a in assignments:
-        if a.pk not in done and a.started_at is None:
+        if a.withdrawn_at is not None:
+            withdrawn = timezone.localtime(a.withdrawn_at)
+            status = f"Withdrawn {withdrawn:%b} {withdrawn.day}"
+        elif a.pk not in done and a.started_at is None:
             status = "Not started"
             if a.kind and a.kind not in engine.AVAILABLE:
                 status += ": this kind of drill is no longer offered"
@@ -869,7 +913,14 @@ def assignments_given(*, candidate: User) -> list[AssignmentStatus]:
         else:
             started = timezone.localtime(a.started_at)
             status = f"Started {started:%b} {started.day}"
-        out.append(AssignmentStatus(a, _assignment_title(a, titles), status))
+        due, overdue = ("", False)
+        if a.withdrawn_at is None and a.pk not in done:
+            due, overdue = due_words(a.due_on, today)
+        mine = viewer is not None and a.instructor_id == viewer.pk
+        withdrawable = mine and a.withdrawn_at is None and a.started_at is None and a.pk not in done
+        given_by = "" if mine else a.instructor.get_full_name() or a.instructor.username
+        out.append(AssignmentStatus(a, _assignment_title(a, titles), status, due, overdue,
+                                    withdrawable, given_by))  # fmt: skip
     return out
 
 

@@ -10,9 +10,10 @@ of each concept's card, rated by its worst answer (`card_review`).
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth.models import User
 from django.db import models, transaction
@@ -308,6 +309,61 @@ class AlreadyAssigned(AssignmentError):
         self.assignment = assignment
 
 
+class DueDateError(AssignmentError):
+    """A due date refused: told at the form's date field."""
+
+
+# How far ahead a due date may be: a year is already longer than any course; a date past it
+# is a slip of the year (2062 for 2026), not a plan.
+DUE_MAX_DAYS = 366
+# What a date field sends: the digits 0-9 only, year-month-day. date.fromisoformat alone
+# would also take "20261210", week dates ("2026-W50-4") and other scripts' digits.
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+
+def today(now: datetime | None = None) -> date:
+    """Today in the site's time zone (UTC): the day due dates are counted in."""
+    return timezone.localdate(now or clock())
+
+
+def due_date_parse(text: str, *, now: datetime | None = None) -> date | None:
+    """The due date typed in the assign form (year-month-day, as a date field sends it), or
+    None for none. DueDateError for anything else, a day before today (UTC) or more than
+    DUE_MAX_DAYS ahead."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        if not _ISO_DATE.fullmatch(text):
+            raise ValueError(text)
+        due_on = date.fromisoformat(text)
+    except ValueError:
+        raise DueDateError(
+            "A due date is a day written year-month-day, such as 2026-12-10, or leave it "
+            "empty: nothing was assigned."
+        ) from None
+    due_date_check(due_on, now=now)
+    return due_on
+
+
+def due_date_check(due_on: date | None, *, now: datetime | None = None) -> None:
+    """DueDateError for a due date before today (UTC) or more than DUE_MAX_DAYS ahead."""
+    if due_on is None:
+        return
+    first = today(now)
+    last = first + timedelta(days=DUE_MAX_DAYS)
+    if due_on < first:
+        raise DueDateError(
+            f"{due_on:%a %b} {due_on.day}, {due_on.year} is in the past: choose today "
+            f"(UTC) or a later day, or leave it empty. Nothing was assigned."
+        )
+    if due_on > last:
+        raise DueDateError(
+            f"A due date is at most a year ahead, by {last:%b} {last.day}, {last.year}: "
+            "choose an earlier day, or leave it empty. Nothing was assigned."
+        )
+
+
 @transaction.atomic
 def assignment_create(
     *,
@@ -316,12 +372,15 @@ def assignment_create(
     kind: str = "",
     question_slug: str = "",
     note: str = "",
+    due_on: date | None = None,
     now: datetime | None = None,
 ) -> Assignment:
     """Assign `candidate` five drills of `kind` or the published question `question_slug`
-    (exactly one). The caller checks that `instructor` is one. AssignmentError for neither,
-    both, an unknown or unavailable kind, or an unknown question; AlreadyAssigned when the
-    candidate has the same kind or question open (not started), from anyone (nothing added).
+    (exactly one), due by the end of `due_on` (UTC) if given. The caller checks that
+    `instructor` is one. AssignmentError for neither, both, an unknown or unavailable kind,
+    or an unknown question; DueDateError for a due date in the past or too far ahead;
+    AlreadyAssigned when the candidate has the same kind or question open (not started,
+    not withdrawn), from anyone (nothing added).
 
     The candidate's row is locked while the open assignments are read and the new one is
     written, so two posts at once (a double Enter) add one: on PostgreSQL the second waits
@@ -329,6 +388,7 @@ def assignment_create(
     (settings' IMMEDIATE mode)."""
     if bool(kind) == bool(question_slug):
         raise AssignmentError("Choose a drill set or a question to assign: nothing was assigned.")
+    due_date_check(due_on, now=now)
     question = None
     if kind:
         try:
@@ -359,6 +419,7 @@ def assignment_create(
         kind=kind,
         question=question,
         note=note.strip()[:300],
+        due_on=due_on,
         created_at=now or clock(),
     )
 
@@ -440,6 +501,11 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
         )
     if locked.started_at is not None:
         return locked
+    if locked.withdrawn_at is not None:
+        raise AssignmentError(
+            "Your instructor withdrew that assignment, so there is nothing to start; the rest "
+            "of your assignments are below."
+        )
     if locked.kind and locked.kind not in engine.AVAILABLE:
         raise AssignmentError(
             "That kind of drill is no longer offered, so the assignment cannot be started; "
@@ -449,6 +515,49 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
         locked.drill_set = drill_set_start(user=locked.candidate, kind=locked.kind, now=now)
     locked.started_at = now
     locked.save(update_fields=["started_at", "drill_set"])
+    return locked
+
+
+class WithdrawRefused(AssignmentError):
+    """An assignment that can no longer be withdrawn: `reason` is "withdrawn" (already),
+    "started" (the candidate clicked it) or "done" (the work was done, however it was
+    started), and `when` the moment that happened."""
+
+    def __init__(self, reason: str, when: datetime) -> None:
+        super().__init__(f"Not withdrawn: {reason}.")
+        self.reason = reason
+        self.when = when
+
+
+@transaction.atomic
+def assignment_withdraw(
+    *, instructor: User, candidate: User, assignment_id: int, now: datetime | None = None
+) -> Assignment:
+    """`instructor` withdraws the assignment `assignment_id` they gave `candidate`: it is
+    marked withdrawn (kept, so their list shows it) and no longer offered. Only the
+    instructor who gave it may: Assignment.DoesNotExist for any other (the view's 404), as
+    for no such assignment. WithdrawRefused, nothing changed, for one already withdrawn,
+    started, or done already however it was started.
+
+    The row is locked while it is checked and marked, as assignment_start locks it while it
+    starts: a withdrawal and the candidate's click at the same moment end as one or the
+    other, never a started assignment marked withdrawn."""
+    locked = Assignment.objects.select_for_update(of=("self",)).get(
+        pk=assignment_id, candidate_id=candidate.pk, instructor_id=instructor.pk
+    )
+    if locked.withdrawn_at is not None:
+        raise WithdrawRefused("withdrawn", locked.withdrawn_at)
+    if locked.started_at is not None:
+        raise WithdrawRefused("started", locked.started_at)
+    work = assignments_done([locked]).get(locked.pk)
+    if work is not None:
+        if isinstance(work, Attempt):
+            when = work.finished_at
+        else:  # a set is done at its last answer
+            when = work.items.aggregate(last=models.Max("answered_at"))["last"]
+        raise WithdrawRefused("done", when)
+    locked.withdrawn_at = now or clock()
+    locked.save(update_fields=["withdrawn_at"])
     return locked
 
 

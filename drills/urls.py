@@ -12,6 +12,11 @@ set_patterns = [
 candidate_patterns = [
     path("", views.instructor_candidate, name="instructor_candidate"),
     path("assign/", views.instructor_assign, name="instructor_assign"),
+    path(
+        "assignments/<int:assignment_id>/withdraw/",
+        views.instructor_withdraw,
+        name="instructor_withdraw",
+    ),
 ]
 
 urlpatterns = [

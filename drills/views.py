@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib import messages
@@ -258,13 +258,17 @@ def _candidate_or_404(candidate_id: int) -> User:
         raise Http404("No such candidate.") from None
 
 
-def _candidate_context(candidate: User) -> dict:
+def _candidate_context(candidate: User, viewer: User) -> dict:
     data = selectors.progress(user=candidate)
+    first = services.today()
     return _progress_charts(data) | {
         "candidate": candidate,
         "progress": data,
-        "given": selectors.assignments_given(candidate=candidate),
+        "given": selectors.assignments_given(candidate=candidate, viewer=viewer),
         "choices": selectors.assignment_choices(),
+        # The date field's own bounds, as services.due_date_check holds them.
+        "due_min": first.isoformat(),
+        "due_max": (first + timedelta(days=services.DUE_MAX_DAYS)).isoformat(),
     }
 
 
@@ -272,7 +276,9 @@ def _candidate_context(candidate: User) -> dict:
 @require_safe
 def instructor_candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     candidate = _candidate_or_404(candidate_id)
-    return render(request, "drills/instructor_candidate.html", _candidate_context(candidate))
+    return render(
+        request, "drills/instructor_candidate.html", _candidate_context(candidate, request.user)
+    )
 
 
 @instructor_required(unsent="nothing was assigned")
@@ -280,6 +286,7 @@ def instructor_candidate(request: HttpRequest, candidate_id: int) -> HttpRespons
 def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
     candidate = _candidate_or_404(candidate_id)
     what = request.POST.get("what", "")
+    due_text = request.POST.get("due", "")
     source, _, key = what.partition(":")
     try:
         assignment = services.assignment_create(
@@ -288,6 +295,7 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
             kind=key if source == "drill" else "",
             question_slug=key if source == "question" else "",
             note=request.POST.get("note", ""),
+            due_on=services.due_date_parse(due_text),
         )
     except services.AlreadyAssigned as already:
         # Most often the same form sent twice (a double Enter): the one open stays, once.
@@ -298,17 +306,65 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
             "not assigned again.",
         )
     except services.AssignmentError as error:
-        # The form again with what was chosen and typed: a refusal loses nothing.
-        context = _candidate_context(candidate) | {
-            "error": str(error),
+        # The form again with what was chosen and typed: a refusal loses nothing. A due date
+        # refused is told at its own field.
+        field = "due_error" if isinstance(error, services.DueDateError) else "error"
+        context = _candidate_context(candidate, request.user) | {
+            field: str(error),
             "what": what,
             "note": request.POST.get("note", "")[:300],
+            # Longer than any date: what a script sent, cut to what the field can show.
+            "due": due_text.strip()[:30],
         }
         return render(request, "drills/instructor_candidate.html", context, status=422)
     else:
+        due, _ = selectors.due_words(assignment.due_on, services.today())
         messages.success(
             request,
-            f"Assigned {selectors.assignment_title(assignment)} to {candidate.username}.",
+            f"Assigned {selectors.assignment_title(assignment)} to {candidate.username}"
+            + (f" ({due[0].lower()}{due[1:]})." if due else "."),
+        )
+    return redirect("drills:instructor_candidate", candidate_id=candidate.pk)
+
+
+@instructor_required(unsent="nothing was withdrawn")
+@require_POST
+def instructor_withdraw(
+    request: HttpRequest, candidate_id: int, assignment_id: int
+) -> HttpResponse:
+    """The instructor who gave an assignment withdraws it, from the candidate's page. Anyone
+    else's (another instructor's, another candidate's, none) is a 404; one the candidate
+    started or did meanwhile, or withdrawn already (the button sent twice, or from a page
+    opened before), is refused in a sentence, the page as it now stands."""
+    candidate = _candidate_or_404(candidate_id)
+    try:
+        assignment = services.assignment_withdraw(
+            instructor=request.user, candidate=candidate, assignment_id=assignment_id
+        )
+    except Assignment.DoesNotExist:
+        raise Http404("No such assignment of yours.") from None
+    except services.WithdrawRefused as refused:
+        assignment = Assignment.objects.select_related("question").get(pk=assignment_id)
+        title = selectors.assignment_title(assignment)
+        when = _when(refused.when) if refused.when else "already"
+        if refused.reason == "withdrawn":
+            sentence = f"{title} was already withdrawn ({when}): nothing changed."
+        elif refused.reason == "started":
+            sentence = (
+                f"{candidate.username} started {title} ({when}), so it can no longer be "
+                "withdrawn: nothing changed."
+            )
+        else:
+            sentence = (
+                f"{candidate.username} already did {title} ({when}), so there is nothing to "
+                "withdraw: nothing changed."
+            )
+        messages.error(request, sentence)
+    else:
+        messages.success(
+            request,
+            f"Withdrew {selectors.assignment_title(assignment)} from {candidate.username}: it "
+            "no longer shows on their pages.",
         )
     return redirect("drills:instructor_candidate", candidate_id=candidate.pk)
 
