@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -77,6 +78,10 @@ def _within(name: str) -> dict[str, object]:
     return {"min_value": low, "max_value": high, "error_messages": messages}
 
 
+# A number written out in the digits 0-9: a sign, digits with a point, an exponent.
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
 class _AsciiDigits:
     """A number field that reads only the digits 0-9 (`foreign_digit` says why)."""
 
@@ -87,7 +92,17 @@ class _AsciiDigits:
 
 
 class PlannerIntegerField(_AsciiDigits, forms.IntegerField):
-    pass
+    def to_python(self, value: object) -> int | None:
+        # A whole number past a double's range (1e400, or ten thousand digits, which int()
+        # refuses to read) is a number out of the field's range, as the float fields say.
+        try:
+            return super().to_python(value)
+        except ValidationError:
+            text = value.strip() if isinstance(value, str) else ""
+            if not _NUMBER.fullmatch(text) or not math.isinf(float(text)):
+                raise
+            code = "max_value" if float(text) > 0 else "min_value"
+            raise ValidationError(self.error_messages[code], code=code) from None
 
 
 class PlannerFloatField(_AsciiDigits, forms.FloatField):
@@ -251,6 +266,18 @@ class CapacityForm(forms.Form):
                 "computed); give a shared prefix length for a per-request rate.",
             )
         return data
+
+
+def in_field_words(message: str, name: str | None) -> str:
+    """An engine refusal that opens with the name of the input it refuses ("overhead_gib must
+    be ..."), as the page says it: that field's label up to its note in brackets ("Non-KV
+    overhead per GPU must be ..."). The engine names its arguments, which the page never
+    shows; any other message is returned as it is."""
+    field = CapacityForm.base_fields.get(name or "")
+    if field is None or not message.startswith(f"{name} "):
+        return message
+    label = str(field.label).split(" (")[0]
+    return label + message[len(name) :]
 
 
 def plan_query(form: CapacityForm) -> str:

@@ -30,7 +30,7 @@ from planner.engine import (
 )
 from planner.engine.render import latex_to_mathml
 from planner.engine.worksheet import MAX_LINES
-from planner.forms import DEFAULTS, CapacityForm, plan_query
+from planner.forms import DEFAULTS, CapacityForm, in_field_words, plan_query
 from questionbank import Given, QuestionSpec
 from questions.selectors import question_current_revision
 from rate_limits import LimitExceeded, check_rate, client_key, cpu_budget
@@ -204,8 +204,8 @@ def capacity(request: HttpRequest) -> HttpResponse:
                 try:
                     result = plan(**form.cleaned_data)
                 except (PlanError, KeyError) as error:
-                    problem = str(error).strip("\"'")
                     field = getattr(error, "field", None)
+                    problem = in_field_words(str(error).strip("\"'"), field)
                     if field in form.fields:  # shown beside the input at fault instead
                         form.add_error(field, problem)
                         problem = None

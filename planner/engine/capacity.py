@@ -482,10 +482,15 @@ def check_context(model: Model, context: int, out_len: float) -> None:
         )
     if out_len > context:
         raise PlanError(
-            f"A mean output of {format_figure(out_len)} tokens does not fit in a context of "
-            f"{format_figure(context)} tokens, which holds the prompt and the output together.",
+            f"A mean output of {_tokens(out_len)} does not fit in a context of "
+            f"{_tokens(context)}, which holds the prompt and the output together.",
             "out_len",
         )
+
+
+def _tokens(n: float) -> str:
+    """A count of tokens in a sentence: "1 token", "1.5 tokens", "8,192 tokens"."""
+    return f"{format_figure(n)} token{'' if n == 1 else 's'}"
 
 
 def check_prompt(
@@ -496,17 +501,16 @@ def check_prompt(
     context). Raises PlanError, naming the field at fault."""
     if prompt_len is not None and prompt_len + out_len > context:
         raise PlanError(
-            f"A mean prompt of {format_figure(prompt_len)} tokens and a mean output of "
-            f"{format_figure(out_len)} tokens do not fit in a context of "
-            f"{format_figure(context)} tokens.",
+            f"A mean prompt of {_tokens(prompt_len)} and a mean output of "
+            f"{_tokens(out_len)} do not fit in a context of {_tokens(context)}.",
             "prompt_len",
         )
     n_prompt = prompt_len if prompt_len is not None else max(context - out_len, 1)
     if prefix_len is not None and prefix_len > n_prompt:
         prompt = "mean prompt" if prompt_len is not None else "prompt (the context less the output)"
         raise PlanError(
-            f"A shared prefix of {format_figure(prefix_len)} tokens is longer than the {prompt} "
-            f"of {format_figure(n_prompt)} tokens: the prefix is the start of a prompt.",
+            f"A shared prefix of {_tokens(prefix_len)} is longer than the {prompt} "
+            f"of {_tokens(n_prompt)}: the prefix is the start of a prompt.",
             "prefix_len",
         )
 
@@ -533,7 +537,7 @@ def check_tp(model: Model, tp: int) -> None:
     choices = ", ".join(str(n) for n in sizes[:-1]) + f" or {sizes[-1]}" if len(sizes) > 1 else "1"
     raise PlanError(
         f"tp must divide {model.name}'s {model.attention_heads} attention heads, and divide its "
-        f"{model.kv_heads} KV heads or be a multiple of them (vLLM refuses tp = {tp} at "
+        f"{model.kv_heads} KV heads or be a multiple of them (vLLM refuses TP = {tp} at "
         f"start-up): {choices}.",
         "tp",
     )

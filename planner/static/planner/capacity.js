@@ -29,6 +29,29 @@
     return first;
   }
 
+  // What a number box holds when the browser cannot read it as a number (badInput): its value
+  // is then "", and only a selection of the box's text gives that text back (Chromium; other
+  // browsers give "" and the box is told it holds no number). It is read while the box has the
+  // focus, just before a Tab, an Enter or a click takes the focus on.
+  const typed = new WeakMap();
+  function readTyped(input) {
+    if (!input || input.type !== "number" || !input.validity.badInput) return;
+    if (document.activeElement !== input) return;
+    input.select();
+    const selection = window.getSelection();
+    typed.set(input, selection ? selection.toString() : "");
+    if (selection && selection.rangeCount) selection.collapseToEnd();
+  }
+
+  // A number written in full that the browser still cannot read overflows a double: 1e400, or
+  // ten thousand digits. It is a number, only out of range, as the server says of it.
+  const NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i;
+  function outOfRange(input) {
+    const text = typed.get(input) || "";
+    if (!NUMBER.test(text) || Number.isFinite(Number(text))) return "";
+    return Number(text) > 0 ? input.dataset.messageMax : input.dataset.messageMin;
+  }
+
   // The sentence the server refuses a value with (forms.py puts them on the input), for a
   // value the browser will not send: out of range, blank where needed, or not a number.
   function refusal(input) {
@@ -36,7 +59,8 @@
     const says = input.dataset;
     let text = "";
     // Text that is not a number also reads as missing: badInput says which it is.
-    if (v.badInput || v.stepMismatch) text = says.messageInvalid;
+    if (v.badInput) text = outOfRange(input) || says.messageInvalid;
+    else if (v.stepMismatch) text = says.messageInvalid;
     else if (v.valueMissing) text = says.messageRequired;
     else if (v.rangeUnderflow) text = says.messageMin;
     else if (v.rangeOverflow) text = says.messageMax;
@@ -95,6 +119,62 @@
     if (announce) announce.textContent = "";
     return markFields(form);
   }
+
+  function refusedIn(form) {
+    return Array.from(form.elements).filter((el) => el.willValidate && !el.validity.valid);
+  }
+
+  document.addEventListener(
+    "keydown",
+    (event) => {
+      if (event.key !== "Tab" && event.key !== "Enter") return;
+      if (event.target.closest && event.target.closest("form.pl-form")) readTyped(event.target);
+    },
+    true,
+  );
+  document.addEventListener(
+    "pointerdown",
+    () => {
+      const box = document.activeElement;
+      if (box && box.closest && box.closest("form.pl-form")) readTyped(box);
+    },
+    true,
+  );
+  document.addEventListener("input", (event) => typed.delete(event.target), true);
+
+  // A box the browser cannot read that was blank before (an optional one) stays "" to the
+  // page: no change fires and htmx never halts. Leaving it tells it here instead; and leaving
+  // it cleared, which fires no change either, plans again.
+  document.addEventListener("focusout", (event) => {
+    const box = event.target;
+    const form = box.closest && box.closest("form.pl-form");
+    if (!form || !box.validity) return;
+    if (box.validity.badInput) {
+      showRefused(form, refusedIn(form));
+      return;
+    }
+    const errors = box.closest(".field")?.querySelector(".field-errors");
+    if (box.validity.valid && errors && "refusedHere" in errors.dataset) {
+      box.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+  });
+
+  // Enter or Plan with a box the browser refuses: its check stops the submit with a bubble
+  // and fires "invalid" at each such box; each gets its message beside it too.
+  let invalidPending = false;
+  document.addEventListener(
+    "invalid",
+    (event) => {
+      const form = event.target.closest && event.target.closest("form.pl-form");
+      if (!form || invalidPending) return;
+      invalidPending = true;
+      queueMicrotask(() => {
+        invalidPending = false;
+        showRefused(form, refusedIn(form));
+      });
+    },
+    true,
+  );
 
   document.addEventListener("htmx:validation:halted", (event) => {
     const form = event.target.closest && event.target.closest("form.pl-form");
