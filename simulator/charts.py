@@ -5,12 +5,14 @@ replicas serving over time. One line per run, so two runs compare on one chart."
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 from planner.charts import Chart as PlannerChart
 from planner.charts import nice_ticks
 from planner.engine import format_number
+from simulator.engine import NEVER
 
 # Line styles from planner.css, one per run compared.
 RUN_CSS = ("pl-series", "pl-bound pl-mem")
@@ -107,20 +109,31 @@ def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
         )
 
 
+def _bin_ms(p: float | str | None) -> float | None:
+    """A bin's p99 in ms from a run's saved bins (s): None for a bin with nothing to draw (no
+    request arrived in it, or for TPOT none finished), math.inf for one whose p99 request never
+    got a first token in time (NEVER as saved; math.inf straight from the engine)."""
+    if p is None:
+        return None
+    if p == NEVER or p == math.inf:
+        return math.inf
+    return float(p) * 1000
+
+
 def _latency_chart(
     runs: list[dict], *, key: str, slo: float, what: str, title: str, description: str
 ) -> Chart:
-    """p99 `what` of each 5 s of arrivals (ms) from each run's `key` bins (s; None: off the
-    chart, or for TPOT no request finished), with the SLO as a dashed line."""
+    """p99 `what` of each 5 s of arrivals (ms) from each run's `key` bins (s), with the SLO as
+    a dashed line. A bin with nothing to judge is a gap in the line; one whose p99 request
+    never got a first token is drawn along the top edge, off the chart."""
     seconds = runs[0]["params"]["seconds"]
-    worst = max((p * 1000 for r in runs for _, p in r[key] if p is not None), default=slo)
+    values = [_bin_ms(p) for r in runs for _, p in r[key]]
+    worst = max((v for v in values if v is not None and v != math.inf), default=slo)
     y_ticks = nice_ticks(min(max(worst, slo * 1.2), slo * TTFT_CAP))
-    # A value past the top tick (or, for TTFT, a bin whose requests never got a first token)
-    # is drawn along the top edge: a note in a row of its own above the plot says so, since
-    # a line there reads as a value of the top tick.
-    off = worst > y_ticks[-1] or (
-        key == "ttft_bins" and any(p is None for r in runs for _, p in r[key])
-    )
+    # A value past the top tick (or a bin whose requests never got a first token) is drawn
+    # along the top edge: a note in a row of its own above the plot says so, since a line
+    # there reads as a value of the top tick.
+    off = worst > y_ticks[-1] or math.inf in values
     chart = _chart(
         runs,
         extra_rows=1 if off else 0,
@@ -133,15 +146,12 @@ def _latency_chart(
     _axes(chart, x_ticks, y_ticks)
     x_top, y_top = x_ticks[-1], y_ticks[-1]
     for css, run in zip(RUN_CSS, runs, strict=False):
-        if key == "ttft_bins":  # a request that never got a first token is off the chart
-            points = [
-                _xy(chart, x_top, y_top, t + 2.5, y_top if p is None else p * 1000)
-                for t, p in run[key]
-            ]
-        else:  # a bin where no request finished has no TPOT to draw
-            points = [
-                _xy(chart, x_top, y_top, t + 2.5, p * 1000) for t, p in run[key] if p is not None
-            ]
+        # _xy draws a value past the top (math.inf among them) along the top edge.
+        points = [
+            _xy(chart, x_top, y_top, t + 2.5, ms)
+            for t, ms in ((t, _bin_ms(p)) for t, p in run[key])
+            if ms is not None
+        ]
         if points:
             chart.paths.append({"d": "M" + "L".join(points), "css": css, "label": run["label"]})
     y = _xy(chart, x_top, y_top, 0, slo).split(",")[1]

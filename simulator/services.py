@@ -27,6 +27,7 @@ from planner.engine.capacity import DEFAULT_PROMPT_SPREAD
 from questionbank import Brief
 from simulator.engine import (
     HPA_PERIOD_S,
+    NEVER,
     ROUTERS,
     PooledDesign,
     Scenario,
@@ -472,7 +473,7 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
         )
         + _too_short_to_scale(spec),
         "series": [list(row) for row in run.series],
-        "ttft_bins": [[t, p if p is None or math.isfinite(p) else None] for t, p in _bins(run)],
+        "ttft_bins": [[t, NEVER if p == math.inf else p] for t, p in _bins(run)],
         "tpot_bins": [[t, p] for t, p in tpot_bins(run)],
         "note": calibration.note
         + _prefix_override(calibration, spec)

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from planner.briefs import POOLED_DESIGNS, QUESTION_DESIGNS
 from planner.engine import foreign_digit
-from planner.forms import DEFAULTS, CapacityForm, plan_query
+from planner.forms import DEFAULTS, CapacityForm, in_field_words, plan_query
 from practice.models import Attempt, StepAnswer
 from practice.services import answer_open, attempt_touch
 from rate_limits import LimitExceeded, client_key, cpu_budget
@@ -432,7 +432,8 @@ def fleet_page(request: HttpRequest) -> HttpResponse:
                 for run in scenarios[key]["runs"]
             ]
     except (RunRefused, LimitExceeded) as error:
-        context["error"] = str(error)
+        # A planner input the engine refuses by its argument's name, as the planner says it.
+        context["error"] = in_field_words(str(error), getattr(error, "field", None))
         return render(request, "simulator/page.html", context, status=422)
     context.update(
         design=design,

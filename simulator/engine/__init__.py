@@ -13,7 +13,16 @@ from .design import (
     replica_from_plan,
     saturated_rate,
 )
-from .figures import figures, goodput_text, percentile, tpot_bins, ttft_bins, verdict
+from .figures import (
+    NEVER,
+    figures,
+    goodput_text,
+    percentile,
+    qps_text,
+    tpot_bins,
+    ttft_bins,
+    verdict,
+)
 from .fleet import (
     AUTOSCALERS,
     HPA_PERIOD_S,
@@ -30,6 +39,7 @@ from .queueing import erlang_c, mmc_waits
 __all__ = [
     "AUTOSCALERS",
     "HPA_PERIOD_S",
+    "NEVER",
     "ROUTERS",
     "Calibration",
     "PlanPrefix",
@@ -44,6 +54,7 @@ __all__ = [
     "goodput_text",
     "mmc_waits",
     "percentile",
+    "qps_text",
     "plan_prefix",
     "pooled_replica",
     "pooled_replicas",

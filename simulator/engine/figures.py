@@ -15,6 +15,9 @@ MIN_JUDGED = 100
 # A run is said to recover only when the SLO then holds in every bin for this long to the end
 # of the window: one good bin after the last bad one (at 235 s of 240) is luck, not recovery.
 RECOVERY_HOLD_S = 30.0
+# A saved run's TTFT bin whose p99 request never got a first token in time (math.inf in
+# `ttft_bins`): JSON has no infinity, and None is a bin with no request to judge.
+NEVER = "never"
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -50,8 +53,12 @@ def _ttft_by_bin(result: Result, bin_s: float, *, waiting: bool = False) -> list
 
 
 def ttft_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float | None]]:
-    """(bin start, p99 TTFT in s of the requests that arrived in it) over the window."""
-    return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(_ttft_by_bin(result, bin_s))]
+    """(bin start, p99 TTFT in s of the requests that arrived in it) over the window, counted
+    as `slo_breaks` counts them: math.inf where that p99 request never got its first token in
+    time (shed, timed out, or still waiting past the SLO at the end), None where no request
+    arrived (at low load most bins are empty: a gap, not a breach)."""
+    bins = _ttft_by_bin(result, bin_s, waiting=True)
+    return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(bins)]
 
 
 def tpot_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float | None]]:
@@ -66,6 +73,12 @@ def tpot_bins(result: Result, bin_s: float = BIN_S) -> list[tuple[float, float |
                 k = min(int(a // bin_s), n_bins - 1)
                 bins[k].append((result.finish[i] - result.first_token[i]) / (out - 1))
     return [(k * bin_s, percentile(b, 99)) for k, b in enumerate(bins)]
+
+
+def qps_text(qps: float) -> str:
+    """A load as the verdict says it: to six significant figures, trailing zeros dropped
+    ("0.001", "12.5", "400"), so a light load never reads as 0."""
+    return f"{qps:g}"
 
 
 def goodput_text(share: float) -> str:
@@ -123,6 +136,13 @@ def slo_breaks(result: Result) -> list[tuple[float, float]]:
     return breaks
 
 
+def decodes_nothing(result: Result) -> bool:
+    """Whether no request of the run decodes a token past its first: a prefill-only fleet, or
+    one whose every answer is a single token (a score, a label), which comes with the end of
+    its prefill. Its TTFT is then its whole latency and there is no TPOT."""
+    return result.pooled or (bool(result.output_tokens) and max(result.output_tokens) <= 1)
+
+
 def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     """The run's figures (times in ms, rates in req/s): ttft_p50_ms, ttft_p99_ms,
     tpot_p50_ms, tpot_p99_ms, e2e_p99_ms, wait_mean_s, queued_p99_ms (the p99 of the part of
@@ -134,13 +154,14 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
     little_law (L, lambda, W) and little_law_error = |L - lambda W| / L, slo_broken_at_s,
     recovered_at_s, replicas_added_at_s, prefill_only.
 
-    A prefill-only run (`result.pooled`) answers each request with its one pooled output:
-    its TTFT is the whole latency (ttft and e2e agree), TPOT does not apply (None) and the
-    SLO is the p99 latency alone."""
+    A prefill-only run (`result.pooled`, or any run that `decodes_nothing`) answers each
+    request with its one output: its TTFT is the whole latency (ttft and e2e agree), TPOT does
+    not apply (None) and the SLO is the p99 latency alone."""
     n = len(result.arrival)
     T = result.seconds
     ttft, tpot, e2e, waits, queued = [], [], [], [], []
     own = [t for t in result.own_prefill if not math.isnan(t)]
+    prefill_only = decodes_nothing(result)
     good = 0
     tokens = 0
     sojourn = 0.0
@@ -155,7 +176,7 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         if result.status[i] == DONE:
             out = result.output_tokens[i]
             per_token = (d - f) / (out - 1) if out > 1 else 0.0
-            if not result.pooled:
+            if not prefill_only:
                 tpot.append(per_token)
             e2e.append(d - a)
             tokens += out
@@ -223,7 +244,7 @@ def figures(result: Result, *, wall_s: float | None = None) -> dict[str, Any]:
         "recovered_at_s": recovered,
         "replicas_added_at_s": list(result.replicas_added),
         "events": [{"t": t, "what": what} for t, what in result.events],
-        "prefill_only": result.pooled,
+        "prefill_only": prefill_only,
     }
 
 
@@ -265,10 +286,10 @@ def verdict(
     pooled = figs.get("prefill_only", False)
     # A prefill-only request's first (and only) output is its answer: its TTFT is its latency.
     latency = "p99 latency" if pooled else "p99 TTFT"
-    load = f"{qps:g} QPS"
+    load = f"{qps_text(qps)} QPS"
     if burst_at is not None:
         grown = "doubled" if burst_factor == 2 else f"raised {burst_factor:g}×"
-        load += f", {grown} to {qps * burst_factor:g} QPS from {burst_at:g} s,"
+        load += f", {grown} to {qps_text(qps * burst_factor)} QPS from {burst_at:g} s,"
     head = f"{load} on {replicas} replica{'s' if replicas != 1 else ''}"
     if scenario_text:
         head += f" ({scenario_text})"
