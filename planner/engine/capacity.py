@@ -1780,6 +1780,13 @@ def plan(
             f"TPOT {format_number(tpot_ms)} ms (one stream alone: "
             f"{format_number(one_stream_ms)} ms)."
         )
+    seqs_cap = g.vllm_default_max_num_seqs
+    if fits and batch > seqs_cap:
+        notes.append(
+            f"vLLM batches at most {seqs_cap} sequences on the {g.name} by default: start it "
+            f"with --max-num-seqs {batch} or more, or each instance runs {seqs_cap} streams, "
+            f"not the {batch} this plan counts on."
+        )
     overhead_given = overhead_gb is not None or overhead_gib is not None
     notes.append(
         f"Non-KV memory per GPU: {format_number(number('overhead') / GiB)} GiB"

@@ -115,6 +115,15 @@ class GPU:
     allreduce_latency: Quantity | None = None
 
     @property
+    def vllm_default_max_num_seqs(self) -> int:
+        """The sequences one vLLM engine on this GPU batches at most unless told otherwise
+        (`--max-num-seqs`), as its OpenAI server defaults it: 1024 on a GPU that reports 70 GiB
+        or more and is not an A100, else 256 (vllm/engine/arg_utils.py,
+        EngineArgs.get_batch_defaults)."""
+        large = float(self.memory.magnitude) >= 70 * 2**30 and "a100" not in self.name.lower()
+        return 1024 if large else 256
+
+    @property
     def memory_marketed(self) -> str:
         """The datasheet capacity as text, e.g. '24 GB'."""
         return self.memory_datasheet_text
