@@ -298,12 +298,23 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
             due_on=services.due_date_parse(due_text),
         )
     except services.AlreadyAssigned as already:
-        # Most often the same form sent twice (a double Enter): the one open stays, once.
+        # Most often the same form sent twice (a double Enter): the one open stays, once. A
+        # new due date or note is not taken: the way to change them is said, where it is
+        # this instructor's to take (only its giver withdraws an assignment).
+        open_one = already.assignment
+        changed = (request.POST.get("note", "").strip() or due_text.strip()) and (
+            open_one.instructor_id == request.user.pk
+        )
         messages.info(
             request,
-            f"{selectors.assignment_title(already.assignment)} is already assigned to "
-            f"{candidate.username}, open since {_when(already.assignment.created_at)}: "
-            "not assigned again.",
+            f"{selectors.assignment_title(open_one)} is already assigned to "
+            f"{candidate.username}, open since {_when(open_one.created_at)}: "
+            "not assigned again."
+            + (
+                " To give it another due date or note, withdraw it and assign it again."
+                if changed
+                else ""
+            ),
         )
     except services.AssignmentError as error:
         # The form again with what was chosen and typed: a refusal loses nothing. A due date

@@ -224,7 +224,27 @@ def test_a_question_already_open_is_not_assigned_twice(instructor, candidate, cl
     assign(client, instructor, candidate, "question:long-context-rag")
     response = assign(client, instructor, candidate, "question:long-context-rag")
     assert Assignment.objects.count() == 1
-    assert "is already assigned to learner" in client.get(response["Location"]).content.decode()
+    page = client.get(response["Location"]).content.decode()
+    assert "is already assigned to learner" in page
+    # The same form again with nothing new: no word on changing it.
+    assert "withdraw it and assign it again" not in page
+
+
+def test_a_new_note_for_work_already_open_is_told_how_to_change_it(instructor, candidate, client):
+    """A second assign of open work with a new note (or due date) does not change the open
+    one: its giver is told the way to, since only they may withdraw it."""
+    assign(client, instructor, candidate, "question:long-context-rag")
+    response = assign(client, instructor, candidate, "question:long-context-rag", note="By Friday")
+    page = client.get(response["Location"]).content.decode()
+    assert "not assigned again. To give it another due date or note, withdraw it" in page
+    assert Assignment.objects.get().note == ""
+    colleague = User.objects.create_user("colleague", password=PASSWORD)
+    instructor_grant(colleague)
+    client.force_login(colleague)
+    response = assign(client, colleague, candidate, "question:long-context-rag", note="Mine")
+    page = client.get(response["Location"]).content.decode()
+    assert "is already assigned to learner" in page
+    assert "withdraw it and assign it again" not in page  # not theirs to withdraw
 
 
 def test_a_kind_started_already_can_be_assigned_again(instructor, candidate, client):
