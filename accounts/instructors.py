@@ -64,21 +64,44 @@ def _signed_out_next(request) -> str:
     return resolve_url(settings.LOGIN_REDIRECT_URL)
 
 
-# The session key that carries, through signing in, what a form posted signed out did not do.
+# The session keys that carry, through signing in, what a form posted signed out did not do,
+# and the fields it had filled in, for the page it was sent from.
 UNSENT_SESSION_KEY = "signed_out_unsent"
+KEPT_FORM_SESSION_KEY = "signed_out_form"
+# A kept field is what a person typed in a small form: past this it is a script's.
+KEPT_FIELD_MAX_CHARS = 2000
 
 
-def sign_in_again(request, *, unsent: str = ""):
+def sign_in_again(request, *, unsent: str = "", keep: tuple[str, ...] = ()):
     """The redirect to sign in for a signed-out request, with ?next= as `_signed_out_next`
     says. For a form posted signed out, `unsent` says what was not done ("nothing was
-    assigned"): the page after signing in says so (accounts.views.LoginView), since the form
-    there comes back empty."""
-    if unsent and request.method == "POST":
-        request.session[UNSENT_SESSION_KEY] = unsent
-    return redirect_to_login(_signed_out_next(request))
+    assigned"): the page after signing in says so (accounts.views.LoginView). The posted
+    fields named in `keep` are held for that page to fill its form in again
+    (`signed_out_form`), so a choice and a note typed are not lost with the session."""
+    back = _signed_out_next(request)
+    if request.method == "POST":
+        if unsent:
+            request.session[UNSENT_SESSION_KEY] = unsent
+        if keep:
+            request.session[KEPT_FORM_SESSION_KEY] = {
+                "path": back,
+                "fields": {k: request.POST.get(k, "")[:KEPT_FIELD_MAX_CHARS] for k in keep},
+            }
+    return redirect_to_login(back)
 
 
-def signin_required(view=None, *, unsent: str = ""):
+def signed_out_form(request) -> dict[str, str]:
+    """The fields of a form this page sent while signed out (`sign_in_again`'s `keep`), once:
+    taken from the session as the page fills its form with them. {} for any other page."""
+    kept = request.session.get(KEPT_FORM_SESSION_KEY)
+    if not isinstance(kept, dict) or kept.get("path") != request.get_full_path():
+        return {}
+    del request.session[KEPT_FORM_SESSION_KEY]
+    fields = kept.get("fields")
+    return {str(k): str(v) for k, v in fields.items()} if isinstance(fields, dict) else {}
+
+
+def signin_required(view=None, *, unsent: str = "", keep: tuple[str, ...] = ()):
     """`login_required` for every view, forms' POST-only addresses included: signing in leads
     back to the page the form was sent from (`sign_in_again`), not to the address that
     answers only a POST (a 405 after signing in)."""
@@ -87,7 +110,7 @@ def signin_required(view=None, *, unsent: str = ""):
         @wraps(view)
         def wrapped(request, *args, **kwargs):
             if not getattr(request.user, "is_authenticated", False):
-                return sign_in_again(request, unsent=unsent)
+                return sign_in_again(request, unsent=unsent, keep=keep)
             return view(request, *args, **kwargs)
 
         return wrapped
@@ -95,14 +118,14 @@ def signin_required(view=None, *, unsent: str = ""):
     return decorator(view) if view is not None else decorator
 
 
-def instructor_required(view=None, *, unsent: str = ""):
+def instructor_required(view=None, *, unsent: str = "", keep: tuple[str, ...] = ()):
     """A view only instructors reach: a signed-out visitor is sent to sign in, with ?next=
     back to the page (`signin_required`), so an instructor whose session ended mid-edit signs
     in and finds the page again, where the editor offers back what the server never
     received; every other user gets 404."""
 
     def decorator(view):
-        @signin_required(unsent=unsent)
+        @signin_required(unsent=unsent, keep=keep)
         @wraps(view)
         def wrapped(request, *args, **kwargs):
             if not is_instructor(request.user):

@@ -21,7 +21,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
-from accounts.instructors import instructor_required, signin_required
+from accounts.instructors import instructor_required, signed_out_form, signin_required
 from drills import charts, engine, selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
 from practice.form_posts import form_post
@@ -276,12 +276,17 @@ def _candidate_context(candidate: User, viewer: User) -> dict:
 @require_safe
 def instructor_candidate(request: HttpRequest, candidate_id: int) -> HttpResponse:
     candidate = _candidate_or_404(candidate_id)
-    return render(
-        request, "drills/instructor_candidate.html", _candidate_context(candidate, request.user)
-    )
+    # An assign form sent after the session ended comes back filled in, once signed in.
+    kept = signed_out_form(request)
+    context = _candidate_context(candidate, request.user) | {
+        "what": kept.get("what", ""),
+        "note": kept.get("note", "")[:300],
+        "due": kept.get("due", "").strip()[:30],
+    }
+    return render(request, "drills/instructor_candidate.html", context)
 
 
-@instructor_required(unsent="nothing was assigned")
+@instructor_required(unsent="nothing was assigned", keep=("what", "note", "due"))
 @require_POST
 def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
     candidate = _candidate_or_404(candidate_id)

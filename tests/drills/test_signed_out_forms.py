@@ -1,6 +1,6 @@
 """A drills form posted after the session expired leads, once signed in again, back to the
 page it was sent from (its own address answers only a POST: a 405), and the instructor's
-Assign form says that nothing was assigned."""
+Assign form says that nothing was assigned, filled in again as it was sent."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_an_assignment_posted_signed_out_says_nothing_was_assigned_after_signing
     page = f"/drills/instructor/candidates/{candidate.pk}/"
     response = client.post(
         f"{page}assign/",
-        {"what": "drill:ttft", "note": "Do these"},
+        {"what": "drill:ttft", "note": "Do these", "due": "2026-12-10"},
         HTTP_REFERER=f"http://testserver{page}",
     )
     assert next_of(response) == page
@@ -65,8 +65,13 @@ def test_an_assignment_posted_signed_out_says_nothing_was_assigned_after_signing
     assert signed_in["Location"] == page
     html = client.get(page).content.decode()
     assert "You were signed out, so nothing was assigned" in html
-    # Said once.
-    assert "nothing was assigned" not in client.get(page).content.decode()
+    # The form comes back as it was sent: the choice, the note and the due date.
+    assert '<option value="drill:ttft" selected>' in html
+    assert 'value="Do these"' in html and 'value="2026-12-10"' in html
+    # Said, and filled in, once.
+    again = client.get(page).content.decode()
+    assert "nothing was assigned" not in again and 'value="Do these"' not in again
+    assert '<option value="drill:ttft" selected>' not in again
 
 
 def test_a_plain_sign_in_says_nothing_of_unsent_forms(instructor, client):
