@@ -341,6 +341,33 @@ def timers_held(page):
         page.clock.resume()
 
 
+def at_once(*calls) -> list:
+    """Run each of `calls` in a thread of its own, all released together (a barrier), as
+    requests arriving at the same moment would be; each thread closes its own database
+    connection. Returns what each call returned, or the exception it raised, in the order
+    given: a test of a race says which outcomes it allows."""
+    from django.db import connection
+
+    barrier = threading.Barrier(len(calls))
+    outcomes: list = [None] * len(calls)
+
+    def run(i: int, call) -> None:
+        try:
+            barrier.wait()
+            outcomes[i] = call()
+        except Exception as exc:  # what the call ended with is the outcome the test reads
+            outcomes[i] = exc
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outcomes
+
+
 def save_screenshot(page, name: str) -> Path:
     """Save a full-page PNG under tests/artifacts/ (kept as a CI artifact)."""
     ARTIFACTS.mkdir(exist_ok=True)

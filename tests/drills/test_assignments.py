@@ -15,6 +15,7 @@ from django.utils import timezone
 from accounts.instructors import instructor_grant
 from drills import selectors, services
 from drills.models import Assignment, DrillSet
+from tests.conftest import at_once
 from tests.drills.conftest import PASSWORD
 from tests.drills.factories import graded_submission
 
@@ -259,10 +260,6 @@ def test_a_kind_started_already_can_be_assigned_again(instructor, candidate, cli
 def test_two_assigns_at_once_add_one_assignment(monkeypatch):
     """Two posts of the form at the same moment: each reads the candidate's open work before
     either writes, unless the candidate is locked for the check and the write."""
-    import threading
-
-    from django.db import connection
-
     teacher = User.objects.create_user("teacher")
     learner = User.objects.create_user("learner")
     real_clock = services.clock
@@ -273,25 +270,12 @@ def test_two_assigns_at_once_add_one_assignment(monkeypatch):
         return real_clock()
 
     monkeypatch.setattr(services, "clock", slow_clock)
-    barrier = threading.Barrier(2)
-    outcomes: list[str] = []
 
-    def post() -> None:
-        try:
-            barrier.wait()
-            services.assignment_create(instructor=teacher, candidate=learner, kind="ttft")
-            outcomes.append("created")
-        except services.AlreadyAssigned:
-            outcomes.append("already")
-        finally:
-            connection.close()
+    def post():
+        return services.assignment_create(instructor=teacher, candidate=learner, kind="ttft")
 
-    threads = [threading.Thread(target=post) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(outcomes) == ["already", "created"]
+    outcomes = at_once(post, post)
+    assert sorted(type(o).__name__ for o in outcomes) == ["AlreadyAssigned", "Assignment"]
     assert Assignment.objects.filter(candidate=learner).count() == 1
 
 

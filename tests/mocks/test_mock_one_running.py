@@ -113,12 +113,9 @@ def test_the_question_page_reads_its_mock_links_in_one_query_for_the_list(people
 def test_two_starts_at_once_start_one_clock(monkeypatch, core_content):
     """Two tabs press Start at the same moment: each looks for a running session before
     either writes one, unless the candidate is locked for the look and the write."""
-    import threading
-
-    from django.db import connection
 
     from practice import services as flow
-    from tests.conftest import _store
+    from tests.conftest import _store, at_once
 
     _store(core_content)
     candidate = User.objects.create(username="candidate")
@@ -130,20 +127,10 @@ def test_two_starts_at_once_start_one_clock(monkeypatch, core_content):
         return real_start(**kwargs)
 
     monkeypatch.setattr(flow, "attempt_start", slow_start)
-    barrier = threading.Barrier(2)
-    landed: list[str] = []
 
-    def press_start() -> None:
-        try:
-            barrier.wait()
-            landed.append(_start(client_for(candidate)).url)
-        finally:
-            connection.close()
+    def press_start():
+        return _start(client_for(candidate)).url
 
-    tabs = [threading.Thread(target=press_start) for _ in range(2)]
-    for tab in tabs:
-        tab.start()
-    for tab in tabs:
-        tab.join()
+    landed = at_once(press_start, press_start)
     session = MockSession.objects.get()
     assert landed == [reverse("mock_session", kwargs={"session_id": session.pk})] * 2

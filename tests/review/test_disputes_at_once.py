@@ -5,17 +5,15 @@ neither post."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
 from django.contrib.auth.models import User
-from django.db import connection
 
 from rate_limits import LimitExceeded
 from review import services
 from review.models import GradeDispute
-from tests.conftest import _store
+from tests.conftest import _store, at_once
 
 from .conftest import make_submission
 
@@ -31,26 +29,17 @@ def _at_once(subs, candidate, monkeypatch) -> list[str]:
         return used
 
     monkeypatch.setattr(services, "disputes_used_today", slow_count)
-    barrier = threading.Barrier(len(subs))
-    outcomes: list[str] = []
 
-    def send(submission) -> None:
-        try:
-            barrier.wait()
+    def send(submission):
+        def dispute():
             services.grade_dispute(
                 user=candidate, submission=submission, reason="The gateway is in my first line."
             )
-            outcomes.append("stored")
-        except LimitExceeded:
-            outcomes.append("refused")
-        finally:
-            connection.close()
+            return "stored"
 
-    threads = [threading.Thread(target=send, args=(sub,)) for sub in subs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+        return dispute
+
+    outcomes = ["refused" if isinstance(o, LimitExceeded) else o for o in at_once(*map(send, subs))]
     return sorted(outcomes)
 
 
