@@ -124,8 +124,9 @@ def _latency_chart(
     runs: list[dict], *, key: str, slo: float, what: str, title: str, description: str
 ) -> Chart:
     """p99 `what` of each 5 s of arrivals (ms) from each run's `key` bins (s), with the SLO as
-    a dashed line. A bin with nothing to judge is a gap in the line; one whose p99 request
-    never got a first token is drawn along the top edge, off the chart."""
+    a dashed line. A bin with nothing to judge is a gap in the line (the line runs on from
+    the bin before to the bin after; a run with one bin to judge is a dot); one whose p99
+    request never got a first token is drawn along the top edge, off the chart."""
     seconds = runs[0]["params"]["seconds"]
     values = [_bin_ms(p) for r in runs for _, p in r[key]]
     worst = max((v for v in values if v is not None and v != math.inf), default=slo)
@@ -152,7 +153,14 @@ def _latency_chart(
             for t, ms in ((t, _bin_ms(p)) for t, p in run[key])
             if ms is not None
         ]
-        if points:
+        if len(points) == 1:
+            # A line through one point draws nothing: a run with one bin to judge (one
+            # request in the window) is a dot instead, a zero-length path whose round caps
+            # simulator.css draws wide (sim-dot), with the line's class and title.
+            chart.paths.append(
+                {"d": f"M{points[0]}h0", "css": f"{css} sim-dot", "label": run["label"]}
+            )
+        elif points:
             chart.paths.append({"d": "M" + "L".join(points), "css": css, "label": run["label"]})
     y = _xy(chart, x_top, y_top, 0, slo).split(",")[1]
     chart.paths.append(

@@ -470,8 +470,10 @@ def fleet_run(design: Design, spec: RunSpec, *, limits: Limits = COMMAND_LIMITS)
             autoscale=spec.autoscale,
             burst_at=spec.burst_at,
             burst_factor=spec.burst_factor,
+            max_replicas=scenario.max_replicas,
         )
-        + _too_short_to_scale(spec),
+        + _too_short_to_scale(spec)
+        + _one_replica_to_route(spec, replicas),
         "series": [list(row) for row in run.series],
         "ttft_bins": [[t, NEVER if p == math.inf else p] for t, p in _bins(run)],
         "tpot_bins": [[t, p] for t, p in tpot_bins(run)],
@@ -507,6 +509,18 @@ def _too_short_to_scale(spec: RunSpec) -> str:
         "act: a replica it asks for is ready a scaling "
         f"period ({HPA_PERIOD_S:g} s) and a {spec.cold_start_s:g} s cold start later, so this "
         "run says nothing about the autoscaler."
+    )
+
+
+def _one_replica_to_route(spec: RunSpec, replicas: int) -> str:
+    """Said of a run that compares routers (`names_router`) on one replica, where every
+    router sends every request to it: the runs come out the same, which reads as a fault
+    unless it is said."""
+    if not spec.names_router or replicas != 1:
+        return ""
+    return (
+        " With one replica every request goes to it, whichever the router: the routers "
+        "differ only across replicas."
     )
 
 

@@ -277,10 +277,13 @@ def verdict(
     autoscale: str = "off",
     burst_at: float | None = None,
     burst_factor: float = 2.0,
+    max_replicas: int | None = None,
 ) -> str:
     """One sentence a person reads at a glance: whether the SLO held, when it broke and
     whether (and how fast) it came back. A run whose load grows `burst_factor` times from
-    `burst_at` says both loads: an SLO that breaks after the burst broke at the higher one."""
+    `burst_at` says both loads: an SLO that breaks after the burst broke at the higher one.
+    An autoscaler that adds no replica to a fleet already at `max_replicas` (its cap) says
+    the cap is why."""
     p99 = figs["ttft_p99_ms"]
     tpot = figs["tpot_p99_ms"]
     pooled = figs.get("prefill_only", False)
@@ -351,6 +354,8 @@ def verdict(
             if not added:
                 # Nothing it did can be credited with a recovery.
                 text += f"; the autoscaler on {signal} adds no replica"
+                if max_replicas is not None and replicas >= max_replicas:
+                    text += f": the fleet is already at the {max_replicas}-replica cap"
                 if rec is not None and broke is not None:
                     text += f"; it recovers after {rec - broke:.0f} s"
             elif rec is not None and broke is not None:
