@@ -13,7 +13,7 @@ from practice.feedback import feedback_context
 from practice.models import Grade, SelfCheck
 from practice.self_check import self_check_save
 from questions.models import Question
-from review.services import grade_dispute, review_queue, review_store
+from review.services import grade_dispute, review_queue, review_store, wrong_idea_remove
 
 from .conftest import make_submission
 from .test_review_flow import ALL_MISS, ANSWER
@@ -66,6 +66,28 @@ def test_the_self_check_summary_under_a_review_says_each_wrong_idea_in_one_sente
     summary = page.split('class="plain-list self-check-points"')[1].split("</ul>")[0]
     assert "<li>You did not mean this possible wrong idea: " in summary
     assert ".:" not in summary
+
+
+def test_a_confirmed_wrong_idea_the_instructor_removed_is_told_so_in_the_self_check_summary(
+    content_loaded, candidate, instructor, client
+):
+    """The summary of the self-check under the review keeps what the candidate said, and
+    with an idea the instructor removed from the grade, that the review found the answer
+    does not hold it: the page never leaves "You meant this wrong idea" standing alone."""
+    submission = self_checked(candidate, decision=SelfCheck.Decision.CONFIRMED)
+    review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
+    step_url = reverse("attempt_step", args=[submission.answer.attempt_id, "architecture"])
+    client.force_login(candidate)
+
+    def summary() -> str:
+        page = client.get(step_url).content.decode()
+        return unescape(page.split('class="plain-list self-check-points"')[1].split("</ul>")[0])
+
+    assert "does not hold it" not in summary()
+    wrong_idea_remove(submission=submission, idea_id=WRONG[0]["id"])
+    said = summary()
+    assert "You meant this possible wrong idea: " in said
+    assert "The instructor's review found that your answer does not hold it." in said
 
 
 def test_a_wrong_idea_the_candidate_confirmed_stays_unless_the_instructor_credits_the_point(
