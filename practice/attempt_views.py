@@ -141,6 +141,23 @@ _step_post = form_post(_step_page, owner_page=_for_owner(_step_page), typed=_typ
 _attempt_post = form_post(_attempt_page, owner_page=_for_owner(_attempt_page), typed=_typed)
 
 
+def _self_check_page(request: HttpRequest, *, attempt_id: int, submission_id: int) -> str:
+    """Where a GET of a submission's self-check address goes, for the attempt's owner: that
+    submission's own step, at its self-check (anyone else's: 404)."""
+    attempt = _own_attempt(request, attempt_id)
+    answer = get_object_or_404(
+        StepAnswer.objects.only("step_key", "follow_up_id"),
+        submissions__pk=submission_id,
+        attempt=attempt,
+    )
+    return step_page.step_url(attempt, answer.step_key, answer.follow_up_id) + "#self-check"
+
+
+# A self-check posts per submission: opened in the browser, it leads to that submission's step
+# (not the attempt's open step); signed out, to the attempt, which says no more than the URL.
+_self_check_post = form_post(_attempt_page, owner_page=_self_check_page, typed=_typed)
+
+
 def _fragment(template: str, context: dict, status: int = 200) -> HttpResponse:
     """A fragment that needs nothing from the request (no CSRF token, no user, no messages),
     rendered without the context processors. Its context names every variable the template
@@ -387,7 +404,7 @@ def submission_feedback(request: HttpRequest, attempt_id: int, submission_id: in
     return page_cache.respond(request, attempt, build)
 
 
-@_attempt_post
+@_self_check_post
 def submission_self_check(
     request: HttpRequest, attempt_id: int, submission_id: int
 ) -> HttpResponse:

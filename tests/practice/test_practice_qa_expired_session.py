@@ -102,9 +102,11 @@ def test_other_post_only_attempt_addresses_opened_in_the_browser_go_somewhere(cl
         reverse("attempt_check", args=[attempt.pk]): step_url(attempt, "estimate"),
         reverse("attempt_worksheet", args=[attempt.pk]): step_url(attempt, "estimate"),
         reverse("attempt_finish", args=[attempt.pk]): reverse("attempt", args=[attempt.pk]),
-        reverse("submission_self_check", args=[attempt.pk, submission.pk]): reverse(
-            "attempt", args=[attempt.pk]
-        ),
+        # The submission's own step (architecture), not the attempt's open one (estimate).
+        reverse("submission_self_check", args=[attempt.pk, submission.pk]): step_url(
+            attempt, "architecture"
+        )
+        + "#self-check",
     }
     for url, lands_on in expected.items():
         response = client_in.get(url)
@@ -121,6 +123,7 @@ def test_another_candidates_post_only_address_is_still_not_found(attempt):
     other.force_login(User.objects.create_user("eve", password="eve-Passphrase-1"))
     assert other.get(step_url(attempt, "architecture", "submit")).status_code == 404
     assert other.get(reverse("attempt_finish", args=[attempt.pk])).status_code == 404
+    assert other.get(reverse("submission_self_check", args=[attempt.pk, 1])).status_code == 404
 
 
 def test_the_expired_session_page_is_reached_with_csrf_checked(attempt, candidate):
