@@ -164,8 +164,9 @@ class Grade(models.Model):
     # Wrong ideas of the step the answer states, [{"id", "evidence", "comment"}] in the step's
     # order (grading.types.MisconceptionFound); the question file says why each breaks.
     misconceptions = models.JSONField(default=list, blank=True)
-    # Grader "instructor" only: the ids of the wrong ideas the instructor removed from their
-    # grade (review.services.wrong_idea_remove), kept out when their verdicts are saved again.
+    # Grader "instructor" only: the wrong ideas an instructor removed from the grade, each
+    # {"id", "by": the remover's user id} (review.services.wrong_idea_remove), kept out when
+    # its verdicts are saved again.
     wrong_ideas_removed = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -176,6 +177,11 @@ class Grade(models.Model):
 
     def __str__(self) -> str:
         return f"{self.grader} {self.score:.2f} on {self.submission}"
+
+    @property
+    def wrong_idea_ids_removed(self) -> set[str]:
+        """The ids of `wrong_ideas_removed` ([{"id", "by"}: who removed each])."""
+        return {r.get("id") for r in self.wrong_ideas_removed}
 
 
 class SelfCheck(models.Model):

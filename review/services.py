@@ -398,8 +398,7 @@ def review_store(
             }
         )
     text = submission_graded_text(submission)
-    contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
-    source = by_grader.get("llm") or by_grader.get(SELF)
+    found, contradicts = _findings(submission, step, by_grader)
     with transaction.atomic():
         # Read under the write lock, so an instructor's removal stored meanwhile is seen.
         stored_review = (
@@ -408,9 +407,7 @@ def review_store(
             .only("wrong_ideas_removed")
             .first()
         )
-        kept = _wrong_ideas_kept(
-            source.misconceptions if source else [], contradicts, given, stored_review
-        )
+        kept = _wrong_ideas_kept(found, contradicts, given, stored_review)
         grade, _ = Grade.objects.update_or_create(
             submission=submission,
             grader=INSTRUCTOR,
@@ -444,6 +441,16 @@ def review_store(
     return grade
 
 
+def _findings(
+    submission: Submission, step, by_grader: Mapping[str, Grade]
+) -> tuple[list[dict], dict[str, tuple]]:
+    """The wrong ideas a grader stands behind in `submission` (the model's, else those the
+    candidate confirmed in their self-check), and the rubric points each idea contradicts."""
+    source = by_grader.get("llm") or by_grader.get(SELF)
+    contradicts = {m.id: m.contradicts for m in getattr(step, "misconceptions", ())}
+    return list(source.misconceptions if source else []), contradicts
+
+
 def _credited(finding: Mapping, contradicts: Mapping[str, tuple], verdicts: Mapping) -> bool:
     """Whether `verdicts` credit in full a point the wrong idea `finding` contradicts."""
     return any(verdicts.get(p) == "hit" for p in contradicts.get(finding.get("id"), ()))
@@ -464,7 +471,7 @@ def _wrong_ideas_kept(
     the answer does not hold it), or when an instructor removed it from the grade already
     stored (`stored_review.wrong_ideas_removed`), so a form sent again does not bring it back;
     an idea a grader found since the review was stored is no removed one, and stays."""
-    removed = set(stored_review.wrong_ideas_removed) if stored_review is not None else set()
+    removed = stored_review.wrong_idea_ids_removed if stored_review else set()
     return [m for m in found if m.get("id") not in removed and not _credited(m, contradicts, given)]
 
 
@@ -473,10 +480,14 @@ class WrongIdeaGone(FlowError):
     its removal arrives (removed in another tab or by another instructor): nothing changed."""
 
 
-def wrong_idea_remove(*, submission: Submission, idea_id: str, shown: Collection[str] = ()) -> dict:
+def wrong_idea_remove(
+    *, submission: Submission, idea_id: str, remover, shown: Collection[str] = ()
+) -> dict:
     """Drop one wrong idea from the instructor's grade of `submission`, so the candidate's
     feedback no longer states it: the instructor judges the answer does not hold it. Returns
-    the finding removed. The verdicts, score and calibration label stay as they are.
+    the finding removed. The verdicts, score and calibration label stay as they are. Who
+    removed it is kept with it (any instructor may revise a review, as its verdicts may be
+    saved again): the review page names them, and `wrong_idea_restore` puts it back.
 
     FlowError when the answer has no instructor's grade yet (said before anything about the
     idea: its labels are blind) or `idea_id` is not a wrong idea the grade states;
@@ -507,8 +518,40 @@ def wrong_idea_remove(*, submission: Submission, idea_id: str, shown: Collection
                 "Nothing was changed."
             )
         grade.misconceptions = [m for m in grade.misconceptions if m.get("id") != idea_id]
-        grade.wrong_ideas_removed = sorted({*grade.wrong_ideas_removed, idea_id})
+        grade.wrong_ideas_removed = [
+            *(r for r in grade.wrong_ideas_removed if r.get("id") != idea_id),
+            {"id": idea_id, "by": remover.pk},
+        ]
         grade.save(update_fields=["misconceptions", "wrong_ideas_removed"])
     # The candidate's feedback pages are cached by the attempt's version.
     attempt_touch(submission.answer.attempt_id)
     return finding
+
+
+def wrong_idea_restore(*, submission: Submission, idea_id: str) -> bool:
+    """Put back a wrong idea an instructor removed from the grade of `submission` (a removal
+    made by mistake, or one a colleague disagrees with): the grade states it again where a
+    grader still stands behind it and the verdicts credit no point it contradicts in full.
+    Returns whether the candidate's feedback states it again. FlowError, nothing changed,
+    when the grade holds no such removal (put back already, in another tab)."""
+    answer = submission.answer
+    step = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
+    with transaction.atomic():
+        grade = (
+            Grade.objects.select_for_update()
+            .filter(submission=submission, grader=INSTRUCTOR)
+            .first()
+        )
+        if grade is None or idea_id not in grade.wrong_idea_ids_removed:
+            raise FlowError(
+                "That wrong idea is not removed from the grade (put back in another tab or by "
+                "another instructor since this page was opened): nothing was changed."
+            )
+        grade.wrong_ideas_removed = [r for r in grade.wrong_ideas_removed if r.get("id") != idea_id]
+        by_grader = {g.grader: g for g in submission.grades.all()}
+        found, contradicts = _findings(submission, step, by_grader)
+        verdicts = {p.get("id"): p.get("verdict") for p in grade.points}
+        grade.misconceptions = _wrong_ideas_kept(found, contradicts, verdicts, grade)
+        grade.save(update_fields=["misconceptions", "wrong_ideas_removed"])
+    attempt_touch(answer.attempt_id)
+    return any(m.get("id") == idea_id for m in grade.misconceptions)

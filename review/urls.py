@@ -19,6 +19,7 @@ submission_patterns = [
     path("", review_views.review_submission, name="submission"),
     path("dispute/", review_views.submission_dispute, name="dispute"),
     path("wrong-ideas/remove/", review_views.wrong_idea_remove, name="wrong_idea_remove"),
+    path("wrong-ideas/restore/", review_views.wrong_idea_restore, name="wrong_idea_restore"),
 ]
 
 urlpatterns = [

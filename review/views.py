@@ -5,6 +5,7 @@ signed out), and the candidate's "dispute this grade" (their own submissions onl
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -223,10 +224,48 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         # The removal form's record of what the page showed: a removal that arrives after
         # another one took the idea away is told so, not refused as an unknown idea.
         context["kept_ids"] = ",".join(m["id"] for m in shown)
+        # Those removed, each with who removed it, to put back.
+        context["removed_wrong_ideas"] = _removed_wrong_ideas(labelled, spec, request.user)
     # The diagram graded with the text, laid out beside it: what the graders found in it
     # is marked only once reviewed: nothing while labelling is blind.
     context.update(_submission_diagram(submission, found))
     return render(request, "review/submission.html", context, status=422 if error else 200)
+
+
+def _removed_wrong_ideas(grade: Grade, spec, user) -> list[dict]:
+    """The wrong ideas removed from the instructor's grade, as the review page lists them:
+    {"id", "idea", "by"} with "you" or the remover's name."""
+    ideas = {m.id: m.idea for m in getattr(spec, "misconceptions", ())}
+    removers = {
+        u.pk: u.get_username()
+        for u in get_user_model().objects.filter(
+            pk__in=[r.get("by") for r in grade.wrong_ideas_removed]
+        )
+    }
+    return [
+        {
+            "id": r.get("id"),
+            "idea": ideas.get(r.get("id"), r.get("id")),
+            "by": "you" if r.get("by") == user.pk else removers.get(r.get("by"), "an instructor"),
+        }
+        for r in grade.wrong_ideas_removed
+    ]
+
+
+def _idea_named(submission: Submission, idea_id: str) -> str:
+    """A wrong idea of the submission's step as a message names it (`point_name`)."""
+    answer = submission.answer
+    spec = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
+    ideas = {m.id: m.idea for m in getattr(spec, "misconceptions", ())}
+    return review.point_name(ideas.get(idea_id, idea_id))
+
+
+def _reviewed_submission(submission_id: int) -> Submission:
+    return get_object_or_404(
+        Submission.objects.select_related("answer__attempt__revision"),
+        pk=submission_id,
+        answer__attempt__is_preview=False,
+    )
 
 
 # The form field listing the wrong ideas the page showed in the grade, comma-separated.
@@ -239,27 +278,45 @@ def wrong_idea_remove(request: HttpRequest, submission_id: int) -> HttpResponse:
     """An instructor drops a wrong idea from the instructor's grade: they judge the answer does
     not hold it, so the candidate's feedback no longer states it. Asked after the labels, on
     the page that first shows the graders' findings: the label form is blind to them."""
-    submission = get_object_or_404(
-        Submission.objects.select_related("answer__attempt__revision"),
-        pk=submission_id,
-        answer__attempt__is_preview=False,
-    )
+    submission = _reviewed_submission(submission_id)
     idea_id = request.POST.get("idea", "")
     shown = [i for i in request.POST.get(SHOWN_FIELD, "").split(",") if i]
     try:
-        review.wrong_idea_remove(submission=submission, idea_id=idea_id, shown=shown)
+        review.wrong_idea_remove(
+            submission=submission, idea_id=idea_id, remover=request.user, shown=shown
+        )
     except review.WrongIdeaGone as exc:
         messages.info(request, str(exc))
     except FlowError as exc:
         messages.error(request, str(exc))
     else:
-        answer = submission.answer
-        spec = step_spec(answer.attempt.revision, answer.step_key, answer.follow_up_id)
-        ideas = {m.id: m.idea for m in getattr(spec, "misconceptions", ())}
         messages.success(
             request,
-            f"Removed from the grade: “{ideas.get(idea_id, idea_id)}”. The candidate's "
+            f"Removed from the grade: {_idea_named(submission, idea_id)}. The candidate's "
             "feedback no longer states it.",
+        )
+    return redirect("review:submission", submission_id=submission.pk)
+
+
+@instructor_required
+@require_POST
+def wrong_idea_restore(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """An instructor puts back a wrong idea removed from the instructor's grade (a removal by
+    mistake, or a colleague's they disagree with)."""
+    submission = _reviewed_submission(submission_id)
+    idea_id = request.POST.get("idea", "")
+    try:
+        states = review.wrong_idea_restore(submission=submission, idea_id=idea_id)
+    except FlowError as exc:
+        messages.error(request, str(exc))
+    else:
+        named = _idea_named(submission, idea_id)
+        messages.success(
+            request,
+            f"Put back: {named}. The candidate's feedback states it again."
+            if states
+            else f"Put back: {named}. The feedback still does not state it: no grader stands "
+            "behind it now, or the review credits in full a point it contradicts.",
         )
     return redirect("review:submission", submission_id=submission.pk)
 

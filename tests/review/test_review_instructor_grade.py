@@ -84,7 +84,7 @@ def test_a_confirmed_wrong_idea_the_instructor_removed_is_told_so_in_the_self_ch
         return unescape(page.split('class="plain-list self-check-points"')[1].split("</ul>")[0])
 
     assert "does not hold it" not in summary()
-    wrong_idea_remove(submission=submission, idea_id=WRONG[0]["id"])
+    wrong_idea_remove(submission=submission, remover=instructor, idea_id=WRONG[0]["id"])
     said = summary()
     assert "You meant this possible wrong idea: " in said
     assert "The instructor's review found that your answer does not hold it." in said

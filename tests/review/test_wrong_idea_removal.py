@@ -14,7 +14,7 @@ from practice.errors import FlowError
 from practice.feedback import feedback_context
 from practice.models import Grade
 from review.models import CalibrationLabel
-from review.services import WrongIdeaGone, review_store, wrong_idea_remove
+from review.services import WrongIdeaGone, review_store, wrong_idea_remove, wrong_idea_restore
 
 from .conftest import make_submission
 from .test_review_flow import ALL_MISS
@@ -59,7 +59,7 @@ def test_a_removed_wrong_idea_leaves_the_grade_and_the_candidates_feedback(
     assert [m["id"] for m in grade.misconceptions] == [GPU_UTIL["id"], ROUND_ROBIN["id"]]
     label, score = CalibrationLabel.objects.get(submission=submission), grade.score
 
-    removed = wrong_idea_remove(submission=submission, idea_id=GPU_UTIL["id"])
+    removed = wrong_idea_remove(submission=submission, remover=instructor, idea_id=GPU_UTIL["id"])
 
     assert removed == GPU_UTIL
     grade.refresh_from_db()
@@ -76,7 +76,7 @@ def test_a_removed_wrong_idea_stays_removed_when_the_labels_are_sent_again(
 ):
     submission = model_graded(candidate)
     review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
-    wrong_idea_remove(submission=submission, idea_id=GPU_UTIL["id"])
+    wrong_idea_remove(submission=submission, remover=instructor, idea_id=GPU_UTIL["id"])
     # The label form sent again (a second tab, a double click) stores the same verdicts.
     grade = review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
     assert grade.misconceptions == [ROUND_ROBIN]
@@ -94,32 +94,36 @@ def test_an_idea_found_after_the_review_is_no_removed_one(content_loaded, candid
     out."""
     submission = model_graded(candidate, found=(GPU_UTIL,))
     review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
-    wrong_idea_remove(submission=submission, idea_id=GPU_UTIL["id"])
+    wrong_idea_remove(submission=submission, remover=instructor, idea_id=GPU_UTIL["id"])
     submission.grades.filter(grader="llm").update(misconceptions=[GPU_UTIL, ROUND_ROBIN])
     grade = review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
     assert grade.misconceptions == [ROUND_ROBIN]
-    assert grade.wrong_ideas_removed == [GPU_UTIL["id"]]
+    assert grade.wrong_ideas_removed == [{"id": GPU_UTIL["id"], "by": instructor.pk}]
 
 
 def test_removing_a_wrong_idea_is_refused_with_a_reason(content_loaded, candidate, instructor):
     submission = model_graded(candidate)
     # Not labelled yet: refused before anything about the idea is said (labelling is blind).
     with pytest.raises(FlowError, match="Label this answer first") as refused:
-        wrong_idea_remove(submission=submission, idea_id=GPU_UTIL["id"])
+        wrong_idea_remove(submission=submission, remover=instructor, idea_id=GPU_UTIL["id"])
     assert not isinstance(refused.value, WrongIdeaGone)
     assert not submission.grades.filter(grader="instructor").exists()
 
     review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
     for idea in ("a1-one-tp-instance", "no-such-idea", "", "x" * 500):
         with pytest.raises(FlowError, match="is not a wrong idea this grade states") as refused:
-            wrong_idea_remove(submission=submission, idea_id=idea)
+            wrong_idea_remove(submission=submission, remover=instructor, idea_id=idea)
         assert not isinstance(refused.value, WrongIdeaGone)
         assert len(str(refused.value)) < 200
     # A page listing an idea removed since: said so, nothing changed.
     shown = [GPU_UTIL["id"], ROUND_ROBIN["id"]]
-    wrong_idea_remove(submission=submission, idea_id=GPU_UTIL["id"], shown=shown)
+    wrong_idea_remove(
+        submission=submission, remover=instructor, idea_id=GPU_UTIL["id"], shown=shown
+    )
     with pytest.raises(WrongIdeaGone, match="no longer in the grade"):
-        wrong_idea_remove(submission=submission, idea_id=GPU_UTIL["id"], shown=shown)
+        wrong_idea_remove(
+            submission=submission, remover=instructor, idea_id=GPU_UTIL["id"], shown=shown
+        )
     assert submission.grades.get(grader="instructor").misconceptions == [ROUND_ROBIN]
 
 
@@ -233,3 +237,52 @@ def test_every_bad_removal_is_refused_with_a_reason_never_an_error(
     assert response.status_code == 200 and "no longer in the grade" in body
     assert "message-info" in body
     assert submission.grades.get(grader="instructor").misconceptions == [ROUND_ROBIN]
+
+
+def test_a_colleagues_removal_is_named_and_can_be_put_back(
+    content_loaded, client, candidate, instructor
+):
+    """Any instructor may revise a review, its wrong ideas included: a removal says who made
+    it, and "Put it back" returns the idea to the grade and the candidate's feedback."""
+    from django.contrib.auth.models import User
+
+    from accounts.instructors import instructor_grant
+
+    submission = model_graded(candidate)
+    review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
+    colleague = User.objects.create_user("colleague")
+    instructor_grant(colleague)
+    client.force_login(colleague)
+    client.post(remove_url(submission), {"idea": GPU_UTIL["id"]})
+    assert candidates_wrong_ideas(submission) == [ROUND_ROBIN["id"]]
+
+    client.force_login(instructor)
+    page = page_of(client, submission)
+    removed = page.split('class="removed-wrong-ideas"')[1].split("</ul>")[0]
+    assert GPU_UTIL_IDEA in removed and "(removed by colleague)" in removed
+    assert "Put it back" in removed and ROUND_ROBIN_IDEA not in removed
+
+    restore = reverse("review:wrong_idea_restore", args=[submission.pk])
+    client.post(restore, {"idea": GPU_UTIL["id"]})
+    page = page_of(client, submission)
+    assert "Put back: “GPU utilisation is the signal to autoscale on”. The candidate's" in page
+    assert "removed-wrong-ideas" not in page
+    assert candidates_wrong_ideas(submission) == [GPU_UTIL["id"], ROUND_ROBIN["id"]]
+    # Put back twice (a second tab): said, nothing changed.
+    client.post(restore, {"idea": GPU_UTIL["id"]})
+    assert "is not removed from the grade" in page_of(client, submission)
+
+
+def test_an_idea_put_back_whose_point_the_review_credits_stays_out_and_says_why(
+    content_loaded, candidate, instructor
+):
+    submission = model_graded(candidate, found=(ROUND_ROBIN,))
+    review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, blind=True)
+    wrong_idea_remove(submission=submission, remover=instructor, idea_id=ROUND_ROBIN["id"])
+    # The verdicts now credit in full the point the idea contradicts.
+    review_store(
+        submission=submission, reviewer=instructor, labels={**ALL_MISS, "arch-prefix-router": "hit"}
+    )
+    assert wrong_idea_restore(submission=submission, idea_id=ROUND_ROBIN["id"]) is False
+    grade = submission.grades.get(grader="instructor")
+    assert grade.misconceptions == [] and grade.wrong_ideas_removed == []

@@ -55,7 +55,9 @@ def test_an_instructor_removes_a_wrong_idea_from_the_keyboard_on_a_phone(browser
     expect(remove).to_be_focused()
     page.keyboard.press("Enter")
 
-    expect(page.locator(".messages")).to_contain_text(f"Removed from the grade: “{GPU_UTIL_IDEA}”")
+    expect(page.locator(".messages")).to_contain_text(
+        f"Removed from the grade: “{GPU_UTIL_IDEA.rstrip('.')}”."
+    )
     expect(kept.locator("li")).to_have_count(1)
     expect(kept).to_contain_text(ROUND_ROBIN_IDEA)
     expect(kept).not_to_contain_text(GPU_UTIL_IDEA)
