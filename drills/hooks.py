@@ -1,5 +1,6 @@
 """Drills' hooks into practice: a graded step reviews the candidate's concept cards, and the
-scorecard offers a set of drills for each concept it sends the candidate to review."""
+scorecard offers a set of drills for each concept it sends the candidate to review and says
+which assignment the attempt did."""
 
 from __future__ import annotations
 
@@ -11,6 +12,29 @@ from practice.models import Attempt, Submission
 logger = logging.getLogger(__name__)
 
 
+def _assignments_done_by(attempt: Attempt) -> list:
+    """The assignments of the attempt's question that this finished attempt did, as
+    selectors.AssignmentView: its scorecard tells the candidate so. Two queries, one when
+    nothing is assigned; none for an attempt not finished."""
+    from drills import selectors, services
+    from drills.models import Assignment
+
+    if attempt.finished_at is None:
+        return []
+    assignments = list(
+        Assignment.objects.for_candidate(attempt.user)
+        .open()
+        .filter(question_id=attempt.revision.question_id, created_at__lte=attempt.finished_at)
+        .select_related("instructor", "question")
+    )
+    done = services.assignments_done(assignments) if assignments else {}
+    return [
+        selectors.assignment_view_done(a)
+        for a in assignments
+        if getattr(done.get(a.pk), "pk", None) == attempt.pk
+    ]
+
+
 class DrillHooks(AttemptExtension):
     def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:
         """A set of drills for each concept the scorecard sends the candidate to review (its
@@ -19,7 +43,11 @@ class DrillHooks(AttemptExtension):
 
         if attempt.is_preview:
             return []
-        return [Fragment("drills/_scorecard.html", {"set_size": SET_SIZE})]
+        fragments = [Fragment("drills/_scorecard.html", {"set_size": SET_SIZE})]
+        done = _assignments_done_by(attempt)
+        if done:
+            fragments.insert(0, Fragment("drills/_assignment_done.html", {"done": done}))
+        return fragments
 
     def submission_graded(self, submission: Submission) -> None:
         """Read the new verdicts into the candidate's concept cards (in the worker)."""

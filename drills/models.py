@@ -137,8 +137,11 @@ class AssignmentQuerySet(models.QuerySet):
         return self.filter(candidate_id=user.pk) if user.pk is not None else self.none()
 
     def open(self) -> "AssignmentQuerySet":
-        """Not started yet and not withdrawn: what the candidate's pages offer."""
-        return self.filter(started_at__isnull=True, withdrawn_at__isnull=True)
+        """Not withdrawn, started or not: outstanding until the work is done
+        (services.assignments_done tells which are). A started one is still to do, so the
+        candidate's pages offer it, with a way back to the work, and the same work is not
+        assigned again while it is open."""
+        return self.filter(withdrawn_at__isnull=True)
 
 
 class Assignment(models.Model):

@@ -690,17 +690,30 @@ def weakest_concepts(*, user: User, now: datetime | None = None, limit: int = 1)
 
 @dataclass
 class AssignmentView:
-    """An assignment as the candidate's pages offer it: what, who set it, and the button."""
+    """An assignment as the candidate's pages offer it: what, who set it, and the button (a
+    link back to the work once started)."""
 
     assignment: Assignment
     title: str
-    sentence: str
+    # Who gave it and their note: typed by people, so the templates isolate each (<bdi>).
+    who: str
+    note: str
     action: str
     # What the button starts, read out after its words: the page has other buttons with them.
     about: str = ""
     # "Due Thu Dec 10", "Due today, Mon Dec 7", "Overdue: it was due Fri Dec 4", or "".
     due: str = ""
     overdue: bool = False
+    # Where a started one goes on (its set, its question's page): a link, not the start form.
+    url: str = ""
+    # How far a started drill set got: "2 of 5 answered", or "".
+    progress: str = ""
+
+    @property
+    def sentence(self) -> str:
+        """The sentence in plain words (the templates print it in parts, isolating the
+        names and the note)."""
+        return f"{self.who} assigned you {self.title}" + (f": “{self.note}”" if self.note else ".")
 
 
 def day_words(day: date, today: date) -> str:
@@ -747,19 +760,21 @@ def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
 
 
 def assignments_open(*, user: User, now: datetime | None = None) -> list[AssignmentView]:
-    """The assignments `user` has not started and can start, newest first, each with its
-    one-click action (views.assignment_start) and its due date: a withdrawn one, a drill
-    kind no longer offered or a question no longer published, or one done already
-    (services.assignments_done), is left out. Three queries at most, plus the question list
-    when a question is assigned."""
+    """The assignments `user` is still to do, newest first (ten at most): neither done
+    (services.assignments_done, however the work was done) nor withdrawn, started or not. One
+    not started has its one-click action (views.assignment_start); a started one a link back
+    to the work (its set, with how far it got, or its question's page). Each has its due
+    date. A drill kind no longer offered or a question no longer published is left out.
+    Three queries at most, plus the question list when a question is assigned."""
     today = services.today(now)
-    # Every one not started (the open ones are one per kind or question at most), less those
-    # done already from the bank or /drills/, then the newest ten.
     assignments = list(
         Assignment.objects.for_candidate(user)
         .open()
         .filter(Q(kind__in=engine.AVAILABLE) | Q(kind="", question__current_revision__isnull=False))
         .select_related("instructor", "question")
+        .annotate(answered=Count("drill_set__items", filter=~Q(drill_set__items__verdict="")))
+        # Meta.ordering is not applied to a query that groups (the count): newest first.
+        .order_by("-created_at", "-pk")
     )
     done = services.assignments_done(assignments)
     assignments = [a for a in assignments if a.pk not in done][:10]
@@ -768,13 +783,46 @@ def assignments_open(*, user: User, now: datetime | None = None) -> list[Assignm
     for a in assignments:
         title = _assignment_title(a, titles)
         who = a.instructor.get_full_name() or a.instructor.username
-        sentence = f"{who} assigned you {title}" + (f": “{a.note}”" if a.note else ".")
-        action = f"Start {SET_SIZE} drills" if a.kind else "Open the question"
         kind = engine.KINDS.get(a.kind)
         about = kind.title if kind else title
         due, overdue = due_words(a.due_on, today)
-        out.append(AssignmentView(a, title, sentence, action, about, due, overdue))
+        url = progress = ""
+        if a.started_at is None:
+            action = f"Start {SET_SIZE} drills" if a.kind else "Open the question"
+        elif a.kind:
+            action = f"Continue the {SET_SIZE} drills"
+            if a.drill_set_id:  # else its button makes the set again
+                url = reverse("drills:set", args=[a.drill_set_id])
+                progress = f"{a.answered} of {SET_SIZE} answered"
+        else:
+            action = "Continue the question"
+            url = reverse("question", args=[a.question.slug])
+        out.append(AssignmentView(a, title, who, a.note, action, about, due, overdue, url,
+                                  progress))  # fmt: skip
     return out
+
+
+def assignment_of_set(drill_set: DrillSet, now: datetime | None = None) -> AssignmentView | None:
+    """The assignment whose button started `drill_set`, as its page heads it (who gave it,
+    the note, the due date), or None for a set started otherwise. One query."""
+    a = (
+        Assignment.objects.filter(drill_set=drill_set, candidate_id=drill_set.user_id)
+        .select_related("instructor")
+        .first()
+    )
+    if a is None:
+        return None
+    title = _assignment_title(a, {})
+    who = a.instructor.get_full_name() or a.instructor.username
+    due, overdue = due_words(a.due_on, services.today(now))
+    return AssignmentView(a, title, who, a.note, "", due=due, overdue=overdue)
+
+
+def assignment_view_done(a: Assignment) -> AssignmentView:
+    """A done assignment as the page of the work that did it names it: what, and from whom
+    (`a.instructor` and `a.question` loaded)."""
+    who = a.instructor.get_full_name() or a.instructor.username
+    return AssignmentView(a, assignment_title(a), who, a.note, "")
 
 
 def candidates_queryset():
@@ -846,8 +894,8 @@ class AssignmentStatus:
     # As the candidate reads it (due_words), "" for none or once done or withdrawn.
     due: str = ""
     overdue: bool = False
-    # Whether the instructor looking may withdraw it: they gave it, and it is not started,
-    # done or withdrawn (services.assignment_withdraw).
+    # Whether the instructor looking may withdraw it: they gave it, and it is not done or
+    # withdrawn (services.assignment_withdraw).
     withdrawable: bool = False
     # Who gave it, when another instructor did: only they may withdraw it.
     given_by: str = ""
@@ -861,7 +909,7 @@ def assignments_given(
     finished once the candidate finishes an attempt of it, with that attempt's overall
     score; a drill assignment shows its set's tally; a withdrawn one says when. Each one
     not done or withdrawn shows its due date, overdue once past; `viewer`, the instructor
-    looking, may withdraw the ones they gave that are not started or done. The instructor
+    looking, may withdraw the ones they gave that are not done. The instructor
     cannot open a candidate's scorecard, so none is linked."""
     today = services.today(now)
     assignments = list(
@@ -917,7 +965,7 @@ def assignments_given(
         if a.withdrawn_at is None and a.pk not in done:
             due, overdue = due_words(a.due_on, today)
         mine = viewer is not None and a.instructor_id == viewer.pk
-        withdrawable = mine and a.withdrawn_at is None and a.started_at is None and a.pk not in done
+        withdrawable = mine and a.withdrawn_at is None and a.pk not in done
         given_by = "" if mine else a.instructor.get_full_name() or a.instructor.username
         out.append(AssignmentStatus(a, _assignment_title(a, titles), status, due, overdue,
                                     withdrawable, given_by))  # fmt: skip

@@ -301,11 +301,11 @@ class AssignmentError(ValueError):
 
 
 class AlreadyAssigned(AssignmentError):
-    """The candidate already has the same work open (not started yet): `assignment` is that
-    one, kept as it is."""
+    """The candidate already has the same work open (not done, not withdrawn, started or
+    not): `assignment` is that one, kept as it is."""
 
     def __init__(self, assignment: Assignment) -> None:
-        super().__init__("That is already assigned and not started yet.")
+        super().__init__("That is already assigned and not done yet.")
         self.assignment = assignment
 
 
@@ -319,6 +319,15 @@ DUE_MAX_DAYS = 366
 # What a date field sends: the digits 0-9 only, year-month-day. date.fromisoformat alone
 # would also take "20261210", week dates ("2026-W50-4") and other scripts' digits.
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+# Bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): in a note they
+# reorder the page's own words printed after it ("Due today, Mon Dec 7" shown mirrored), and
+# a note needs none of them to read right: the pages isolate it (<bdi>) in its own direction.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def note_clean(text: str) -> str:
+    """A note as it is kept: without bidi controls, trimmed, at most 300 characters."""
+    return _BIDI_CONTROLS.sub("", text).strip()[:300]
 
 
 def today(now: datetime | None = None) -> date:
@@ -379,8 +388,9 @@ def assignment_create(
     (exactly one), due by the end of `due_on` (UTC) if given. The caller checks that
     `instructor` is one. AssignmentError for neither, both, an unknown or unavailable kind,
     or an unknown question; DueDateError for a due date in the past or too far ahead;
-    AlreadyAssigned when the candidate has the same kind or question open (not started,
-    not withdrawn), from anyone (nothing added).
+    AlreadyAssigned when the candidate has the same kind or question open (not done, not
+    withdrawn, started or not), from anyone (nothing added): work started and left half
+    done is still outstanding, so a second copy would only list it twice.
 
     The candidate's row is locked while the open assignments are read and the new one is
     written, so two posts at once (a double Enter) add one: on PostgreSQL the second waits
@@ -418,7 +428,7 @@ def assignment_create(
         candidate=candidate,
         kind=kind,
         question=question,
-        note=note.strip()[:300],
+        note=note_clean(note),
         due_on=due_on,
         created_at=now or clock(),
     )
@@ -499,7 +509,9 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
             "That question is no longer published, so the assignment cannot be opened; "
             "ask your instructor for another."
         )
-    if locked.started_at is not None:
+    # A drill assignment whose set is gone (deleted) starts a new one: its button is the
+    # candidate's only way back to the work.
+    if locked.started_at is not None and not (locked.kind and locked.drill_set_id is None):
         return locked
     if locked.withdrawn_at is not None:
         raise AssignmentError(
@@ -513,15 +525,15 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
         )
     if locked.kind:
         locked.drill_set = drill_set_start(user=locked.candidate, kind=locked.kind, now=now)
-    locked.started_at = now
+    locked.started_at = locked.started_at or now
     locked.save(update_fields=["started_at", "drill_set"])
     return locked
 
 
 class WithdrawRefused(AssignmentError):
-    """An assignment that can no longer be withdrawn: `reason` is "withdrawn" (already),
-    "started" (the candidate clicked it) or "done" (the work was done, however it was
-    started), and `when` the moment that happened."""
+    """An assignment that can no longer be withdrawn: `reason` is "withdrawn" (already) or
+    "done" (the work was done, however it was started), and `when` the moment that
+    happened."""
 
     def __init__(self, reason: str, when: datetime) -> None:
         super().__init__(f"Not withdrawn: {reason}.")
@@ -536,19 +548,19 @@ def assignment_withdraw(
     """`instructor` withdraws the assignment `assignment_id` they gave `candidate`: it is
     marked withdrawn (kept, so their list shows it) and no longer offered. Only the
     instructor who gave it may: Assignment.DoesNotExist for any other (the view's 404), as
-    for no such assignment. WithdrawRefused, nothing changed, for one already withdrawn,
-    started, or done already however it was started.
+    for no such assignment. WithdrawRefused, nothing changed, for one already withdrawn or
+    done already however it was started. Work started and left undone may be withdrawn
+    (the way to change its due date or note, or to call it off): what the candidate did of
+    it stays theirs.
 
     The row is locked while it is checked and marked, as assignment_start locks it while it
-    starts: a withdrawal and the candidate's click at the same moment end as one or the
-    other, never a started assignment marked withdrawn."""
+    starts: a Start that arrives after the withdrawal is refused, never a new set made for
+    a withdrawn assignment."""
     locked = Assignment.objects.select_for_update(of=("self",)).get(
         pk=assignment_id, candidate_id=candidate.pk, instructor_id=instructor.pk
     )
     if locked.withdrawn_at is not None:
         raise WithdrawRefused("withdrawn", locked.withdrawn_at)
-    if locked.started_at is not None:
-        raise WithdrawRefused("started", locked.started_at)
     work = assignments_done([locked]).get(locked.pk)
     if work is not None:
         if isinstance(work, Attempt):

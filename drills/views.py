@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -18,6 +19,7 @@ from django.template.defaultfilters import date as date_filter
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
@@ -104,6 +106,7 @@ def _set_context(request: HttpRequest, set_id: int) -> dict:
         "current": current,
         "done": current is None,
         "set_size": services.SET_SIZE,
+        "assigned": selectors.assignment_of_set(drill_set),
     }
 
 
@@ -232,12 +235,26 @@ def assignment_start(request: HttpRequest, assignment_id: int) -> HttpResponse:
     try:
         assignment = services.assignment_start(assignment=assignment)
     except services.AssignmentError as error:
-        # From a page opened before the kind was withdrawn or the question unpublished.
-        context = _index_context(request) | {"error": str(error)}
-        return render(request, "drills/index.html", context, status=410)
+        # From a page opened before the assignment was withdrawn, the kind withdrawn or the
+        # question unpublished: back to that page (a reload does not post again), the
+        # sentence above the assignments still there.
+        messages.error(request, str(error))
+        return redirect(_page_sent_from(request))
     if assignment.drill_set_id:
         return redirect("drills:set", set_id=assignment.drill_set_id)
     return redirect("question", assignment.question.slug)
+
+
+def _page_sent_from(request: HttpRequest) -> str:
+    """The page of this site a form was sent from (its Referer), else the drills page."""
+    referer = request.headers.get("referer", "")
+    if referer and url_has_allowed_host_and_scheme(
+        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        parts = urlsplit(referer)
+        if parts.path != request.path:
+            return urlunsplit(("", "", parts.path, parts.query, ""))
+    return reverse("drills:index")
 
 
 @instructor_required
@@ -305,15 +322,21 @@ def instructor_assign(request: HttpRequest, candidate_id: int) -> HttpResponse:
     except services.AlreadyAssigned as already:
         # Most often the same form sent twice (a double Enter): the one open stays, once. A
         # new due date or note is not taken: the way to change them is said, where it is
-        # this instructor's to take (only its giver withdraws an assignment).
+        # this instructor's to take (only its giver withdraws an assignment). Started and
+        # not done is still open: it is listed once, with its way back to the work.
         open_one = already.assignment
         changed = (request.POST.get("note", "").strip() or due_text.strip()) and (
             open_one.instructor_id == request.user.pk
         )
+        started = (
+            f", started {_when(open_one.started_at)} and not done yet"
+            if open_one.started_at
+            else ""
+        )
         messages.info(
             request,
             f"{selectors.assignment_title(open_one)} is already assigned to "
-            f"{candidate.username}, open since {_when(open_one.created_at)}: "
+            f"{candidate.username}, open since {_when(open_one.created_at)}{started}: "
             "not assigned again."
             + (
                 " To give it another due date or note, withdraw it and assign it again."
@@ -365,11 +388,6 @@ def instructor_withdraw(
         when = _when(refused.when) if refused.when else "already"
         if refused.reason == "withdrawn":
             sentence = f"{title} was already withdrawn ({when}): nothing changed."
-        elif refused.reason == "started":
-            sentence = (
-                f"{candidate.username} started {title} ({when}), so it can no longer be "
-                "withdrawn: nothing changed."
-            )
         else:
             sentence = (
                 f"{candidate.username} already did {title} ({when}), so there is nothing to "

@@ -146,7 +146,10 @@ def test_an_assignment_due_shows_its_date_to_the_candidate_and_the_instructor(
     client.force_login(candidate)
     for url in ("/", "/drills/", "/drills/progress/"):
         html = client.get(url).content.decode()
-        assert '“Before Thursday”. <span class="due">Due Thu Dec 10.</span>' in html
+        assert (
+            '“<bdi class="assignment-note">Before Thursday</bdi>”. '
+            '<span class="due">Due Thu Dec 10.</span>'
+        ) in html
 
 
 def test_an_assignment_without_a_date_shows_none(instructor, candidate, client):

@@ -178,7 +178,10 @@ def test_an_assigned_drill_set_shows_on_home_drills_and_progress_and_starts_in_o
     start_url = f"/drills/assignments/{assignment.pk}/start/"
     for page in ("/", "/drills/", "/drills/progress/"):
         html = client.get(page).content.decode()
-        assert "teacher assigned you 5 drills: TTFT from prefill: “Prefill, then TTFT”" in html
+        assert (
+            "<bdi>teacher</bdi> assigned you 5 drills: TTFT from prefill: "
+            '“<bdi class="assignment-note">Prefill, then TTFT</bdi>”'
+        ) in html
         assert f'action="{start_url}"' in html
 
     response = client.post(start_url)
@@ -187,8 +190,11 @@ def test_an_assigned_drill_set_shows_on_home_drills_and_progress_and_starts_in_o
     assert [i.kind for i in drill_set.items.all()] == ["ttft"] * 5
     assignment.refresh_from_db()
     assert assignment.drill_set == drill_set and assignment.started_at is not None
-    # Started: no longer offered; a second click opens the same set, not another one.
-    assert start_url not in client.get("/").content.decode()
+    # Started: offered as a link back to its set; a second click opens the same set, not
+    # another one.
+    home = client.get("/").content.decode()
+    assert start_url not in home
+    assert f'href="/drills/sets/{drill_set.pk}/">Continue the 5 drills' in home
     assert client.post(start_url)["Location"] == f"/drills/sets/{drill_set.pk}/"
     assert DrillSet.objects.filter(user=candidate).count() == 1
 
@@ -218,7 +224,7 @@ def test_a_kind_already_open_is_not_assigned_twice_and_the_page_says_since_when(
     assert "Assigned 5 drills" not in page
     client.force_login(candidate)
     for url in ("/", "/drills/"):
-        assert client.get(url).content.decode().count("teacher assigned you") == 1
+        assert client.get(url).content.decode().count("<bdi>teacher</bdi> assigned you") == 1
 
 
 def test_a_question_already_open_is_not_assigned_twice(instructor, candidate, client):
@@ -248,9 +254,23 @@ def test_a_new_note_for_work_already_open_is_told_how_to_change_it(instructor, c
     assert "withdraw it and assign it again" not in page  # not theirs to withdraw
 
 
-def test_a_kind_started_already_can_be_assigned_again(instructor, candidate, client):
+def test_a_kind_started_and_not_done_is_not_assigned_again_until_done(
+    instructor, candidate, client
+):
+    """Started and left half done is still outstanding: a second copy would list the same
+    work twice on the candidate's pages. Once done, it can be assigned again."""
     assign(client, instructor, candidate, "drill:ttft")
-    services.assignment_start(assignment=Assignment.objects.get())
+    first = services.assignment_start(assignment=Assignment.objects.get())
+    response = assign(client, instructor, candidate, "drill:ttft", note="Again")
+    assert Assignment.objects.count() == 1
+    page = client.get(response["Location"]).content.decode()
+    assert "is already assigned to learner, open since" in page
+    assert ", started " in page and "and not done yet: not assigned again." in page
+    # Started and undone can still be withdrawn: the way to change its due date or note.
+    assert "withdraw it and assign it again" in page
+    assert len(selectors.assignments_open(user=candidate)) == 1
+
+    first.drill_set.items.update(verdict="correct")
     assign(client, instructor, candidate, "drill:ttft")
     assert Assignment.objects.count() == 2
     assert len(selectors.assignments_open(user=candidate)) == 1
@@ -297,7 +317,7 @@ def test_an_assigned_question_opens_in_one_click(instructor, candidate, client):
     assignment = Assignment.objects.get(candidate=candidate)
     client.force_login(candidate)
     html = client.get("/").content.decode()
-    assert "teacher assigned you" in html and "Open the question" in html
+    assert "<bdi>teacher</bdi> assigned you" in html and "Open the question" in html
     response = client.post(f"/drills/assignments/{assignment.pk}/start/")
     assert response.status_code == 302
     assert response["Location"] == "/questions/long-context-rag/"
@@ -361,8 +381,8 @@ def test_an_assigned_question_since_unpublished_is_not_offered_and_cannot_be_ope
     for page in ("/", "/drills/", "/drills/progress/"):
         assert "assigned you" not in client.get(page).content.decode()
     response = client.post(f"/drills/assignments/{assignment.pk}/start/")
-    assert response.status_code == 410
-    assert "no longer published" in response.content.decode()
+    assert (response.status_code, response["Location"]) == (302, "/drills/")
+    assert "no longer published" in client.get("/drills/").content.decode()
     assignment.refresh_from_db()
     assert assignment.started_at is None
     client.force_login(instructor)
@@ -385,8 +405,8 @@ def test_an_assigned_drill_kind_since_withdrawn_is_not_offered_and_cannot_be_sta
     client.force_login(candidate)
     assert "assigned you" not in client.get("/drills/").content.decode()
     response = client.post(f"/drills/assignments/{assignment.pk}/start/")
-    assert response.status_code == 410
-    assert "no longer offered" in response.content.decode()
+    assert (response.status_code, response["Location"]) == (302, "/drills/")
+    assert "no longer offered" in client.get("/drills/").content.decode()
     assignment.refresh_from_db()
     assert assignment.started_at is None and not DrillSet.objects.exists()
 
