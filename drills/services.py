@@ -342,14 +342,18 @@ def due_date_parse(text: str, *, now: datetime | None = None) -> date | None:
     text = text.strip()
     if not text:
         return None
-    try:
-        if not _ISO_DATE.fullmatch(text):
-            raise ValueError(text)
-        due_on = date.fromisoformat(text)
-    except ValueError:
+    if not _ISO_DATE.fullmatch(text):
         raise DueDateError(
             "A due date is a day written year-month-day, such as 2026-12-10, or leave it "
             "empty: nothing was assigned."
+        )
+    try:
+        due_on = date.fromisoformat(text)
+    except ValueError:
+        # Written right, but no such day (a 30 February, a 13th month).
+        raise DueDateError(
+            f"{text} is no day of the calendar: choose another, or leave it empty. Nothing "
+            "was assigned."
         ) from None
     due_date_check(due_on, now=now)
     return due_on
