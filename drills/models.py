@@ -170,7 +170,8 @@ class Assignment(models.Model):
     )
     # The last day to do it, a UTC date (the site's time zone): due by the end of that day.
     due_on = models.DateField(null=True, blank=True)
-    # Set when its instructor withdrew it (never once started or done): no longer offered.
+    # Set when its instructor withdrew it (never once done): no longer offered; what the
+    # candidate did of it stays theirs.
     withdrawn_at = models.DateTimeField(null=True, blank=True)
 
     objects = AssignmentQuerySet.as_manager()

@@ -804,9 +804,11 @@ def assignments_open(*, user: User, now: datetime | None = None) -> list[Assignm
 
 def assignment_of_set(drill_set: DrillSet, now: datetime | None = None) -> AssignmentView | None:
     """The assignment whose button started `drill_set`, as its page heads it (who gave it,
-    the note, the due date), or None for a set started otherwise. One query."""
+    the note, the due date), or None for a set started otherwise or for an assignment
+    withdrawn since (it has left the candidate's pages; the set stays theirs). One query."""
     a = (
-        Assignment.objects.filter(drill_set=drill_set, candidate_id=drill_set.user_id)
+        Assignment.objects.open()
+        .filter(drill_set=drill_set, candidate_id=drill_set.user_id)
         .select_related("instructor")
         .first()
     )
@@ -888,8 +890,8 @@ def candidate_for_instructor(*, candidate_id: int) -> User:
 class AssignmentStatus:
     assignment: Assignment
     title: str
-    # "Not started", "Started Mar 2", "3 of 5 answered, 2 right", "Finished Mar 3: 64% overall",
-    # "Withdrawn Mar 4"
+    # "Not started", "Started Mar 2", "3 of 5 answered, 2 right", "Done: 5 of 5 answered, 4
+    # right", "Finished Mar 3: 64% overall", "Withdrawn Mar 4"
     status: str
     # As the candidate reads it (due_words), "" for none or once done or withdrawn.
     due: str = ""
@@ -951,6 +953,8 @@ def assignments_given(
         elif set_of.get(a.pk) in tallies:
             t = tallies[set_of[a.pk]]
             status = f"{t['answered']} of {SET_SIZE} answered, {t['right']} right"
+            if a.pk in done:  # as the candidate's set page says it: "Assignment done"
+                status = f"Done: {status}"
         elif a.pk in finished:
             attempt = finished[a.pk]
             when = timezone.localtime(attempt.finished_at)

@@ -313,9 +313,6 @@ class DueDateError(AssignmentError):
     """A due date refused: told at the form's date field."""
 
 
-# How far ahead a due date may be: a year is already longer than any course; a date past it
-# is a slip of the year (2062 for 2026), not a plan.
-DUE_MAX_DAYS = 366
 # What a date field sends: the digits 0-9 only, year-month-day. date.fromisoformat alone
 # would also take "20261210", week dates ("2026-W50-4") and other scripts' digits.
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
@@ -330,6 +327,16 @@ def note_clean(text: str) -> str:
     return _BIDI_CONTROLS.sub("", text).strip()[:300]
 
 
+def a_year_after(day: date) -> date:
+    """The same day a year later (28 February for a 29th): the furthest a due date may be.
+    A year is already longer than any course; a date past it is a slip of the year (2062
+    for 2026), not a plan."""
+    try:
+        return day.replace(year=day.year + 1)
+    except ValueError:
+        return day.replace(year=day.year + 1, day=28)
+
+
 def today(now: datetime | None = None) -> date:
     """Today in the site's time zone (UTC): the day due dates are counted in."""
     return timezone.localdate(now or clock())
@@ -337,8 +344,8 @@ def today(now: datetime | None = None) -> date:
 
 def due_date_parse(text: str, *, now: datetime | None = None) -> date | None:
     """The due date typed in the assign form (year-month-day, as a date field sends it), or
-    None for none. DueDateError for anything else, a day before today (UTC) or more than
-    DUE_MAX_DAYS ahead."""
+    None for none. DueDateError for anything else, a day before today (UTC) or more than a
+    year ahead (`a_year_after`)."""
     text = text.strip()
     if not text:
         return None
@@ -360,11 +367,11 @@ def due_date_parse(text: str, *, now: datetime | None = None) -> date | None:
 
 
 def due_date_check(due_on: date | None, *, now: datetime | None = None) -> None:
-    """DueDateError for a due date before today (UTC) or more than DUE_MAX_DAYS ahead."""
+    """DueDateError for a due date before today (UTC) or past the same day next year."""
     if due_on is None:
         return
     first = today(now)
-    last = first + timedelta(days=DUE_MAX_DAYS)
+    last = a_year_after(first)
     if due_on < first:
         raise DueDateError(
             f"{due_on:%a %b} {due_on.day}, {due_on.year} is in the past: choose today "
@@ -414,7 +421,7 @@ def assignment_create(
             slug=question_slug, current_revision__isnull=False
         ).first()
         if question is None:
-            raise AssignmentError(f"No published question {question_slug!r}.")
+            raise AssignmentError(f"No published question “{question_slug[:80]}”.")
     User.objects.select_for_update().get(pk=candidate.pk)
     same = Assignment.objects.for_candidate(candidate).open()
     same = list(
@@ -513,15 +520,17 @@ def assignment_start(*, assignment: Assignment, now: datetime | None = None) -> 
             "That question is no longer published, so the assignment cannot be opened; "
             "ask your instructor for another."
         )
+    # Withdrawn is told first, started or not: a page opened before the withdrawal still
+    # offers its button, and its work is no longer assigned.
+    if locked.withdrawn_at is not None:
+        raise AssignmentError(
+            "Your instructor withdrew that assignment, so there is nothing to start: what you "
+            "did of it stays yours."
+        )
     # A drill assignment whose set is gone (deleted) starts a new one: its button is the
     # candidate's only way back to the work.
     if locked.started_at is not None and not (locked.kind and locked.drill_set_id is None):
         return locked
-    if locked.withdrawn_at is not None:
-        raise AssignmentError(
-            "Your instructor withdrew that assignment, so there is nothing to start; the rest "
-            "of your assignments are below."
-        )
     if locked.kind and locked.kind not in engine.AVAILABLE:
         raise AssignmentError(
             "That kind of drill is no longer offered, so the assignment cannot be started; "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
@@ -285,7 +285,7 @@ def _candidate_context(candidate: User, viewer: User) -> dict:
         "choices": selectors.assignment_choices(),
         # The date field's own bounds, as services.due_date_check holds them.
         "due_min": first.isoformat(),
-        "due_max": (first + timedelta(days=services.DUE_MAX_DAYS)).isoformat(),
+        "due_max": services.a_year_after(first).isoformat(),
     }
 
 

@@ -41,8 +41,11 @@ def test_a_due_date_is_read_as_a_utc_day_from_today_to_a_year_ahead(db):
     assert services.due_date_parse("  ") is None
     assert services.due_date_parse("2026-12-10") == date(2026, 12, 10)
     assert services.due_date_parse(" 2026-12-07 ") == TODAY  # today is allowed
-    last = TODAY + timedelta(days=services.DUE_MAX_DAYS)
+    last = date(2027, 12, 7)  # the same day next year, and no later
     assert services.due_date_parse(last.isoformat()) == last
+    with pytest.raises(services.DueDateError, match="at most a year ahead, by Dec 7, 2027"):
+        services.due_date_parse("2027-12-08")
+    assert services.a_year_after(date(2028, 2, 29)) == date(2029, 2, 28)
     # Late on the 7th in New York is already the 8th in UTC: the 7th is then past.
     late = datetime(2026, 12, 8, 1, 0, tzinfo=UTC)
     with pytest.raises(services.DueDateError, match="in the past"):
@@ -80,7 +83,7 @@ def test_a_day_written_right_that_is_no_day_says_so(db, text):
     [
         ("2026-12-06", "Sun Dec 6, 2026 is in the past: choose today (UTC) or a later day"),
         ("1970-01-01", "Thu Jan 1, 1970 is in the past"),
-        ("2027-12-09", "A due date is at most a year ahead, by Dec 8, 2027"),
+        ("2027-12-08", "A due date is at most a year ahead, by Dec 7, 2027"),
         ("9999-12-31", "A due date is at most a year ahead"),
     ],
 )
@@ -132,7 +135,7 @@ def test_the_form_offers_a_date_field_bounded_by_today_and_a_year(instructor, ca
     client.force_login(instructor)
     html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
     field = html.split('id="assign-due"')[1].split(">")[0]
-    assert 'name="due"' in field and 'min="2026-12-07"' in field and 'max="2027-12-08"' in field
+    assert 'name="due"' in field and 'min="2026-12-07"' in field and 'max="2027-12-07"' in field
     assert '<label for="assign-due">Due by (optional)</label>' in html
     assert "The end of that day, UTC" in html
 

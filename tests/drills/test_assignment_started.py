@@ -242,3 +242,15 @@ def test_started_or_not_the_newest_is_listed_first(instructor, candidate):
     Assignment.objects.filter(pk=oldest.pk).update(created_at=NOW - timedelta(days=5))
     views = selectors.assignments_open(user=candidate)
     assert [v.assignment.pk for v in views] == [newer.pk, older.pk, oldest.pk]
+
+
+@pytest.mark.parametrize("due_on", [None, date(2026, 12, 10)])
+def test_a_sentence_with_a_note_ends_once_with_or_without_a_due_date(
+    instructor, candidate, client, due_on
+):
+    give(instructor, candidate, note="Prefill first", due_on=due_on)
+    client.force_login(candidate)
+    sentence = (
+        client.get("/drills/").content.decode().split('class="sentence"')[1].split("</span>")[0]
+    )
+    assert '“<bdi class="assignment-note">Prefill first</bdi>”.' in sentence

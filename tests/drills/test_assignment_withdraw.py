@@ -282,3 +282,42 @@ def test_one_the_candidate_did_from_the_drills_page_is_refused(instructor, candi
     ) in html
     assignment.refresh_from_db()
     assert assignment.withdrawn_at is None
+
+
+def test_a_set_begun_for_an_assignment_withdrawn_since_is_the_candidates_own(
+    instructor, candidate, client
+):
+    """Withdrawn, the assignment leaves every candidate page, its set's page included: the
+    set no longer says who assigned it, and finishing it announces no assignment done. A
+    stale Start on it is told of the withdrawal instead of reopening the set."""
+    assignment = services.assignment_start(assignment=give(instructor, candidate, note="Go"))
+    set_url = f"/drills/sets/{assignment.drill_set_id}/"
+    client.force_login(candidate)
+    assert "Assigned by" in client.get(set_url).content.decode()
+    services.assignment_withdraw(
+        instructor=instructor, candidate=candidate, assignment_id=assignment.pk
+    )
+    page = client.get(set_url).content.decode()
+    assert "Assigned by" not in page and "“Go”" not in page
+    assert selectors.assignment_of_set(assignment.drill_set) is None
+
+    stale = client.post(
+        f"/drills/assignments/{assignment.pk}/start/", HTTP_REFERER="http://testserver/drills/"
+    )
+    assert stale.status_code == 302 and stale["Location"] == "/drills/"
+    told = client.get("/drills/").content.decode()
+    assert "Your instructor withdrew that assignment" in told
+
+
+def test_the_instructors_list_shows_the_note_and_a_drill_assignment_done(
+    instructor, candidate, client
+):
+    assignment = services.assignment_start(
+        assignment=give(instructor, candidate, note="Prefill first")
+    )
+    assignment.drill_set.items.update(verdict="correct", answered_at=NOW)
+    client.force_login(instructor)
+    html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
+    given = html.split('data-testid="given"')[1].split("</ul>")[0]
+    assert "Done: 5 of 5 answered, 5 right" in given
+    assert "Note: “<bdi>Prefill first</bdi>”" in given
