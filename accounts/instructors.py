@@ -8,14 +8,14 @@ end of its session comes back after signing in.
 """
 
 from functools import wraps
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404
 from django.shortcuts import resolve_url
-from django.utils.http import url_has_allowed_host_and_scheme
+
+from accounts.referer import referer_path
 
 INSTRUCTORS_GROUP = "instructors"
 
@@ -52,16 +52,7 @@ def _signed_out_next(request) -> str:
     Publish, a Save, a Try) that page, since the form's own address answers only a POST."""
     if request.method in ("GET", "HEAD"):
         return request.get_full_path()
-    referer = request.headers.get("referer", "")
-    if referer and url_has_allowed_host_and_scheme(
-        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        parts = urlsplit(referer)
-        path = parts.path + (f"?{parts.query}" if parts.query else "")
-        # A path of this site only: "//other.host/x" would read as another host.
-        if path.startswith("/") and not path.startswith(("//", "/\\")):
-            return path
-    return resolve_url(settings.LOGIN_REDIRECT_URL)
+    return referer_path(request) or resolve_url(settings.LOGIN_REDIRECT_URL)
 
 
 # The session keys that carry, through signing in, what a form posted signed out did not do,
@@ -88,6 +79,17 @@ def sign_in_again(request, *, unsent: str = "", keep: tuple[str, ...] = ()):
                 "fields": {k: request.POST.get(k, "")[:KEPT_FIELD_MAX_CHARS] for k in keep},
             }
     return redirect_to_login(back)
+
+
+def signed_in_again(request, *, going_to: str) -> str:
+    """After signing in: what a form posted signed out did not do ("nothing was assigned"),
+    or "" (once). Its kept fields stay only for the page the sign-in goes on to, which fills
+    its form with them; going elsewhere drops them, so they never wait in the session for
+    a later visit, or for whoever signs in next on this browser."""
+    kept = request.session.get(KEPT_FORM_SESSION_KEY)
+    if isinstance(kept, dict) and kept.get("path") != going_to:
+        del request.session[KEPT_FORM_SESSION_KEY]
+    return request.session.pop(UNSENT_SESSION_KEY, "")
 
 
 def signed_out_form(request) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib import messages
@@ -19,11 +19,11 @@ from django.template.defaultfilters import date as date_filter
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.instructors import instructor_required, signed_out_form, signin_required
+from accounts.referer import referer_path
 from drills import charts, engine, selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
 from practice.form_posts import form_post
@@ -247,13 +247,9 @@ def assignment_start(request: HttpRequest, assignment_id: int) -> HttpResponse:
 
 def _page_sent_from(request: HttpRequest) -> str:
     """The page of this site a form was sent from (its Referer), else the drills page."""
-    referer = request.headers.get("referer", "")
-    if referer and url_has_allowed_host_and_scheme(
-        referer, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        parts = urlsplit(referer)
-        if parts.path != request.path:
-            return urlunsplit(("", "", parts.path, parts.query, ""))
+    path = referer_path(request)
+    if path and urlsplit(path).path != request.path:
+        return path
     return reverse("drills:index")
 
 

@@ -174,11 +174,13 @@ def test_a_start_after_a_withdrawal_goes_back_to_its_page_with_the_rest_below(
         said = html.index("Your instructor withdrew that assignment")
         assert said < html.index('data-testid="assignments"')
         assert "Still here" in assigned_part(html)
-    # From another site, or none: the drills page.
-    response = client.post(
-        f"/drills/assignments/{gone.pk}/start/", headers={"referer": "https://evil.example/"}
-    )
-    assert response["Location"] == "/drills/"
+    # From another site, a path of this site that a browser reads as another host, or none:
+    # the drills page.
+    for referer in ("https://evil.example/", "http://testserver//evil.example/x", ""):
+        response = client.post(
+            f"/drills/assignments/{gone.pk}/start/", headers={"referer": referer}
+        )
+        assert response["Location"] == "/drills/", referer
     assert not gone.__class__.objects.get(pk=gone.pk).drill_set_id
 
 
