@@ -18,7 +18,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_safe
 
-from accounts.instructors import UNSENT_SESSION_KEY
+from accounts.instructors import signed_in_again
 from accounts.usernames import username_look_alike
 from rate_limits import LimitExceeded, address_client, check_hourly_rate
 
@@ -141,9 +141,10 @@ class LoginView(auth_views.LoginView):
 
     def form_valid(self, form) -> HttpResponse:
         response = super().form_valid(form)
-        # A form posted after the session expired (accounts.instructors.sign_in_again): the
-        # page it came from opens again with the form empty, so say that nothing was done.
-        unsent = self.request.session.pop(UNSENT_SESSION_KEY, "")
+        # A form posted after the session expired (accounts.instructors.sign_in_again): say
+        # that nothing was done; the page it came from opens again, its form filled in where
+        # the view kept the fields.
+        unsent = signed_in_again(self.request, going_to=response.url)
         if unsent:
             messages.warning(
                 self.request, f"You were signed out, so {unsent}: please send the form again."

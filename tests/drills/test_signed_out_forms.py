@@ -77,3 +77,18 @@ def test_an_assignment_posted_signed_out_says_nothing_was_assigned_after_signing
 def test_a_plain_sign_in_says_nothing_of_unsent_forms(instructor, client):
     client.post("/accounts/login/", {"username": "teacher", "password": PASSWORD, "next": "/"})
     assert "You were signed out" not in client.get("/").content.decode()
+
+
+def test_a_kept_form_is_dropped_when_signing_in_goes_elsewhere(instructor, candidate, client):
+    """Kept only for the page the sign-in goes on to: signing in towards another page drops
+    it, so it never fills the form on a later visit, or for whoever signs in next here."""
+    page = f"/drills/instructor/candidates/{candidate.pk}/"
+    client.post(
+        f"{page}assign/",
+        {"what": "drill:ttft", "note": "Do these"},
+        HTTP_REFERER=f"http://testserver{page}",
+    )
+    client.post("/accounts/login/", {"username": "teacher", "password": PASSWORD, "next": "/"})
+    html = client.get(page).content.decode()
+    assert 'value="Do these"' not in html
+    assert '<option value="drill:ttft" selected>' not in html
