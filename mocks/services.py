@@ -102,11 +102,16 @@ def mock_session_start(
     total = float(spec.minutes or sum(step_minutes.values()) or DEFAULT_TOTAL_MINUTES)
     for key in STEP_KEYS:  # a step without a pace gets an even share of the whole
         step_minutes.setdefault(key, round(total / len(STEP_KEYS), 1))
+    # A session whose time ran out unnoticed is ended first (submitting its answers), outside
+    # the lock below: that is a lot of writing to hold every other Start of this candidate for.
+    running = running_session_of(user=user, question_id=revision.question_id, now=now)
+    if running is not None:
+        raise AlreadyRunning(running)
     with transaction.atomic():
         # Starts by one candidate run one at a time (two tabs pressing Start at once), so
         # the second finds the session the first made. SQLite serialises writes anyway.
         User.objects.select_for_update().filter(pk=user.pk).first()
-        running = running_session_of(user=user, question_id=revision.question_id, now=now)
+        running = _not_ended(user=user, question_id=revision.question_id).first()
         if running is not None:
             raise AlreadyRunning(running)
         if mode not in MockSession.Mode.values:
@@ -125,17 +130,22 @@ def mock_session_start(
     return session
 
 
-def running_session_of(*, user: User, question_id: int, now: datetime | None = None):
-    """The candidate's mock interview of this question that still runs (or waits for its
-    interviewer), if any: one clock a question at a time, so Start leads back to it. A session
-    whose time ran out unnoticed is ended here (`session_tick`), and is no longer running."""
-    sessions = (
+def _not_ended(*, user: User, question_id: int):
+    """The candidate's sessions of this question not ended, newest first, as stored (one
+    whose time ran out unnoticed among them until `session_tick` ends it)."""
+    return (
         MockSession.objects.running()
         .filter(attempt__user=user, attempt__revision__question_id=question_id)
         .select_related("attempt")
         .order_by("-pk")
     )
-    for session in sessions:
+
+
+def running_session_of(*, user: User, question_id: int, now: datetime | None = None):
+    """The candidate's mock interview of this question that still runs (or waits for its
+    interviewer), if any: one clock a question at a time, so Start leads back to it. A session
+    whose time ran out unnoticed is ended here (`session_tick`), and is no longer running."""
+    for session in _not_ended(user=user, question_id=question_id):
         session_tick(session, now=now)
         if session.ended_at is None:
             return session

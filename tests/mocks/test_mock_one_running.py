@@ -112,7 +112,9 @@ def test_the_question_page_reads_its_mock_links_in_one_query_for_the_list(people
 @pytest.mark.django_db(transaction=True)
 def test_two_starts_at_once_start_one_clock(monkeypatch, core_content):
     """Two tabs press Start at the same moment: each looks for a running session before
-    either writes one, unless the candidate is locked for the look and the write."""
+    either writes one, unless the candidate is locked for the look and the write. On SQLite
+    the write transaction itself serialises them (IMMEDIATE); the row lock is what holds on
+    PostgreSQL, where CI runs this test too."""
 
     from practice import services as flow
     from tests.conftest import _store, at_once
