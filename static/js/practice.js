@@ -315,6 +315,14 @@
       showPending();
     }
   });
+  // A refusal told beside Submit is in view as it comes: with the button near the screen's
+  // bottom edge, the line below it would otherwise be told to a screen reader only.
+  let toldBeside = document.querySelector("#submit-refused > .message-error");
+  document.addEventListener("htmx:afterSettle", () => {
+    const told = document.querySelector("#submit-refused > .message-error");
+    if (told && told !== toldBeside) told.scrollIntoView({ block: "nearest" });
+    toldBeside = told;
+  });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));
   form.addEventListener("keydown", (event) => {
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
