@@ -13,8 +13,9 @@ handler400 = errors.bad_request
 @require_safe
 def favicon(request: HttpRequest) -> HttpResponse:
     """Pages name their icon (an SVG); a client that asks the old fixed address gets it too.
-    Looked up per request: the hashed name exists only once collectstatic has run."""
-    return redirect(static("img/favicon.svg"), permanent=True)
+    Looked up per request, and not a permanent redirect: the stored file's name carries its
+    content's hash, and a browser would keep a 301 to it after the icon changes."""
+    return redirect(static("img/favicon.svg"))
 
 
 urlpatterns = [

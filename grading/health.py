@@ -77,7 +77,8 @@ class HealthSnapshot:
     @property
     def unreachable(self) -> bool:
         """Whether the server gave no answer at all: asking it anything more now would wait
-        for its own timeout too."""
+        for its own timeout too. Read from the reason `probe_model` words, which opens with
+        UNREACHABLE then and only then (a stored answer has its reason and nothing more)."""
         return not self.up and self.reason.startswith(UNREACHABLE)
 
     def fresh(self, ttl_s: float, now: float | None = None) -> bool:

@@ -79,7 +79,7 @@ def _within(name: str) -> dict[str, object]:
 
 
 # A number written out in the digits 0-9: a sign, digits with a point, an exponent.
-_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", re.ASCII)
 
 
 class _AsciiDigits:

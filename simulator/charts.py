@@ -112,7 +112,8 @@ def _events(chart: Chart, runs: list[dict], x_top: float, y_top: float) -> None:
 def _bin_ms(p: float | str | None) -> float | None:
     """A bin's p99 in ms from a run's saved bins (s): None for a bin with nothing to draw (no
     request arrived in it, or for TPOT none finished), math.inf for one whose p99 request never
-    got a first token in time (NEVER as saved; math.inf straight from the engine)."""
+    got a first token in time (NEVER as saved; math.inf straight from the engine). Runs
+    saved before NEVER existed wrote None for both: their shed bins now draw as gaps."""
     if p is None:
         return None
     if p == NEVER or p == math.inf:

@@ -65,3 +65,14 @@ def test_the_form_says_one_token_in_the_singular():
     assert form.errors["prompt_len"] == [
         "A mean prompt of 1 token and a mean output of 1 token do not fit in a context of 1 token."
     ]
+
+
+def test_a_huge_number_in_other_digits_is_told_to_use_the_digits_0_to_9():
+    """Only a number written in the digits 0-9 is out of range; other scripts' digits are
+    told what every planner box says of them."""
+    form = CapacityForm(data={"context": "١e400"})
+    form.is_valid()
+    assert form.errors["context"] == ["Use the digits 0–9."]
+    form = CapacityForm(data={"context": "1e400"})
+    form.is_valid()
+    assert "less than or equal to" in form.errors["context"][0]
