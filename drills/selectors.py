@@ -266,7 +266,7 @@ def recommendation(*, user: User, now: datetime | None = None) -> Recommendation
         .filter(is_preview=False)
         .values_list("revision__question_id", flat=True)
     )
-    # A question assigned and not started is offered above, by its own button.
+    # A question assigned and not done is offered above, by its own button or link.
     started |= set(
         Assignment.objects.for_candidate(user)
         .open()
@@ -709,12 +709,6 @@ class AssignmentView:
     # How far a started drill set got: "2 of 5 answered", or "".
     progress: str = ""
 
-    @property
-    def sentence(self) -> str:
-        """The sentence in plain words (the templates print it in parts, isolating the
-        names and the note)."""
-        return f"{self.who} assigned you {self.title}" + (f": “{self.note}”" if self.note else ".")
-
 
 def day_words(day: date, today: date) -> str:
     """A day as the drill pages print one, with its weekday: "Thu Dec 10", and the year when
@@ -733,6 +727,11 @@ def due_words(due_on: date | None, today: date) -> tuple[str, bool]:
     if due_on == today:
         return f"Due today, {day_words(due_on, today)}", False
     return f"Due {day_words(due_on, today)}", False
+
+
+def _giver_name(assignment: Assignment) -> str:
+    """Who gave an assignment, as the pages name them: their full name, else username."""
+    return assignment.instructor.get_full_name() or assignment.instructor.username
 
 
 def _assignment_title(assignment: Assignment, titles: dict[int, str]) -> str:
@@ -782,7 +781,7 @@ def assignments_open(*, user: User, now: datetime | None = None) -> list[Assignm
     out = []
     for a in assignments:
         title = _assignment_title(a, titles)
-        who = a.instructor.get_full_name() or a.instructor.username
+        who = _giver_name(a)
         kind = engine.KINDS.get(a.kind)
         about = kind.title if kind else title
         due, overdue = due_words(a.due_on, today)
@@ -815,7 +814,7 @@ def assignment_of_set(drill_set: DrillSet, now: datetime | None = None) -> Assig
     if a is None:
         return None
     title = _assignment_title(a, {})
-    who = a.instructor.get_full_name() or a.instructor.username
+    who = _giver_name(a)
     due, overdue = due_words(a.due_on, services.today(now))
     return AssignmentView(a, title, who, a.note, "", due=due, overdue=overdue)
 
@@ -823,7 +822,7 @@ def assignment_of_set(drill_set: DrillSet, now: datetime | None = None) -> Assig
 def assignment_view_done(a: Assignment) -> AssignmentView:
     """A done assignment as the page of the work that did it names it: what, and from whom
     (`a.instructor` and `a.question` loaded)."""
-    who = a.instructor.get_full_name() or a.instructor.username
+    who = _giver_name(a)
     return AssignmentView(a, assignment_title(a), who, a.note, "")
 
 
@@ -970,7 +969,7 @@ def assignments_given(
             due, overdue = due_words(a.due_on, today)
         mine = viewer is not None and a.instructor_id == viewer.pk
         withdrawable = mine and a.withdrawn_at is None and a.pk not in done
-        given_by = "" if mine else a.instructor.get_full_name() or a.instructor.username
+        given_by = "" if mine else _giver_name(a)
         out.append(AssignmentStatus(a, _assignment_title(a, titles), status, due, overdue,
                                     withdrawable, given_by))  # fmt: skip
     return out

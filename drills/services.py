@@ -202,7 +202,11 @@ def drill_set_start(
         replay = False
         if position == 1 and seed is not None:
             drill = engine.drill_generate(k, seed)  # asked for: the same givens again is fine
-            replay = drill.fingerprint in _seen_fingerprints(user, k)
+            replay = (
+                DrillItem.objects.owned_by(user)
+                .filter(kind=k, fingerprint=drill.fingerprint)
+                .exists()
+            )
         else:
             drill = _fresh_drill(user, k, taken)
         taken.add(drill.fingerprint)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 import openai
 from django.core.cache import cache as default_cache
@@ -102,6 +103,11 @@ class ServerStatus:
     running: float | None = None
     kv_cache_usage: float | None = None
     prefix_cache_hit_rate: float | None = None
+
+    @property
+    def on_this_machine(self) -> bool:
+        """Whether the endpoint is this machine's loopback, where `make grader` serves."""
+        return urlsplit(self.endpoint).hostname in {"127.0.0.1", "localhost", "::1"}
 
 
 def public_status(config: GraderConfig | None, *, cache: HealthCache) -> PublicStatus:

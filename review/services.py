@@ -477,7 +477,8 @@ def _wrong_ideas_kept(
 
 class WrongIdeaGone(FlowError):
     """A wrong idea the review page showed in the instructor's grade, no longer in it when
-    its removal arrives (removed in another tab or by another instructor): nothing changed."""
+    its removal arrives (removed in another tab or by another instructor, or credited away by
+    verdicts saved since): nothing changed."""
 
 
 def wrong_idea_remove(
@@ -511,7 +512,8 @@ def wrong_idea_remove(
             if idea_id in shown:
                 raise WrongIdeaGone(
                     "That wrong idea is no longer in the grade (removed in another tab or by "
-                    "another instructor since this page was opened): nothing was changed."
+                    "another instructor, or its point credited in full by verdicts saved since "
+                    "this page was opened): nothing was changed."
                 )
             raise FlowError(
                 f"Not removed: {idea_id!r:.60} is not a wrong idea this grade states. "

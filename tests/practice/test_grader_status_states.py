@@ -198,3 +198,18 @@ def test_an_answer_queued_seconds_ago_has_waited_under_a_minute():
     now = timezone.now()
     assert status(now - timedelta(seconds=20)).oldest_queued_for == "under a minute"
     assert status(now - timedelta(hours=2, seconds=5)).oldest_queued_for == "2\xa0hours"
+
+
+def test_make_grader_is_offered_for_an_endpoint_on_this_machine_only():
+    """`make grader` serves on this machine's loopback: for a model server elsewhere the
+    advice names the endpoint to start, not a command that would not start it."""
+    from practice.grader_status import ServerStatus
+
+    def status(url: str) -> ServerStatus:
+        return ServerStatus(endpoint=url, model="m", configured=True)
+
+    assert status("http://127.0.0.1:8001/v1").on_this_machine
+    assert status("http://localhost:8001/v1").on_this_machine
+    assert status("http://[::1]:8001/v1").on_this_machine
+    assert not status("http://gpu-box.internal:8000/v1").on_this_machine
+    assert not status("https://api.example.com/v1").on_this_machine

@@ -286,7 +286,7 @@ def test_a_refused_assignment_passes_axe(site, contexts, site_db):
         with page.expect_navigation():
             page.get_by_role("button", name="Assign").click()
         page.wait_for_selector("html[data-ready]", state="attached")
-        assert page.get_by_role("alert").inner_text() == "No published question 'gone'."
+        assert page.get_by_role("alert").inner_text() == "No published question “gone”."
         assert page.locator("#assign-note").input_value() == "By Friday, please."
         assert _axe_serious(page) == []
     finally:

@@ -259,7 +259,7 @@ def test_a_colleagues_removal_is_named_and_can_be_put_back(
     client.force_login(instructor)
     page = page_of(client, submission)
     removed = page.split('class="removed-wrong-ideas"')[1].split("</ul>")[0]
-    assert GPU_UTIL_IDEA in removed and "(removed by colleague)" in removed
+    assert GPU_UTIL_IDEA in removed and "(removed by <bdi>colleague</bdi>)" in removed
     assert "Put it back" in removed and ROUND_ROBIN_IDEA not in removed
 
     restore = reverse("review:wrong_idea_restore", args=[submission.pk])
