@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from practice.models import Attempt, Grade, StepAnswer, Submission
+from practice.services import attempt_finish
 from questions.models import Question
 
 
@@ -43,3 +44,22 @@ def given_html(client, instructor, candidate) -> str:
     client.force_login(instructor)
     html = client.get(f"/drills/instructor/candidates/{candidate.pk}/").content.decode()
     return html.split('data-testid="given"')[1].split("</ul>")[0]
+
+
+def finish_attempt(candidate, slug: str, at: datetime) -> Attempt:
+    """An attempt at `slug` opened from the bank (not an assignment's button), its clarify
+    step graded, finished a minute after `at`."""
+    attempt = Attempt.objects.create(user=candidate, revision=revision_of(slug))
+    graded_submission(
+        user=candidate, attempt=attempt, at=at, step="clarify", grades={"llm": 0.5}, slug=slug
+    )
+    attempt_finish(attempt_id=attempt.pk, now=at + timedelta(minutes=1))
+    return attempt
+
+
+def fix_drills_clock(monkeypatch, now: datetime) -> None:
+    """The drills' one clock (services.clock, as selectors reads it too) fixed at `now`."""
+    from drills import selectors, services
+
+    monkeypatch.setattr(services, "clock", lambda: now)
+    monkeypatch.setattr(selectors, "clock", lambda: now)

@@ -13,22 +13,10 @@ from django.utils import timezone
 
 from drills import selectors, services
 from drills.models import DrillItem
-from practice.models import Attempt
-from practice.services import attempt_finish
-from tests.drills.factories import given_html, graded_submission, revision_of
+from tests.drills.factories import finish_attempt, given_html
 
 SLUG = "long-context-rag"
 KIND = "kv_per_token"
-
-
-def finish_attempt(candidate, slug: str, at) -> Attempt:
-    """An attempt opened from the bank (not the assignment's button), graded and finished."""
-    attempt = Attempt.objects.create(user=candidate, revision=revision_of(slug))
-    graded_submission(
-        user=candidate, attempt=attempt, at=at, step="clarify", grades={"llm": 0.5}, slug=slug
-    )
-    attempt_finish(attempt_id=attempt.pk, now=at + timedelta(minutes=1))
-    return attempt
 
 
 def finish_set(candidate, kind: str, at):

@@ -11,7 +11,7 @@ import pytest
 
 from drills import selectors, services
 from drills.models import Assignment, DrillItem
-from tests.drills.factories import given_html
+from tests.drills.factories import fix_drills_clock, given_html
 
 # A Monday; the clock the drills read is fixed at it.
 NOW = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
@@ -20,8 +20,7 @@ TODAY = date(2026, 12, 7)
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
-    monkeypatch.setattr(services, "clock", lambda: NOW)
-    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    fix_drills_clock(monkeypatch, NOW)
 
 
 def assign(client, instructor, candidate, due: str, what: str = "drill:ttft", note: str = ""):

@@ -10,9 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from drills import selectors, services
+from drills import services
 from drills.models import Assignment
 from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.drills.factories import fix_drills_clock
 
 pytestmark = pytest.mark.browser
 
@@ -23,8 +24,7 @@ NOW = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # a Monday
 @pytest.fixture
 def fixed_clock(monkeypatch):
     """The drills' clock fixed at NOW; the live server runs in this process and reads it."""
-    monkeypatch.setattr(services, "clock", lambda: NOW)
-    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    fix_drills_clock(monkeypatch, NOW)
 
 
 def focused(page) -> str:

@@ -9,9 +9,10 @@ from datetime import UTC, date, datetime
 import pytest
 from django.contrib.auth.models import User
 
-from drills import selectors, services
+from drills import services
 from drills.models import Assignment
 from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.drills.factories import fix_drills_clock
 
 pytestmark = pytest.mark.browser
 
@@ -36,8 +37,7 @@ WORD_EDGES = """selector => {
 @pytest.fixture
 def fixed_clock(monkeypatch):
     """The drills' clock fixed at NOW; the live server runs in this process and reads it."""
-    monkeypatch.setattr(services, "clock", lambda: NOW)
-    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    fix_drills_clock(monkeypatch, NOW)
 
 
 @pytest.mark.parametrize("width", [360, 1280])

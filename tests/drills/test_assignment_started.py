@@ -14,9 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from drills import selectors, services
 from drills.models import Assignment, DrillItem
-from practice.models import Attempt
-from practice.services import attempt_finish
-from tests.drills.factories import graded_submission, revision_of
+from tests.drills.factories import finish_attempt, fix_drills_clock, revision_of
 
 # A Monday; the clock the drills read is fixed at it.
 NOW = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
@@ -27,8 +25,7 @@ PAGES = ("/", "/drills/", "/drills/progress/")
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
-    monkeypatch.setattr(services, "clock", lambda: NOW)
-    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    fix_drills_clock(monkeypatch, NOW)
 
 
 def give(instructor, candidate, **fields) -> Assignment:
@@ -42,15 +39,6 @@ def give(instructor, candidate, **fields) -> Assignment:
 
 def assigned_part(html: str) -> str:
     return html.split('data-testid="assignments"')[1].split("</ul>")[0]
-
-
-def finish_attempt(candidate, slug: str, at) -> Attempt:
-    attempt = Attempt.objects.create(user=candidate, revision=revision_of(slug))
-    graded_submission(
-        user=candidate, attempt=attempt, at=at, step="clarify", grades={"llm": 0.5}, slug=slug
-    )
-    attempt_finish(attempt_id=attempt.pk, now=at + timedelta(minutes=1))
-    return attempt
 
 
 # ---------------------------------------------------------------------------------------------

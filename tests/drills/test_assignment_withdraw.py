@@ -15,15 +15,14 @@ from accounts.instructors import instructor_grant
 from drills import selectors, services
 from drills.models import Assignment, DrillItem, DrillSet
 from tests.drills.conftest import PASSWORD
-from tests.drills.factories import given_html
+from tests.drills.factories import fix_drills_clock, given_html
 
 NOW = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
 def fixed_clock(monkeypatch):
-    monkeypatch.setattr(services, "clock", lambda: NOW)
-    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    fix_drills_clock(monkeypatch, NOW)
 
 
 def give(instructor, candidate, **fields) -> Assignment:

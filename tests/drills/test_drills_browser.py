@@ -11,9 +11,10 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import expect
 
-from drills import engine, selectors, services
+from drills import engine, services
 from drills.models import Card, DrillItem
 from tests.conftest import save_screenshot, signed_in_context, watched_page
+from tests.drills.factories import fix_drills_clock
 
 pytestmark = pytest.mark.browser
 
@@ -24,8 +25,7 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 def fixed_clock(monkeypatch):
     """The drills' clock (services writes, selectors reads) fixed at NOW; the live server
     runs in this process, so its requests read it too."""
-    monkeypatch.setattr(services, "clock", lambda: NOW)
-    monkeypatch.setattr(selectors, "clock", lambda: NOW)
+    fix_drills_clock(monkeypatch, NOW)
 
 
 def answer_for(item: DrillItem, slip: bool) -> str:
