@@ -813,7 +813,7 @@ def assignment_of_set(drill_set: DrillSet, now: datetime | None = None) -> Assig
     )
     if a is None:
         return None
-    title = _assignment_title(a, {})
+    title = assignment_title(a)
     who = _giver_name(a)
     due, overdue = due_words(a.due_on, services.today(now))
     return AssignmentView(a, title, who, a.note, "", due=due, overdue=overdue)
