@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import logging
 
+from django.contrib.auth.models import User
+
 from practice.extensions import AttemptExtension, Fragment
 from practice.models import Attempt, Submission
+from questions.models import QuestionRevision
 
 logger = logging.getLogger(__name__)
 
@@ -48,6 +51,17 @@ class DrillHooks(AttemptExtension):
         if done:
             fragments.insert(0, Fragment("drills/_assignment_done.html", {"done": done}))
         return fragments
+
+    def question_fragments(self, revision: QuestionRevision, user: User) -> list[Fragment]:
+        """The candidate's open assignment of this question, if any: who set it, the note and
+        the due date, which the question's page is where the work is done. One query when
+        nothing is assigned."""
+        from drills import selectors
+
+        assigned = selectors.assignments_open(user=user, question_id=revision.question_id)
+        if not assigned:
+            return []
+        return [Fragment("drills/_assignment_on_question.html", {"assigned": assigned})]
 
     def submission_graded(self, submission: Submission) -> None:
         """Read the new verdicts into the candidate's concept cards (in the worker)."""

@@ -758,18 +758,24 @@ def _question_titles(assignments: list[Assignment]) -> dict[int, str]:
     }
 
 
-def assignments_open(*, user: User, now: datetime | None = None) -> list[AssignmentView]:
+def assignments_open(
+    *, user: User, now: datetime | None = None, question_id: int | None = None
+) -> list[AssignmentView]:
     """The assignments `user` is still to do, newest first (ten at most): neither done
     (services.assignments_done, however the work was done) nor withdrawn, started or not. One
     not started has its one-click action (views.assignment_start); a started one a link back
     to the work (its set, with how far it got, or its question's page). Each has its due
-    date. A drill kind no longer offered or a question no longer published is left out.
-    Three queries at most, plus the question list when a question is assigned."""
+    date. A drill kind no longer offered or a question no longer published is left out;
+    with `question_id`, only that question's. Three queries at most, plus the question list
+    when a question is assigned."""
     today = services.today(now)
+    assignments = Assignment.objects.for_candidate(user).open()
+    if question_id is not None:
+        assignments = assignments.filter(question_id=question_id)
     assignments = list(
-        Assignment.objects.for_candidate(user)
-        .open()
-        .filter(Q(kind__in=engine.AVAILABLE) | Q(kind="", question__current_revision__isnull=False))
+        assignments.filter(
+            Q(kind__in=engine.AVAILABLE) | Q(kind="", question__current_revision__isnull=False)
+        )
         .select_related("instructor", "question")
         .annotate(answered=Count("drill_set__items", filter=~Q(drill_set__items__verdict="")))
         # Meta.ordering is not applied to a query that groups (the count): newest first.

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlencode
 
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timeuntil
@@ -61,7 +62,7 @@ class MockInterviewHooks(AttemptExtension):
             return "The interview has ended: this is practice now, not part of its report."
         return ""
 
-    def question_fragments(self, revision: QuestionRevision) -> list[Fragment]:
+    def question_fragments(self, revision: QuestionRevision, user: User) -> list[Fragment]:
         return [Fragment("mock/start_form.html", {})]
 
     def feedback_withheld(self, attempt_id: int) -> bool:

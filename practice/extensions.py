@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
     from practice.models import Attempt, StepAnswer, Submission
     from questionbank import FollowUp
     from questions.models import QuestionRevision
@@ -115,8 +117,8 @@ class AttemptExtension:
         shown and no instructor has reviewed it yet)."""
         return []
 
-    def question_fragments(self, revision: QuestionRevision) -> list[Fragment]:
-        """What the feature offers a signed-in candidate on a question's page."""
+    def question_fragments(self, revision: QuestionRevision, user: User) -> list[Fragment]:
+        """What the feature offers `user`, a signed-in candidate, on a question's page."""
         return []
 
     def scorecard_fragments(self, attempt: Attempt) -> list[Fragment]:
@@ -213,8 +215,8 @@ def feedback_fragments(submission: Submission, *, graded: bool) -> list[Fragment
     return [f for e in _registered for f in e.feedback_fragments(submission, graded=graded)]
 
 
-def question_fragments(revision: QuestionRevision) -> list[Fragment]:
-    return [f for e in _registered for f in e.question_fragments(revision)]
+def question_fragments(revision: QuestionRevision, user: User) -> list[Fragment]:
+    return [f for e in _registered for f in e.question_fragments(revision, user)]
 
 
 def scorecard_fragments(attempt: Attempt) -> list[Fragment]:

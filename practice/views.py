@@ -95,7 +95,9 @@ def question_page(
             "refusal": refusal,
             # What features offer here (e.g. a timed mock interview), to a signed-in candidate.
             "question_fragments": (
-                extensions.question_fragments(revision) if request.user.is_authenticated else []
+                extensions.question_fragments(revision, request.user)
+                if request.user.is_authenticated
+                else []
             ),
         },
         status=status,

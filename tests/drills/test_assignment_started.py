@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -68,6 +69,42 @@ def test_a_question_opened_and_not_done_stays_listed_with_its_note_and_due_date(
     assert selectors.assignments_open(user=candidate) == []
     for page in PAGES:
         assert 'data-testid="assignments"' not in client.get(page).content.decode()
+
+
+def test_the_assigned_questions_page_says_who_set_it_with_the_note_and_due_date(
+    instructor, candidate, client
+):
+    """The question's page is where the work is done; it said nothing of the assignment."""
+    instructor.first_name = "‮Ada"  # a name's direction mark stays inside its <bdi>
+    instructor.save()
+    assignment = give(instructor, candidate, kind="", question_slug=SLUG, due_on=NOW.date())
+    client.force_login(candidate)
+    client.post(f"/drills/assignments/{assignment.pk}/start/")
+    page = client.get(f"/questions/{SLUG}/").content.decode()
+    assert page.count('data-testid="assigned"') == 1
+    assigned = page.split('data-testid="assigned">')[1].split("</p>")[0]
+    assert assigned == (
+        'Assigned by <bdi>‮Ada</bdi>: “<bdi class="assignment-note">Prefill first</bdi>”. '
+        '<span class="due">Due today, Mon Dec 7.</span>'
+    )
+    other_slug = "chat-api-50qps"
+    assert 'data-testid="assigned"' not in client.get(f"/questions/{other_slug}/").content.decode()
+    client.force_login(User.objects.create_user("someone-else"))
+    assert 'data-testid="assigned"' not in client.get(f"/questions/{SLUG}/").content.decode()
+
+    client.force_login(candidate)
+    finish_attempt(candidate, SLUG, NOW + timedelta(hours=1))
+    assert 'data-testid="assigned"' not in client.get(f"/questions/{SLUG}/").content.decode()
+
+
+def test_a_withdrawn_assignment_leaves_its_questions_page(instructor, candidate, client):
+    assignment = give(instructor, candidate, kind="", question_slug=SLUG)
+    client.force_login(candidate)
+    assert 'data-testid="assigned"' in client.get(f"/questions/{SLUG}/").content.decode()
+    services.assignment_withdraw(
+        instructor=instructor, candidate=candidate, assignment_id=assignment.pk
+    )
+    assert 'data-testid="assigned"' not in client.get(f"/questions/{SLUG}/").content.decode()
 
 
 def test_a_drill_set_started_and_half_answered_stays_listed_with_how_far_it_got(
