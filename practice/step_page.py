@@ -172,9 +172,9 @@ def step_context(*, attempt: Attempt, answer: StepAnswer, typed: dict | None = N
         context["givens"] = spec.givens
         context["quantities"] = []
         for q in spec.quantities:
-            typed = typed_answer(answer.fields, q.id)
-            check = check_for_page(checks.get(q.id), typed=typed, worksheet=worksheet)
-            context["quantities"].append({"spec": q, "check": check, "typed": typed})
+            in_box = typed_answer(answer.fields, q.id)
+            check = check_for_page(checks.get(q.id), typed=in_box, worksheet=worksheet)
+            context["quantities"].append({"spec": q, "check": check, "typed": in_box})
         # A running mock interview checks the numbers only at its end (the report has them):
         # the page offers no Check it would refuse, and says so.
         context["checks_withheld"] = extensions.feedback_withheld(attempt.pk)

@@ -167,3 +167,13 @@ def test_a_refused_submit_without_javascript_keeps_every_box_as_posted(
     answer.refresh_from_db()
     assert (answer.text, answer.fields, answer.version) == stored
     assert not answer.submissions.exists()
+
+
+@pytest.mark.parametrize("step", ["clarify", "estimate", "architecture"])
+def test_a_step_opened_with_nothing_refused_does_not_say_not_saved(client_in, attempt, step):
+    """The napkin-math page said "Not saved." on every load: its quantity loop's variable
+    stood for the refused form's boxes too."""
+    _draft(attempt, step)
+    page = client_in.get(step_url(attempt, step)).content.decode()
+    assert "<strong>Not saved.</strong>" not in page
+    assert "Draft saved" in page
