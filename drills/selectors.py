@@ -709,6 +709,12 @@ class AssignmentView:
     # How far a started drill set got: "2 of 5 answered", or "".
     progress: str = ""
 
+    @property
+    def after_note(self) -> str:
+        """The full stop after the quoted note: none when the note ends its own sentence
+        (“Read chapter 3.”, not “Read chapter 3.”.)."""
+        return "" if self.note.rstrip().endswith((".", "!", "?", "…")) else "."
+
 
 def day_words(day: date, today: date) -> str:
     """A day as the drill pages print one, with its weekday: "Thu Dec 10", and the year when

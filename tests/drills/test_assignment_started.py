@@ -281,3 +281,18 @@ def test_a_sentence_with_a_note_ends_once_with_or_without_a_due_date(
         client.get("/drills/").content.decode().split('class="sentence"')[1].split("</span>")[0]
     )
     assert '“<bdi class="assignment-note">Prefill first</bdi>”.' in sentence
+
+
+@pytest.mark.parametrize("note", ["Prefill first.", "Why is TTFT so long?", "Go!"])
+def test_a_note_that_ends_its_own_sentence_gets_no_second_full_stop(
+    instructor, candidate, client, note
+):
+    drills = give(instructor, candidate, note=note)
+    question = give(instructor, candidate, kind="", question_slug=SLUG, note=note)
+    client.force_login(candidate)
+    set_url = client.post(f"/drills/assignments/{drills.pk}/start/")["Location"]
+    quoted = f'“<bdi class="assignment-note">{note}</bdi>”'
+    for url in ("/drills/", set_url, f"/questions/{question.question.slug}/"):
+        page = client.get(url).content.decode()
+        assert quoted in page, url
+        assert f"{quoted}." not in page, url
