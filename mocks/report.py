@@ -24,7 +24,6 @@ from mocks.log import (
 )
 from mocks.models import MockEvent, MockSession
 from mocks.services import (
-    FEEDBACK_MAX_CHARS,
     OVERALL,
     OVERALL_SLUG,
     Clock,
@@ -102,13 +101,17 @@ def graded_count(session: MockSession) -> int:
     ).count()
 
 
-def _candidate_message(event: MockEvent, session: MockSession) -> dict:
+def _candidate_message(
+    event: MockEvent, session: MockSession, asked: dict[str, MockEvent] | None = None
+) -> dict:
     """One line of the candidate's panel: `who` says whose words they are (the interviewer's
     nudge, the app's time check), `cue` what the notice at the foot of the screen says of it
     while the panel is out of view (empty: no notice), `announce` whether a screen reader is
-    told it when it arrives."""
+    told it when it arrives. A follow-up answered keeps its question (`answered`: who asked,
+    the question, the answer given), found in `asked` by its follow-up id."""
     title = selectors.STEP_TITLES.get(event.step_key, "")
     who, cue = "", ""
+    answered = None
     if event.kind == Kind.TIME_WARNING:
         who = "The app says:"
         text = (
@@ -122,6 +125,14 @@ def _candidate_message(event: MockEvent, session: MockSession) -> dict:
         text = f"Follow-up on {title}: {event.payload.get('prompt', '')}"
     elif event.kind == Kind.FOLLOW_UP_ANSWERED:
         text = "You answered the follow-up."
+        question = (asked or {}).get(event.payload.get("follow_up_id", ""))
+        if question is not None:
+            answered = {
+                "by_app": question.payload.get("by") == "app",
+                "step_title": selectors.STEP_TITLES.get(question.step_key, ""),
+                "prompt": question.payload.get("prompt", ""),
+                "text": event.payload.get("text", ""),
+            }
     else:
         text = "The session has ended."
     return {
@@ -129,6 +140,7 @@ def _candidate_message(event: MockEvent, session: MockSession) -> dict:
         "who": who,
         "cue": cue,
         "text": text,
+        "answered": answered,
         "announce": event.kind in (Kind.TIME_WARNING, Kind.NUDGE),
         "at": offset(session, event.at),
         "seq": event.seq,
@@ -221,7 +233,10 @@ def candidate_panel_context(session: MockSession, *, step_key: str, clock: Clock
                 kwargs={"session_id": session.pk, "follow_up": pending.payload["follow_up_id"]},
             ),
         }
-    messages = [_candidate_message(e, session) for e in events if e.kind != Kind.FOLLOW_UP_ASKED]
+    asked = {e.payload.get("follow_up_id", ""): e for e in events if e.kind == Kind.FOLLOW_UP_ASKED}
+    messages = [
+        _candidate_message(e, session, asked) for e in events if e.kind != Kind.FOLLOW_UP_ASKED
+    ]
     return {
         "session": session,
         "after": session.last_seq,
@@ -451,7 +466,6 @@ def live_context(session: MockSession, *, clock: Clock) -> dict:
         "communication": scores.get("", {}).get("communication", ""),
         "overall_feedback": feedback.get(OVERALL, ""),
         "overall_feedback_url": _feedback_url(session, OVERALL),
-        "feedback_max": FEEDBACK_MAX_CHARS,
         "report_url": reverse("mock_report", kwargs={"session_id": session.pk}),
         **clock_context(clock),
     }

@@ -553,7 +553,12 @@ def _note(text: str, what: str) -> str:
     if not text:
         raise MockError(f"Write the {what} first.")
     if len(text) > NOTE_MAX_CHARS:
-        raise MockError(f"Keep the {what} under {NOTE_MAX_CHARS} characters.")
+        # As an answer past its limit: how long it is against the limit, and the box (no
+        # maxlength to cut a paste short) keeps it to shorten.
+        raise MockError(
+            f"This {what} is {len(text):,} characters; the limit is {NOTE_MAX_CHARS:,}, so it "
+            "was not sent. Shorten it and send it again."
+        )
     return text
 
 
@@ -674,7 +679,10 @@ def feedback_write(*, session: MockSession, user: User, step_key: str, text: str
         raise MockError("There is no such step.")
     text = (text or "").strip()
     if len(text) > FEEDBACK_MAX_CHARS:
-        raise MockError(f"Keep the feedback under {FEEDBACK_MAX_CHARS} characters.")
+        raise MockError(
+            f"This feedback is {len(text):,} characters; the limit is {FEEDBACK_MAX_CHARS:,}, "
+            "so it was not saved. Shorten it and save it again."
+        )
     event = event_append(
         session_id=session.pk, kind=Kind.FEEDBACK, step_key=step_key, payload={"text": text}
     )

@@ -468,13 +468,30 @@ def interview_score(request: HttpRequest, session_id: int, step: str) -> HttpRes
 @login_required
 @require_POST
 def interview_communication(request: HttpRequest, session_id: int) -> HttpResponse:
+    """The interviewer's score for communication, once; the answer is its form again, as the
+    page draws it from now on: the score ticked and final (a refusal said above it)."""
     session = _interviewer_session(request, session_id)
     verdict = request.POST.get("communication", "")
-    return _interviewer_action(
-        request,
-        session,
-        lambda: mock.communication_score(session=session, verdict=verdict),
-        done=f"Scored: {verdict}.",  # what the page shows once it is reloaded
+    error = ""
+    try:
+        mock.communication_score(session=session, verdict=verdict)
+    except flow.FlowError as exc:
+        error = str(exc)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        else:
+            messages.success(request, f"Scored: {verdict}.")
+        return redirect(
+            reverse("mock_interview", kwargs={"session_id": session.pk}) + "#communication-score"
+        )
+    context = {
+        "session": session,
+        "communication": mock.interviewer_scores(session).get("", {}).get("communication", ""),
+        "error": error,
+    }
+    return render(
+        request, "mock/interview.html#communication", context, status=422 if error else 200
     )
 
 

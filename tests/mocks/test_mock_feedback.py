@@ -72,7 +72,7 @@ def test_feedback_is_limited_in_length_and_escaped(live):  # noqa: F811
     session, them, us = live
     long = "x" * (mock.FEEDBACK_MAX_CHARS + 1)
     refused = us.post(feedback_url(session, "overall"), {"text": long})
-    assert refused.status_code == 422 and "under" in refused.content.decode()
+    assert refused.status_code == 422 and "the limit is 2,000" in refused.content.decode()
     assert not session.events.filter(kind=Kind.FEEDBACK).exists()
     assert (
         us.post(feedback_url(session, "overall"), {"text": "<script>alert(1)</script>"}).status_code

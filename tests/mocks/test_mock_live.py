@@ -118,7 +118,10 @@ def test_the_candidate_must_answer_the_follow_up_before_submitting_the_step(live
     fu_submit = url("mock_follow_up_submit", session, follow_up="mock:ask-1")
     answered = them.post(fu_submit, {"text": "p99 TTFT", "step": "clarify"})
     assert answered.status_code == 200
-    assert "Which percentile" not in answered.content.decode().split("mock-messages")[1]
+    # Answered: no form to answer it again; the question stays, read-only, with its answer.
+    after = answered.content.decode()
+    assert "Submit the follow-up answer" not in after
+    assert "You answered the follow-up." in after and "Which percentile" in after
     assert them.post(submit, {"text": "Peak 50 QPS.", "base_version": 1}).status_code == 200
     # The interviewer's live view and the transcript show the answer.
     html = us.get(url("mock_interview", session)).content.decode()
