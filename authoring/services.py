@@ -273,12 +273,45 @@ def draft_save(
     return draft
 
 
-def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: int, user) -> Draft:
+UNPUBLISHED_DRAFT = (
+    "Not uploaded: this draft holds edits that are not published, and the file would replace "
+    'them, with no way back. Download the draft to keep a copy, or tick "Replace my '
+    'unpublished draft" and upload the file again. This draft is unchanged.'
+)
+
+
+def draft_unpublished(*, kind: str, slug: str, draft: Draft | None = None) -> bool:
+    """Whether the saved draft holds text that nothing else keeps: it differs from the
+    published text or, with nothing published, it is neither empty nor the untouched template
+    it began from. An upload replaces the one draft row the server keeps, so it asks first."""
+    if draft is None:
+        draft = Draft.objects.filter(kind=kind, slug=slug).first()
+    if draft is None or not draft.pk:  # the published text itself, never saved as a draft
+        return False
+    published = _published_text(kind, slug)
+    if published is not None:
+        return draft.text != published
+    new = NEW_FILES[kind]
+    template = new.template.read_text(encoding="utf-8").replace(new.slug_line, f"slug: {slug}", 1)
+    return bool(draft.text.strip()) and draft.text != template
+
+
+def draft_upload(
+    *,
+    kind: str,
+    slug: str,
+    name: str,
+    data: bytes,
+    base_version: int,
+    user,
+    replace_unpublished: bool = False,
+) -> Draft:
     """An uploaded .md file (`name`, as the browser sent it) becomes the draft, byte for byte
     but for a leading byte order mark, which the published file would drop (its text is
     checked on the editor page like any other). AuthoringError for a file that is not a .md
-    file, too large, not UTF-8 or no question (or concept note) file at all: each says the
-    draft is unchanged."""
+    file, too large, not UTF-8 or no question (or concept note) file at all, and for one
+    that would replace unpublished edits (`draft_unpublished`) unless `replace_unpublished`
+    (the author ticked that they mean it): each says the draft is unchanged."""
     noun = Draft.Kind(kind).label.lower()
     if not name.lower().endswith(".md"):
         raise AuthoringError(
@@ -328,6 +361,17 @@ def draft_upload(*, kind: str, slug: str, name: str, data: bytes, base_version: 
             f"This file is for '{named[:80]}', not '{slug}': open that one's editor to upload "
             "it, or change the file's slug line. This draft is unchanged."
         )
+    # A stale tab's upload is refused as stale by the save below (the newer draft is shown);
+    # one from the page that shows the draft asks before replacing edits not yet published.
+    draft = Draft.objects.filter(kind=kind, slug=slug).first()
+    if (
+        not replace_unpublished
+        and draft is not None
+        and draft.version == base_version
+        and draft.text != text
+        and draft_unpublished(kind=kind, slug=slug, draft=draft)
+    ):
+        raise AuthoringError(UNPUBLISHED_DRAFT)
     return draft_save(
         kind=kind,
         slug=slug,
@@ -605,8 +649,10 @@ def preview_start(*, user, slug: str, text: str | None) -> Attempt:
     check = question_check(slug=slug, text=text)
     if check.problems:
         count = len(check.problems)
+        them = "them" if count != 1 else "it"
         raise TryRefused(
-            f"Not tried: the draft has {count} problem{'s' if count != 1 else ''}; fix them first.",
+            f"Not tried: the draft has {count} problem{'s' if count != 1 else ''}; "
+            f"fix {them} first.",
             problems=check.problems,
         )
     digest = hashlib.sha256(check.cf.text.encode("utf-8")).hexdigest()

@@ -166,6 +166,8 @@ def _editor(
         },
         **_preview_context(kind, slug, text),
     }
+    # An upload over edits not yet published asks for a ticked box (services.draft_upload).
+    context["unpublished"] = services.draft_unpublished(kind=kind, slug=slug, draft=draft)
     if draft.version:  # the save status says when the saved draft is the published text
         context["same_as_published"] = services.draft_same_as_published(
             kind=kind, slug=slug, text=draft.text
@@ -398,6 +400,7 @@ def editor_upload(request: HttpRequest, slug: str, kind: str = Draft.Kind.QUESTI
             data=upload.read(services.MAX_FILE_BYTES + 1),
             base_version=autosave.posted_version(request.POST),
             user=request.user,
+            replace_unpublished=request.POST.get("replace_draft") == "yes",
         )
     except FlowError as exc:  # a stale tab's (StaleDraft) included: the editor shows the newer
         return _refusal_redirect(request, draft=draft, upload_error=str(exc))
@@ -537,6 +540,8 @@ def report_add_test(request: HttpRequest, report_id: int) -> HttpResponse:
             (pid, says, offline, expect.get(pid) or offline) for pid, says, offline in points
         ],
         "error": error,
+        # The step as the editor and the candidate name it, not by its key.
+        "step_title": STEP_TITLES.get(report.step_key, report.step_key),
         # The diagram shared with the answer, laid out (practice.diagram).
         "diagram_picture": _picture(report.answer_diagram),
     }

@@ -35,7 +35,18 @@ def _scalar(value: str) -> str:
 
 # Line breaks to YAML and to str.splitlines that JSON leaves as they are: NEL (what "..." becomes
 # when Windows-1252 text is read as Latin-1) and the Unicode line and paragraph separators.
-_BREAKS_JSON_KEEPS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# The bidirectional controls (U+202A-U+202E, U+2066-U+2069) are escaped too: written raw, they
+# reverse the text after them in the editor, and the question's check refuses them.
+_BREAKS_JSON_KEEPS = str.maketrans(
+    {
+        "\x85": "\\u0085",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+        **{
+            chr(code): f"\\u{code:04X}" for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+        },
+    }
+)
 
 
 def _quoted(text: str) -> str:

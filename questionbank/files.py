@@ -157,6 +157,19 @@ def parse_file(path: str | Path, text: str | None = None) -> ContentFile:
         mark = getattr(exc, "problem_mark", None)
         line = (mark.line + 2) if mark is not None else 1
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        # A '[', '{' or quote left open is found only where the parser next stumbles, a line
+        # or more below: the fault is on the line that opened it.
+        opened = getattr(exc, "context_mark", None)
+        context = getattr(exc, "context", None) or ""
+        if (
+            opened is not None
+            and mark is not None
+            and opened.line < mark.line
+            and context.startswith(("while parsing a flow", "while scanning a quoted"))
+        ):
+            line = opened.line + 2
+            what = {"sequence": "'['", "mapping": "'{'"}.get(context.split()[-1], "quote")
+            reason = f"the {what} on this line is not closed ({reason})"
         cf.problems.append(Problem(path, line, f"front matter is not valid YAML: {reason}"))
         return cf
     if node is None:
@@ -304,6 +317,8 @@ def validate_question(cf: ContentFile, *, concept_slugs: set[str] | None) -> lis
                 _validate_step(cf, key, step, ids, concept_slugs)
     if "tests" in meta:
         _validate_tests(cf, meta["tests"], steps if isinstance(steps, dict) else {})
+    _check_body_html(cf)
+    _check_direction_controls(cf)
     if not cf.problems:
         _check_probes_keep_answers(cf)
     # In the file's order (checks run key by key, so a rubric's problem could come before the
@@ -325,7 +340,7 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
         _check_minutes(cf, (*path, "minutes"), step["minutes"])
     for text_key in ("prompt", "reference", "interviewer_notes"):
         if text_key in step:
-            _check_text(cf, (*path, text_key), step[text_key])
+            _check_text(cf, (*path, text_key), step[text_key], markdown=True)
     if "rubric" in step:
         _validate_rubric(cf, (*path, "rubric"), step["rubric"], ids, concepts)
     _validate_step_diagram(cf, key, path, step)
@@ -346,7 +361,7 @@ def _validate_step(cf: ContentFile, key: str, step: Any, ids: dict, concepts: se
             _check_id(cf, (*fpath, "id"), fu.get("id"), ids, "follow-up")
             for text_key in ("prompt", "reference"):
                 if text_key in fu:
-                    _check_text(cf, (*fpath, text_key), fu[text_key])
+                    _check_text(cf, (*fpath, text_key), fu[text_key], markdown=True)
             if "rubric" in fu:
                 _validate_rubric(cf, (*fpath, "rubric"), fu["rubric"], ids, concepts)
             _check_concepts(cf, (*fpath, "concepts"), fu.get("concepts"), concepts)
@@ -486,7 +501,9 @@ def _validate_misconceptions(cf: ContentFile, path: tuple, step: dict, ids: dict
         _check_id(cf, (*ipath, "id"), item.get("id"), ids, "misconception")
         for text_key in ("idea", "explanation"):
             if text_key in item:
-                _check_text(cf, (*ipath, text_key), item[text_key])
+                _check_text(
+                    cf, (*ipath, text_key), item[text_key], markdown=text_key == "explanation"
+                )
         _check_concepts(cf, (*ipath, "concepts"), item.get("concepts"), concepts)
         contradicts = item.get("contradicts")
         if "contradicts" in item:
@@ -530,6 +547,7 @@ def _phrase_groups_ok(groups: Any) -> bool:
 def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> None:
     givens = step.get("givens")
     names: dict[str, str] = {}
+    given_paths: dict[str, tuple] = {}
     if isinstance(givens, list):
         for gpath, given in _mappings(
             cf, (*path, "givens"), givens, "a given must be a mapping with name, label and value"
@@ -547,6 +565,7 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
             if error:
                 cf.problem((*gpath, "value"), f"given '{name}': {error}")
             names[name] = value
+            given_paths[name] = gpath
     elif "givens" in step:
         cf.problem((*path, "givens"), "givens must be a list")
     quantities = step.get("quantities")
@@ -583,12 +602,22 @@ def _validate_estimate(cf: ContentFile, path: tuple, step: dict, ids: dict) -> N
         if isinstance(formula, str | int | float) and not isinstance(formula, bool):
             error = formula_error(str(formula), known, to_unit=qty.get("unit"))
             if error and error.startswith("Cannot convert") and "unit" in qty:
-                # The formula evaluates; it is the `unit` that does not fit it.
+                # The formula evaluates; it is the `unit` that does not fit it, or a given
+                # written without its unit (a bandwidth as a bare number) that the formula uses.
+                unitless = "".join(
+                    f" The given '{name}' on line {cf.line_of(*given_paths[name], 'value')} "
+                    "has no unit: if it should have one, add it."
+                    for name in _unitless_givens(str(formula), names, known)
+                    if name in given_paths
+                )
                 cf.problem(
                     (*qpath, "unit"),
                     f"quantity '{qid}': {error} Or fix the formula on line "
-                    f"{cf.line_of(*qpath, 'formula')}.",
+                    f"{cf.line_of(*qpath, 'formula')}.{unitless}",
                 )
+            elif error and error.startswith("the unit ") and "unit" in qty:
+                # The formula evaluates; the `unit` written is no unit at all.
+                cf.problem((*qpath, "unit"), f"quantity '{qid}': {error}")
             elif error:
                 cf.problem((*qpath, "formula"), f"quantity '{qid}': {error}")
         elif "formula" in qty:
@@ -807,6 +836,39 @@ def formula_error(formula: str, givens: dict[str, str], to_unit: Any = None) -> 
     return None
 
 
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def _unitless_givens(formula: str, givens: dict[str, str], known: dict[str, str]) -> list[str]:
+    """The givens a formula uses (directly, or through the quantities before it in `known`)
+    whose value has no unit, in the givens' order. Such givens are legitimate (a layer count,
+    an MFU), but one that should carry a unit makes the formula's unit wrong."""
+    used: set[str] = set()
+    todo = _NAME.findall(formula)
+    while todo:
+        name = todo.pop()
+        if name in used or name not in known:
+            continue
+        used.add(name)
+        if name not in givens:  # a quantity before this one: the names of its formula
+            todo.extend(_NAME.findall(known[name]))
+    from planner.engine import NapkinError, evaluate_worksheet
+    from planner.engine.units import DIMENSIONLESS
+
+    try:
+        rows = evaluate_worksheet([f"{name} = {expr}" for name, expr in givens.items()], {})
+    except NapkinError:
+        return []
+    return [
+        name
+        for name, row in zip(givens, rows, strict=False)
+        if name in used
+        and not row.error
+        and row.quantity is not None
+        and row.quantity.dim == DIMENSIONLESS
+    ]
+
+
 def _given_error(message: str, givens: dict[str, str], rows: list) -> str | None:
     """A formula's unknown name that is a given which does not evaluate itself (a name the
     worksheet cannot take, such as `T`, a number suffix): that given's own error, which is
@@ -885,11 +947,95 @@ def _check_id(cf, path, value, ids: dict, what: str) -> None:
     ids[value] = path
 
 
-def _check_text(cf, path, value, max_chars: int | None = None) -> None:
+def _check_text(cf, path, value, max_chars: int | None = None, *, markdown: bool = False) -> None:
+    """Non-empty text of at most `max_chars`; a `markdown` field's raw HTML, which the page
+    removes, is a problem at its line."""
     if not isinstance(value, str) or not value.strip():
         cf.problem(path, f"'{path[-1]}' must be non-empty text")
     elif max_chars is not None and len(value) > max_chars:
         cf.problem(path, f"'{path[-1]}' is {len(value)} characters; at most {max_chars}")
+    elif markdown:
+        key_line = cf.line_of(*path)
+        raw = cf.text.split("\n")
+        for index, tags in _removed_html(value):
+            # A block scalar's line `index` sits below its key; a one-line value on the key's
+            # line; else the first line from the key on that holds the tag.
+            below = key_line + 1 + index
+            if below <= len(raw) and tags[0] in raw[below - 1]:
+                line = below
+            else:
+                line = next(
+                    (n for n in range(key_line, len(raw) + 1) if tags[0] in raw[n - 1]), key_line
+                )
+            cf.problems.append(Problem(cf.path, line, _removed_html_message(tags)))
+
+
+def _check_body_html(cf: ContentFile) -> None:
+    """The Markdown body's raw HTML (the scenario's, a note's), each at its line."""
+    body = "\n".join(cf.text.split("\n")[cf.body_line - 1 :])
+    for index, tags in _removed_html(body):
+        cf.problems.append(Problem(cf.path, cf.body_line + index, _removed_html_message(tags)))
+
+
+# An HTML tag as Markdown passes it through: `<name` then a space, '/' or '>' (so neither an
+# autolink such as <https://...> nor a comparison such as "a <5 ms" is one).
+_HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>])")
+
+
+def _removed_html(text: str) -> list[tuple[int, list[str]]]:
+    """(line index in `text`, the tags there as "<name") for each line of Markdown holding raw
+    HTML that the page's sanitiser removes (questionbank.rendering: an iframe, a script, an
+    img). Code, in backticks, in a fence or indented, shows as written and is left alone."""
+    from questionbank.rendering import _CODE, ALLOWED_TAGS
+
+    found: dict[int, list[str]] = {}
+    offset = 0
+    for i, piece in enumerate(_CODE.split(text)):
+        if i % 2 == 0:
+            for match in _HTML_TAG.finditer(piece):
+                if match.group(2).lower() in ALLOWED_TAGS:
+                    continue
+                at = offset + match.start()
+                line_start = text.rfind("\n", 0, at) + 1
+                if text[line_start:at].startswith(("    ", "\t")):  # an indented code block
+                    continue
+                tag = f"<{match.group(2)}"
+                tags = found.setdefault(text.count("\n", 0, at), [])
+                if tag not in tags:
+                    tags.append(tag)
+        offset += len(piece)
+    return sorted(found.items())
+
+
+def _removed_html_message(tags: list[str]) -> str:
+    shown = ", ".join(f"{tag}>" for tag in tags)
+    return (
+        f"raw HTML ({shown}) is removed from the page, so candidates never see it: write it "
+        "in Markdown, or in `backticks` to show it as code"
+    )
+
+
+# Bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069): no
+# one sees them in the editor, yet on a candidate's page they reverse the text after them.
+_DIRECTION_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _check_direction_controls(cf: ContentFile) -> None:
+    """A problem at each line of the file that holds a bidirectional control."""
+    for number, line in enumerate(cf.text.split("\n"), start=1):
+        codes = sorted({f"U+{ord(ch):04X}" for ch in _DIRECTION_CONTROL.findall(line)})
+        if codes:
+            one = len(codes) == 1
+            what = "an invisible direction control" if one else "invisible direction controls"
+            does = "reverses or reorders" if one else "reverse or reorder"
+            cf.problems.append(
+                Problem(
+                    cf.path,
+                    number,
+                    f"{what} ({', '.join(codes)}) on this line {does} the text after it on "
+                    f"the candidate's page: remove {'it' if one else 'them'}",
+                )
+            )
 
 
 SOURCE_KEYS = {"title", "url", "facts"}
@@ -1104,7 +1250,9 @@ def validate_concept(cf: ContentFile, *, concept_slugs: set[str] | None) -> list
     _check_concepts(cf, ("related",), cf.meta.get("related"), concept_slugs)
     if not cf.body.strip():
         cf.problems.append(Problem(cf.path, cf.body_line, "concept note has no body"))
-    return cf.problems
+    _check_body_html(cf)
+    _check_direction_controls(cf)
+    return sorted(cf.problems, key=lambda problem: problem.line)
 
 
 # --- the content tree ---------------------------------------------------------------------

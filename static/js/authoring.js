@@ -178,6 +178,10 @@
     let saved = null;
     try { saved = JSON.parse(localStorage.getItem(tabKey) || "null"); } catch (e) { saved = null; }
     if (!saved || text === null || saved.text === text) clearBackup();
+    // The draft now holds edits an upload would replace: the upload offers the box that
+    // lets it (the server refuses it unticked).
+    const replaceField = document.getElementById("upload-replace-field");
+    if (replaceField) replaceField.hidden = false;
   });
   // An upload replaces the draft the autosave has been advancing: send the latest version.
   const uploadVersion = document.getElementById("upload-base-version");

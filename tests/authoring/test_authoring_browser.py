@@ -202,6 +202,8 @@ def test_an_upload_after_autosaves_replaces_the_draft(browser, live_server_url, 
     upload = tmp_path / f"{SLUG}.md"
     upload.write_text(template + "\nFrom a file.", encoding="utf-8")
     page.set_input_files("#upload-file", str(upload))
+    # The autosaved edit is unpublished: the upload replaces it only with the box ticked.
+    page.get_by_label("Replace my unpublished draft").check()
     page.get_by_role("button", name="Upload", exact=True).click()
     page.wait_for_load_state()
     assert services.question_draft(SLUG).text.endswith("From a file.")
