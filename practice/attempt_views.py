@@ -291,6 +291,12 @@ def step_submit(
         answer.refresh_from_db()
         context = {"answer": answer, "refused": str(exc), "saved_at": autosave.saved_at()}
         status = 429
+    except flow.UnreadFigures as exc:
+        # The card was saved as typed before the refusal: the status says saved, the refusal
+        # is told beside Submit, and the focus goes to the first figure not read.
+        answer.refresh_from_db()
+        context = {"answer": answer, "refused": str(exc), "saved_at": autosave.saved_at()}
+        context["refused_focus"], status = exc.fields[0], 422
     except flow.FlowError as exc:
         answer.refresh_from_db()
         if not request.htmx:
@@ -308,6 +314,7 @@ def step_submit(
             return redirect(step_page.step_url(attempt, step, follow_up) + "#feedback")
         full = step_page.step_context(attempt=attempt, answer=answer)
         full["form_error"] = context["refused"]
+        full["refused_focus"] = context.get("refused_focus", "")
         return render(request, "interview/attempt_step.html", full, status=status)
     # A refused submit replaces the feedback panel too: the panel shows the submission before,
     # which still counts (and whose self-check may be half done), beneath the refusal.

@@ -34,7 +34,7 @@ from practice.autosave import versioned_save
 from practice.diagram import DIAGRAM_FIELD, diagram_text
 from practice.errors import FlowError
 from practice.models import Attempt, Grade, StepAnswer, Submission
-from practice.slo import QPS_KIND, card_as_text, review_card
+from practice.slo import NUMBER_FIELDS, QPS_KIND, card_as_text, figure_errors, review_card
 from questionbank import STEP_KEYS, FollowUp, StepSpec
 from questions.models import QuestionRevision
 from rate_limits import check_daily_quota, check_rate, user_client
@@ -49,6 +49,37 @@ class FollowUpLocked(FlowError):
     """A follow-up asked for (by URL) before the one before it was submitted."""
 
     message = "This follow-up opens once you submit the one before it."
+
+
+class UnreadFigures(FlowError):
+    """A Submit of an SLO card holding figures the card cannot read ("abc", "1e9999"). The
+    draft is saved as typed before this is raised; `fields` names the fields, in the card's
+    order, for the page to move the focus to the first."""
+
+    def __init__(self, fields: dict[str, str]):
+        self.fields = list(fields)
+        labels = ", ".join(fields.values())
+        super().__init__(
+            f"Not submitted: the SLO card cannot read {labels}. Correct or clear "
+            f"{'it' if len(fields) == 1 else 'them'} (each field says why), then submit."
+        )
+
+
+def _unread_card_figures(answer: StepAnswer, fields: dict) -> None:
+    """Refuse a Submit of the SLO card while a figure in it cannot be read: submitted, it
+    would be graded as a figure "Not read". The step's main card only; a follow-up has none."""
+    if answer.step_key != "clarify" or answer.follow_up_id:
+        return
+    errors = figure_errors(fields)
+    if not errors:
+        return
+    mean = fields.get(QPS_KIND) == "mean"
+    labels = {
+        f.name: "Mean load" if f.name == "peak_qps" and mean else f.label
+        for f in NUMBER_FIELDS
+        if f.name in errors
+    }
+    raise UnreadFigures(labels)
 
 
 def attempt_touch(attempt_id: int) -> None:
@@ -292,6 +323,9 @@ def step_submit(
         answer = draft_save(
             answer=answer, text=text, fields=fields, base_version=base_version, seconds=seconds
         )
+        # The card's text is saved as typed (above); only its submission waits for figures
+        # that read. A mock's end submits the answers as they stand, unread figures too.
+        _unread_card_figures(answer, answer.fields or {})
     existing = Submission.objects.filter(answer=answer, draft_version=answer.version).first()
     if existing:
         return SubmitOutcome(existing, False)

@@ -164,6 +164,46 @@
   document.body.addEventListener("htmx:beforeRequest", (event) => {
     if (isSave(event.detail.elt)) sentBy.set(event.detail.xhr, answerNow());
   });
+  // A Submit on its way: the form's hx-disabled-elt disables its button, so a second tap sends
+  // nothing, and the status says "Submitting…" until the answer replaces it. A request that
+  // ends with nothing told there (a failure told once the session is checked, or none) puts
+  // back what the status said, its marks and rank with it. The button, pressed, keeps the
+  // focus that disabling it took away.
+  let submitting = null;
+  document.body.addEventListener("htmx:beforeRequest", (event) => {
+    const box = status();
+    if (event.detail.elt !== form || !box) return;
+    submitting = {
+      box,
+      nodes: Array.from(box.childNodes),
+      className: box.className,
+      error: box.dataset.requestError,
+      rank: box.dataset.requestRank,
+      focused: document.activeElement === document.getElementById("submit-button"),
+    };
+    const note = document.createElement("span");
+    note.dataset.submitting = "";
+    note.textContent = "Submitting…";
+    box.classList.remove("is-error", "is-conflict");
+    delete box.dataset.requestError;
+    delete box.dataset.requestRank;
+    box.replaceChildren(note);
+  });
+  const isSubmitting = (box) => Boolean(box) && Boolean(box.querySelector(":scope > [data-submitting]"));
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    if (event.detail.elt !== form || !submitting) return;
+    const was = submitting;
+    submitting = null;
+    if (was.box.isConnected && isSubmitting(was.box)) {
+      was.box.className = was.className;
+      if (was.error !== undefined) was.box.dataset.requestError = was.error;
+      if (was.rank !== undefined) was.box.dataset.requestRank = was.rank;
+      was.box.replaceChildren(...was.nodes);
+    }
+    const button = document.getElementById("submit-button");
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (was.focused && lost && button) button.focus();
+  });
   // Whether the server stored what a save sent: an autosave or a Submit that went through; a
   // Submit refused past the rate limit (429), or refused with its text saved (a 422 whose
   // status says saved: one told in the status leads with "Not saved.").
@@ -275,7 +315,8 @@
       : Array.from(box.querySelectorAll("strong")).some((lead) => lead.textContent === form.dataset.requestFailed));
     const why = refusal ? "The server refused your last Submit: “" + refusal + "”" : pendingWhy.dataset.failed;
     if (pendingWhy.textContent !== why) pendingWhy.textContent = why; // a change is news to the observer below
-    pending.firstElementChild.hidden = !(submitFailed || refusal) || told;
+    // While a Submit is on its way the status says so, and this note waits for its outcome.
+    pending.firstElementChild.hidden = !(submitFailed || refusal) || told || isSubmitting(box);
   }
   if (pending && pendingWhy && submitButton) {
     pendingWhy.dataset.failed = pendingWhy.textContent;
@@ -317,10 +358,16 @@
   });
   // A refusal told beside Submit is in view as it comes: with the button near the screen's
   // bottom edge, the line below it would otherwise be told to a screen reader only.
+  // One that names a field to mend (an SLO card figure not read: its data-focus) moves the
+  // focus there instead, in view, where the field says why.
   let toldBeside = document.querySelector("#submit-refused > .message-error");
   document.addEventListener("htmx:afterSettle", () => {
     const told = document.querySelector("#submit-refused > .message-error");
-    if (told && told !== toldBeside) told.scrollIntoView({ block: "nearest" });
+    if (told && told !== toldBeside) {
+      const field = told.dataset.focus ? document.getElementById(told.dataset.focus) : null;
+      if (field) field.focus();
+      else told.scrollIntoView({ block: "nearest" });
+    }
     toldBeside = told;
   });
   window.addEventListener("online", () => form.dispatchEvent(new Event("change", { bubbles: true })));

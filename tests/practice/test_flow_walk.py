@@ -2,8 +2,8 @@
 
 # ruff: noqa: F811 - the fixtures imported from test_practice are parameters below
 
-from practice.models import Submission
-from practice.services import submission_grade
+from practice.models import StepAnswer, Submission
+from practice.services import step_submit, submission_grade
 from tests.practice.test_practice import (  # noqa: F401 - fixtures
     attempt,
     candidate,
@@ -48,13 +48,20 @@ def test_a_figure_that_is_not_a_number_is_named_in_the_card_review(
     client_in, attempt, django_capture_on_commit_callbacks
 ):
     # "300ms" in the p99 TTFT box was reviewed as "Missed: p99 TTFT", as if left blank. (A
-    # figure with a unit is read now, test_practice_qa_slo_units.py; a size in ms is not.)
+    # figure with a unit is read now, test_practice_qa_slo_units.py; a size in ms is not.) A
+    # candidate's Submit of such a card is refused (test_qa_unread_figures_refuse_submit.py);
+    # a mock's end submits the saved card as it stands, and its review names the figure.
     with django_capture_on_commit_callbacks(execute=False):
         client_in.post(
-            step_url(attempt, "clarify", "submit"),
+            step_url(attempt, "clarify", "draft"),
             {"base_version": 0, "text": "", "qps_kind": "peak", "ttft_p99_ms": "0.3 GB"},
             htmx=True,
         )
+        answer = StepAnswer.objects.get(attempt=attempt, step_key="clarify")
+        step_submit(
+            answer=answer, text=answer.text, fields=answer.fields,
+            base_version=answer.version, enforce_limits=False, as_it_stands=True,
+        )  # fmt: skip
     submission_grade(submission_id=Submission.objects.get().pk)
     page = client_in.get(step_url(attempt, "clarify")).content.decode()
     review = page.split('class="slo-review"')[1].split("</ul>")[0]
