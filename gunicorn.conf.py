@@ -26,6 +26,11 @@ threads = int(os.environ.get("WEB_THREADS", "2"))
 reuse_port = True
 
 graceful_timeout = 10
+
+# gunicorn's control socket (for `gunicornc`) is one path per user, ~/.gunicorn/gunicorn.ctl,
+# whatever the port: a second instance takes it over and the first one's exit deletes it.
+# Nothing here uses gunicornc; the supervisor (config/serve.py) or systemd does its work.
+control_socket_disable = True
 # Behind a TLS proxy, trust its X-Forwarded-* headers only from these addresses.
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 
@@ -60,3 +65,10 @@ def post_worker_init(worker) -> None:
     get_resolver().resolve("/")  # imports the URLconf, and with it every view module
     gc.collect()
     gc.freeze()
+
+
+def when_ready(server) -> None:
+    """Say where the app listens. gunicorn's own "Listening at:" line is empty with reuse_port,
+    since each worker binds its own socket and the master holds none."""
+    if reuse_port:
+        server.log.info("Each worker listens at: %s", ", ".join(f"http://{a}" for a in bind))

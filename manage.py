@@ -1,11 +1,43 @@
 #!/usr/bin/env python
-"""Django's command-line utility."""
+"""Django's command-line utility.
+
+A command that meets a database it cannot reach, or one without its tables, stops with one
+line saying which (the sentence `python -m config.serve --check` gives), not Django's 90-line
+traceback; `--traceback` still shows it.
+"""
 
 import os
 import sys
 
-if __name__ == "__main__":
+
+def database_error_line(exc: Exception) -> str:
+    """One line for a database error a management command raised: what `--check` says of the
+    database when it does not answer, else that its tables are missing."""
+    from config.serve import _first_line, preflight
+
+    problems = [p for p in preflight() if "database" in p]
+    if problems:
+        return f"error: {problems[0]}"
+    return (
+        f"error: the database is not ready for this command ({_first_line(exc)}); "
+        "run `python manage.py migrate` first"
+    )
+
+
+def main(argv: list[str]) -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     from django.core.management import execute_from_command_line
+    from django.db import OperationalError, ProgrammingError
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(argv)
+    except (OperationalError, ProgrammingError) as exc:
+        if "--traceback" in argv:
+            raise
+        print(database_error_line(exc), file=sys.stderr, flush=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

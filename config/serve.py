@@ -26,6 +26,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,10 +101,11 @@ DEFAULT_GRADER_MODEL = "Qwen/Qwen2.5-7B-Instruct"
 
 def served_models(base_url: str, api_key: str = "", timeout: float = 2.0) -> list[str] | None:
     """The model ids an OpenAI-compatible server lists at /models; None when none answers."""
-    request = urllib.request.Request(base_url.rstrip("/") + "/models")
-    if api_key:
-        request.add_header("Authorization", f"Bearer {api_key}")
     try:
+        # Inside the try: Request itself raises ValueError for a URL without a known scheme.
+        request = urllib.request.Request(base_url.rstrip("/") + "/models")
+        if api_key:
+            request.add_header("Authorization", f"Bearer {api_key}")
         with urllib.request.urlopen(request, timeout=timeout) as response:
             data = json.loads(response.read().decode("utf-8", "replace"))
         return [str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict)]
@@ -115,6 +117,15 @@ def grader_status(environ: dict[str, str]) -> tuple[str, str]:
     """The line saying which grader is active, and the GRADER_BASE_URL the app gets ("" none)."""
     configured = (environ.get("GRADER_BASE_URL") or "").strip()
     model = (environ.get("GRADER_MODEL") or "").strip() or DEFAULT_GRADER_MODEL
+    if configured:
+        # The package, not Django: this process stays free of it. Imported here, where it is
+        # needed, since it costs most of a second.
+        from grading.config import checked_base_url
+
+        try:
+            checked_base_url(configured)
+        except ValueError as exc:
+            return f"Grader: {exc}; `python -m config.serve --check` refuses to start", ""
     url = configured or DEFAULT_GRADER_URL
     models = served_models(url, (environ.get("GRADER_API_KEY") or "").strip())
     if models is not None and model in models:
@@ -156,20 +167,38 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def port_problem(environ: Mapping[str, str]) -> str:
+    """The sentence saying what is wrong with PORT, "" when it is unset or a port number.
+    gunicorn would die on it at every start, and the supervisor restart it forever."""
+    raw = environ.get("PORT", "")
+    if raw == "" or (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= 65535):
+        return ""
+    return f"PORT={raw!r} is not a port number (1 to 65535); fix it, or unset it for 8000"
+
+
 def preflight() -> list[str]:
-    """What stops the app from starting here, one sentence each: settings that do not load,
-    a database or a shared cache that does not answer. Empty when all is well."""
+    """What stops the app from starting here, one sentence each: a PORT that is not a port,
+    settings that do not load (the GRADER_* ones included), a database or a shared cache that
+    does not answer. Empty when all is well."""
+    problems = [problem for problem in [port_problem(os.environ)] if problem]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     try:
         import django
 
         django.setup()
     except Exception as exc:  # ImproperlyConfigured and anything else settings raise
-        return [f"the settings do not load: {_first_line(exc)}"]
+        return [*problems, f"the settings do not load: {_first_line(exc)}"]
+    from django.conf import settings
     from django.core.cache import cache
     from django.db import connection
 
-    problems = []
+    from grading import GraderConfig
+
+    try:
+        # The rules every grading applies: settings it refuses would grade offline silently.
+        GraderConfig.from_settings(settings.GRADER)
+    except ValueError as exc:
+        problems.append(f"{exc}; fix it, or unset it for the default (README, Configuration)")
     database = os.environ.get("DATABASE_URL") or ""
     try:
         connection.ensure_connection()
@@ -228,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if grader_url:
         os.environ["GRADER_BASE_URL"] = grader_url  # the web server and the worker inherit it
+    if problem := port_problem(os.environ):
+        print(f"error: {problem}", file=sys.stderr, flush=True)
+        return 1
     port = os.environ.setdefault("PORT", "8000")
     host = os.environ.get("HOST") or "127.0.0.1"
     if port_answers(host, port):
@@ -263,8 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     # The periodic sweeps (lost grading tasks, mock sessions past their time) run in the
     # worker (config/worker.py), so a production worker does them too.
-    while not stopping:
+    while True:
         time.sleep(0.2)
+        # Checked before the children: a Ctrl-C or a SIGTERM to the process group stops them
+        # as well, and a child that it stopped is not a death to report or restart.
+        if stopping:
+            break
         now = time.monotonic()
         for child in children:
             child.check(now)

@@ -30,6 +30,12 @@ RECLAIM_EVERY_S = float(os.environ.get("WORKER_RECLAIM_EVERY_S", "30"))
 SWEEP_EVERY_S = float(os.environ.get("WORKER_SWEEP_EVERY_S", "60"))
 TASK_LEASE_S = float(os.environ.get("TASK_LEASE_S", "900"))
 BACKOFF_MAX_S = float(os.environ.get("WORKER_BACKOFF_MAX_S", "30"))
+# The cache key of the newest worker's heartbeat (a Unix time), written every RECLAIM_EVERY_S.
+# An idle worker leaves no trace in the task table, so without it /healthz could not tell an
+# idle worker from a dead one; the cache, not a new table, since it is what the worker already
+# writes each round (the model server's health). Only a shared cache (REDIS_URL) carries it to
+# the web processes; without one /healthz reads the task table alone.
+SEEN_KEY = "worker:seen"
 
 
 def worker_id() -> str:
@@ -116,9 +122,20 @@ def grader_check() -> None:
         check_health(config, cache=cache)
 
 
+def heartbeat() -> None:
+    """Store "a worker ran now" for /healthz; a cache that is down only loses a beat."""
+    from django.core.cache import cache
+
+    try:
+        cache.set(SEEN_KEY, time.time(), timeout=None)
+    except Exception as exc:
+        log.warning("could not store the worker's heartbeat (%s)", type(exc).__name__)
+
+
 def periodic(last_sweep: float) -> float:
     """One round of the reclaim thread: reclaim lost tasks, check the model server, and sweep
     once SWEEP_EVERY_S has passed since `last_sweep`. Returns when the last sweep ran."""
+    heartbeat()
     tasks_reclaim()
     try:
         grader_check()
@@ -130,13 +147,24 @@ def periodic(last_sweep: float) -> float:
     return last_sweep
 
 
+def configure_logging() -> None:
+    """One line per record, stamped "worker", at INFO (after django.setup()). The settings'
+    root handler would make basicConfig a no-op, and with DEBUG Django's own console handler
+    on the "django" logger printed each "Task id=... state=..." a second time."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s", force=True)
+    django_logger = logging.getLogger("django")
+    for handler in list(django_logger.handlers):
+        if type(handler) is logging.StreamHandler:  # the root's handler prints these already
+            django_logger.removeHandler(handler)
+
+
 def main() -> int:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
     from django.db import DatabaseError, close_old_connections, connections
     from django_tasks_db.management.commands.db_worker import Worker
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s worker %(message)s")
+    configure_logging()
     worker = Worker(
         queue_names=["*"],
         interval=float(os.environ.get("WORKER_INTERVAL_S", "0.5")),
@@ -151,6 +179,7 @@ def main() -> int:
 
     def reclaim_forever() -> None:
         last_sweep = time.monotonic()
+        heartbeat()
         try:
             grader_check()  # at once: /grader/ knows how the model server is from the start
         except Exception as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-7B-Instruct"
 
@@ -33,6 +34,26 @@ def _number(
     if value > maximum:
         raise ValueError(f"{name}={raw!r} must be at most {maximum:g}")
     return value
+
+
+def checked_base_url(raw: str) -> str:
+    """`raw` stripped, or ValueError naming GRADER_BASE_URL when it is not an http(s) URL with
+    a host. Empty is allowed: no model. A URL without its scheme (`127.0.0.1:8001/v1`) or with
+    another one would only ever fail to connect, and read as a grader not answering yet."""
+    url = raw.strip()
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises ValueError here
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in {"http", "https"} or not parts.hostname:
+        raise ValueError(
+            f"GRADER_BASE_URL={raw!r} is not an http:// or https:// URL with a host "
+            "(e.g. http://127.0.0.1:8001/v1)"
+        )
+    return url
 
 
 @dataclass(frozen=True)
@@ -75,14 +96,15 @@ class GraderConfig:
         """Build the configuration from the GRADER_* settings (strings; empty means default).
 
         `values` is Django's `settings.GRADER`, read from the environment once at start-up.
-        Raises ValueError naming the setting when a number is malformed or out of range.
+        Raises ValueError naming the setting when a number is malformed or out of range, or
+        GRADER_BASE_URL is not an http(s) URL.
         """
 
         def text(name: str) -> str:
             return str(values.get(name) or "").strip()
 
         return cls(
-            base_url=text("GRADER_BASE_URL"),
+            base_url=checked_base_url(text("GRADER_BASE_URL")),
             model=text("GRADER_MODEL") or DEFAULT_MODEL,
             api_key=text("GRADER_API_KEY"),
             timeout_s=_number(values, "GRADER_TIMEOUT_S", cls.timeout_s, minimum=0.1),

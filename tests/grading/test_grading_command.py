@@ -129,12 +129,17 @@ def test_the_llm_grader_is_used_when_asked(answer_file, fake_server, settings):
     assert "Design a chat completion API" in sent and "Step: architecture" in sent
 
 
-def test_a_failing_model_still_exits_zero_with_the_offline_grade(
-    answer_file, fake_server, settings
-):
+def test_a_failing_model_prints_the_offline_grade_and_exits_2(answer_file, fake_server, settings):
     fake_server.responder = lambda request: ScriptedReply(content="not json")
     settings.GRADER = {**settings.GRADER, "GRADER_BASE_URL": fake_server.base_url}
-    data = run_json(*ARCH.split(), "--grader", "llm", "--answer-file", answer_file(GOOD))
+    out = StringIO()
+    with pytest.raises(CommandError, match="the model did not grade") as error:
+        call_command(
+            "grade", *ARCH.split(), "--grader", "llm", "--answer-file", answer_file(GOOD),
+            "--json", stdout=out,
+        )  # fmt: skip
+    assert error.value.returncode == 2
+    data = json.loads(out.getvalue())
     assert data["grader"] == "rubric" and data["score"] > 0
     assert data["advisory"] is True
     assert any("offline rubric grade used" in w for w in data["warnings"])

@@ -90,7 +90,7 @@ def test_concept_pages_list_and_show(client, content_loaded):
 def test_healthz_ok(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "database": "ok"}
+    assert response.json() == {"status": "ok", "database": "ok", "worker": "idle"}
 
 
 def test_healthz_503_when_the_database_is_unreachable():

@@ -18,8 +18,10 @@ for none), and "diagram_evidence" lists the diagram's node labels and edge lines
 point at sentences, they do not decide, and "note" says so in one line ("" for the model).
 Bad input (unknown question, step or follow-up, an unreadable or non-UTF-8 file, two ```mermaid
 blocks, a diagram on a step without one, --grader llm with no GRADER_BASE_URL) is one line on
-stderr and exit status 2. A diagram with a syntax error is graded without it, and a warning says
-where the error is.
+stderr and exit status 2. So is --grader llm when the model fails (an error, a reply that is
+not a grade, a timeout): the offline grade is still printed (and its JSON), the line on stderr
+says why the model did not grade. A diagram with a syntax error is graded without it, and a
+warning says where the error is.
 """
 
 from __future__ import annotations
@@ -169,8 +171,16 @@ class Command(BaseCommand):
 
         if options["json"]:
             self.stdout.write(json.dumps(command_json(result)))
-            return
-        self._print_human(result)
+        else:
+            self._print_human(result)
+        if options["grader"] == "llm" and result.grader != "llm":
+            # Asked for the model by name and it failed: the offline grade above (kept, with
+            # its warnings) must not pass for the model's, so the status says it is not.
+            reason = result.fallback_reason or "no reason given"
+            raise _fail(
+                f"--grader llm: the model did not grade ({reason}); the offline rubric grade "
+                "is printed instead"
+            )
 
     def _print_human(self, result: GradeResult) -> None:
         model = f" ({result.model})" if result.model else ""

@@ -1,0 +1,92 @@
+"""/healthz says whether the task worker is alive, from evidence: its heartbeat in a shared
+cache, and tasks due that nobody claims. A dead worker leaves it 200 (the site still serves),
+with "worker": "not seen for N s"."""
+
+import time
+from datetime import timedelta
+
+import pytest
+from django.tasks import TaskResultStatus
+from django.test import override_settings
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult, get_date_max
+
+from config import worker
+from config.health import worker_state
+
+
+@pytest.fixture
+def shared_cache(tmp_path):
+    """A cache every process sees (a file-based one stands in for Redis)."""
+    caches = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(tmp_path / "cache"),
+        }
+    }
+    with override_settings(CACHES=caches):
+        yield
+
+
+def waiting_task(*, age_s: float, status=TaskResultStatus.READY, started_s: float | None = None):
+    row = DBTaskResult.objects.create(
+        status=status,
+        args_kwargs={"args": [1], "kwargs": {}},
+        task_path="practice.services.grade_submission",
+        backend_name="default",
+        queue_name="grading",
+        run_after=get_date_max(),
+    )
+    now = timezone.now()
+    DBTaskResult.objects.filter(pk=row.pk).update(
+        enqueued_at=now - timedelta(seconds=age_s),
+        started_at=None if started_s is None else now - timedelta(seconds=started_s),
+    )
+    return row
+
+
+@pytest.mark.django_db
+def test_a_task_nobody_claims_shows_the_worker_not_seen_with_status_200(client):
+    waiting_task(age_s=600)
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "ok" and body["database"] == "ok"
+    assert body["worker"].startswith("not seen for ")
+    seconds = int(body["worker"].removeprefix("not seen for ").removesuffix(" s"))
+    assert 590 <= seconds <= 660
+
+
+@pytest.mark.django_db
+def test_the_last_claim_counts_as_the_worker_seen():
+    waiting_task(age_s=500, status=TaskResultStatus.SUCCESSFUL, started_s=100)
+    waiting_task(age_s=600)
+    assert worker_state().startswith("not seen for 10")  # the claim 100 s ago, not 600
+
+
+@pytest.mark.django_db
+def test_a_task_just_queued_or_running_is_no_evidence_against_the_worker():
+    waiting_task(age_s=1)
+    assert worker_state() == "idle"
+    waiting_task(age_s=600, status=TaskResultStatus.RUNNING, started_s=600)
+    waiting_task(age_s=600)
+    assert worker_state() == "ok"
+
+
+@pytest.mark.django_db
+def test_the_heartbeat_in_a_shared_cache_says_ok_then_not_seen(shared_cache, client):
+    assert worker_state() == "not seen"  # a shared cache, and no worker wrote to it
+    worker.heartbeat()
+    assert client.get("/healthz").json()["worker"] == "ok"
+    later = time.time() + 1000
+    assert worker_state(now=later).startswith("not seen for 100")
+
+
+@pytest.mark.django_db
+def test_the_worker_beats_each_round(shared_cache, monkeypatch):
+    from django.core.cache import cache
+
+    monkeypatch.setattr(worker, "grader_check", lambda: None)
+    monkeypatch.setattr(worker, "housekeeping", lambda: None)
+    worker.periodic(time.monotonic())
+    assert time.time() - cache.get(worker.SEEN_KEY) < 5
