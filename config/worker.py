@@ -30,12 +30,6 @@ RECLAIM_EVERY_S = float(os.environ.get("WORKER_RECLAIM_EVERY_S", "30"))
 SWEEP_EVERY_S = float(os.environ.get("WORKER_SWEEP_EVERY_S", "60"))
 TASK_LEASE_S = float(os.environ.get("TASK_LEASE_S", "900"))
 BACKOFF_MAX_S = float(os.environ.get("WORKER_BACKOFF_MAX_S", "30"))
-# The cache key of the newest worker's heartbeat (a Unix time), written every RECLAIM_EVERY_S.
-# An idle worker leaves no trace in the task table, so without it /healthz could not tell an
-# idle worker from a dead one; the cache, not a new table, since it is what the worker already
-# writes each round (the model server's health). Only a shared cache (REDIS_URL) carries it to
-# the web processes; without one /healthz reads the task table alone.
-SEEN_KEY = "worker:seen"
 
 
 def worker_id() -> str:
@@ -123,11 +117,12 @@ def grader_check() -> None:
 
 
 def heartbeat() -> None:
-    """Store "a worker ran now" for /healthz; a cache that is down only loses a beat."""
-    from django.core.cache import cache
+    """Store "a worker ran now" for /healthz and /grader/ (practice.grader_status reads it); a
+    cache that is down only loses a beat."""
+    from practice.grader_status import worker_heartbeat
 
     try:
-        cache.set(SEEN_KEY, time.time(), timeout=None)
+        worker_heartbeat(round_s=RECLAIM_EVERY_S)
     except Exception as exc:
         log.warning("could not store the worker's heartbeat (%s)", type(exc).__name__)
 

@@ -13,6 +13,7 @@ through the one model client, with a short timeout, for staff only: they name in
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
@@ -33,6 +34,15 @@ from grading.stats import percentile
 from practice.models import Grade, Submission
 
 DETAILS_TIMEOUT_S = 2.0
+
+# The task worker's heartbeat in the default cache: {"at": Unix time, "round_s": how often it
+# beats}. An idle worker leaves no trace in the task table, so without it nothing could tell an
+# idle worker from a dead one; the cache, not a table, since the worker writes there each round
+# already (the model server's health). Only a shared cache (REDIS_URL) carries it to the web
+# processes; without one the task table alone is the evidence.
+WORKER_SEEN_KEY = "worker:seen"
+# How often a worker beats, until one has said (config.worker's WORKER_RECLAIM_EVERY_S default).
+WORKER_ROUND_S = 30.0
 
 
 def ago(when: datetime, *, now: datetime | None = None) -> str:
@@ -65,6 +75,25 @@ class PublicStatus:
     newest_graded_at: datetime | None = None
     newest_graded_by: str | None = None
     model_graded_at: datetime | None = None
+    # The task worker, as worker_state() tells it: "ok", "idle", "not seen", "not seen for N s".
+    worker: str = ""
+
+    @property
+    def worker_missing(self) -> bool:
+        return self.worker.startswith("not seen")
+
+    @property
+    def worker_words(self) -> str:
+        """The worker's state for people: "running", or how long it has not been seen in
+        minutes and hours ("not seen for 10 minutes"), where /healthz gives seconds."""
+        if self.worker.startswith("not seen for "):
+            seconds = float(self.worker.removeprefix("not seen for ").removesuffix(" s"))
+            if seconds >= 60:
+                return f"not seen for {timesince(timezone.now() - timedelta(seconds=seconds))}"
+            return self.worker
+        return {"ok": "running", "idle": "nothing has waited long for it"}.get(
+            self.worker, "not seen running"
+        )
 
     @property
     def checked_ago(self) -> str:
@@ -148,6 +177,7 @@ def public_status(config: GraderConfig | None, *, cache: HealthCache) -> PublicS
         offline=counts.get(Submission.GradeStatus.OFFLINE, 0),
         oldest_queued_at=oldest_queued_at,
         shared_cache=shared_between_processes(cache),
+        worker=worker_state(),
     )
     if state == "unknown":
         status = replace(status, **_graded_lately())
@@ -159,6 +189,62 @@ def shared_between_processes(cache: HealthCache) -> bool:
     local-memory or dummy caches, nor for the in-process TTLCache."""
     backend = caches["default"] if cache is default_cache else cache
     return not isinstance(backend, LocMemCache | DummyCache | TTLCache)
+
+
+def worker_heartbeat(*, round_s: float) -> None:
+    """Store "a worker ran now" (the worker calls it each round, every `round_s` seconds)."""
+    default_cache.set(WORKER_SEEN_KEY, {"at": time.time(), "round_s": round_s}, timeout=None)
+
+
+def worker_state(*, now: float | None = None) -> str:
+    """How the task worker is, from evidence: "ok", "idle" (nothing shows it alive or dead: no
+    task waits, and no shared cache carries its heartbeat), "not seen" (a shared cache no
+    worker has written to) or "not seen for N s".
+
+    Evidence: the heartbeat in a shared cache (WORKER_SEEN_KEY), and the task table: a task due
+    for longer than a few of the worker's rounds while none runs is one no worker claimed, N
+    counted from the newest of the last claim, the time it fell due and the heartbeat. Raises
+    DatabaseError when the task table cannot be read."""
+    from django.tasks import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult, get_date_max
+
+    now = time.time() if now is None else now
+    shared = shared_between_processes(default_cache)
+    beat = None
+    if shared:
+        try:
+            beat = default_cache.get(WORKER_SEEN_KEY)
+        except Exception:  # a cache that is down carries no heartbeat (/healthz says it is down)
+            beat = None
+    seen = beat["at"] if isinstance(beat, dict) else None
+    round_s = beat["round_s"] if isinstance(beat, dict) else WORKER_ROUND_S
+    stale_s = 3 * round_s + 5  # a few missed rounds, not one slow one
+    if seen is not None and now - seen <= stale_s:
+        return "ok"
+    tasks = DBTaskResult.objects
+    if tasks.filter(status=TaskResultStatus.RUNNING).exists():
+        return "ok"  # it is running one (a worker gone mid-task is reclaimed by the others)
+    oldest = tasks.ready().order_by("enqueued_at").values_list("run_after", "enqueued_at").first()
+    if oldest is not None:
+        run_after, enqueued_at = oldest
+        due = (enqueued_at if run_after == get_date_max() else run_after).timestamp()
+        if now - due <= stale_s:
+            return "ok" if seen is not None else "idle"
+        last_claim = (
+            tasks.exclude(started_at=None)
+            .order_by("-started_at")
+            .values_list("started_at", flat=True)
+            .first()
+        )
+        evidence = [
+            due,
+            *([last_claim.timestamp()] if last_claim else []),
+            *([seen] if seen else []),
+        ]
+        return f"not seen for {now - max(evidence):.0f} s"
+    if seen is not None:
+        return f"not seen for {now - seen:.0f} s"
+    return "not seen" if shared else "idle"
 
 
 def _graded_lately() -> dict:

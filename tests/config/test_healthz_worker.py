@@ -12,7 +12,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult, get_date_max
 
 from config import worker
-from config.health import worker_state
+from practice.grader_status import WORKER_SEEN_KEY, worker_state
 
 
 @pytest.fixture
@@ -89,4 +89,5 @@ def test_the_worker_beats_each_round(shared_cache, monkeypatch):
     monkeypatch.setattr(worker, "grader_check", lambda: None)
     monkeypatch.setattr(worker, "housekeeping", lambda: None)
     worker.periodic(time.monotonic())
-    assert time.time() - cache.get(worker.SEEN_KEY) < 5
+    beat = cache.get(WORKER_SEEN_KEY)
+    assert time.time() - beat["at"] < 5 and beat["round_s"] == worker.RECLAIM_EVERY_S

@@ -233,3 +233,52 @@ def test_percentiles_by_nearest_rank():
     assert percentile(values, 50) == 50
     assert percentile(values, 99) == 99
     assert percentile([], 50) is None
+
+
+# --- the grading worker ---------------------------------------------------------------------
+
+
+def unclaimed_task(age_s: float):
+    """A grading task queued `age_s` ago that no worker has claimed."""
+    from django.tasks import TaskResultStatus
+    from django_tasks_db.models import DBTaskResult, get_date_max
+
+    row = DBTaskResult.objects.create(
+        status=TaskResultStatus.READY,
+        args_kwargs={"args": [1], "kwargs": {}},
+        task_path="practice.services.grade_submission",
+        backend_name="default",
+        queue_name="grading",
+        run_after=get_date_max(),
+    )
+    DBTaskResult.objects.filter(pk=row.pk).update(
+        enqueued_at=timezone.now() - timedelta(seconds=age_s)
+    )
+
+
+def worker_row(html: str) -> str:
+    return html.split('data-testid="worker-state">')[1].split("</dd>")[0]
+
+
+@pytest.mark.django_db
+def test_a_task_no_worker_claims_shows_the_worker_missing_and_staff_how_to_start_it(
+    client, staff_client
+):
+    """A dead worker left the page saying "probably up" and a queue that waited, silently."""
+    assert worker_row(client.get("/grader/").content.decode()) == "nothing has waited long for it"
+    unclaimed_task(age_s=600)
+    public = client.get("/grader/").content.decode()
+    assert worker_row(public) == "not seen for 10\xa0minutes"
+    assert 'class="verdict-wrong" data-testid="worker-state"' in public
+    assert "they are graded once the grading worker runs again" in public
+    assert 'data-testid="worker-advice"' not in public  # how to start it is for staff
+    staff = staff_client.get("/grader/").content.decode()
+    assert 'data-testid="worker-advice"' in staff and "python -m config.worker" in staff
+
+
+@pytest.mark.django_db
+def test_a_task_just_queued_is_no_evidence_against_the_worker(client):
+    unclaimed_task(age_s=2)
+    html = client.get("/grader/").content.decode()
+    assert worker_row(html) == "nothing has waited long for it"
+    assert "runs again" not in html
