@@ -30,6 +30,20 @@ def test_an_instructors_note_reaches_the_candidate_with_the_verdict(
     assert context["reviewed_by_instructor"] and context["review_comment"] == NOTE
 
 
+def test_an_instructors_note_cannot_reorder_the_candidates_page(
+    content_loaded, candidate, instructor, client
+):
+    """The note's direction controls were obeyed: text after a U+202E showed reversed."""
+    submission = make_submission(user=candidate, text=ANSWER, grades={"rubric": (0.1, ALL_MISS)})
+    note = "Good start \u202eelbat a ti ekam\u202c then the router."
+    review_store(submission=submission, reviewer=instructor, labels=ALL_MISS, comment=note)
+    answer = submission.answer
+    client.force_login(candidate)
+    page = client.get(f"/attempts/{answer.attempt_id}/steps/{answer.step_key}/").content.decode()
+    shown = page.split("The instructor's note:</strong> ")[1].split("</p>")[0]
+    assert shown == "<bdi>Good start [U+202E]elbat a ti ekam[U+202C] then the router.</bdi>"
+
+
 def test_a_verdict_without_a_note_shows_none(content_loaded, candidate, instructor):
     submission = make_submission(user=candidate, text=ANSWER, grades={"rubric": (0.1, ALL_MISS)})
     review_store(submission=submission, reviewer=instructor, labels=ALL_MISS)
