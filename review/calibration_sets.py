@@ -15,6 +15,7 @@ by `manage.py calibrate --grader llm`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from django.db.models import Exists, Max, OuterRef
 from grading import GraderConfig, GradeResult, each_inflight, grade
 from grading.calibration import (
     KAPPA_BAR,
+    MIN_LABELLED,
     LabelledAnswer,
     StepAgreement,
     read_labels,
@@ -38,7 +40,7 @@ from practice.models import Grade, Submission
 from questions.models import Question, QuestionRevision
 from questions.selectors import STEP_TITLES
 from review.models import CalibrationLabel, CalibrationRun
-from review.services import CALIBRATED_STEPS, answer_hash
+from review.services import CALIBRATED_STEPS, answer_hash, point_name
 
 GRADERS = ("rubric", "llm")
 DISAGREEMENTS_KEPT = 50
@@ -371,12 +373,67 @@ def self_check_view(*, question: Question, step_key: str) -> dict[str, Any]:
         {
             **p.to_dict(),
             "says": says.get(p.id, p.id),
-            "low": p.kappa is not None and p.kappa < KAPPA_BAR,
+            **_kappa_marks(p.kappa, p.n),
             "matrix": list(zip(VERDICTS, p.confusion, strict=False)),
         }
         for p in current.points
     ]
-    return {"steps": steps, "current": current, "points": points}
+    return {
+        "steps": steps,
+        "current": current,
+        "points": points,
+        "warnings": page_warnings(current.warnings, current.n, says),
+    }
+
+
+# --- the figures' notes, as the page words them ------------------------------------------------
+
+
+def too_few_labels(n: int) -> str:
+    """Why a kappa over `n` labelled answers is not held against the bar: below
+    MIN_LABELLED (the count under which grading.calibration calls the figures a rough
+    guide) one answer more or less moves it across the bar."""
+    return f"too few labels to judge ({n} of {MIN_LABELLED} needed)"
+
+
+def _kappa_marks(kappa: float | None, n: int) -> dict[str, Any]:
+    """A kappa's marks on the page: `low` (red, "below 0.6") only over enough labels to
+    judge; `too_few`, the note that replaces it over fewer."""
+    too_few = n < MIN_LABELLED
+    return {
+        "low": not too_few and kappa is not None and kappa < KAPPA_BAR,
+        "too_few": too_few_labels(n) if too_few and kappa is not None else "",
+    }
+
+
+# The notes of grading.calibration.step_agreement the page words its own way.
+_UNDEFINED_FOR = re.compile(r"kappa is undefined for (?P<ids>[^:]+)(?P<rest>:.*)", re.DOTALL)
+_ROUGH_GUIDE = re.compile(r"only \d+ labelled answers? \(fewer than \d+\)")
+_BELOW_BAR = re.compile(r"kappa -?[\d.]+ is below the [\d.]+ bar")
+
+
+def page_warnings(warnings: Iterable[str], n: int, says: dict[str, str]) -> list[str]:
+    """A run's notes as the page shows them (stored runs keep the wording they were measured
+    with): the points kappa is undefined for named by their text, as the tables name them,
+    not by id; and over fewer than MIN_LABELLED answers one note that there are too few to
+    judge, in place of the rough-guide note and of holding kappa against the bar."""
+    notes = []
+    few = n < MIN_LABELLED
+    for note in warnings:
+        if few and (_ROUGH_GUIDE.match(note) or _BELOW_BAR.match(note)):
+            continue
+        undefined = _UNDEFINED_FOR.fullmatch(note)
+        if undefined:
+            ids = [i.strip() for i in undefined["ids"].split(",")]
+            named = "; ".join(point_name(says.get(i, i)) for i in ids)
+            note = f"kappa is undefined for {named}{undefined['rest']}"
+        notes.append(note)
+    if few:
+        notes.append(
+            f"{too_few_labels(n)}: kappa is not held against the {KAPPA_BAR} bar yet; treat "
+            "these figures as a rough guide"
+        )
+    return notes
 
 
 # --- the page -------------------------------------------------------------------------------------
@@ -391,22 +448,19 @@ class RunView:
     current_model: str
     current_prompt_version: str
     points: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _point_rows(run: CalibrationRun | None, says: dict[str, str]) -> list[dict[str, Any]]:
     """A run's points as the page shows them: wording, figures, a low-kappa mark, and the
     confusion matrix with its row labels (the instructor's verdict)."""
-    from grading.calibration import KAPPA_BAR
-    from grading.types import VERDICTS
-
     rows = []
     for point in run.points if run else []:
-        kappa = point.get("kappa")
         rows.append(
             {
                 **point,
                 "says": says.get(point["id"], point["id"]),
-                "low": kappa is not None and kappa < KAPPA_BAR,
+                **_kappa_marks(point.get("kappa"), point.get("n") or 0),
                 "matrix": list(zip(VERDICTS, point.get("confusion") or [], strict=False)),
             }
         )
@@ -442,7 +496,16 @@ def calibration_view(*, question: Question, step_key: str) -> dict[str, Any]:
             why = ""
         says = {p.id: p.says for p in step.rubric}
         views.append(
-            RunView(grader, run, bool(why), why, model, prompt_version, _point_rows(run, says))
+            RunView(
+                grader,
+                run,
+                bool(why),
+                why,
+                model,
+                prompt_version,
+                _point_rows(run, says),
+                page_warnings(run.warnings, run.n, says) if run else [],
+            )
         )
     return {
         "step": step,

@@ -316,8 +316,28 @@ def point_name(says: str) -> str:
 
 class ReviewedMeanwhile(FlowError):
     """Blind labels sent for an answer another review was stored for since the form was
-    opened (another tab, another instructor): nothing was overwritten; the message repeats
-    the refused verdicts so nothing typed is lost."""
+    opened, or a revision of a review revised since (another tab, another instructor):
+    nothing was overwritten; the message repeats the refused verdicts so nothing typed is
+    lost."""
+
+
+def review_version(grade: Grade) -> str:
+    """The version of an instructor's grade a revise form is opened on: the time its verdicts
+    were last saved (`review_store` sets it on every change), to the microsecond."""
+    return grade.created_at.isoformat()
+
+
+def _your_verdicts(points, given: Mapping[str, str], comment: str) -> str:
+    """The refused verdicts and note, repeated so nothing typed is lost."""
+    yours = "; ".join(f"{point_name(p.says)}: {given[p.id]}" for p in points)
+    return f"Your verdicts were: {yours}" + (f". Your note: {comment}" if comment else ".")
+
+
+def _saved_by(grade: Grade, reviewer) -> str:
+    """Who saved `grade`, as a refusal names them to `reviewer`."""
+    if grade.reviewer_id == reviewer.pk:
+        return "you (in another tab or window)"
+    return grade.reviewer.get_username() if grade.reviewer else "an instructor"
 
 
 def review_store(
@@ -327,6 +347,7 @@ def review_store(
     labels: Mapping[str, str],
     comment: str = "",
     blind: bool = False,
+    seen: str | None = None,
 ) -> Grade:
     """Store an instructor's verdict per rubric point as the submission's grade; returns it.
     `comment`, a word to the candidate (shown with the grade), is the grade's feedback;
@@ -340,6 +361,11 @@ def review_store(
     `blind`: the labels come from the blind form, which only an answer not reviewed yet
     shows; ReviewedMeanwhile when a review with other verdicts or another note is stored by
     now (the same ones again are a form sent twice, stored once).
+
+    `seen`: the labels revise the stored review, as the review page showed it
+    (`review_version`): any instructor may revise it, and the new verdicts and note become the
+    grade, saved as theirs. ReviewedMeanwhile when the review was revised since with other
+    verdicts or another note; FlowError when there is no review to revise.
     """
     answer = submission.answer
     revision = answer.attempt.revision
@@ -361,19 +387,11 @@ def review_store(
     given = {p.id: labels[p.id] for p in points}
     by_grader = {g.grader: g for g in submission.grades.all()}
     earlier = by_grader.get(INSTRUCTOR)
-    if blind and earlier is not None:
-        stored_verdicts = {p.get("id"): p.get("verdict") for p in earlier.points}
-        if stored_verdicts != given or earlier.feedback != comment:
-            if earlier.reviewer_id == reviewer.pk:
-                who = "you (in another tab or window)"
-            else:
-                who = earlier.reviewer.get_username() if earlier.reviewer else "an instructor"
-            yours = "; ".join(f"{point_name(p.says)}: {given[p.id]}" for p in points)
-            raise ReviewedMeanwhile(
-                f"Not saved: {who} saved a review of this answer since you opened it, shown "
-                f"below. Your verdicts were: {yours}"
-                + (f". Your note: {comment}" if comment else ".")
-            )
+    if blind and earlier is not None and not _same_review(earlier, given, comment):
+        raise ReviewedMeanwhile(
+            f"Not saved: {_saved_by(earlier, reviewer)} saved a review of this answer since "
+            f"you opened it, shown below. {_your_verdicts(points, given, comment)}"
+        )
     verdicts, stored = [], []
     for point in points:
         verdict = given[point.id]
@@ -403,11 +421,24 @@ def review_store(
         # Read under the write lock, so an instructor's removal stored meanwhile is seen.
         stored_review = (
             Grade.objects.select_for_update()
+            .select_related("reviewer")
             .filter(submission=submission, grader=INSTRUCTOR)
-            .only("wrong_ideas_removed")
             .first()
         )
+        if seen is not None and stored_review is None:
+            raise FlowError("There is no review of this answer to revise: nothing was saved.")
+        unchanged = stored_review is not None and _same_review(stored_review, given, comment)
+        if seen is not None and unchanged:
+            return stored_review  # the form sent twice, or nothing changed: nothing to save
+        if seen is not None and review_version(stored_review) != seen:
+            raise ReviewedMeanwhile(
+                f"Not saved: {_saved_by(stored_review, reviewer)} revised this review since "
+                f"you opened it, shown below. {_your_verdicts(points, given, comment)}"
+            )
         kept = _wrong_ideas_kept(found, contradicts, given, stored_review)
+        # The grade's time is when its verdicts were given: a revision moves it (and so the
+        # version a revise form is opened on); the same verdicts sent again keep it.
+        when = {} if unchanged else {"created_at": timezone.now()}
         grade, _ = Grade.objects.update_or_create(
             submission=submission,
             grader=INSTRUCTOR,
@@ -419,6 +450,7 @@ def review_store(
                 "reviewer": reviewer,
                 "model": "",
                 "prompt_version": "",
+                **when,
             },
         )
         if answer.step_key in CALIBRATED_STEPS and text.strip():
@@ -439,6 +471,12 @@ def review_store(
         transaction.on_commit(lambda: extensions.verdict_stored(submission))
     attempt_touch(answer.attempt_id)
     return grade
+
+
+def _same_review(grade: Grade, given: Mapping[str, str], comment: str) -> bool:
+    """Whether the instructor's `grade` holds the verdicts `given` and the note `comment`."""
+    stored = {p.get("id"): p.get("verdict") for p in grade.points}
+    return stored == given and grade.feedback == comment
 
 
 def _findings(

@@ -35,6 +35,9 @@ from review.item_stats import FLAG_FROM, question_item_stats
 from review.models import CalibrationLabel
 from review.services import CALIBRATED_STEPS
 
+# How a grader's comment on a verdict refused for its quote begins (grading.llm).
+NOT_AWARDED = "Not awarded:"
+
 # Who gave a grade, in the one verdict order (practice.scoring), then the keyword matcher:
 # shown to instructors beside the others, labelled advisory, never as the candidate's grade.
 GRADER_NAMES = {
@@ -102,6 +105,10 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
                     "quote": (found.get("quote") or found.get("evidence", "")) if quoted else "",
                     "quote_found": found.get("quote_found"),
                     "comment": found.get("comment", ""),
+                    # Why a grader's verdict is a miss in spite of its quote, as the candidate
+                    # reads it: the quote stays under it, so without the reason it reads as
+                    # a miss the grader backed.
+                    "not_awarded": _not_awarded(found, point) if quoted else "",
                     # The nodes and edges this grader found in the diagram ("gw -> router").
                     "diagram_evidence": diagram_evidence(found),
                 }
@@ -111,6 +118,17 @@ def _side_by_side(submission: Submission, points) -> tuple[list[dict], list[dict
     return [
         {"grader": name, "title": titles[name], "grade": grades[name]} for name in columns
     ], rows
+
+
+def _not_awarded(found: dict, point) -> str:
+    """The reason a grader's verdict on `point` was not awarded ("Not awarded: the grader's
+    quote is ..."), without the point restated after it (the row names it); "" for none."""
+    comment = found.get("comment") or ""
+    if found.get("verdict") != "miss" or not comment.startswith(NOT_AWARDED):
+        return ""
+    if comment.endswith(f". {point.says}"):
+        comment = comment[: -len(point.says) - 1]
+    return comment
 
 
 def _reviewer_name(grade: Grade) -> str:
@@ -143,10 +161,15 @@ def _submission_diagram(submission: Submission, points=()) -> dict:
     return {"diagram_picture": diagram_picture(text, evidence=found), "diagram_evidence": found}
 
 
+# The revise form's field holding the version of the review it was opened on.
+REVISE_FIELD = "revises"
+
+
 @instructor_required
 def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
     """GET: the blind labelling form (the answer and the rubric, no grader verdicts) until an
-    instructor has labelled it, then both graders beside the instructor. POST: the labels."""
+    instructor has labelled it, then both graders beside the instructor, and a form to revise
+    the review. POST: the labels, blind or revising the review (REVISE_FIELD)."""
     submission = get_object_or_404(
         Submission.objects.select_related("answer__attempt__revision__question"),
         pk=submission_id,
@@ -159,6 +182,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
     spec = step_spec(revision, answer.step_key, answer.follow_up_id)
     points = list(spec.rubric)
     error, given, comment = "", {}, ""
+    # The revise form carries the version of the review it was opened on; the blind one none.
+    seen = request.POST.get(REVISE_FIELD) if request.method == "POST" else None
     if request.method == "POST":
         given = {p.id: request.POST.get(f"point-{p.id}", "") for p in points}
         comment = request.POST.get("comment", "")
@@ -168,7 +193,8 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
                 reviewer=request.user,
                 labels=given,
                 comment=comment,
-                blind=True,
+                blind=seen is None,
+                seen=seen,
             )
         except review.ReviewedMeanwhile as exc:  # the page now shows the stored review
             messages.error(request, str(exc))
@@ -177,9 +203,18 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
             error = str(exc)
         else:
             # What saving did is said once, on the page, under the verdicts compared.
-            messages.success(request, "Your verdicts are saved.")
+            messages.success(
+                request,
+                "Your revised verdicts are saved."
+                if seen is not None
+                else "Your verdicts are saved.",
+            )
             return redirect("review:submission", submission_id=submission.pk)
     reviewed = submission.grades.filter(grader=review.INSTRUCTOR).exists()
+    # A refused revision shows the reviewed page again, its form holding what was typed.
+    revise_error = error if reviewed and seen is not None else ""
+    if revise_error:
+        error = ""
     context = {
         "submission": submission,
         "question": revision.question,
@@ -226,10 +261,23 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         context["kept_ids"] = ",".join(m["id"] for m in shown)
         # Those removed, each with who removed it, to put back.
         context["removed_wrong_ideas"] = _removed_wrong_ideas(labelled, spec, request.user)
+        # The form to revise the review, holding its verdicts and note (or, refused, those
+        # typed), with the version it revises: one revised since is refused, not overwritten.
+        stored = {p.get("id"): p.get("verdict") for p in labelled.points}
+        context["saved_at"] = labelled.created_at
+        context["revise_error"] = revise_error
+        context["revise_version"] = review.review_version(labelled)
+        context["revise_points"] = [
+            {"point": p, "given": given.get(p.id) if revise_error else stored.get(p.id)}
+            for p in points
+        ]
+        context["revise_comment"] = comment if revise_error else labelled.feedback
     # The diagram graded with the text, laid out beside it: what the graders found in it
     # is marked only once reviewed: nothing while labelling is blind.
     context.update(_submission_diagram(submission, found))
-    return render(request, "review/submission.html", context, status=422 if error else 200)
+    return render(
+        request, "review/submission.html", context, status=422 if error or revise_error else 200
+    )
 
 
 def _removed_wrong_ideas(grade: Grade, spec, user) -> list[dict]:

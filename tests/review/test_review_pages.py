@@ -81,7 +81,7 @@ def test_the_calibration_page_measures_the_offline_grader_and_marks_stale_runs(
     run = CalibrationRun.objects.get(question=question, step_key="architecture", grader="rubric")
     assert run.n == 2 and re.match(r"rubric-v\d+-", run.prompt_version)
     assert run.prompt_version in page
-    assert "fewer than 20" in page  # n < 20 is warned about
+    assert "too few labels to judge (2 of 20 needed)" in page  # n < 20 is warned about
     assert "Stale: measured with model old/model" in page
     assert client.get(reverse("review:calibration", args=[SLUG])).status_code == 302
     assert (
