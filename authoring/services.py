@@ -39,7 +39,7 @@ from questionbank.files import (
     validate_question,
 )
 from questionbank.rendering import render_markdown, render_question
-from questionbank.spec import SLUG_RE
+from questionbank.spec import SLUG_MAX_CHARS, SLUG_RE
 from questions.models import Concept, Question, QuestionRevision
 from questions.services import concept_publish, question_revision_publish
 from rate_limits import check_daily_quota, check_rate, user_client
@@ -184,9 +184,15 @@ def draft_new(*, kind: str, slug: str, user) -> Draft:
     a bad slug or one already taken."""
     new = NEW_FILES[kind]
     slug = (slug or "").strip()
+    if len(slug) > SLUG_MAX_CHARS:
+        raise AuthoringError(
+            f"This slug is {len(slug):,} characters; the limit is {SLUG_MAX_CHARS}, so nothing "
+            "was created. Shorten it and create it again."
+        )
     if not SLUG_RE.match(slug):
         raise AuthoringError(
-            f"A slug is up to 50 lowercase letters, digits and hyphens, e.g. '{new.example}'."
+            f"A slug is up to {SLUG_MAX_CHARS} lowercase letters, digits and hyphens, "
+            f"e.g. '{new.example}'."
         )
     noun = Draft.Kind(kind).label.lower()
     taken = f"There is already a {noun} '{slug}': open it from the list."
@@ -273,10 +279,22 @@ def draft_save(
     return draft
 
 
-UNPUBLISHED_DRAFT = (
-    "Not uploaded: this draft holds edits that are not published, and the file would replace "
-    'them, with no way back. Download the draft to keep a copy, or tick "Replace my '
-    'unpublished draft" and upload the file again. This draft is unchanged.'
+def unpublished_refusal(*, refused: str, replacing: str, again: str) -> str:
+    """The refusal of a text that would replace unpublished edits (`draft_unpublished`):
+    `refused` ("Not uploaded"), what would replace them ("the file") and what to do again
+    with the box ticked ("upload the file again")."""
+    return (
+        f"{refused}: this draft holds edits that are not published, and {replacing} would "
+        'replace them, with no way back. Download the draft to keep a copy, or tick "Replace '
+        f'my unpublished draft" and {again}. This draft is unchanged.'
+    )
+
+
+UNPUBLISHED_DRAFT = unpublished_refusal(
+    refused="Not uploaded", replacing="the file", again="upload the file again"
+)
+UNPUBLISHED_RESTORE = unpublished_refusal(
+    refused="Not restored", replacing="the revision", again="make it the draft again"
 )
 
 
@@ -294,6 +312,24 @@ def draft_unpublished(*, kind: str, slug: str, draft: Draft | None = None) -> bo
     new = NEW_FILES[kind]
     template = new.template.read_text(encoding="utf-8").replace(new.slug_line, f"slug: {slug}", 1)
     return bool(draft.text.strip()) and draft.text != template
+
+
+def _refuse_over_unpublished(
+    *, kind: str, slug: str, text: str, base_version: int, replace_unpublished: bool, message: str
+) -> None:
+    """AuthoringError(`message`) where saving `text` over the draft would replace edits not
+    yet published (`draft_unpublished`) and the author did not tick that they mean it
+    (`replace_unpublished`). A stale page's save is left to `draft_save`, which refuses it as
+    stale (the newer draft is shown); one from a page that shows the draft asks first."""
+    draft = Draft.objects.filter(kind=kind, slug=slug).first()
+    if (
+        not replace_unpublished
+        and draft is not None
+        and draft.version == base_version
+        and draft.text != text
+        and draft_unpublished(kind=kind, slug=slug, draft=draft)
+    ):
+        raise AuthoringError(message)
 
 
 def draft_upload(
@@ -361,17 +397,14 @@ def draft_upload(
             f"This file is for '{named[:80]}', not '{slug}': open that one's editor to upload "
             "it, or change the file's slug line. This draft is unchanged."
         )
-    # A stale tab's upload is refused as stale by the save below (the newer draft is shown);
-    # one from the page that shows the draft asks before replacing edits not yet published.
-    draft = Draft.objects.filter(kind=kind, slug=slug).first()
-    if (
-        not replace_unpublished
-        and draft is not None
-        and draft.version == base_version
-        and draft.text != text
-        and draft_unpublished(kind=kind, slug=slug, draft=draft)
-    ):
-        raise AuthoringError(UNPUBLISHED_DRAFT)
+    _refuse_over_unpublished(
+        kind=kind,
+        slug=slug,
+        text=text,
+        base_version=base_version,
+        replace_unpublished=replace_unpublished,
+        message=UNPUBLISHED_DRAFT,
+    )
     return draft_save(
         kind=kind,
         slug=slug,
@@ -380,6 +413,46 @@ def draft_upload(
         user=user,
         stale_message=STALE_UPLOAD,
     )
+
+
+STALE_RESTORE = (
+    "This draft was saved from another tab or by another instructor since you loaded this "
+    "page; the revision was not made the draft over it. Open the editor to see the newer "
+    "draft; to replace it with this revision, make the revision the draft again here."
+)
+
+
+def draft_restore(
+    *, slug: str, number: int, base_version: int, user, replace_unpublished: bool = False
+) -> tuple[Draft, QuestionRevision]:
+    """The question's published revision `number` becomes its draft: a new draft version, saved
+    as any other (`draft_save`, guarded by the `base_version` the page loaded). Refused, as an
+    upload is, where it would replace unpublished edits unless `replace_unpublished`
+    (`_refuse_over_unpublished`), and for a number that is no published revision; each
+    refusal leaves the draft as it was. Returns (the draft, the revision)."""
+    revision = QuestionRevision.objects.filter(
+        question__slug=slug, number=number, is_published=True
+    ).first()
+    if revision is None:
+        raise AuthoringError(f"There is no published revision {number} of this question.")
+    kind = Draft.Kind.QUESTION
+    _refuse_over_unpublished(
+        kind=kind,
+        slug=slug,
+        text=revision.source_text,
+        base_version=base_version,
+        replace_unpublished=replace_unpublished,
+        message=UNPUBLISHED_RESTORE,
+    )
+    draft = draft_save(
+        kind=kind,
+        slug=slug,
+        text=revision.source_text,
+        base_version=base_version,
+        user=user,
+        stale_message=STALE_RESTORE,
+    )
+    return draft, revision
 
 
 def draft_same_as_published(*, kind: str, slug: str, text: str) -> str:

@@ -34,6 +34,11 @@ urlpatterns = [
         name="revision",
     ),
     path(
+        "questions/<slug:slug>/revisions/<int:number>/restore/",
+        views.revision_restore,
+        name="revision_restore",
+    ),
+    path(
         "questions/<slug:slug>/revisions/<int:number>/download/",
         views.revision_download,
         name="revision_download",

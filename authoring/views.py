@@ -49,7 +49,8 @@ def create(request: HttpRequest) -> HttpResponse:
         draft = services.draft_new(kind=kind, slug=request.POST.get("slug", ""), user=request.user)
     except services.AuthoringError as exc:
         context = _index_context(new_error=str(exc), new_kind=kind)
-        context["new_slug"] = request.POST.get("slug", "")[:100]
+        # What was typed, whole, to shorten (a page's worth: a slug is at most 50 characters).
+        context["new_slug"] = request.POST.get("slug", "")[:1000]
         return render(request, "authoring/index.html", context, status=422)
     return redirect(f"authoring:{kind}", slug=draft.slug)
 
@@ -442,16 +443,58 @@ def question_try(request: HttpRequest, slug: str) -> HttpResponse:
 @instructor_required
 @require_safe
 def revision_detail(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    return _revision_page(request, slug=slug, number=number)
+
+
+def _revision_page(
+    request: HttpRequest, *, slug: str, number: int, restore_error: str = "", status: int = 200
+) -> HttpResponse:
+    """A revision's changes, and the form that makes it the draft: guarded by the draft's
+    version as the page loads it, and asking for the box where the draft holds edits not yet
+    published (services.draft_restore)."""
     revision = selectors.question_revision(slug, number)
     previous, diff, coarse = selectors.revision_diff(revision)
+    # The saved draft, if any (version 0 else): what the form replaces, and is guarded by.
+    draft = Draft.objects.filter(kind=Draft.Kind.QUESTION, slug=slug).first()
     context = {
         "slug": slug,
         "revision": revision,
         "previous": previous,
         "diff": diff,
         "coarse": coarse,
+        "draft_version": draft.version if draft else 0,
+        "unpublished": services.draft_unpublished(kind=Draft.Kind.QUESTION, slug=slug, draft=draft),
+        "restore_error": restore_error,  # a refused restore, told at its form
     }
-    return render(request, "authoring/revision.html", context)
+    return render(request, "authoring/revision.html", context, status=status)
+
+
+@instructor_required
+@require_POST
+def revision_restore(request: HttpRequest, slug: str, number: int) -> HttpResponse:
+    """Make a published revision the draft (services.draft_restore), then open the editor on
+    it. A refusal (unpublished edits and the box not ticked, a stale page) is told at the form
+    on the revision's page, the draft unchanged."""
+    selectors.question_revision(slug, number)  # 404 for a number that is no revision
+    try:  # a form without its version is refused too (autosave.posted_version)
+        draft, revision = services.draft_restore(
+            slug=slug,
+            number=number,
+            base_version=autosave.posted_version(request.POST),
+            user=request.user,
+            replace_unpublished=request.POST.get("replace_draft") == "yes",
+        )
+    except FlowError as exc:  # a stale page's (StaleDraft) included
+        status = 409 if isinstance(exc, StaleDraft) else 422
+        return _revision_page(
+            request, slug=slug, number=number, restore_error=str(exc), status=status
+        )
+    messages.success(
+        request,
+        f"Revision {revision.number} is now the draft (version {draft.version}); "
+        "publish it to make it current.",
+    )
+    return redirect("authoring:question", slug=slug)
 
 
 @instructor_required

@@ -949,7 +949,7 @@ def _check_id(cf, path, value, ids: dict, what: str) -> None:
 
 def _check_text(cf, path, value, max_chars: int | None = None, *, markdown: bool = False) -> None:
     """Non-empty text of at most `max_chars`; a `markdown` field's raw HTML, which the page
-    removes, is a problem at its line."""
+    removes, and its formulas that do not render are problems at their lines."""
     if not isinstance(value, str) or not value.strip():
         cf.problem(path, f"'{path[-1]}' must be non-empty text")
     elif max_chars is not None and len(value) > max_chars:
@@ -957,54 +957,97 @@ def _check_text(cf, path, value, max_chars: int | None = None, *, markdown: bool
     elif markdown:
         key_line = cf.line_of(*path)
         raw = cf.text.split("\n")
-        for index, tags in _removed_html(value):
+        for index, needle, message in _markdown_problems(value):
             # A block scalar's line `index` sits below its key; a one-line value on the key's
-            # line; else the first line from the key on that holds the tag.
+            # line; else the first line from the key on that holds what is wrong.
             below = key_line + 1 + index
-            if below <= len(raw) and tags[0] in raw[below - 1]:
+            if below <= len(raw) and needle in raw[below - 1]:
                 line = below
             else:
                 line = next(
-                    (n for n in range(key_line, len(raw) + 1) if tags[0] in raw[n - 1]), key_line
+                    (n for n in range(key_line, len(raw) + 1) if needle in raw[n - 1]), key_line
                 )
-            cf.problems.append(Problem(cf.path, line, _removed_html_message(tags)))
+            cf.problems.append(Problem(cf.path, line, message))
 
 
 def _check_body_html(cf: ContentFile) -> None:
-    """The Markdown body's raw HTML (the scenario's, a note's), each at its line."""
+    """The Markdown body's raw HTML and formulas that do not render (the scenario's, a
+    note's), each at its line."""
     body = "\n".join(cf.text.split("\n")[cf.body_line - 1 :])
-    for index, tags in _removed_html(body):
-        cf.problems.append(Problem(cf.path, cf.body_line + index, _removed_html_message(tags)))
+    for index, _needle, message in _markdown_problems(body):
+        cf.problems.append(Problem(cf.path, cf.body_line + index, message))
 
 
 # An HTML tag as Markdown passes it through: `<name` then a space, '/' or '>' (so neither an
 # autolink such as <https://...> nor a comparison such as "a <5 ms" is one).
 _HTML_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>])")
+# The longest formula a problem quotes whole.
+_FORMULA_QUOTED_CHARS = 60
 
 
-def _removed_html(text: str) -> list[tuple[int, list[str]]]:
-    """(line index in `text`, the tags there as "<name") for each line of Markdown holding raw
-    HTML that the page's sanitiser removes (questionbank.rendering: an iframe, a script, an
-    img). Code, in backticks, in a fence or indented, shows as written and is left alone."""
-    from questionbank.rendering import _CODE, ALLOWED_TAGS
+def _markdown_problems(text: str) -> list[tuple[int, str, str]]:
+    """(line index in `text`, a piece of that line to find it by in the file, the problem) for
+    what candidates would not see as written in this Markdown (questionbank.rendering): each
+    line's raw HTML that the page's sanitiser removes (an iframe, a script, an img), and each
+    formula ($...$, $$...$$) that does not render as math (`latex_problem`). Code, in
+    backticks, in a fence or indented, shows as written and is left alone; so is HTML inside
+    a formula, which goes to the converter, not the sanitiser."""
+    from questionbank.rendering import _CODE, ALLOWED_TAGS, latex_problem
 
-    found: dict[int, list[str]] = {}
+    tags_at: dict[int, list[str]] = {}
+    formulas: list[tuple[int, str, str]] = []
     offset = 0
     for i, piece in enumerate(_CODE.split(text)):
         if i % 2 == 0:
+            maths = _formulas(piece)
+            spans = [match.span() for match, _display in maths]
+            for match, display in maths:
+                latex = match.group(1).strip() if display else match.group(1)
+                why = latex_problem(latex, display=display)
+                if why is None:
+                    continue
+                at = offset + match.start(1) + (len(match.group(1)) - len(match.group(1).lstrip()))
+                shown = (
+                    latex
+                    if len(latex) <= _FORMULA_QUOTED_CHARS
+                    else latex[:_FORMULA_QUOTED_CHARS] + "…"
+                )
+                formulas.append(
+                    (
+                        text.count("\n", 0, at),
+                        latex.split("\n", 1)[0],
+                        f"the formula `{shown}` does not render: {why}; candidates would see "
+                        "its LaTeX source instead",
+                    )
+                )
             for match in _HTML_TAG.finditer(piece):
                 if match.group(2).lower() in ALLOWED_TAGS:
+                    continue
+                if any(start <= match.start() < end for start, end in spans):
                     continue
                 at = offset + match.start()
                 line_start = text.rfind("\n", 0, at) + 1
                 if text[line_start:at].startswith(("    ", "\t")):  # an indented code block
                     continue
                 tag = f"<{match.group(2)}"
-                tags = found.setdefault(text.count("\n", 0, at), [])
+                tags = tags_at.setdefault(text.count("\n", 0, at), [])
                 if tag not in tags:
                     tags.append(tag)
         offset += len(piece)
-    return sorted(found.items())
+    html = [(index, tags[0], _removed_html_message(tags)) for index, tags in tags_at.items()]
+    return sorted(html + formulas, key=lambda problem: problem[0])
+
+
+def _formulas(markdown: str) -> list[tuple[re.Match, bool]]:
+    """Each formula of `markdown` (no code in it) as the renderer finds it, and whether it
+    is a display one. The renderer takes display math out first, then inline math from what
+    is left: display formulas are masked here before the inline pass (their lengths kept, so
+    offsets hold), with line breaks, as the renderer sets them apart as paragraphs."""
+    from questionbank.rendering import _DISPLAY_MATH, _INLINE_MATH
+
+    found = [(match, True) for match in _DISPLAY_MATH.finditer(markdown)]
+    masked = _DISPLAY_MATH.sub(lambda match: "\n" * len(match.group()), markdown)
+    return found + [(match, False) for match in _INLINE_MATH.finditer(masked)]
 
 
 def _removed_html_message(tags: list[str]) -> str:

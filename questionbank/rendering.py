@@ -17,6 +17,9 @@ from typing import Any
 import markdown
 import nh3
 
+# The converter latex_to_mathml wraps, for `latex_problem`: its exception says what is wrong.
+from latex2mathml.converter import convert as latex_convert
+
 # The one LaTeX-to-MathML converter, sanitised against its MathML allow-list.
 from planner.engine.render import MATHML_ATTRIBUTES, MATHML_TAGS, latex_to_mathml
 from questionbank.spec import QuestionSpec
@@ -113,6 +116,39 @@ def _render_markdown(text: str) -> str:
     html = markdown.markdown("".join(pieces), extensions=["tables", "fenced_code", "sane_lists"])
     html = sanitise(html)
     return re.sub(token + r"x(\d+)x", lambda m: maths[int(m.group(1))], html)
+
+
+# Why a formula does not render, by the converter's exception: a sentence for the author.
+_LATEX_ERRORS = {
+    "NoAvailableTokensError": "it ends before a command has all its arguments (a `}` or an "
+    "argument missing?)",
+    "NumeratorNotFoundError": "a `\\frac` has no numerator",
+    "DenominatorNotFoundError": "a `\\frac` has no denominator",
+    "ExtraLeftOrMissingRightError": "a `\\left` has no `\\right` to close it",
+    "MissingSuperScriptOrSubscriptError": "a `^` or `_` has nothing after it",
+    "DoubleSubscriptsError": "two subscripts in a row: group them, as in `x_{ab}`",
+    "DoubleSuperscriptsError": "two superscripts in a row: group them, as in `x^{ab}`",
+    "MissingEndError": "a `\\begin{...}` has no `\\end{...}`",
+}
+# An unknown command comes out of the converter as an identifier holding its own source.
+_UNKNOWN_COMMAND = re.compile(r"<mi[^>]*>(\\[A-Za-z]+)</mi>")
+
+
+@lru_cache(maxsize=4096)
+def latex_problem(latex: str, *, display: bool = False) -> str | None:
+    """Why the formula `latex` does not render as math, or None when it does. Where the
+    converter fails, `latex_to_mathml` shows the formula's source in <code>; where it does
+    not know a command, the command's name: either way candidates read LaTeX, not math. The
+    content checker (questionbank.files) reports each at its line."""
+    try:
+        mathml = latex_convert(latex, display="block" if display else "inline")
+    except Exception as exc:  # latex2mathml raises many kinds
+        name = type(exc).__name__
+        return _LATEX_ERRORS.get(name, f"the converter cannot read it ({name})")
+    unknown = _UNKNOWN_COMMAND.search(mathml)
+    if unknown:
+        return f"`{unknown.group(1)}` is not a command the converter knows"
+    return None
 
 
 def render_question(spec: QuestionSpec) -> dict[str, Any]:

@@ -17,7 +17,8 @@ STEP_KEYS = ("clarify", "estimate", "architecture", "bottlenecks", "tradeoffs")
 DIAGRAM_STEP = "architecture"
 # The one slug pattern (questions and concepts): it also keeps a slug inside its folder.
 # At most 50 characters: the database's slug columns (Django's SlugField) hold no more.
-SLUG_RE = re.compile(r"^(?=.{1,50}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
+SLUG_MAX_CHARS = 50
+SLUG_RE = re.compile(rf"^(?=.{{1,{SLUG_MAX_CHARS}}}$)[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Where a quantity's short label ends: a comma (unless it sits between digits, a thousands
 # separator as in 2,500) or an opening parenthesis.
 _SHORT_LABEL_END = re.compile(r"(?<!\d),|,(?!\d)| \(")

@@ -680,7 +680,7 @@ def test_an_empty_upload_is_refused_and_the_draft_kept(
 @pytest.mark.django_db
 def test_a_slug_longer_than_the_database_holds_is_refused(instructor, instructor_client):
     response = instructor_client.post(reverse("authoring:create"), {"slug": "a" * 51})
-    assert "up to 50 lowercase letters" in response.content.decode()
+    assert "This slug is 51 characters; the limit is 50" in response.content.decode()
     assert not Draft.objects.exists()
     services.question_new(slug="a" * 50, user=instructor)
 
