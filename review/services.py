@@ -322,9 +322,9 @@ class ReviewedMeanwhile(FlowError):
 
 
 def review_version(grade: Grade) -> str:
-    """The version of an instructor's grade a revise form is opened on: the time its verdicts
-    were last saved (`review_store` sets it on every change), to the microsecond."""
-    return grade.created_at.isoformat()
+    """The version of an instructor's grade a revise form is opened on: its row, since a
+    review whose verdicts or note change is stored as a new grade (`review_store`)."""
+    return str(grade.pk)
 
 
 def _your_verdicts(points, given: Mapping[str, str], comment: str) -> str:
@@ -383,15 +383,12 @@ def review_store(
         )
     comment = " ".join((comment or "").split())
     if len(comment) > REVIEW_COMMENT_MAX_CHARS:
-        raise FlowError(f"Keep the comment to {REVIEW_COMMENT_MAX_CHARS} characters.")
+        raise FlowError(
+            f"This note is {len(comment):,} characters; the limit is "
+            f"{REVIEW_COMMENT_MAX_CHARS:,}, so nothing was saved. Shorten it and save again."
+        )
     given = {p.id: labels[p.id] for p in points}
     by_grader = {g.grader: g for g in submission.grades.all()}
-    earlier = by_grader.get(INSTRUCTOR)
-    if blind and earlier is not None and not _same_review(earlier, given, comment):
-        raise ReviewedMeanwhile(
-            f"Not saved: {_saved_by(earlier, reviewer)} saved a review of this answer since "
-            f"you opened it, shown below. {_your_verdicts(points, given, comment)}"
-        )
     verdicts, stored = [], []
     for point in points:
         verdict = given[point.id]
@@ -418,9 +415,14 @@ def review_store(
     text = submission_graded_text(submission)
     found, contradicts = _findings(submission, step, by_grader)
     with transaction.atomic():
+        # Reviews of one answer take turns on its submission's row: with no review stored yet
+        # there is no grade row to lock, and two first reviews at once would both be written.
+        Submission.objects.select_for_update().filter(pk=submission.pk).only("pk").first()
         # Read under the write lock, so an instructor's removal stored meanwhile is seen.
         stored_review = (
-            Grade.objects.select_for_update()
+            # The grade's row alone is locked: its reviewer, joined to name who saved it, may
+            # be null, and PostgreSQL locks no row on the nullable side of an outer join.
+            Grade.objects.select_for_update(of=("self",))
             .select_related("reviewer")
             .filter(submission=submission, grader=INSTRUCTOR)
             .first()
@@ -430,29 +432,44 @@ def review_store(
         unchanged = stored_review is not None and _same_review(stored_review, given, comment)
         if seen is not None and unchanged:
             return stored_review  # the form sent twice, or nothing changed: nothing to save
+        # Checked under the lock: two blind forms, or two revisions, sent at once are told
+        # apart here, not overwritten one by the other.
+        if blind and stored_review is not None and not unchanged:
+            raise ReviewedMeanwhile(
+                f"Not saved: {_saved_by(stored_review, reviewer)} saved a review of this answer "
+                f"since you opened it, shown below. {_your_verdicts(points, given, comment)}"
+            )
         if seen is not None and review_version(stored_review) != seen:
             raise ReviewedMeanwhile(
                 f"Not saved: {_saved_by(stored_review, reviewer)} revised this review since "
                 f"you opened it, shown below. {_your_verdicts(points, given, comment)}"
             )
         kept = _wrong_ideas_kept(found, contradicts, given, stored_review)
-        # The grade's time is when its verdicts were given: a revision moves it (and so the
-        # version a revise form is opened on); the same verdicts sent again keep it.
-        when = {} if unchanged else {"created_at": timezone.now()}
-        grade, _ = Grade.objects.update_or_create(
-            submission=submission,
-            grader=INSTRUCTOR,
-            defaults={
-                "score": weighted_score(points, verdicts),
-                "points": stored,
-                "misconceptions": kept,
-                "feedback": comment,
-                "reviewer": reviewer,
-                "model": "",
-                "prompt_version": "",
-                **when,
-            },
-        )
+        fields = {
+            "score": weighted_score(points, verdicts),
+            "points": stored,
+            "misconceptions": kept,
+            "feedback": comment,
+            "reviewer": reviewer,
+            "model": "",
+            "prompt_version": "",
+        }
+        if unchanged:  # the same verdicts and note again: the grade stands as it was given
+            Grade.objects.filter(pk=stored_review.pk).update(**fields)
+            grade = Grade.objects.get(pk=stored_review.pk)
+        else:
+            # Changed verdicts are a new grade, given now: the candidate's concept cards read
+            # grades newer than the last they read (drills), and "Graded at" is when these
+            # verdicts were given. The removals of wrong ideas stay with the review.
+            removed = stored_review.wrong_ideas_removed if stored_review is not None else []
+            if stored_review is not None:
+                stored_review.delete()
+            grade = Grade.objects.create(
+                submission=submission,
+                grader=INSTRUCTOR,
+                wrong_ideas_removed=removed,
+                **fields,
+            )
         if answer.step_key in CALIBRATED_STEPS and text.strip():
             CalibrationLabel.objects.update_or_create(
                 question=revision.question,

@@ -228,7 +228,6 @@ def review_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
         "reviewed": reviewed and not error,
         "points": [{"point": p, "given": given.get(p.id, "")} for p in points],
         "comment": comment,
-        "comment_max": review.REVIEW_COMMENT_MAX_CHARS,
     }
     found = []
     if context["reviewed"]:

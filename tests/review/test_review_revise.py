@@ -98,7 +98,8 @@ def test_another_instructor_revises_the_review_and_the_candidates_grade_follows(
     )
     assert "Your revised verdicts are saved" in page and "Saved by you on" in page
     grade = _candidates_grade(reviewed)
-    assert grade.pk == before.pk and grade.reviewer == second and grade.score == 0.0
+    # A new grade, given now: the row the candidate's concept cards read next.
+    assert grade.pk != before.pk and grade.reviewer == second and grade.score == 0.0
     assert grade.created_at > before.created_at
     label = CalibrationLabel.objects.get(submission=reviewed)
     assert label.labels == ALL_MISS and label.labelled_by == second
@@ -155,7 +156,50 @@ def test_a_revision_with_a_note_too_long_keeps_what_was_typed(reviewed, client, 
     response = client.post(url, _form(ALL_MISS, "x" * 1001, _version(reviewed)))
     assert response.status_code == 422
     page = response.content.decode()
-    assert "Keep the comment to 1000 characters" in page
+    assert "the limit is 1,000, so nothing was saved" in page
     assert '<details class="revise-review" open>' in page
     assert 'name="point-arch-gateway" value="miss" checked' in page
     assert _candidates_grade(reviewed).feedback == "Good."
+
+
+def test_a_revision_reaches_the_candidates_concept_cards(reviewed, candidate, instructor):
+    """A revision kept the first review's row, and the cards read only grades newer than the
+    last they read: the candidate's plan kept the verdicts the instructor had corrected."""
+    from drills.services import concept_cards_sync
+
+    concept_cards_sync(user=candidate)  # the first review, read
+    first = Grade.objects.get(submission=reviewed, grader="instructor")
+    revised = review_store(
+        submission=reviewed,
+        reviewer=instructor,
+        labels=ALL_MISS,
+        comment="Good.",
+        seen=review_version(first),
+    )
+    assert concept_cards_sync(user=candidate) == 1
+    assert revised.pk != first.pk and revised.created_at > first.created_at
+    assert not Grade.objects.filter(pk=first.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_blind_reviews_sent_at_once_store_one_and_refuse_the_other(
+    content_loaded, candidate, instructor, second
+):
+    """The blind form's check ran before the lock: both passed, and the later overwrote the
+    earlier without a word."""
+    from tests.conftest import at_once
+
+    submission = make_submission(
+        user=candidate, text=ANSWER, review_reason="a gap", grades={"llm": (0.1, ALL_MISS)}
+    )
+
+    def label(reviewer, labels):
+        return lambda: review_store(
+            submission=submission, reviewer=reviewer, labels=labels, blind=True
+        )
+
+    outcomes = at_once(label(instructor, ALL_HIT), label(second, ALL_MISS))
+    refused = [o for o in outcomes if isinstance(o, ReviewedMeanwhile)]
+    stored = [o for o in outcomes if isinstance(o, Grade)]
+    assert len(refused) == 1 and len(stored) == 1, outcomes
+    assert Grade.objects.filter(submission=submission, grader="instructor").count() == 1

@@ -54,7 +54,7 @@ def test_a_verdict_without_a_note_shows_none(content_loaded, candidate, instruct
 
 def test_a_note_too_long_is_refused_and_nothing_stored(content_loaded, candidate, instructor):
     submission = make_submission(user=candidate, text=ANSWER, grades={"rubric": (0.1, ALL_MISS)})
-    with pytest.raises(FlowError, match=str(REVIEW_COMMENT_MAX_CHARS)):
+    with pytest.raises(FlowError, match=f"the limit is {REVIEW_COMMENT_MAX_CHARS:,}"):
         review_store(
             submission=submission,
             reviewer=instructor,
