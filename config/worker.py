@@ -122,7 +122,7 @@ def heartbeat() -> None:
     from practice.grader_status import worker_heartbeat
 
     try:
-        worker_heartbeat(round_s=RECLAIM_EVERY_S)
+        worker_heartbeat(round_s=RECLAIM_EVERY_S, lease_s=TASK_LEASE_S)
     except Exception as exc:
         log.warning("could not store the worker's heartbeat (%s)", type(exc).__name__)
 

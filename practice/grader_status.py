@@ -41,8 +41,10 @@ DETAILS_TIMEOUT_S = 2.0
 # already (the model server's health). Only a shared cache (REDIS_URL) carries it to the web
 # processes; without one the task table alone is the evidence.
 WORKER_SEEN_KEY = "worker:seen"
-# How often a worker beats, until one has said (config.worker's WORKER_RECLAIM_EVERY_S default).
+# How often a worker beats, and how long a task may run before another worker reclaims it,
+# until a worker has said (config.worker's WORKER_RECLAIM_EVERY_S and TASK_LEASE_S defaults).
 WORKER_ROUND_S = 30.0
+WORKER_LEASE_S = 900.0
 
 
 def ago(when: datetime, *, now: datetime | None = None) -> str:
@@ -191,9 +193,11 @@ def shared_between_processes(cache: HealthCache) -> bool:
     return not isinstance(backend, LocMemCache | DummyCache | TTLCache)
 
 
-def worker_heartbeat(*, round_s: float) -> None:
-    """Store "a worker ran now" (the worker calls it each round, every `round_s` seconds)."""
-    default_cache.set(WORKER_SEEN_KEY, {"at": time.time(), "round_s": round_s}, timeout=None)
+def worker_heartbeat(*, round_s: float, lease_s: float) -> None:
+    """Store "a worker ran now" (the worker calls it each round, every `round_s` seconds; a
+    task it runs longer than `lease_s` is taken to be lost)."""
+    beat = {"at": time.time(), "round_s": round_s, "lease_s": lease_s}
+    default_cache.set(WORKER_SEEN_KEY, beat, timeout=None)
 
 
 def worker_state(*, now: float | None = None) -> str:
@@ -216,18 +220,36 @@ def worker_state(*, now: float | None = None) -> str:
             beat = default_cache.get(WORKER_SEEN_KEY)
         except Exception:  # a cache that is down carries no heartbeat (/healthz says it is down)
             beat = None
-    seen = beat["at"] if isinstance(beat, dict) else None
-    round_s = beat["round_s"] if isinstance(beat, dict) else WORKER_ROUND_S
-    stale_s = 3 * round_s + 5  # a few missed rounds, not one slow one
+    beat = beat if isinstance(beat, dict) else {}
+    seen = beat.get("at")
+    stale_s = 3 * beat.get("round_s", WORKER_ROUND_S) + 5  # a few missed rounds, not one slow one
     if seen is not None and now - seen <= stale_s:
         return "ok"
     tasks = DBTaskResult.objects
-    if tasks.filter(status=TaskResultStatus.RUNNING).exists():
-        return "ok"  # it is running one (a worker gone mid-task is reclaimed by the others)
-    oldest = tasks.ready().order_by("enqueued_at").values_list("run_after", "enqueued_at").first()
-    if oldest is not None:
-        run_after, enqueued_at = oldest
-        due = (enqueued_at if run_after == get_date_max() else run_after).timestamp()
+    # A task running within its lease shows a worker at work, unless that worker's heartbeat
+    # has stopped: one killed mid-task leaves its task "running" until another reclaims it.
+    lease_start = datetime.fromtimestamp(now - beat.get("lease_s", WORKER_LEASE_S), tz=UTC)
+    if (
+        seen is None
+        and tasks.filter(status=TaskResultStatus.RUNNING, started_at__gte=lease_start).exists()
+    ):
+        return "ok"
+    # The task that has waited longest: queued to run at once (due when enqueued), or a retry
+    # held back to its `run_after`, which may fall due long after it was enqueued.
+    ready, never = tasks.ready(), get_date_max()
+    dues = [
+        ready.filter(run_after=never)
+        .order_by("enqueued_at")
+        .values_list("enqueued_at", flat=True)
+        .first(),
+        ready.exclude(run_after=never)
+        .order_by("run_after")
+        .values_list("run_after", flat=True)
+        .first(),
+    ]
+    dues = [d.timestamp() for d in dues if d is not None]
+    if dues:
+        due = min(dues)
         if now - due <= stale_s:
             return "ok" if seen is not None else "idle"
         last_claim = (

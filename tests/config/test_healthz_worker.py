@@ -91,3 +91,32 @@ def test_the_worker_beats_each_round(shared_cache, monkeypatch):
     worker.periodic(time.monotonic())
     beat = cache.get(WORKER_SEEN_KEY)
     assert time.time() - beat["at"] < 5 and beat["round_s"] == worker.RECLAIM_EVERY_S
+
+
+@pytest.mark.django_db
+def test_a_task_left_running_by_a_worker_whose_heartbeat_stopped_is_no_sign_of_life(
+    shared_cache,
+):
+    """A worker killed mid-task leaves its task "running": that read as "ok" for ever."""
+    worker.heartbeat()
+    waiting_task(age_s=60, status=TaskResultStatus.RUNNING, started_s=60)
+    assert worker_state() == "ok"
+    assert worker_state(now=time.time() + 1000).startswith("not seen for 100")
+
+
+@pytest.mark.django_db
+def test_without_a_heartbeat_a_task_running_past_its_lease_is_no_sign_of_life():
+    waiting_task(age_s=2000, status=TaskResultStatus.RUNNING, started_s=2000)
+    assert worker_state() == "idle"  # nothing else waits: no evidence either way
+    waiting_task(age_s=600)
+    assert worker_state().startswith("not seen for ")
+
+
+@pytest.mark.django_db
+def test_a_retry_enqueued_long_ago_does_not_hide_a_task_waiting_longer():
+    """The oldest enqueued task was taken as the longest waiting, but a retry held back by
+    its backoff falls due long after it was enqueued."""
+    retry = waiting_task(age_s=7200)
+    DBTaskResult.objects.filter(pk=retry.pk).update(run_after=timezone.now() - timedelta(seconds=5))
+    waiting_task(age_s=1200)
+    assert worker_state().startswith("not seen for 12")
