@@ -9,19 +9,25 @@ traceback; `--traceback` still shows it.
 import os
 import sys
 
+# How SQLite and PostgreSQL say a table is missing: a database not migrated yet.
+MISSING_TABLE = ("no such table", "does not exist")
 
-def database_error_line(exc: Exception) -> str:
+
+def database_error_line(exc: Exception, argv: list[str]) -> str | None:
     """One line for a database error a management command raised: what `--check` says of the
-    database when it does not answer, else that its tables are missing."""
+    database when it does not answer, or that its tables are missing (outside `migrate`
+    itself); None for any other error, whose traceback is the useful report."""
     from config.serve import _first_line, preflight
 
     problems = [p for p in preflight() if "database" in p]
     if problems:
         return f"error: {problems[0]}"
-    return (
-        f"error: the database is not ready for this command ({_first_line(exc)}); "
-        "run `python manage.py migrate` first"
-    )
+    if "migrate" not in argv[1:2] and any(words in str(exc) for words in MISSING_TABLE):
+        return (
+            f"error: the database is not ready for this command ({_first_line(exc)}); "
+            "run `python manage.py migrate` first"
+        )
+    return None
 
 
 def main(argv: list[str]) -> int:
@@ -32,9 +38,10 @@ def main(argv: list[str]) -> int:
     try:
         execute_from_command_line(argv)
     except (OperationalError, ProgrammingError) as exc:
-        if "--traceback" in argv:
+        line = None if "--traceback" in argv else database_error_line(exc, argv)
+        if line is None:
             raise
-        print(database_error_line(exc), file=sys.stderr, flush=True)
+        print(line, file=sys.stderr, flush=True)
         return 1
     return 0
 

@@ -54,3 +54,18 @@ def test_traceback_still_shows_the_traceback(tmp_path):
         "requeue_grading", "--traceback", database_url=f"sqlite:///{tmp_path / 'e.sqlite3'}"
     )
     assert result.returncode != 0 and "Traceback" in result.stderr
+
+
+def test_another_database_error_keeps_its_traceback(tmp_path):
+    """Every database error was told "run migrate first", a wrong lead for a bad query."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    assert manage("migrate", "--noinput", database_url=url).returncode == 0
+    done = manage(
+        "shell",
+        "-c",
+        "from django.db import connection; connection.cursor().execute('SELEC 1')",
+        database_url=url,
+    )
+    assert done.returncode == 1
+    assert "Traceback" in done.stderr and "syntax error" in done.stderr
+    assert "run `python manage.py migrate` first" not in done.stderr
