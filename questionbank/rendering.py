@@ -17,11 +17,14 @@ from typing import Any
 import markdown
 import nh3
 
-# The converter latex_to_mathml wraps, for `latex_problem`: its exception says what is wrong.
-from latex2mathml.converter import convert as latex_convert
-
-# The one LaTeX-to-MathML converter, sanitised against its MathML allow-list.
-from planner.engine.render import MATHML_ATTRIBUTES, MATHML_TAGS, latex_to_mathml
+# The one LaTeX-to-MathML converter: sanitised for pages (latex_to_mathml), raw for the
+# checker (latex_problem), whose exception says what is wrong.
+from planner.engine.render import (
+    MATHML_ATTRIBUTES,
+    MATHML_TAGS,
+    latex_convert,
+    latex_to_mathml,
+)
 from questionbank.spec import QuestionSpec
 
 ALLOWED_TAGS = (nh3.ALLOWED_TAGS - {"img"}) | MATHML_TAGS
@@ -141,7 +144,7 @@ def latex_problem(latex: str, *, display: bool = False) -> str | None:
     not know a command, the command's name: either way candidates read LaTeX, not math. The
     content checker (questionbank.files) reports each at its line."""
     try:
-        mathml = latex_convert(latex, display="block" if display else "inline")
+        mathml = latex_convert(latex, display=display)
     except Exception as exc:  # latex2mathml raises many kinds
         name = type(exc).__name__
         return _LATEX_ERRORS.get(name, f"the converter cannot read it ({name})")

@@ -339,12 +339,19 @@ def sanitise_mathml(html: str) -> str:
     return nh3.clean(html, tags=set(MATHML_TAGS), attributes=MATHML_ATTRIBUTES, url_schemes=set())
 
 
+def latex_convert(latex: str, *, display: bool = False) -> str:
+    """latex2mathml's MathML for LaTeX source, unsanitised; raises what the converter raises.
+    The one call of the converter: the pages (latex_to_mathml) and the content checker
+    (questionbank.rendering.latex_problem) read formulas alike."""
+    return convert(latex, display="block" if display else "inline")
+
+
 @lru_cache(maxsize=2048)
 def latex_to_mathml(latex: str, *, display: bool = False) -> str:
     """LaTeX source -> sanitised MathML (inline, or block when `display`), which Chromium and
     Firefox render natively. On a conversion error, the escaped source in <code>."""
     try:
-        mathml = convert(latex, display="block" if display else "inline")
+        mathml = latex_convert(latex, display=display)
     except Exception:  # latex2mathml raises many kinds; the reader sees the source instead
         return sanitise_mathml(f"<code>{escape(latex)}</code>")
     return sanitise_mathml(mathml)
