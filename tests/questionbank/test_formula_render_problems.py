@@ -4,29 +4,11 @@ in a step's prompt, in a concept note; formulas that render, and dollars in code
 
 from __future__ import annotations
 
-from authoring import services
-from questionbank.files import parse_file, validate_concept, validate_question
+from questionbank.files import parse_file, validate_concept
 from questionbank.rendering import latex_problem
+from tests.questionbank import question_file as qf
 
 PROMPT = "      How long does one decode step take at best?"
-
-
-def _template(slug: str) -> str:
-    text = services.QUESTION_TEMPLATE.read_text(encoding="utf-8")
-    return text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
-
-
-def _problems(slug: str, text: str):
-    return validate_question(parse_file(f"{slug}.md", text), concept_slugs=None)
-
-
-def _line(text: str, exact: str) -> int:
-    return text.split("\n").index(exact) + 1
-
-
-def _edit(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
 def test_the_renderer_tells_a_formula_that_fails_and_an_unknown_command():
@@ -37,35 +19,37 @@ def test_the_renderer_tells_a_formula_that_fails_and_an_unknown_command():
 
 def test_a_formula_that_fails_in_the_scenario_is_a_problem_at_its_line():
     bad = r"Each step reads $\frac{1}{$ of the weights."
-    text = _edit(
-        _template("formula"), "Write the scenario here:", f"{bad}\nWrite the scenario here:"
+    text = qf.edit(
+        qf.template("formula"), "Write the scenario here:", f"{bad}\nWrite the scenario here:"
     )
-    [problem] = _problems("formula", text)
-    assert problem.line == _line(text, bad)
+    [problem] = qf.problems("formula", text)
+    assert problem.line == qf.line(text, bad)
     assert problem.message.startswith(r"the formula `\frac{1}{` does not render: ")
 
 
 def test_an_unknown_command_in_a_prompt_is_a_problem_at_its_line():
     bad = r"      Then double it: $\unknowncmd{2}$ tokens."
-    text = _edit(_template("formula"), PROMPT, f"{PROMPT}\n{bad}")
-    [problem] = _problems("formula", text)
-    assert problem.line == _line(text, bad)
+    text = qf.edit(qf.template("formula"), PROMPT, f"{PROMPT}\n{bad}")
+    [problem] = qf.problems("formula", text)
+    assert problem.line == qf.line(text, bad)
     assert r"the formula `\unknowncmd{2}` does not render" in problem.message
     assert r"`\unknowncmd` is not a command the converter knows" in problem.message
 
 
 def test_a_display_formula_that_fails_is_a_problem_at_the_line_it_starts():
-    text = _edit(_template("formula"), PROMPT, f"{PROMPT}\n\n      $$\n      \\left( x\n      $$")
-    [problem] = _problems("formula", text)
-    assert problem.line == _line(text, "      \\left( x")
+    text = qf.edit(
+        qf.template("formula"), PROMPT, f"{PROMPT}\n\n      $$\n      \\left( x\n      $$"
+    )
+    [problem] = qf.problems("formula", text)
+    assert problem.line == qf.line(text, "      \\left( x")
     assert r"a `\left` has no `\right`" in problem.message
 
 
 def test_a_formula_and_raw_html_are_each_told_once_in_one_pass():
     bad = r"      $\frac{1}{$ and <iframe src=x></iframe>"
-    text = _edit(_template("formula"), PROMPT, f"{PROMPT}\n{bad}")
-    problems = _problems("formula", text)
-    assert [p.line for p in problems] == [_line(text, bad)] * 2
+    text = qf.edit(qf.template("formula"), PROMPT, f"{PROMPT}\n{bad}")
+    problems = qf.problems("formula", text)
+    assert [p.line for p in problems] == [qf.line(text, bad)] * 2
     assert sorted("does not render" in p.message for p in problems) == [False, True]
 
 
@@ -76,10 +60,10 @@ def test_a_formula_that_fails_in_a_concept_note_is_a_problem():
 
 
 def test_formulas_that_render_and_dollars_in_code_are_no_problem():
-    text = _edit(
-        _template("kept"),
+    text = qf.edit(
+        qf.template("kept"),
         PROMPT,
         f"{PROMPT}\n      About $\\frac{{2 P}}{{B}} \\approx 8\\,\\text{{ms}}$, not "
         "`$\\frac{1}{$`; costs $5 and $6.\n\n      ```\n      $\\unknowncmd$\n      ```",
     )
-    assert _problems("kept", text) == []
+    assert qf.problems("kept", text) == []

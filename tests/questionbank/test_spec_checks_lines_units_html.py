@@ -8,34 +8,16 @@ import re
 
 import pytest
 
-from authoring import services
 from questionbank.answer_test_writer import with_answer_test
-from questionbank.files import parse_file, validate_concept, validate_question
-
-
-def _template(slug: str) -> str:
-    text = services.QUESTION_TEMPLATE.read_text(encoding="utf-8")
-    return text.replace(services.TEMPLATE_SLUG_LINE, f"slug: {slug}", 1)
-
-
-def _problems(slug: str, text: str):
-    return validate_question(parse_file(f"{slug}.md", text), concept_slugs=None)
-
-
-def _line(text: str, exact: str) -> int:
-    return text.split("\n").index(exact) + 1
-
-
-def _edit(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
+from questionbank.files import parse_file, validate_concept
+from tests.questionbank import question_file as qf
 
 
 def test_a_given_with_no_unit_is_named_with_its_line_when_the_quantity_unit_does_not_fit():
-    text = _edit(_template("no-unit"), "        value: 1008 GB/s\n", "        value: 1008\n")
-    [problem] = _problems("no-unit", text)
-    assert problem.line == _line(text, "        unit: ms")
-    given = _line(text, "        value: 1008")
+    text = qf.edit(qf.template("no-unit"), "        value: 1008 GB/s\n", "        value: 1008\n")
+    [problem] = qf.problems("no-unit", text)
+    assert problem.line == qf.line(text, "        unit: ms")
+    given = qf.line(text, "        value: 1008")
     assert (
         f"The given 'bw' on line {given} has no unit: if it should have one, add it."
         in problem.message
@@ -44,27 +26,27 @@ def test_a_given_with_no_unit_is_named_with_its_line_when_the_quantity_unit_does
 
 
 def test_a_unitless_given_the_formula_does_not_use_is_not_named():
-    text = _edit(
-        _template("layers"),
+    text = qf.edit(
+        qf.template("layers"),
         "        value: 1008 GB/s\n",
         "        value: 1008 GB/s\n"
         "      - name: layers\n        label: Layers\n        value: 32\n",
     )
-    text = _edit(text, "        unit: ms\n", "        unit: GB\n")
-    [problem] = _problems("layers", text)
+    text = qf.edit(text, "        unit: ms\n", "        unit: GB\n")
+    [problem] = qf.problems("layers", text)
     assert "has no unit" not in problem.message
 
 
 def test_a_unitless_given_is_legitimate_when_the_units_fit():
-    text = _edit(_template("mfu"), "        value: 1008 GB/s\n", "        value: 1008\n")
-    text = _edit(text, "        unit: ms\n", "        unit: GB\n")
-    assert _problems("mfu", text) == []
+    text = qf.edit(qf.template("mfu"), "        value: 1008 GB/s\n", "        value: 1008\n")
+    text = qf.edit(text, "        unit: ms\n", "        unit: GB\n")
+    assert qf.problems("mfu", text) == []
 
 
 def test_a_unit_that_is_no_unit_is_reported_on_the_unit_line():
-    text = _edit(_template("parsecs"), "        unit: ms\n", "        unit: parsecs\n")
-    [problem] = _problems("parsecs", text)
-    assert problem.line == _line(text, "        unit: parsecs") == 51
+    text = qf.edit(qf.template("parsecs"), "        unit: ms\n", "        unit: parsecs\n")
+    [problem] = qf.problems("parsecs", text)
+    assert problem.line == qf.line(text, "        unit: parsecs") == 51
     assert "'parsecs'" in problem.message
 
 
@@ -86,17 +68,17 @@ def test_a_unit_that_is_no_unit_is_reported_on_the_unit_line():
     ],
 )
 def test_a_bracket_or_quote_left_open_is_reported_on_the_line_that_opens_it(old, new, line):
-    text = _edit(_template("open"), old, new)
-    [problem] = _problems("open", text)
+    text = qf.edit(qf.template("open"), old, new)
+    [problem] = qf.problems("open", text)
     assert problem.line == line
     assert "front matter is not valid YAML" in problem.message
     assert "on this line is not closed" in problem.message
 
 
 def test_a_yaml_error_inside_a_line_keeps_that_line():
-    text = _edit(_template("colon"), "difficulty: core", "difficulty: core: hard")
-    [problem] = _problems("colon", text)
-    assert problem.line == _line(text, "difficulty: core: hard")
+    text = qf.edit(qf.template("colon"), "difficulty: core", "difficulty: core: hard")
+    [problem] = qf.problems("colon", text)
+    assert problem.line == qf.line(text, "difficulty: core: hard")
     assert "not closed" not in problem.message
 
 
@@ -110,8 +92,8 @@ def test_a_yaml_error_inside_a_line_keeps_that_line():
     ],
 )
 def test_an_invisible_direction_control_is_a_problem_at_its_line(old, new):
-    text = _edit(_template("bidi"), old, new)
-    problems = _problems("bidi", text)
+    text = qf.edit(qf.template("bidi"), old, new)
+    problems = qf.problems("bidi", text)
     [line] = [n for n, row in enumerate(text.split("\n"), start=1) if new in row]
     [problem] = [p for p in problems if "direction control" in p.message]
     assert problem.line == line
@@ -126,37 +108,37 @@ def test_a_direction_control_in_a_concept_note_is_a_problem():
 
 
 def test_raw_html_in_the_scenario_is_a_problem_at_its_line():
-    text = _edit(
-        _template("html"),
+    text = qf.edit(
+        qf.template("html"),
         "Write the scenario here:",
         "<iframe src=https://example.com></iframe>\nWrite the scenario here:",
     )
-    [problem] = _problems("html", text)
-    assert problem.line == _line(text, "<iframe src=https://example.com></iframe>")
+    [problem] = qf.problems("html", text)
+    assert problem.line == qf.line(text, "<iframe src=https://example.com></iframe>")
     assert "<iframe>" in problem.message and "removed" in problem.message
 
 
 def test_raw_html_in_a_prompt_is_a_problem_at_its_line():
     old = "      How long does one decode step take at best?"
-    text = _edit(_template("html"), old, f"{old}\n      Then <script>alert(1)</script> this.")
-    [problem] = _problems("html", text)
-    assert problem.line == _line(text, "      Then <script>alert(1)</script> this.")
+    text = qf.edit(qf.template("html"), old, f"{old}\n      Then <script>alert(1)</script> this.")
+    [problem] = qf.problems("html", text)
+    assert problem.line == qf.line(text, "      Then <script>alert(1)</script> this.")
     assert "<script>" in problem.message
 
 
 def test_html_the_page_keeps_or_shows_as_code_is_no_problem():
     old = "      How long does one decode step take at best?"
-    text = _edit(
-        _template("kept"),
+    text = qf.edit(
+        qf.template("kept"),
         old,
         f"{old}\n      H<sub>2</sub>, `<iframe>`, <https://example.com>, a <5 ms wait.\n\n"
         "      ```\n      <script>shown as code</script>\n      ```",
     )
-    assert _problems("kept", text) == []
+    assert qf.problems("kept", text) == []
 
 
 def test_an_answer_test_from_a_candidate_escapes_direction_controls():
-    text = _template("from-report")
+    text = qf.template("from-report")
     answer = "Peak load \u202eSPQ 05\u202c and \u2066isolated\u2069 text"
     written = with_answer_test(text, "clarify", answer=answer, expect={"pin-load": "hit"})
     assert not re.search("[\u202a-\u202e\u2066-\u2069]", written)
