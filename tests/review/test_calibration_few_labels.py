@@ -33,6 +33,23 @@ def _section(page: str, grader: str) -> str:
     return page.split(f'id="run-{grader}"')[1].split("</section>")[0]
 
 
+def _store_llm_run(question, figures, *, n: int) -> None:
+    """The model's calibration run of the bottlenecks step, as `calibrate` stores one."""
+    model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
+    CalibrationRun.objects.create(
+        question=question,
+        step_key="bottlenecks",
+        grader="llm",
+        model=model,
+        prompt_version=prompt_version,
+        n=n,
+        kappa=figures.kappa,
+        agreement=figures.agreement,
+        points=[{**p.to_dict(), "warnings": p.warnings} for p in figures.points],
+        warnings=figures.warnings,
+    )
+
+
 def test_one_label_is_too_few_to_judge_kappa_against_the_bar(content_loaded, client, instructor):
     """One answer labelled all hit that the offline grader misses: kappa 0.00 everywhere,
     shown, but neither red nor "below 0.6"."""
@@ -54,24 +71,12 @@ def test_one_label_is_too_few_to_judge_kappa_against_the_bar(content_loaded, cli
 
 def test_enough_labels_are_still_flagged_below_the_bar(content_loaded, client, instructor):
     question = Question.objects.get(slug=SLUG)
-    model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
     n = MIN_LABELLED
     # Half the answers agree, the grader says hit to all: kappa 0, over enough labels.
     pairs = [({"bn-queue-wall": v}, {"bn-queue-wall": "hit"}) for v in ("hit", "miss") * (n // 2)]
     figures = step_agreement(["bn-queue-wall"], pairs)
     assert figures.kappa is not None and figures.kappa < 0.6
-    CalibrationRun.objects.create(
-        question=question,
-        step_key="bottlenecks",
-        grader="llm",
-        model=model,
-        prompt_version=prompt_version,
-        n=n,
-        kappa=figures.kappa,
-        agreement=figures.agreement,
-        points=[{**p.to_dict(), "warnings": p.warnings} for p in figures.points],
-        warnings=figures.warnings,
-    )
+    _store_llm_run(question, figures, n=n)
     client.force_login(instructor)
     page = client.get(reverse("review:calibration_step", args=[SLUG, "bottlenecks"]))
     section = _section(page.content.decode(), "llm")
@@ -86,22 +91,10 @@ def test_a_stored_run_over_two_labels_is_worded_as_too_few_in_the_headline(
     """A model run stored with the old notes ("kappa 0.00 is below the 0.6 bar") is shown
     with the page's: too few to judge, no bar."""
     question = Question.objects.get(slug=SLUG)
-    model, prompt_version = current_version(question=question, step_key="bottlenecks", grader="llm")
     pairs = [({"bn-queue-wall": "hit"}, {"bn-queue-wall": "miss"})] * 2
     figures = step_agreement(["bn-queue-wall"], pairs)
     assert any("below the 0.6 bar" in w for w in figures.warnings)
-    CalibrationRun.objects.create(
-        question=question,
-        step_key="bottlenecks",
-        grader="llm",
-        model=model,
-        prompt_version=prompt_version,
-        n=2,
-        kappa=figures.kappa,
-        agreement=figures.agreement,
-        points=[{**p.to_dict(), "warnings": p.warnings} for p in figures.points],
-        warnings=figures.warnings,
-    )
+    _store_llm_run(question, figures, n=2)
     client.force_login(instructor)
     page = client.get(reverse("review:calibration_step", args=[SLUG, "bottlenecks"]))
     section = _text_of(_section(page.content.decode(), "llm"))
