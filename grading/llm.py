@@ -55,6 +55,7 @@ from grading.text import (
 from grading.types import (
     EVIDENCE_REJECTED,
     MODEL_FLAG,
+    NOT_AWARDED,
     VERDICTS,
     GradedStep,
     GradeResult,
@@ -585,7 +586,7 @@ def rejected_warning(point_id: str, why: str) -> str:
 
 
 def _not_awarded(point: RubricPoint, why: str) -> RubricPointVerdict:
-    comment = f"Not awarded: {why}."
+    comment = f"{NOT_AWARDED} {why}."
     # The point is restated whole or not at all: one cut off mid-word reads as garbage, and
     # the feedback panel, which shows the point above, drops only a whole restatement.
     if len(comment) + 1 + len(point.says) <= MAX_COMMENT_CHARS:

@@ -47,6 +47,21 @@ def is_injection_warning(warning: object) -> bool:
 # grading.review_reason counts them.
 EVIDENCE_REJECTED = "evidence rejected for"
 
+# How a grader's comment on a verdict refused for its quote opens (llm._not_awarded): the
+# review page tells instructors that reason beside the quote.
+NOT_AWARDED = "Not awarded:"
+
+
+def comment_without_point(comment: str, says: str) -> str:
+    """A grader's comment on a point without the point restated at its end ("...: <point>",
+    or "Not awarded: <why>. <point>"): the pages show the point beside it already."""
+    if says and comment.endswith(f": {says}"):
+        return comment[: -len(says) - 2]
+    if says and comment.endswith(f". {says}"):
+        return comment[: -len(says) - 1]
+    return comment
+
+
 # The injection warning's reason when the model alone flagged the answer: the app's own
 # reading of it found no text addressed to the grader.
 MODEL_FLAG = "flagged by the model"

@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from grading.text import quote_span
-from grading.types import injection_found_in_text, is_injection_warning
+from grading.types import comment_without_point, injection_found_in_text, is_injection_warning
 from practice import extensions
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.misconceptions import misconceptions_found
@@ -103,13 +103,8 @@ def feedback_context(
         for verdict in main.points:
             rubric = points_by_id.get(verdict.get("id"))
             says = rubric.says if rubric else ""
-            comment = verdict.get("comment") or ""
-            # Graders restate the point in their comment ("...: <point>", or "Not awarded:
-            # <why>. <point>"); the panel already shows it above.
-            if says and comment.endswith(f": {says}"):
-                comment = comment[: -len(says) - 2]
-            elif says and comment.endswith(f". {says}"):
-                comment = comment[: -len(says) - 1]
+            # The panel shows the point above its comment: not restated in it.
+            comment = comment_without_point(verdict.get("comment") or "", says)
             points.append(
                 {
                     **verdict,

@@ -13,7 +13,7 @@ from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_POST, require_safe
 
 from accounts.instructors import instructor_required
-from grading.types import VERDICTS
+from grading.types import NOT_AWARDED, VERDICTS, comment_without_point
 from practice import step_page
 from practice.diagram import diagram_evidence, diagram_picture, diagram_text
 from practice.errors import FlowError
@@ -34,9 +34,6 @@ from review.calibration_sets import (
 from review.item_stats import FLAG_FROM, question_item_stats
 from review.models import CalibrationLabel
 from review.services import CALIBRATED_STEPS
-
-# How a grader's comment on a verdict refused for its quote begins (grading.llm).
-NOT_AWARDED = "Not awarded:"
 
 # Who gave a grade, in the one verdict order (practice.scoring), then the keyword matcher:
 # shown to instructors beside the others, labelled advisory, never as the candidate's grade.
@@ -126,9 +123,7 @@ def _not_awarded(found: dict, point) -> str:
     comment = found.get("comment") or ""
     if found.get("verdict") != "miss" or not comment.startswith(NOT_AWARDED):
         return ""
-    if comment.endswith(f". {point.says}"):
-        comment = comment[: -len(point.says) - 1]
-    return comment
+    return comment_without_point(comment, point.says)
 
 
 def _reviewer_name(grade: Grade) -> str:
